@@ -1,0 +1,1 @@
+# Slurm plugins

@@ -1,0 +1,17 @@
+// Slurm host lists: "n[001-004,007],gpu1" <-> {"n001","n002","n003","n004","n007","gpu1"}.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace topoaware {
+
+// Compresses names into Slurm's bracket form, keeping zero padding; order of first appearance of
+// each prefix is kept, numbers are sorted within a prefix.
+std::string hostlist_compress(const std::vector<std::string> &names);
+// Expands a Slurm host list; throws std::invalid_argument naming the bad part. At most max_hosts
+// names (a guard against "n[0-999999999]").
+std::vector<std::string> hostlist_expand(const std::string &list, size_t max_hosts = 1u << 20);
+
+}  // namespace topoaware

@@ -1,0 +1,22 @@
+// The other outputs of a Topology: Slurm topology.conf (tree and block), Graphviz DOT, summary.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology.hpp"
+
+namespace topoaware {
+
+// topology/tree: one SwitchName= line per switch that has compute hosts or switches below it;
+// leaves list Nodes= (compressed host lists), upper levels list Switches=.
+std::string to_topology_conf_tree(const Topology &topo);
+// topology/block (Slurm >= 23.11): one BlockName= per leaf group, BlockSizes= from the block size
+// and its powers of two up to the largest that all pods can hold.
+std::string to_topology_conf_block(const Topology &topo);
+// Graphviz DOT of the switch graph: levels as ranks, hosts folded into their leaf by default.
+std::string to_dot(const Topology &topo, bool show_hosts = false);
+// Human summary: counts per level, speeds, oversubscription, groups, anomalies, ignored CAs.
+std::string to_summary(const Topology &topo);
+
+}  // namespace topoaware

@@ -1,0 +1,27 @@
+// topology.json: the canonical, versioned form of a Topology (schema "topoaware/1").
+// Writing is deterministic (sorted, no timestamps, no LIDs); reading validates strictly, because
+// the plugins read this file inside slurmctld and slurmstepd.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "topology.hpp"
+
+namespace topoaware {
+
+struct TopologyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Canonical JSON text, with the "hash" field filled in; also sets topo.hash.
+std::string to_json(Topology &topo);
+// Parses and validates; throws TopologyError naming what is wrong.
+Topology topology_from_json(const std::string &text);
+Topology load_topology_file(const std::string &path);  // throws TopologyError("<path>: ...")
+
+// Writes a file atomically (temporary file in the same folder, then rename), so a reader never
+// sees half a file and a failure leaves the old file in place. Throws std::runtime_error.
+void write_file_atomic(const std::string &path, const std::string &content);
+
+}  // namespace topoaware

@@ -1,0 +1,35 @@
+// Live discovery through libibnetdisc (the queries of ibnetdiscover), and libibnetdisc's cache.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fabric.hpp"
+
+namespace topoaware {
+
+struct WalkTarget {
+  std::string ca;  // local CA name ("mlx5_0"); "" = the first one libibumad finds
+  int port = 0;    // local port; 0 = the first active one
+};
+
+struct WalkOptions {
+  std::vector<WalkTarget> targets;  // one walk per target (one subnet per rail); empty = one default walk
+  int timeout_ms = 0;               // per MAD; 0 = libibmad's default
+  int retries = 2;                  // extra walks of the nodes that failed, bounded
+  int max_hops = 0;                 // 0 = unlimited
+  std::string cache_load;           // read this ibnd cache instead of walking
+  std::string cache_save;           // save each walk's cache here ("<file>" or "<file>.<n>" for several)
+  // Called about every 200 ms during a walk, from a helper thread, with seconds elapsed, and once
+  // at the end of each walk with the counts found. May be empty.
+  std::function<void(double seconds, int switches, int cas, bool done)> progress;
+};
+
+// Walks every target and merges the subnets by GUID. Problems found (unreachable ports, failed
+// queries that stayed failed after the retries) are listed in Fabric::problems; the caller decides
+// whether a partial fabric may be written. Throws std::runtime_error when no walk can start at all
+// (no local CA, umad not available), naming the CA/port.
+Fabric walk_fabric(const WalkOptions &opts);
+
+}  // namespace topoaware
