@@ -1,1 +1,371 @@
-int main() { return 0; }
+// topoaware: discover an InfiniBand fabric, classify it and write it out; generate test fabrics.
+// See topoaware(1). Exit codes: 0 success, 1 usage, 2 bad input or failure, 3 partial walk.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli_commands.hpp"
+#include "config.h"
+#include "fabric.hpp"
+#include "generator.hpp"
+#include "hostlist.hpp"
+#include "ibnd_walk.hpp"
+#include "ibnetdiscover_parser.hpp"
+#include "node_name_map.hpp"
+#include "outputs.hpp"
+#include "topology.hpp"
+#include "topology_json.hpp"
+
+namespace topoaware {
+namespace {
+
+constexpr int kExitUsage = 1;
+constexpr int kExitFailure = 2;
+constexpr int kExitPartial = 3;
+
+struct Failure : std::runtime_error {
+  int code;
+  Failure(const std::string &m, int c = kExitFailure) : std::runtime_error(m), code(c) {}
+};
+
+const std::vector<std::string> kFormats = {"json", "tree", "block", "dot", "svg", "summary"};
+
+// Renders one output format of a topology. "svg" runs Graphviz's dot on the DOT text.
+std::string render(Topology &topo, const std::string &format) {
+  if (format == "json") return to_json(topo);
+  if (format == "tree" || format == "topology-conf") return to_topology_conf_tree(topo);
+  if (format == "block") return to_topology_conf_block(topo);
+  if (format == "dot") return to_dot(topo);
+  if (format == "summary") return to_summary(topo);
+  if (format == "svg") return dot_to_svg(to_dot(topo));
+  throw Failure("unknown format \"" + format + "\"; use one of json, tree, block, dot, svg, summary", kExitUsage);
+}
+
+struct OutputOptions {
+  std::vector<std::string> formats;    // printed on stdout, in order
+  std::string output;                  // -o: the single format goes there instead
+  std::string json, tree, block, dot, svg;  // files written beside
+};
+
+void add_output_options(CLI::App *cmd, OutputOptions &o) {
+  cmd->add_option("-f,--format", o.formats,
+                  "What to print on stdout: json, tree (topology.conf for topology/tree), block "
+                  "(topology.conf for topology/block), dot, svg, summary; several may be given, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"json", "tree", "topology-conf", "block", "dot", "svg", "summary"}));
+  cmd->add_option("-o,--output", o.output, "Write the (single) --format to FILE instead of stdout, atomically");
+  cmd->add_option("--json", o.json, "Also write topology.json to FILE");
+  cmd->add_option("--tree", o.tree, "Also write a topology/tree topology.conf to FILE");
+  cmd->add_option("--block", o.block, "Also write a topology/block topology.conf to FILE");
+  cmd->add_option("--dot", o.dot, "Also write the Graphviz DOT picture to FILE");
+  cmd->add_option("--svg", o.svg, "Also write an SVG picture to FILE (needs Graphviz's dot)");
+}
+
+void emit(Topology &topo, const OutputOptions &o) {
+  std::vector<std::string> formats = o.formats;
+  bool any_file = !o.json.empty() || !o.tree.empty() || !o.block.empty() || !o.dot.empty() || !o.svg.empty();
+  if (formats.empty() && !any_file) formats.push_back(o.output.empty() ? "summary" : "json");
+  if (!o.output.empty() && formats.size() != 1)
+    throw Failure("-o/--output takes exactly one --format (got " + std::to_string(formats.size()) +
+                      "); use --json/--tree/--block/--dot/--svg to write several files",
+                  kExitUsage);
+  to_json(topo);  // computes the content hash that the other formats quote
+  // Render everything first: a failure in one format must not leave some files replaced.
+  std::vector<std::pair<std::string, std::string>> files;
+  auto add = [&](const std::string &path, const char *fmt) {
+    if (!path.empty()) files.emplace_back(path, render(topo, fmt));
+  };
+  add(o.json, "json");
+  add(o.tree, "tree");
+  add(o.block, "block");
+  add(o.dot, "dot");
+  add(o.svg, "svg");
+  std::vector<std::string> printed;
+  for (const auto &f : formats) printed.push_back(render(topo, f));
+  for (const auto &[path, text] : files) write_file_atomic(path, text);
+  if (!o.output.empty()) {
+    write_file_atomic(o.output, printed.front());
+    return;
+  }
+  for (size_t i = 0; i < printed.size(); i++) {
+    if (i > 0) std::cout << "\n";
+    std::cout << printed[i];
+  }
+  std::cout.flush();
+}
+
+std::vector<std::string> nodes_from_slurm() {
+  // sinfo prints one node name per line with -N; a cluster without Slurm is an error here.
+  FILE *p = popen("sinfo -h -N -o %N 2>/dev/null", "r");
+  if (!p) throw Failure("--nodes-from-slurm: cannot run sinfo");
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  char line[512];
+  while (fgets(line, sizeof line, p)) {
+    std::string s(line);
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    if (!s.empty() && seen.insert(s).second) names.push_back(s);
+  }
+  int rc = pclose(p);
+  if (rc != 0 || names.empty())
+    throw Failure("--nodes-from-slurm: sinfo failed or listed no nodes (is slurmctld reachable?)");
+  return names;
+}
+
+struct DiscoverOptions {
+  std::vector<std::string> dumps;      // --ibnetdiscover, one per subnet
+  std::string dump_format = "auto";
+  std::string cache_load, cache_save;
+  std::vector<std::string> cas;        // --ca NAME or NAME:PORT, one per subnet
+  int port = 0;
+  std::string node_name_map;
+  std::string nodes;
+  bool nodes_from_slurm = false;
+  bool keep_unnamed = false;
+  bool allow_partial = false;
+  bool allow_unknown_guids = false;
+  int retries = 2;
+  int timeout_ms = 0;
+  bool quiet = false;
+  OutputOptions out;
+};
+
+Fabric read_fabric(const DiscoverOptions &o) {
+  Fabric fabric;
+  if (!o.dumps.empty()) {
+    if (!o.cas.empty() || !o.cache_load.empty() || !o.cache_save.empty())
+      throw Failure("--ibnetdiscover reads saved dumps; it cannot be combined with --ca, --cache or --save-cache",
+                    kExitUsage);
+    DumpFormat fmt = o.dump_format == "default" ? DumpFormat::Default
+                     : o.dump_format == "ports" ? DumpFormat::Ports
+                                                : DumpFormat::Auto;
+    for (const auto &path : o.dumps) fabric.merge(parse_ibnetdiscover_file(path, fmt));
+    fabric.finish();
+    return fabric;
+  }
+  WalkOptions w;
+  for (const auto &spec : o.cas) {
+    WalkTarget t;
+    auto colon = spec.find(':');
+    t.ca = spec.substr(0, colon);
+    t.port = o.port;
+    if (colon != std::string::npos) {
+      try {
+        size_t used = 0;
+        t.port = std::stoi(spec.substr(colon + 1), &used);
+        if (used != spec.size() - colon - 1 || t.port < 1 || t.port > 255) throw std::invalid_argument("port");
+      } catch (const std::exception &) {
+        throw Failure("--ca " + spec + ": the port after ':' must be a number from 1 to 255", kExitUsage);
+      }
+    }
+    w.targets.push_back(t);
+  }
+  if (w.targets.empty() && o.port) w.targets.push_back({"", o.port});
+  w.retries = o.retries;
+  w.timeout_ms = o.timeout_ms;
+  w.cache_load = o.cache_load;
+  w.cache_save = o.cache_save;
+  if (!o.quiet && isatty(STDERR_FILENO)) {
+    w.progress = [](double seconds, int switches, int cas, bool done) {
+      if (done)
+        std::fprintf(stderr, "\rtopoaware: walked in %.1f s: %d switches, %d CAs\033[K\n", seconds, switches, cas);
+      else
+        std::fprintf(stderr, "\rtopoaware: walking the fabric... %.1f s\033[K", seconds);
+    };
+  }
+  fabric = walk_fabric(w);
+  fabric.finish();
+  return fabric;
+}
+
+int discover(const DiscoverOptions &o) {
+  Fabric fabric = read_fabric(o);
+  size_t nswitches = 0;
+  for (const auto &n : fabric.nodes) nswitches += n.type != NodeType::Ca;
+  std::string from = fabric.sources.empty() ? "the fabric" : fabric.sources.front();
+  if (fabric.nodes.empty()) throw Failure(from + ": no nodes found");
+  if (nswitches == 0) throw Failure(from + ": the fabric has no switches; nothing to place jobs on");
+
+  ClassifyOptions copts;
+  copts.keep_unnamed = o.keep_unnamed;
+  if (!o.node_name_map.empty()) {
+    NodeNameMap map = read_node_name_map(o.node_name_map);
+    std::vector<std::string> unknown;
+    for (const auto &[guid, name] : map.names)
+      if (!fabric.find(guid))
+        unknown.push_back(o.node_name_map + ":" + std::to_string(map.lines[guid]) + ": " + guid_str(guid) + " (" +
+                          name + ") is not in the fabric");
+    if (!unknown.empty() && !o.allow_unknown_guids) {
+      std::string msg;
+      for (size_t i = 0; i < unknown.size() && i < 10; i++) msg += "\n  " + unknown[i];
+      if (unknown.size() > 10) msg += "\n  ... and " + std::to_string(unknown.size() - 10) + " more";
+      throw Failure("the node-name map names " + std::to_string(unknown.size()) +
+                    " GUID(s) that the fabric does not have:" + msg +
+                    "\n(a wrong map, or nodes that are down: --allow-unknown-guids accepts it)");
+    }
+    copts.node_names = map.names;
+  }
+  if (!o.nodes.empty() && o.nodes_from_slurm) throw Failure("give --nodes or --nodes-from-slurm, not both", kExitUsage);
+  if (!o.nodes.empty()) {
+    try {
+      copts.compute_nodes = hostlist_expand(o.nodes);
+    } catch (const std::invalid_argument &e) {
+      throw Failure(std::string("--nodes: ") + e.what(), kExitUsage);
+    }
+  } else if (o.nodes_from_slurm) {
+    copts.compute_nodes = nodes_from_slurm();
+  }
+
+  Topology topo = classify(fabric, copts);
+  if (topo.hosts.empty())
+    throw Failure(from + ": no compute hosts found (" + std::to_string(topo.ignored.size()) +
+                  " CAs ignored; see --nodes, --node-name-map, --keep-unnamed)");
+
+  if (!fabric.problems.empty()) {
+    std::fprintf(stderr, "topoaware: the walk was incomplete: %zu problem(s):\n", fabric.problems.size());
+    for (size_t i = 0; i < fabric.problems.size() && i < 50; i++)
+      std::fprintf(stderr, "  %s\n", fabric.problems[i].what.c_str());
+    if (fabric.problems.size() > 50) std::fprintf(stderr, "  ... and %zu more\n", fabric.problems.size() - 50);
+    if (!o.allow_partial) {
+      std::fprintf(stderr, "topoaware: nothing written (a partial topology would misplace jobs); "
+                           "--allow-partial writes it anyway\n");
+      return kExitPartial;
+    }
+    topo.anomalies.push_back({"partial-walk", "fabric",
+                              std::to_string(fabric.problems.size()) + " part(s) of the fabric could not be walked"});
+  }
+  emit(topo, o.out);
+  return 0;
+}
+
+int convert(const std::string &path, const OutputOptions &out) {
+  Topology topo = load_topology_file(path);
+  emit(topo, out);
+  return 0;
+}
+
+struct GenerateOptions {
+  std::string kind;
+  FatTreeSpec fat;
+  RailSpec rail;
+  DragonflySpec dfly;
+  std::string net, dump, json;
+  bool print_ibsim_args = false;
+};
+
+int generate(const GenerateOptions &g) {
+  Fabric fabric;
+  if (g.kind == "fat-tree") fabric = generate_fat_tree(g.fat);
+  else if (g.kind == "rail") fabric = generate_rail(g.rail);
+  else fabric = generate_dragonfly(g.dfly);
+  fabric.finish();
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!g.net.empty()) files.emplace_back(g.net, to_ibsim_net(fabric));
+  if (!g.dump.empty()) files.emplace_back(g.dump, to_ibnetdiscover_text(fabric));
+  if (!g.json.empty()) {
+    Topology topo = classify(fabric, {});
+    files.emplace_back(g.json, to_json(topo));
+  }
+  for (const auto &[p, text] : files) write_file_atomic(p, text);
+  if (g.print_ibsim_args) std::cout << ibsim_args(fabric) << "\n";
+  if (files.empty() && !g.print_ibsim_args) std::cout << to_ibsim_net(fabric);
+  return 0;
+}
+
+}  // namespace
+}  // namespace topoaware
+
+int main(int argc, char **argv) {
+  using namespace topoaware;
+  CLI::App app{"topoaware: topology-aware placement of GPU training jobs on InfiniBand fabrics.\n"
+               "Discovers the fabric, classifies it (leaf/spine/core, rails, pods, dragonfly groups) and writes\n"
+               "topology.json, Slurm topology.conf (tree and block), DOT/SVG and a summary. See topoaware(1)."};
+  app.set_version_flag("--version", std::string("topoaware ") + PACKAGE_VERSION);
+  app.require_subcommand(1);
+
+  DiscoverOptions d;
+  auto *disc = app.add_subcommand("discover", "Walk the fabric (libibnetdisc) or read saved dumps, classify it and write it out");
+  disc->add_option("--ibnetdiscover", d.dumps, "Read saved ibnetdiscover output instead of walking (repeat for one subnet per rail)")
+      ->check(CLI::ExistingFile);
+  disc->add_option("--dump-format", d.dump_format, "Format of --ibnetdiscover files: auto, default, ports (ibnetdiscover -p)")
+      ->check(CLI::IsMember({"auto", "default", "ports"}));
+  disc->add_option("--cache", d.cache_load, "Load libibnetdisc's cache file (ibnetdiscover --cache) instead of walking");
+  disc->add_option("--save-cache", d.cache_save, "Save libibnetdisc's cache of the walk to FILE (FILE.N for several --ca)");
+  disc->add_option("--ca", d.cas, "Local CA to walk from, as NAME or NAME:PORT; repeat for fabrics built as one subnet per rail");
+  disc->add_option("--port", d.port, "Local port for --ca without :PORT (default: first active)")->check(CLI::Range(1, 255));
+  disc->add_option("--node-name-map", d.node_name_map, "ibnetdiscover node-name-map: GUID to host name")->check(CLI::ExistingFile);
+  disc->add_option("--nodes", d.nodes, "Slurm host list of the compute nodes (e.g. n[001-512]); other CAs are ignored");
+  disc->add_flag("--nodes-from-slurm", d.nodes_from_slurm, "Take the compute nodes from Slurm (sinfo)");
+  disc->add_flag("--keep-unnamed", d.keep_unnamed, "Keep HCAs without a host name as hosts named by their GUID");
+  disc->add_flag("--allow-partial", d.allow_partial, "Write outputs even if parts of the fabric could not be walked");
+  disc->add_flag("--allow-unknown-guids", d.allow_unknown_guids, "Accept a node-name map that names GUIDs not in the fabric");
+  disc->add_option("--retries", d.retries, "Extra walks of what failed (live walks)")->check(CLI::Range(0, 10));
+  disc->add_option("--timeout", d.timeout_ms, "MAD timeout in milliseconds (live walks; 0 = libibmad's default)")->check(CLI::Range(0, 60000));
+  disc->add_flag("-q,--quiet", d.quiet, "No progress on stderr");
+  add_output_options(disc, d.out);
+
+  std::string convert_in;
+  OutputOptions conv_out;
+  auto *conv = app.add_subcommand("convert", "Read a topology.json and write it in other formats");
+  conv->add_option("topology", convert_in, "topology.json to read")->required()->check(CLI::ExistingFile);
+  add_output_options(conv, conv_out);
+
+  GenerateOptions g;
+  auto *gen = app.add_subcommand("generate", "Write a synthetic fabric (ibsim net file, ibnetdiscover dump, expected topology.json)");
+  gen->add_option("kind", g.kind, "fat-tree, rail or dragonfly")->required()->check(CLI::IsMember({"fat-tree", "rail", "dragonfly"}));
+  gen->add_option("--net", g.net, "Write an ibsim net file to FILE");
+  gen->add_option("--ibnetdiscover", g.dump, "Write ibnetdiscover text output to FILE");
+  gen->add_option("--json", g.json, "Write the expected topology.json to FILE");
+  gen->add_flag("--ibsim-args", g.print_ibsim_args, "Print the ibsim options (-N/-S/-P) this fabric needs");
+  gen->add_option("--levels", g.fat.levels, "fat-tree: 2 or 3 levels")->check(CLI::Range(2, 3));
+  gen->add_option("--leaves", g.fat.leaves, "fat-tree: number of leaves");
+  gen->add_option("--hosts-per-leaf", g.fat.hosts_per_leaf, "fat-tree: hosts on each leaf");
+  gen->add_option("--uplinks", g.fat.uplinks_per_leaf, "fat-tree: uplink cables per leaf (hosts/uplinks = oversubscription)");
+  gen->add_option("--spines", g.fat.spines, "fat-tree: spines (per pod with --levels 3)");
+  gen->add_option("--leaves-per-pod", g.fat.leaves_per_pod, "fat-tree --levels 3: leaves in each pod");
+  gen->add_option("--cores", g.fat.cores, "fat-tree --levels 3: core switches");
+  gen->add_option("--core-uplinks", g.fat.core_uplinks_per_spine, "fat-tree --levels 3: uplinks of each spine");
+  gen->add_option("--rails", g.rail.rails, "rail: HCAs per host, one leaf per rail in each unit");
+  gen->add_option("--units", g.rail.units, "rail: scalable units");
+  gen->add_option("--hosts-per-unit", g.rail.hosts_per_unit, "rail: hosts in each unit");
+  gen->add_option("--spines-per-rail", g.rail.spines_per_rail, "rail: spines of each rail");
+  gen->add_option("--groups", g.dfly.groups, "dragonfly: groups");
+  gen->add_option("--routers-per-group", g.dfly.routers_per_group, "dragonfly: routers in each group");
+  gen->add_option("--hosts-per-router", g.dfly.hosts_per_router, "dragonfly: hosts on each router");
+  gen->add_option("--global-links", g.dfly.global_links_per_router, "dragonfly: global links of each router");
+  std::string speed = "HDR", prefix = "n";
+  gen->add_option("--speed", speed, "Link speed: SDR DDR QDR FDR10 FDR EDR HDR NDR XDR");
+  gen->add_option("--host-prefix", prefix, "Host name prefix");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  try {
+    if (*disc) return discover(d);
+    if (*conv) return convert(convert_in, conv_out);
+    if (*gen) {
+      if (speed_from_name(speed) == LinkSpeed::Unknown) throw Failure("--speed " + speed + ": unknown speed", kExitUsage);
+      g.fat.speed = g.rail.speed = g.dfly.speed = speed;
+      g.fat.host_prefix = g.rail.host_prefix = g.dfly.host_prefix = prefix;
+      return generate(g);
+    }
+  } catch (const Failure &e) {
+    std::fprintf(stderr, "topoaware: %s\n", e.what());
+    return e.code;
+  } catch (const std::invalid_argument &e) {
+    std::fprintf(stderr, "topoaware: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "topoaware: %s\n", e.what());
+    return kExitFailure;
+  }
+  return 0;
+}

@@ -536,7 +536,9 @@ void Classifier::build_pods_and_dragonfly() {
     for (int v : sw_adj_[u]) {
       int lu = lvl(u), lv = lvl(v);
       bool l1l2 = (lu == 1 && lv == 2) || (lu == 2 && lv == 1);
-      bool l1l1 = t_.max_level == 1 && lu == 1 && lv == 1 &&
+      // Leaves linked directly (a leaf that is also a spine, or a fabric without level 2) are
+      // one pod; on a dragonfly only inside a group.
+      bool l1l1 = lu == 1 && lv == 1 &&
                   (!dragonfly_ || t_.switches[u].dragonfly_group == t_.switches[v].dragonfly_group);
       if (l1l2 || l1l1) uf.unite(u, v);
     }
@@ -721,7 +723,7 @@ void Classifier::anomalies() {
       int usual_ups = mode_of(v);
       for (int i = 0; i < n; i++) {
         const Switch &s = t_.switches[i];
-        if (s.level != level || ups[i] >= usual_ups) continue;
+        if (s.level != level || ups[i] >= usual_ups || spine_hosts.count(s.name)) continue;
         anomaly("missing-uplink", s.name,
                 s.name + " has " + std::to_string(ups[i]) + " uplink cable(s); level " + std::to_string(level) +
                     " switches usually have " + std::to_string(usual_ups) + " (a dead or unplugged cable?)");

@@ -1,1 +1,474 @@
-// in progress
+// topology.json, schema "topoaware/1".
+//
+// Canonical form: keys in a fixed order (ordered_json), arrays in the Topology's canonical order,
+// one-space indentation, a trailing newline. The hash is SHA-256 over the canonical text written
+// with "hash" empty, so anyone can recompute it, and an unchanged fabric gives the same bytes.
+// Derived per-switch host lists are not stored (they follow from hosts[].ports[].switch).
+#include "topology_json.hpp"
+
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "hostlist.hpp"
+
+namespace topoaware {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+std::string sha256_hex(const std::string &data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+  static const char *hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len; i++) out += hex[md[i] >> 4], out += hex[md[i] & 15];
+  return out;
+}
+
+ojson opt_index(int i) { return i < 0 ? ojson(nullptr) : ojson(i); }
+
+ojson build(const Topology &t) {
+  auto sw_guid = [&](int i) { return guid_str(t.switches.at(i).guid); };
+  ojson j;
+  j["schema"] = kSchema;
+  j["hash"] = t.hash;
+  size_t cables = 0;
+  for (const auto &l : t.links) cables += l.ports.size();
+  j["counts"] = {{"hosts", t.hosts.size()},
+                 {"switches", t.switches.size()},
+                 {"links", t.links.size()},
+                 {"cables", cables},
+                 {"leaf_groups", t.leaf_groups.size()},
+                 {"pods", t.pods.size()},
+                 {"dragonfly_groups", t.dragonfly_groups.size()},
+                 {"ignored", t.ignored.size()}};
+  j["max_level"] = t.max_level;
+  j["rail_optimized"] = t.rail_optimized;
+
+  ojson hosts = ojson::array();
+  for (const auto &h : t.hosts) {
+    ojson ports = ojson::array();
+    for (const auto &p : h.ports)
+      ports.push_back({{"ca_guid", guid_str(p.ca_guid)},
+                       {"port_guid", guid_str(p.port_guid)},
+                       {"port", p.port},
+                       {"device", p.device},
+                       {"rail", p.rail},
+                       {"switch", sw_guid(p.sw)},
+                       {"switch_port", p.sw_port},
+                       {"width", width_name(p.width)},
+                       {"speed", speed_name(p.speed)}});
+    hosts.push_back({{"name", h.name},
+                     {"leaf", h.leaf < 0 ? ojson(nullptr) : ojson(sw_guid(h.leaf))},
+                     {"leaf_group", opt_index(h.leaf_group)},
+                     {"pod", opt_index(h.pod)},
+                     {"dragonfly_group", opt_index(h.dragonfly_group)},
+                     {"ports", ports}});
+  }
+  j["hosts"] = hosts;
+
+  ojson switches = ojson::array();
+  for (const auto &s : t.switches)
+    switches.push_back({{"guid", guid_str(s.guid)},
+                        {"name", s.name},
+                        {"desc", s.desc},
+                        {"ports", s.nports},
+                        {"level", s.level},
+                        {"leaf_group", opt_index(s.leaf_group)},
+                        {"pod", opt_index(s.pod)},
+                        {"dragonfly_group", opt_index(s.dragonfly_group)},
+                        {"down_gbps", s.down_gbps},
+                        {"up_gbps", s.up_gbps}});
+  j["switches"] = switches;
+
+  ojson links = ojson::array();
+  for (const auto &l : t.links) {
+    ojson ports = ojson::array();
+    for (const auto &[pa, pb] : l.ports) ports.push_back({pa, pb});
+    links.push_back({{"a", guid_str(l.a)},
+                     {"b", guid_str(l.b)},
+                     {"width", width_name(l.width)},
+                     {"speed", speed_name(l.speed)},
+                     {"gbps", l.gbps()},
+                     {"cables", l.cables()},
+                     {"ports", ports}});
+  }
+  j["links"] = links;
+
+  auto host_names = [&](const std::vector<int> &idx) {
+    std::vector<std::string> names;
+    for (int h : idx) names.push_back(t.hosts.at(h).name);
+    return hostlist_compress(names);
+  };
+  auto guids = [&](const std::vector<int> &idx) {
+    ojson a = ojson::array();
+    for (int s : idx) a.push_back(sw_guid(s));
+    return a;
+  };
+  ojson groups = ojson::array();
+  for (size_t g = 0; g < t.leaf_groups.size(); g++)
+    groups.push_back({{"id", g},
+                      {"pod", opt_index(t.leaf_groups[g].pod)},
+                      {"leaves", guids(t.leaf_groups[g].leaves)},
+                      {"nhosts", t.leaf_groups[g].hosts.size()},
+                      {"hosts", host_names(t.leaf_groups[g].hosts)}});
+  j["leaf_groups"] = groups;
+  ojson pods = ojson::array();
+  for (size_t p = 0; p < t.pods.size(); p++)
+    pods.push_back({{"id", p}, {"leaf_groups", t.pods[p].leaf_groups}, {"switches", guids(t.pods[p].switches)}});
+  j["pods"] = pods;
+  ojson dfly = ojson::array();
+  for (size_t g = 0; g < t.dragonfly_groups.size(); g++)
+    dfly.push_back({{"id", g},
+                    {"switches", guids(t.dragonfly_groups[g].switches)},
+                    {"hosts", host_names(t.dragonfly_groups[g].hosts)}});
+  j["dragonfly_groups"] = dfly;
+  ojson levels = ojson::array();
+  for (const auto &l : t.levels)
+    levels.push_back({{"level", l.level},
+                      {"switches", l.switches},
+                      {"oversubscription", {{"min", l.oversub_min}, {"median", l.oversub_median}, {"max", l.oversub_max}}}});
+  j["levels"] = levels;
+  ojson anomalies = ojson::array();
+  for (const auto &a : t.anomalies) anomalies.push_back({{"kind", a.kind}, {"where", a.where}, {"detail", a.detail}});
+  j["anomalies"] = anomalies;
+  ojson ignored = ojson::array();
+  for (const auto &i : t.ignored)
+    ignored.push_back({{"guid", guid_str(i.guid)}, {"name", i.name}, {"desc", i.desc}, {"reason", i.reason}});
+  j["ignored"] = ignored;
+  return j;
+}
+
+// Strict readers: every field must be present with the right type.
+class Reader {
+ public:
+  explicit Reader(std::string where) : where_(std::move(where)) {}
+  [[noreturn]] void fail(const std::string &what) const { throw TopologyError(where_ + ": " + what); }
+  const ojson &get(const ojson &o, const char *key, const std::string &ctx) const {
+    if (!o.is_object()) fail(ctx + " is not an object");
+    auto it = o.find(key);
+    if (it == o.end()) fail(ctx + ": missing \"" + key + "\"");
+    return *it;
+  }
+  std::string str(const ojson &o, const char *key, const std::string &ctx) const {
+    const auto &v = get(o, key, ctx);
+    if (!v.is_string()) fail(ctx + ": \"" + key + "\" must be a string");
+    return v.get<std::string>();
+  }
+  long integer(const ojson &o, const char *key, const std::string &ctx, long lo, long hi) const {
+    const auto &v = get(o, key, ctx);
+    if (!v.is_number_integer()) fail(ctx + ": \"" + key + "\" must be an integer");
+    long x = v.get<long>();
+    if (x < lo || x > hi) fail(ctx + ": \"" + key + "\" = " + std::to_string(x) + " is out of range");
+    return x;
+  }
+  int opt_index(const ojson &o, const char *key, const std::string &ctx, size_t n) const {
+    const auto &v = get(o, key, ctx);
+    if (v.is_null()) return -1;
+    if (!v.is_number_integer()) fail(ctx + ": \"" + key + "\" must be an integer or null");
+    long x = v.get<long>();
+    if (x < 0 || static_cast<size_t>(x) >= n) fail(ctx + ": \"" + key + "\" = " + std::to_string(x) + " refers to nothing");
+    return static_cast<int>(x);
+  }
+  double number(const ojson &o, const char *key, const std::string &ctx) const {
+    const auto &v = get(o, key, ctx);
+    if (!v.is_number()) fail(ctx + ": \"" + key + "\" must be a number");
+    return v.get<double>();
+  }
+  const ojson &array(const ojson &o, const char *key, const std::string &ctx) const {
+    const auto &v = get(o, key, ctx);
+    if (!v.is_array()) fail(ctx + ": \"" + key + "\" must be an array");
+    return v;
+  }
+  uint64_t guid(const ojson &o, const char *key, const std::string &ctx) const {
+    std::string s = str(o, key, ctx);
+    uint64_t g;
+    if (!parse_guid(s, &g)) fail(ctx + ": \"" + key + "\" = \"" + s + "\" is not a GUID");
+    return g;
+  }
+  int width(const ojson &o, const std::string &ctx) const {
+    std::string w = str(o, "width", ctx);
+    if (w == "?") return 0;
+    if (w.size() < 2 || w.back() != 'x') fail(ctx + ": bad width \"" + w + "\"");
+    int lanes = std::atoi(w.c_str());
+    if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 12) fail(ctx + ": bad width \"" + w + "\"");
+    return lanes;
+  }
+  LinkSpeed speed(const ojson &o, const std::string &ctx) const {
+    std::string s = str(o, "speed", ctx);
+    if (s == "?") return LinkSpeed::Unknown;
+    LinkSpeed sp = speed_from_name(s);
+    if (sp == LinkSpeed::Unknown) fail(ctx + ": bad speed \"" + s + "\"");
+    return sp;
+  }
+
+ private:
+  std::string where_;
+};
+
+Topology parse(const ojson &j, const Reader &r) {
+  if (!j.is_object()) r.fail("not a JSON object");
+  std::string schema = r.str(j, "schema", "top level");
+  if (schema != kSchema) r.fail("schema \"" + schema + "\" is not \"" + kSchema + "\" (written by another version?)");
+  Topology t;
+  t.hash = r.str(j, "hash", "top level");
+  t.max_level = static_cast<int>(r.integer(j, "max_level", "top level", 0, 64));
+  const auto &ro = r.get(j, "rail_optimized", "top level");
+  if (!ro.is_boolean()) r.fail("\"rail_optimized\" must be true or false");
+  t.rail_optimized = ro.get<bool>();
+
+  const auto &switches = r.array(j, "switches", "top level");
+  const auto &leaf_groups = r.array(j, "leaf_groups", "top level");
+  const auto &pods = r.array(j, "pods", "top level");
+  const auto &dfly = r.array(j, "dragonfly_groups", "top level");
+  std::unordered_map<uint64_t, int> sw_index;
+  for (size_t i = 0; i < switches.size(); i++) {
+    std::string ctx = "switches[" + std::to_string(i) + "]";
+    const auto &o = switches[i];
+    Switch s;
+    s.guid = r.guid(o, "guid", ctx);
+    s.name = r.str(o, "name", ctx);
+    s.desc = r.str(o, "desc", ctx);
+    s.nports = static_cast<int>(r.integer(o, "ports", ctx, 0, 65535));
+    s.level = static_cast<int>(r.integer(o, "level", ctx, 0, 64));
+    s.leaf_group = r.opt_index(o, "leaf_group", ctx, leaf_groups.size());
+    s.pod = r.opt_index(o, "pod", ctx, pods.size());
+    s.dragonfly_group = r.opt_index(o, "dragonfly_group", ctx, dfly.size());
+    s.down_gbps = r.number(o, "down_gbps", ctx);
+    s.up_gbps = r.number(o, "up_gbps", ctx);
+    if (!sw_index.emplace(s.guid, static_cast<int>(i)).second) r.fail(ctx + ": duplicate switch GUID " + guid_str(s.guid));
+    t.switches.push_back(std::move(s));
+  }
+  auto sw_ref = [&](const ojson &o, const char *key, const std::string &ctx) {
+    uint64_t g = r.guid(o, key, ctx);
+    auto it = sw_index.find(g);
+    if (it == sw_index.end()) r.fail(ctx + ": switch " + guid_str(g) + " is not in switches[]");
+    return it->second;
+  };
+
+  const auto &hosts = r.array(j, "hosts", "top level");
+  std::unordered_map<std::string, int> host_index;
+  for (size_t i = 0; i < hosts.size(); i++) {
+    std::string ctx = "hosts[" + std::to_string(i) + "]";
+    const auto &o = hosts[i];
+    Host h;
+    h.name = r.str(o, "name", ctx);
+    if (h.name.empty()) r.fail(ctx + ": empty name");
+    const auto &leaf = r.get(o, "leaf", ctx);
+    h.leaf = leaf.is_null() ? -1 : sw_ref(o, "leaf", ctx);
+    h.leaf_group = r.opt_index(o, "leaf_group", ctx, leaf_groups.size());
+    h.pod = r.opt_index(o, "pod", ctx, pods.size());
+    h.dragonfly_group = r.opt_index(o, "dragonfly_group", ctx, dfly.size());
+    const auto &ports = r.array(o, "ports", ctx);
+    for (size_t p = 0; p < ports.size(); p++) {
+      std::string pctx = ctx + ".ports[" + std::to_string(p) + "]";
+      HcaPort hp;
+      hp.ca_guid = r.guid(ports[p], "ca_guid", pctx);
+      hp.port_guid = r.guid(ports[p], "port_guid", pctx);
+      hp.port = static_cast<int>(r.integer(ports[p], "port", pctx, 0, 255));
+      hp.device = r.str(ports[p], "device", pctx);
+      hp.rail = static_cast<int>(r.integer(ports[p], "rail", pctx, 0, 1024));
+      hp.sw = sw_ref(ports[p], "switch", pctx);
+      hp.sw_port = static_cast<int>(r.integer(ports[p], "switch_port", pctx, 0, 255));
+      hp.width = r.width(ports[p], pctx);
+      hp.speed = r.speed(ports[p], pctx);
+      h.ports.push_back(std::move(hp));
+    }
+    if (i > 0 && !natural_less(t.hosts.back().name, h.name)) r.fail(ctx + ": hosts are not in canonical (natural name) order at \"" + h.name + "\"");
+    if (!host_index.emplace(h.name, static_cast<int>(i)).second) r.fail(ctx + ": duplicate host " + h.name);
+    t.hosts.push_back(std::move(h));
+  }
+  for (size_t h = 0; h < t.hosts.size(); h++)
+    for (const auto &p : t.hosts[h].ports) {
+      auto &list = t.switches[p.sw].hosts;
+      if (list.empty() || list.back() != static_cast<int>(h)) list.push_back(static_cast<int>(h));
+    }
+
+  const auto &links = r.array(j, "links", "top level");
+  for (size_t i = 0; i < links.size(); i++) {
+    std::string ctx = "links[" + std::to_string(i) + "]";
+    const auto &o = links[i];
+    Link l;
+    l.a = r.guid(o, "a", ctx);
+    l.b = r.guid(o, "b", ctx);
+    l.width = r.width(o, ctx);
+    l.speed = r.speed(o, ctx);
+    const auto &ports = r.array(o, "ports", ctx);
+    for (const auto &pp : ports) {
+      if (!pp.is_array() || pp.size() != 2 || !pp[0].is_number_integer() || !pp[1].is_number_integer())
+        r.fail(ctx + ": ports must be [port on a, port on b] pairs");
+      l.ports.emplace_back(pp[0].get<int>(), pp[1].get<int>());
+    }
+    t.links.push_back(std::move(l));
+  }
+
+  auto host_list = [&](const ojson &o, const std::string &ctx) {
+    std::vector<int> out;
+    std::vector<std::string> names;
+    try {
+      names = hostlist_expand(r.str(o, "hosts", ctx));
+    } catch (const std::invalid_argument &e) {
+      r.fail(ctx + ": " + e.what());
+    }
+    for (const auto &n : names) {
+      auto it = host_index.find(n);
+      if (it == host_index.end()) r.fail(ctx + ": host " + n + " is not in hosts[]");
+      out.push_back(it->second);
+    }
+    return out;
+  };
+  auto sw_list = [&](const ojson &o, const char *key, const std::string &ctx) {
+    std::vector<int> out;
+    const auto &a = r.array(o, key, ctx);
+    for (size_t k = 0; k < a.size(); k++) {
+      if (!a[k].is_string()) r.fail(ctx + ": \"" + key + "\" must list GUID strings");
+      uint64_t g;
+      if (!parse_guid(a[k].get<std::string>(), &g) || !sw_index.count(g)) r.fail(ctx + ": unknown switch in \"" + key + "\"");
+      out.push_back(sw_index[g]);
+    }
+    return out;
+  };
+  for (size_t g = 0; g < leaf_groups.size(); g++) {
+    std::string ctx = "leaf_groups[" + std::to_string(g) + "]";
+    LeafGroup lg;
+    lg.pod = r.opt_index(leaf_groups[g], "pod", ctx, pods.size());
+    lg.leaves = sw_list(leaf_groups[g], "leaves", ctx);
+    lg.hosts = host_list(leaf_groups[g], ctx);
+    if (lg.leaves.empty()) r.fail(ctx + ": no leaves");
+    t.leaf_groups.push_back(std::move(lg));
+  }
+  for (size_t p = 0; p < pods.size(); p++) {
+    std::string ctx = "pods[" + std::to_string(p) + "]";
+    Pod pod;
+    const auto &lgs = r.array(pods[p], "leaf_groups", ctx);
+    for (const auto &x : lgs) {
+      if (!x.is_number_integer() || x.get<long>() < 0 || static_cast<size_t>(x.get<long>()) >= leaf_groups.size())
+        r.fail(ctx + ": bad leaf group index");
+      pod.leaf_groups.push_back(x.get<int>());
+    }
+    pod.switches = sw_list(pods[p], "switches", ctx);
+    t.pods.push_back(std::move(pod));
+  }
+  for (size_t g = 0; g < dfly.size(); g++) {
+    std::string ctx = "dragonfly_groups[" + std::to_string(g) + "]";
+    DragonflyGroup dg;
+    dg.switches = sw_list(dfly[g], "switches", ctx);
+    dg.hosts = host_list(dfly[g], ctx);
+    t.dragonfly_groups.push_back(std::move(dg));
+  }
+  const auto &levels = r.array(j, "levels", "top level");
+  for (size_t i = 0; i < levels.size(); i++) {
+    std::string ctx = "levels[" + std::to_string(i) + "]";
+    LevelStats ls;
+    ls.level = static_cast<int>(r.integer(levels[i], "level", ctx, 0, 64));
+    ls.switches = static_cast<int>(r.integer(levels[i], "switches", ctx, 0, 1 << 30));
+    const auto &o = r.get(levels[i], "oversubscription", ctx);
+    ls.oversub_min = r.number(o, "min", ctx);
+    ls.oversub_median = r.number(o, "median", ctx);
+    ls.oversub_max = r.number(o, "max", ctx);
+    t.levels.push_back(ls);
+  }
+  const auto &anomalies = r.array(j, "anomalies", "top level");
+  for (size_t i = 0; i < anomalies.size(); i++) {
+    std::string ctx = "anomalies[" + std::to_string(i) + "]";
+    t.anomalies.push_back({r.str(anomalies[i], "kind", ctx), r.str(anomalies[i], "where", ctx), r.str(anomalies[i], "detail", ctx)});
+  }
+  const auto &ignored = r.array(j, "ignored", "top level");
+  for (size_t i = 0; i < ignored.size(); i++) {
+    std::string ctx = "ignored[" + std::to_string(i) + "]";
+    t.ignored.push_back({r.guid(ignored[i], "guid", ctx), r.str(ignored[i], "desc", ctx), r.str(ignored[i], "name", ctx),
+                         r.str(ignored[i], "reason", ctx)});
+  }
+  // Cross-checks that keep the engine's assumptions true.
+  for (size_t h = 0; h < t.hosts.size(); h++) {
+    const Host &host = t.hosts[h];
+    if (host.leaf_group >= 0 && t.leaf_groups[host.leaf_group].pod != host.pod)
+      r.fail("hosts[" + std::to_string(h) + "]: pod does not match its leaf group's pod");
+  }
+  for (size_t g = 0; g < t.leaf_groups.size(); g++)
+    for (int h : t.leaf_groups[g].hosts)
+      if (t.hosts[h].leaf_group != static_cast<int>(g))
+        r.fail("leaf_groups[" + std::to_string(g) + "]: host " + t.hosts[h].name + " says it is in leaf group " +
+               std::to_string(t.hosts[h].leaf_group));
+  return t;
+}
+
+std::string render(const ojson &j) { return j.dump(1) + "\n"; }
+
+}  // namespace
+
+std::string to_json(Topology &topo) {
+  topo.hash.clear();
+  ojson j = build(topo);
+  topo.hash = "sha256:" + sha256_hex(render(j));
+  j["hash"] = topo.hash;
+  return render(j);
+}
+
+Topology topology_from_json(const std::string &text) { 
+  Reader r("topology.json");
+  ojson j;
+  try {
+    j = ojson::parse(text);
+  } catch (const nlohmann::json::parse_error &e) {
+    r.fail(std::string("not valid JSON: ") + e.what());
+  }
+  Topology t = parse(j, r);
+  // The hash proves the file is what topoaware wrote: a hand-edited or truncated-and-repaired
+  // file must not silently steer placement (and the SPANK side compares hashes with slurmctld).
+  std::string claimed = t.hash;
+  Topology copy = t;
+  to_json(copy);
+  if (copy.hash != claimed)
+    r.fail("content hash " + claimed + " does not match the content (" + copy.hash +
+           "); the file was edited or damaged: regenerate it with topoaware discover");
+  return t;
+}
+
+Topology load_topology_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TopologyError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  try {
+    return topology_from_json(ss.str());
+  } catch (const TopologyError &e) {
+    std::string msg = e.what();
+    const std::string prefix = "topology.json: ";
+    if (msg.rfind(prefix, 0) == 0) msg = msg.substr(prefix.size());
+    throw TopologyError(path + ": " + msg);
+  }
+}
+
+void write_file_atomic(const std::string &path, const std::string &content) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(path + ": cannot write " + tmp + ": " + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot replace: " + std::strerror(e));
+  }
+}
+
+}  // namespace topoaware
