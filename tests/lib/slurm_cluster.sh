@@ -322,7 +322,9 @@ cluster_start() {
   if [ -n "$dir" ]; then
     mkdir -p "$dir"
   else
-    dir=$(mktemp -d "${CLUSTER_ROOT}${TMPDIR:-/tmp}/ta-cluster.XXXXXX")
+    # In a chroot, its own /tmp (the daemons must see the folder); else TMPDIR.
+    if [ -n "$CLUSTER_ROOT" ]; then dir=$(mktemp -d "$CLUSTER_ROOT/tmp/ta-cluster.XXXXXX")
+    else dir=$(mktemp -d "${TMPDIR:-/tmp}/ta-cluster.XXXXXX"); fi
     CLUSTER_OWN_DIR=$dir
   fi
   CLUSTER_DIR=$(cd "$dir" && pwd)

@@ -1,0 +1,108 @@
+#!/bin/bash
+# Run every test of topoaware:
+#   1. tools/setup.sh --no-demo  (packages, Slurm source tree, out-of-tree build; idempotent)
+#   2. make check                (CMocka units and integration tests; as root these start their own
+#                                 ibsim, slurmctld and slurmd, and a Slurm 24.11 root for topology/block)
+#   3. make distcheck            (the release tarball builds and its tests pass; tests that need root
+#                                 or daemons skip there)
+# then prints a summary and exits non-zero if any step failed.
+#
+#   bash tools/run-tests.sh [--no-distcheck] [--build-dir DIR]
+#
+# Environment: as tools/setup.sh (TOPOAWARE_CACHE, TOPOAWARE_BUILD, TOPOAWARE_JOBS); TESTS='a b' or
+# other make variables can be passed through MAKE_CHECK_ARGS (e.g. MAKE_CHECK_ARGS='TESTS=tests/x.sh').
+set -uo pipefail
+
+TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tools/lib/common.sh
+. "$TOPDIR/tools/lib/common.sh"
+: "${TOPOAWARE_CACHE:=/var/cache/topoaware}"
+: "${TOPOAWARE_BUILD:=$TOPDIR/_build}"
+TOPOAWARE_LOGDIR="$TOPOAWARE_CACHE/logs"
+export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
+
+distcheck=yes
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-distcheck) distcheck=no ;;
+    --build-dir) TOPOAWARE_BUILD=$2; shift ;;
+    --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) ta_die "unknown argument '$1' (try --help)" ;;
+  esac
+  shift
+done
+
+declare -a RESULTS=()
+failed=0
+record() { # record NAME STATUS SECONDS
+  RESULTS+=("$(printf '%-12s %-8s %5ss' "$1" "$2" "$3")")
+  [ "$2" = ok ] || failed=1
+}
+
+summary() {
+  echo
+  echo "================================ topoaware test summary"
+  local r
+  for r in "${RESULTS[@]}"; do echo "  $r"; done
+  # Skipped tests and why: a skip is not a pass, so say it where an admin will read it.
+  local trs name reason any=no
+  for trs in $(find "$TOPOAWARE_BUILD" -path "$TOPOAWARE_BUILD/topoaware-*" -prune -o -name '*.trs' -print 2>/dev/null | sort); do
+    grep -q '^:test-result: SKIP' "$trs" || continue
+    [ "$any" = yes ] || { echo "  skipped in make check:"; any=yes; }
+    name=${trs#"$TOPOAWARE_BUILD"/}; name=${name%.trs}
+    reason=$(grep -m1 -E '^SKIP:' "${trs%.trs}.log" 2>/dev/null | sed 's/^SKIP: //')
+    echo "    $name: ${reason:-no reason given}"
+  done
+  if [ "$failed" -eq 0 ]; then
+    echo "  RESULT: all steps passed"
+  else
+    echo "  RESULT: FAILED (logs: $TOPOAWARE_BUILD/test-suite.log, $TOPOAWARE_LOGDIR/)"
+  fi
+  echo "================================"
+}
+
+# 1. set-up and build
+t0=$SECONDS
+if bash "$TOPDIR/tools/setup.sh" --no-demo --build-dir "$TOPOAWARE_BUILD"; then
+  record setup ok $((SECONDS - t0))
+else
+  record setup FAILED $((SECONDS - t0))
+  summary
+  exit 1
+fi
+
+# 2. make check, with its own output (PASS/FAIL per test and automake's "# PASS: N" summary);
+# VERBOSE=1 prints the log of every failing test.
+t0=$SECONDS
+ta_say "make check in $TOPOAWARE_BUILD"
+# shellcheck disable=SC2086
+if make -C "$TOPOAWARE_BUILD" -j"$(ta_jobs)" check VERBOSE=1 ${MAKE_CHECK_ARGS:-}; then
+  record "make check" ok $((SECONDS - t0))
+else
+  record "make check" FAILED $((SECONDS - t0))
+fi
+
+# 3. make distcheck: long output goes to a log; its own test summary is shown. The configured Slurm
+# source is passed on so the tarball's plugins are built too; daemon tests are told to skip.
+if [ "$distcheck" = yes ]; then
+  t0=$SECONDS
+  slurm_src=$(sed -n 's/^SLURM_SRC = //p' "$TOPOAWARE_BUILD/Makefile")
+  ta_say "make distcheck in $TOPOAWARE_BUILD (log $TOPOAWARE_LOGDIR/distcheck.log)"
+  mkdir -p "$TOPOAWARE_LOGDIR"
+  if make -C "$TOPOAWARE_BUILD" -j"$(ta_jobs)" distcheck TOPOAWARE_DAEMON_TESTS=no \
+       DISTCHECK_CONFIGURE_FLAGS="${slurm_src:+--with-slurm-source=$slurm_src}" \
+       >"$TOPOAWARE_LOGDIR/distcheck.log" 2>&1; then
+    record "distcheck" ok $((SECONDS - t0))
+  else
+    record "distcheck" FAILED $((SECONDS - t0))
+    echo "error: make distcheck failed; last lines of $TOPOAWARE_LOGDIR/distcheck.log:" >&2
+    tail -n 60 "$TOPOAWARE_LOGDIR/distcheck.log" | sed 's/^/    /' >&2
+  fi
+  # The tarball's test-suite summary (automake prints it between '=====' rules).
+  grep -E '^(# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):|Testsuite summary|.*archives ready for distribution)' \
+    "$TOPOAWARE_LOGDIR/distcheck.log" | sed 's/^/distcheck: /' || true
+fi
+
+summary
+exit "$failed"
