@@ -1,0 +1,128 @@
+#!/bin/bash
+# A real slurmctld (Debian's 22.05) must accept our topology/tree topology.conf: for each
+# hand-built topology (fat tree with a stray host and an unreached switch, 3 levels with pods,
+# rail-optimized, dragonfly, and a wide tree with long uncompressible lines), start slurmctld with
+# TopologyPlugin=topology/tree, then check its log has no topology error and that
+# `scontrol show topology` lists every switch we wrote, with the nodes we wrote under the leaves.
+# Needs root (SlurmUser=root, no munge) and slurmctld; skipped (77) otherwise.
+set -u
+
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
+gen="$top_builddir/tests/gen_topology_conf"
+slurmctld=${SLURMCTLD:-/usr/sbin/slurmctld}
+scontrol=${SCONTROL:-$(command -v scontrol || echo /usr/bin/scontrol)}
+
+if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root (slurmctld runs as SlurmUser=root without munge)"; exit 77; fi
+if [ ! -x "$slurmctld" ]; then echo "SKIP: $slurmctld not installed (apt-get install slurmctld)"; exit 77; fi
+if [ ! -x "$scontrol" ]; then echo "SKIP: scontrol not installed (apt-get install slurm-client)"; exit 77; fi
+if [ ! -x "$gen" ]; then echo "FAIL: $gen not built (make check builds it)"; exit 1; fi
+plugdir=$(dirname "$(find /usr/lib -name topology_tree.so -path '*slurm*' 2>/dev/null | head -1)")
+if [ -z "$plugdir" ] || [ "$plugdir" = . ]; then echo "SKIP: topology_tree.so not found"; exit 77; fi
+
+work=$(mktemp -d /tmp/topoaware-slurmtopo.XXXXXX)
+pid=""
+stop() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  fi
+  pid=""
+}
+trap 'stop; rm -rf "$work"' EXIT
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# A free controller port in a range unlikely to clash with other tests (17xxx is used by slurmd).
+pick_port() {
+  local p
+  for p in $(seq $((26000 + $$ % 500)) 26999); do
+    if port_free "$p"; then echo "$p"; return 0; fi
+  done
+  return 1
+}
+
+failures=0
+check() {  # kind, extra expected warning (regex or "")
+  local kind=$1 allowed=$2 d="$work/$1"
+  mkdir -p "$d/state" "$d/spool"
+  "$gen" "$kind" "$d" || { echo "FAIL $kind: generator failed"; failures=$((failures + 1)); return; }
+  local port nodes count
+  port=$(pick_port) || { echo "FAIL: no free port"; failures=$((failures + 1)); return; }
+  nodes=$(cat "$d/hosts")
+  count=$(cat "$d/count")
+  cat > "$d/slurm.conf" <<EOF
+ClusterName=topotest
+SlurmctldHost=localhost
+SlurmctldPort=$port
+SlurmdPort=$((port + 1000))
+AuthType=auth/none
+CredType=cred/none
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool/%n
+SlurmctldPidFile=$d/slurmctld.pid
+SlurmctldLogFile=$d/slurmctld.log
+SlurmctldDebug=debug
+ReturnToService=2
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+MpiDefault=none
+SelectType=select/cons_tres
+TopologyPlugin=topology/tree
+PluginDir=$plugdir
+NodeName=$nodes NodeHostname=localhost NodeAddr=127.0.0.1 Port=17001-$((17000 + count)) CPUs=1 State=UNKNOWN
+PartitionName=all Nodes=ALL Default=YES State=UP
+EOF
+  "$slurmctld" -D -i -f "$d/slurm.conf" > "$d/stdout" 2>&1 &
+  pid=$!
+  local up=""
+  for _ in $(seq 100); do
+    if ! kill -0 "$pid" 2>/dev/null; then break; fi
+    if SLURM_CONF="$d/slurm.conf" "$scontrol" ping 2>/dev/null | grep -q 'is UP'; then up=1; break; fi
+    sleep 0.1
+  done
+  if [ -z "$up" ]; then
+    echo "FAIL $kind: slurmctld did not come up"; tail -20 "$d/slurmctld.log" "$d/stdout" 2>/dev/null
+    failures=$((failures + 1)); stop; return
+  fi
+  SLURM_CONF="$d/slurm.conf" "$scontrol" show topology > "$d/show" 2>&1
+  stop
+  # Topology problems slurmctld reports (topology_tree.c and the config parser).
+  local bad
+  bad=$(grep -iE 'topology|switch|block|parse|line .*too long|fatal' "$d/slurmctld.log" "$d/stdout" |
+        grep -iE 'error|fatal|warning|not a tree|lack access|multiple leaf|no switch can reach' |
+        { if [ -n "$allowed" ]; then grep -vE "$allowed"; else cat; fi })
+  if [ -n "$bad" ]; then
+    echo "FAIL $kind: slurmctld reported:"; echo "$bad"; failures=$((failures + 1)); return
+  fi
+  if [ -n "$allowed" ] && ! grep -qE "$allowed" "$d/slurmctld.log" "$d/stdout"; then
+    echo "FAIL $kind: expected a warning matching /$allowed/ (what our comment lines say Slurm logs)"
+    failures=$((failures + 1)); return
+  fi
+  local name missing=0
+  while read -r name; do
+    if ! grep -qE "^SwitchName=$name( |$)" "$d/show"; then echo "FAIL $kind: switch $name missing from scontrol show topology"; missing=1; fi
+  done < "$d/switches"
+  # Each leaf line's nodes as Slurm expanded them equal ours.
+  while read -r line; do
+    name=${line#SwitchName=}; name=${name%% *}
+    local ours theirs
+    ours=$(SLURM_CONF="$d/slurm.conf" "$scontrol" show hostnames "${line##*Nodes=}" 2>/dev/null | sort)
+    theirs=$(grep -E "^SwitchName=$name " "$d/show" | sed -n 's/.*Nodes=\([^ ]*\).*/\1/p')
+    theirs=$(SLURM_CONF="$d/slurm.conf" "$scontrol" show hostnames "$theirs" 2>/dev/null | sort)
+    if [ "$ours" != "$theirs" ] || [ -z "$ours" ]; then echo "FAIL $kind: nodes of $name differ"; missing=1; fi
+  done < <(grep '^SwitchName=.* Nodes=' "$d/topology.conf")
+  if [ "$missing" != 0 ]; then failures=$((failures + 1)); sed 's/^/  show: /' "$d/show" | head -20; return; fi
+  echo "ok $kind: $(wc -l < "$d/switches") switches accepted by slurmctld $("$slurmctld" -V | awk '{print $2}')"
+}
+
+check fat 'lack access to 1 nodes: lost1'
+check pods ''
+check rail ''
+check dragonfly ''
+check wide ''
+
+[ "$failures" = 0 ] || exit 1
+exit 0
