@@ -56,5 +56,8 @@ Fabric generate_dragonfly(const DragonflySpec &spec);
 std::string to_ibsim_net(const Fabric &fabric);
 // ibnetdiscover default-format text of the Fabric (as ibnetdiscover prints it).
 std::string to_ibnetdiscover_text(const Fabric &fabric);
+// The ibsim command-line options this fabric needs beyond ibsim's built-in limits ("-N 2600 -S 300
+// -P 20000"), or "" when the defaults (2048 nodes, 256 switches, 13312 ports) are enough.
+std::string ibsim_args(const Fabric &fabric);
 
 }  // namespace topoaware
