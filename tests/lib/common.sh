@@ -58,3 +58,34 @@ ta_wait_for() {
 # Paths given by automake's test environment, with fallbacks for running a test by hand.
 : "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${top_builddir:=$PWD}"
+
+# ta_hostnames LIST: expand a Slurm host list ("n[01-03,07],gpu[1-2]x[1-2]") one name per line, as
+# `scontrol show hostnames` does; in bash because scontrol needs a configured cluster to start.
+ta_hostnames() {
+  local list=$1 item="" depth=0 c i
+  for ((i = 0; i < ${#list}; i++)); do
+    c=${list:i:1}
+    case $c in
+      '[') depth=$((depth + 1)); item+=$c ;;
+      ']') depth=$((depth - 1)); item+=$c ;;
+      ',') if [ "$depth" -eq 0 ]; then _ta_expand_one "$item"; item=""; else item+=$c; fi ;;
+      *) item+=$c ;;
+    esac
+  done
+  [ -z "$item" ] || _ta_expand_one "$item"
+}
+_ta_expand_one() {
+  local s=$1
+  if [[ $s != *'['* ]]; then [ -z "$s" ] || echo "$s"; return 0; fi
+  local pre=${s%%\[*} rest=${s#*\[}
+  local body=${rest%%\]*} post=${rest#*\]} r a b n
+  local IFS=,
+  for r in $body; do
+    if [[ $r == *-* ]]; then
+      a=${r%-*} b=${r#*-}
+      for ((n = 10#$a; n <= 10#$b; n++)); do _ta_expand_one "$pre$(printf '%0*d' "${#a}" "$n")$post"; done
+    else
+      _ta_expand_one "$pre$r$post"
+    fi
+  done
+}
