@@ -234,7 +234,8 @@ std::string to_topology_conf_tree(const Topology &topo) {
     out += "# Left out, switches with no written switch below them: " + hostlist_compress(names) + "\n";
   }
   if (!unplaced.empty())
-    out += "# Left out, hosts without a leaf switch (Slurm cannot place multi-node jobs on them): " +
+    out += "# Left out, hosts without a leaf switch (Slurm cannot place multi-node jobs on them, and\n"
+           "# warns that switches lack access to them and that no switch reaches all nodes): " +
            hostlist_compress(host_names(topo, unplaced)) + "\n";
   if (parts > 1 && !virtual_df)
     out += "# The fabric is in " + std::to_string(parts) +

@@ -81,7 +81,8 @@ void tree_fat(void **) {
   expect_equal(to_topology_conf_tree(fixtures::fat_tree()),
                std::string(kTreeHeader) + "# Topology hash: sha256:0123abcd\n" + kRegen +
                    "# Left out, not reached from any compute host: orphan\n"
-                   "# Left out, hosts without a leaf switch (Slurm cannot place multi-node jobs on them): lost1\n"
+                   "# Left out, hosts without a leaf switch (Slurm cannot place multi-node jobs on them, and\n"
+                   "# warns that switches lack access to them and that no switch reaches all nodes): lost1\n"
                    "SwitchName=leaf01 Nodes=n[01-04]\n"
                    "SwitchName=leaf02 Nodes=n[05-08]\n"
                    "SwitchName=spine1 Switches=leaf[01-02]\n"
