@@ -140,6 +140,8 @@ T median_of(std::vector<T> v) {
   return v[v.size() / 2];
 }
 
+// The most common value; on a tie the largest, so that with two peers one dead cable still
+// shows (the usual value is what a healthy switch has).
 template <typename K>
 K mode_of(const std::vector<K> &v) {
   std::map<K, int> count;
@@ -147,7 +149,7 @@ K mode_of(const std::vector<K> &v) {
   K best{};
   int n = -1;
   for (const auto &[k, c] : count)
-    if (c > n) best = k, n = c;
+    if (c >= n) best = k, n = c;
   return best;
 }
 

@@ -1,0 +1,290 @@
+// classify() on real dumps (tests/fixtures/ib, see PROVENANCE.md there) and on small fabrics
+// built by hand. Expected values were written down from reading the dumps.
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "ibnetdiscover_parser.hpp"
+#include "node_name_map.hpp"
+#include "topology.hpp"
+#include "topology_json.hpp"
+// cmocka last: its macros (fail, ...) clash with names in the C++ headers.
+#include "cmocka_cxx.hpp"
+
+using namespace topoaware;
+
+static const std::string kIb = std::string(TEST_FIXTURES) + "/ib/";
+
+static const Switch &sw_named(const Topology &t, const std::string &name) {
+  for (const auto &s : t.switches)
+    if (s.name == name) return s;
+  fail_msg("no switch %s", name.c_str());
+  return t.switches.front();
+}
+
+static bool has_anomaly(const Topology &t, const std::string &kind, const std::string &where) {
+  for (const auto &a : t.anomalies)
+    if (a.kind == kind && a.where == where) return true;
+  return false;
+}
+
+// 2014 dump, every named CA a compute host: ib7 has hosts (tank1, tank2) and links to the six
+// leaves, so it is a leaf flagged "hosts on a spine"; ib8 is the only level-2 switch.
+static void test_loginoff_all_hosts(void **) {
+  Fabric f = parse_ibnetdiscover_file(kIb + "loginoff-2014-qdr-fdr.ibnetdiscover");
+  Topology t = classify(f, {});
+  assert_int_equal(t.switches.size(), 8);
+  assert_int_equal(t.hosts.size() + t.ignored.size(), 144);
+  assert_int_equal(t.max_level, 2);
+  for (const char *leaf : {"ib1", "ib2", "ib3", "ib4", "ib5", "ib6", "ib7"}) assert_int_equal(sw_named(t, leaf).level, 1);
+  assert_int_equal(sw_named(t, "ib8").level, 2);
+  assert_true(has_anomaly(t, "hosts-on-spine", "ib7"));
+  const Switch &ib7 = sw_named(t, "ib7");
+  assert_int_equal(ib7.hosts.size(), 2);
+  assert_string_equal(t.hosts[ib7.hosts[0]].name.c_str(), "tank1");
+  assert_string_equal(t.hosts[ib7.hosts[1]].name.c_str(), "tank2");
+  for (const char *leaf : {"ib1", "ib2", "ib3", "ib4", "ib5"}) {
+    size_t n = sw_named(t, leaf).hosts.size();
+    assert_true(n >= 22 && n <= 24);
+  }
+  // Hosts are in natural order: stage2 before stage10.
+  int s2 = t.host_index("stage2"), s10 = t.host_index("stage10");
+  assert_true(s2 >= 0 && s10 >= 0 && s2 < s10);
+  // One pod: ib7 joins the leaves through its direct links.
+  assert_int_equal(t.pods.size(), 1);
+}
+
+// Same dump with only the stageNNN hosts as compute nodes: ib7 seeds nothing and is level 2
+// beside ib8; tank1/tank2 and the infrastructure hosts are ignored "not in the node list".
+static void test_loginoff_stage_nodes(void **) {
+  Fabric f = parse_ibnetdiscover_file(kIb + "loginoff-2014-qdr-fdr.ibnetdiscover");
+  ClassifyOptions o;
+  std::vector<std::string> stage;
+  for (int i = 1; i <= 200; i++) stage.push_back("stage" + std::to_string(i));
+  o.compute_nodes = stage;
+  Topology t = classify(f, o);
+  assert_int_equal(sw_named(t, "ib7").level, 2);
+  assert_int_equal(sw_named(t, "ib8").level, 2);
+  assert_int_equal(t.max_level, 2);
+  assert_false(has_anomaly(t, "hosts-on-spine", "ib7"));
+  for (const auto &h : t.hosts) assert_int_equal(h.name.rfind("stage", 0), 0);
+  size_t tanks = 0;
+  for (const auto &i : t.ignored) {
+    assert_string_equal(i.reason.c_str(), "not in the node list");
+    tanks += i.name == "tank1" || i.name == "tank2";
+  }
+  assert_int_equal(tanks, 2);
+  assert_int_equal(t.hosts.size() + t.ignored.size(), 144);
+  assert_int_equal(t.leaf_groups.size(), 6);
+  assert_int_equal(t.pods.size(), 1);
+  // Leaves have uplinks to both level-2 switches: oversubscription is known at level 1.
+  assert_true(t.levels[0].oversub_min > 0);
+}
+
+// X5 (2020): all CAs carry the default "MT25408 ConnectX" description; without the map they are
+// unnamed and ignored, with the map they are hosts.
+static void test_x5_with_and_without_map(void **) {
+  Fabric f = parse_ibnetdiscover_file(kIb + "x5-2020-qdr.ibnetdiscover");
+  Topology bare = classify(f, {});
+  assert_int_equal(bare.hosts.size(), 0);
+  assert_int_equal(bare.ignored.size(), 89);
+  for (const auto &i : bare.ignored) assert_true(i.reason.find("unnamed") != std::string::npos);
+
+  NodeNameMap map = read_node_name_map(kIb + "x5-2020-qdr.node-name-map");
+  ClassifyOptions o;
+  o.node_names = map.names;
+  Topology t = classify(f, o);
+  assert_int_equal(t.switches.size(), 11);
+  assert_int_equal(t.hosts.size(), 86);  // 3 CAs are missing from the map
+  assert_int_equal(t.ignored.size(), 3);
+  assert_true(t.host_index("sl390lin101") >= 0);
+  const Host &h = t.hosts[t.host_index("sl390lin101")];
+  assert_int_equal(t.switches[h.leaf].level, 1);
+  // The hosts of one leaf as the authors' own topology.conf lists them.
+  const Switch &leaf = t.switches[h.leaf];
+  assert_int_equal(leaf.hosts.size(), 24);  // sl390lin[101-124]
+
+  ClassifyOptions keep;
+  keep.keep_unnamed = true;
+  Topology all = classify(f, keep);
+  assert_int_equal(all.hosts.size(), 89);
+}
+
+// Exporter -p dumps include a SHARP Aggregation Node, which is never a compute host.
+static void test_sharp_ignored(void **) {
+  for (const char *file : {"exporter-test.ibnetdiscover-p", "exporter-test2.ibnetdiscover-p", "exporter-test3.ibnetdiscover-p"}) {
+    Fabric f = parse_ibnetdiscover_file(kIb + file);
+    Topology t = classify(f, {});
+    for (const auto &h : t.hosts) assert_true(h.name.find("Aggregation") == std::string::npos);
+    for (const auto &i : f.nodes)
+      if (i.desc.find("Aggregation Node") != std::string::npos) {
+        bool listed = false;
+        for (const auto &ig : t.ignored) listed |= ig.guid == i.guid && ig.reason == "SHARP Aggregation Node";
+        assert_true(listed);
+      }
+  }
+}
+
+// --- small fabrics by hand -------------------------------------------------------------------
+
+static uint64_t g_next = 0x1000;
+static void link(Fabric &f, FabricNode &a, int pa, FabricNode &b, int pb, int width = 4, LinkSpeed sp = LinkSpeed::HDR) {
+  Port x;
+  x.num = pa;
+  x.remote_guid = b.guid;
+  x.remote_port = pb;
+  x.width = width;
+  x.speed = sp;
+  x.port_guid = a.type == NodeType::Ca ? a.guid + pa : a.guid;
+  a.ports.push_back(x);
+  Port y = x;
+  y.num = pb;
+  y.remote_guid = a.guid;
+  y.remote_port = pa;
+  y.port_guid = b.type == NodeType::Ca ? b.guid + pb : b.guid;
+  b.ports.push_back(y);
+  (void)f;
+}
+static FabricNode node(NodeType t, const std::string &desc) {
+  FabricNode n;
+  n.type = t;
+  n.guid = (g_next += 0x100);
+  n.desc = desc;
+  n.nports = t == NodeType::Ca ? 2 : 36;
+  return n;
+}
+
+// Two leaves, two spines, 3 hosts per leaf, one uplink from each leaf to each spine.
+static Fabric small_fat_tree(bool drop_uplink) {
+  std::vector<FabricNode> leaves = {node(NodeType::Switch, "leaf1"), node(NodeType::Switch, "leaf2")};
+  std::vector<FabricNode> spines = {node(NodeType::Switch, "spine1"), node(NodeType::Switch, "spine2")};
+  std::vector<FabricNode> hosts;
+  Fabric f;
+  for (int l = 0; l < 2; l++)
+    for (int h = 0; h < 3; h++) {
+      hosts.push_back(node(NodeType::Ca, "h" + std::to_string(l * 3 + h + 1) + " mlx5_0"));
+      link(f, hosts.back(), 1, leaves[l], h + 1);
+    }
+  for (int l = 0; l < 2; l++)
+    for (int s = 0; s < 2; s++)
+      if (!(drop_uplink && l == 1 && s == 1)) link(f, leaves[l], 10 + s, spines[s], 1 + l);
+  for (auto *v : {&hosts, &leaves, &spines})
+    for (auto &n : *v) f.add_node(n);
+  f.finish();
+  return f;
+}
+
+static void test_fat_tree_by_hand(void **) {
+  Topology t = classify(small_fat_tree(false), {});
+  assert_int_equal(t.hosts.size(), 6);
+  assert_int_equal(t.switches.size(), 4);
+  assert_string_equal(t.switches[0].name.c_str(), "leaf1");
+  assert_string_equal(t.switches[1].name.c_str(), "leaf2");
+  assert_int_equal(t.switches[2].level, 2);
+  assert_int_equal(t.leaf_groups.size(), 2);
+  assert_int_equal(t.pods.size(), 1);
+  assert_false(t.rail_optimized);
+  // 3 hosts x 200 Gb/s down, 2 x 200 up: 1.5:1.
+  assert_true(t.levels[0].oversub_median > 1.49 && t.levels[0].oversub_median < 1.51);
+  assert_int_equal(t.anomalies.size(), 0);
+  assert_int_equal(t.hosts[3].leaf_group, 1);
+
+  Topology cut = classify(small_fat_tree(true), {});
+  assert_true(has_anomaly(cut, "missing-uplink", "leaf2"));
+}
+
+// The output does not depend on the order in which the fabric was walked.
+static void test_order_independent(void **) {
+  Fabric f = parse_ibnetdiscover_file(kIb + "loginoff-2014-qdr-fdr.ibnetdiscover");
+  Topology t1 = classify(f, {});
+  std::string j1 = to_json(t1);
+  std::mt19937 rng(7);
+  for (int round = 0; round < 3; round++) {
+    std::vector<FabricNode> nodes = f.nodes;
+    std::shuffle(nodes.begin(), nodes.end(), rng);
+    Fabric g;
+    for (auto &n : nodes) {
+      std::shuffle(n.ports.begin(), n.ports.end(), rng);
+      g.add_node(n);
+    }
+    g.finish();
+    Topology t2 = classify(g, {});
+    assert_true(to_json(t2) == j1);
+  }
+}
+
+// Rail-optimized by hand: 4 hosts with 2 HCAs each, HCA k on leaf k: one leaf group of 2 leaves.
+static void test_rails_by_hand(void **) {
+  Fabric f;
+  FabricNode l0 = node(NodeType::Switch, "su1-rail0"), l1 = node(NodeType::Switch, "su1-rail1");
+  FabricNode s0 = node(NodeType::Switch, "spine-rail0"), s1 = node(NodeType::Switch, "spine-rail1");
+  std::vector<FabricNode> cas;
+  for (int h = 0; h < 4; h++)
+    for (int k = 0; k < 2; k++) {
+      cas.push_back(node(NodeType::Ca, "gpu" + std::to_string(h + 1) + " mlx5_" + std::to_string(k)));
+      link(f, cas.back(), 1, k == 0 ? l0 : l1, h + 1);
+    }
+  link(f, l0, 20, s0, 1);
+  link(f, l1, 20, s1, 1);
+  for (auto &n : cas) f.add_node(n);
+  for (auto *n : {&l0, &l1, &s0, &s1}) f.add_node(*n);
+  f.finish();
+  Topology t = classify(f, {});
+  assert_int_equal(t.hosts.size(), 4);
+  assert_true(t.rail_optimized);
+  assert_int_equal(t.leaf_groups.size(), 1);
+  assert_int_equal(t.leaf_groups[0].leaves.size(), 2);
+  for (const auto &h : t.hosts) {
+    assert_int_equal(h.ports.size(), 2);
+    assert_int_equal(h.ports[0].rail, 0);
+    assert_string_equal(h.ports[0].device.c_str(), "mlx5_0");
+    assert_int_equal(h.ports[1].rail, 1);
+    assert_string_equal(t.switches[h.ports[1].sw].name.c_str(), "su1-rail1");
+  }
+  assert_int_equal(t.pods.size(), 1);
+}
+
+// A dragonfly by hand: 3 groups of 3 routers, all-to-all inside, one global link per group pair.
+static void test_dragonfly_by_hand(void **) {
+  Fabric f;
+  std::vector<FabricNode> r;
+  std::vector<FabricNode> cas;
+  for (int g = 0; g < 3; g++)
+    for (int i = 0; i < 3; i++) r.push_back(node(NodeType::Switch, "g" + std::to_string(g) + "r" + std::to_string(i)));
+  std::vector<int> next_port(r.size(), 10);
+  auto rl = [&](int a, int b) { link(f, r[a], next_port[a]++, r[b], next_port[b]++); };
+  for (int g = 0; g < 3; g++)
+    for (int i = 0; i < 3; i++)
+      for (int k = i + 1; k < 3; k++) rl(g * 3 + i, g * 3 + k);
+  rl(0 * 3 + 0, 1 * 3 + 0);
+  rl(1 * 3 + 1, 2 * 3 + 1);
+  rl(2 * 3 + 2, 0 * 3 + 2);
+  int hn = 0;
+  for (size_t i = 0; i < r.size(); i++)
+    for (int h = 0; h < 2; h++) {
+      cas.push_back(node(NodeType::Ca, "d" + std::to_string(++hn) + " mlx5_0"));
+      link(f, cas.back(), 1, r[i], h + 1);
+    }
+  for (auto &n : r) f.add_node(n);
+  for (auto &n : cas) f.add_node(n);
+  f.finish();
+  Topology t = classify(f, {});
+  assert_int_equal(t.max_level, 1);
+  assert_int_equal(t.dragonfly_groups.size(), 3);
+  for (const auto &g : t.dragonfly_groups) {
+    assert_int_equal(g.switches.size(), 3);
+    assert_int_equal(g.hosts.size(), 6);
+  }
+  assert_int_equal(t.pods.size(), 3);
+  for (const auto &a : t.anomalies) assert_true(a.kind != "same-level-link" && a.kind != "hosts-on-spine");
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_loginoff_all_hosts),   cmocka_unit_test(test_loginoff_stage_nodes),
+      cmocka_unit_test(test_x5_with_and_without_map), cmocka_unit_test(test_sharp_ignored),
+      cmocka_unit_test(test_fat_tree_by_hand),     cmocka_unit_test(test_order_independent),
+      cmocka_unit_test(test_rails_by_hand),        cmocka_unit_test(test_dragonfly_by_hand),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

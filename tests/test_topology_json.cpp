@@ -1,0 +1,104 @@
+// topology.json: canonical output, round trip, hash check, and strict rejection of bad files.
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ibnetdiscover_parser.hpp"
+#include "topology.hpp"
+#include "topology_json.hpp"
+// cmocka last: its macros (fail, ...) clash with names in the C++ headers.
+#include "cmocka_cxx.hpp"
+
+using namespace topoaware;
+
+static const std::string kIb = std::string(TEST_FIXTURES) + "/ib/";
+
+static std::string fixture_json() {
+  Fabric f = parse_ibnetdiscover_file(kIb + "loginoff-2014-qdr-fdr.ibnetdiscover");
+  Topology t = classify(f, {});
+  return to_json(t);
+}
+
+static void test_round_trip(void **) {
+  std::string text = fixture_json();
+  assert_true(text.find("\"schema\": \"topoaware/1\"") != std::string::npos);
+  Topology back = topology_from_json(text);
+  assert_int_equal(back.hosts.size(), 144 - 0);
+  assert_int_equal(back.switches.size(), 8);
+  std::string again = to_json(back);
+  assert_true(again == text);
+  // Derived host lists are rebuilt on load.
+  int leaves_with_hosts = 0;
+  for (const auto &s : back.switches) leaves_with_hosts += !s.hosts.empty();
+  assert_int_equal(leaves_with_hosts, 7);
+}
+
+static void expect_error(const std::string &text, const char *needle) {
+  try {
+    topology_from_json(text);
+    fail_msg("accepted a bad topology (expected an error containing \"%s\")", needle);
+  } catch (const TopologyError &e) {
+    if (std::string(e.what()).find(needle) == std::string::npos)
+      fail_msg("error \"%s\" does not mention \"%s\"", e.what(), needle);
+  }
+}
+
+static void test_rejects(void **) {
+  std::string text = fixture_json();
+  expect_error("", "not valid JSON");
+  expect_error(text.substr(0, text.size() / 2), "not valid JSON");
+  expect_error("[]", "not a JSON object");
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
+  auto edited = [&](auto change) {
+    nlohmann::ordered_json k = j;
+    change(k);
+    return k.dump(1) + "\n";
+  };
+  expect_error(edited([](auto &k) { k["schema"] = "topoaware/9"; }), "schema");
+  expect_error(edited([](auto &k) { k["hosts"][0]["name"] = "renamed"; }), "");
+  expect_error(edited([](auto &k) { k["hosts"][3]["name"] = "zzz"; }), "canonical");
+  expect_error(edited([](auto &k) { k["switches"][0]["level"] = "one"; }), "must be an integer");
+  expect_error(edited([](auto &k) { k["switches"][0].erase("level"); }), "missing \"level\"");
+  expect_error(edited([](auto &k) { k["hosts"][0]["leaf_group"] = 999; }), "refers to nothing");
+  expect_error(edited([](auto &k) { k["hosts"][0]["ports"][0]["switch"] = "0x1234"; }), "not in switches");
+  expect_error(edited([](auto &k) { k["links"][0]["speed"] = "WARP"; }), "bad speed");
+  // Any change to the content, even a valid one, breaks the hash.
+  expect_error(edited([](auto &k) { k["switches"][0]["desc"] = "renamed"; }), "does not match");
+}
+
+static void test_atomic_write_and_load(void **) {
+  char dir[] = "/tmp/topoaware-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::string path = std::string(dir) + "/topology.json";
+  write_file_atomic(path, fixture_json());
+  Topology t = load_topology_file(path);
+  assert_int_equal(t.switches.size(), 8);
+  try {
+    load_topology_file(std::string(dir) + "/missing.json");
+    fail();
+  } catch (const TopologyError &e) {
+    assert_true(std::string(e.what()).find("missing.json: cannot open") != std::string::npos);
+  }
+  {
+    std::ofstream(path) << "{\"schema\": ";
+  }
+  try {
+    load_topology_file(path);
+    fail();
+  } catch (const TopologyError &e) {
+    assert_true(std::string(e.what()).find(path + ": not valid JSON") == 0);
+  }
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_rejects),
+      cmocka_unit_test(test_atomic_write_and_load),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
