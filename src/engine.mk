@@ -1,1 +1,5 @@
 # Placement engine, layouts, rank order and cost model (added to the core library).
+src_libtopoaware_core_la_SOURCES += \
+  src/layout.hpp src/layout.cpp \
+  src/rank_order.hpp src/rank_order.cpp
+src_libtopoaware_core_la_SOURCES += src/placement.hpp src/placement.cpp

@@ -1,0 +1,288 @@
+// Placement engine (see placement.hpp for the goals and the comparison with Slurm).
+#include "placement.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace topoaware {
+
+const char *place_status_name(PlaceStatus s) {
+  switch (s) {
+    case PlaceStatus::Ideal: return "ideal";
+    case PlaceStatus::Fallback: return "fallback";
+    case PlaceStatus::NoBlock: return "no-block";
+    case PlaceStatus::NoNodes: return "no-nodes";
+  }
+  return "?";
+}
+
+NodeMap::NodeMap(const TopoIndex &index, const std::vector<std::string> &slurm_names) {
+  to_host_.assign(slurm_names.size(), -1);
+  to_slurm_.assign(size_t(index.host_count()), -1);
+  for (size_t i = 0; i < slurm_names.size(); ++i) {
+    const int h = index.find_host(slurm_names[i]);
+    if (h < 0 || to_slurm_[size_t(h)] >= 0) {  // unknown, or a duplicate name: never placeable
+      missing_.push_back(slurm_names[i]);
+      continue;
+    }
+    to_host_[i] = h;
+    to_slurm_[size_t(h)] = int(i);
+  }
+}
+
+Placer::Placer(const TopoIndex &index) : index_(&index), orderer_(index) {
+  const size_t nlg = size_t(index.leaf_group_count());
+  lg_count_.assign(nlg, 0);
+  lg_fill_.assign(nlg, 0);
+  lg_off_.assign(nlg + 1, 0);
+  take_.assign(nlg, 0);
+  best_take_.assign(nlg, 0);
+  pod_free_.assign(size_t(index.pod_count()), 0);
+  cand_.reserve(size_t(index.host_count()));
+  raw_.reserve(size_t(index.host_count()));
+}
+
+PlaceStatus Placer::place(const int *hosts, const uint32_t *free_gpus, size_t n, const Job &job, PlaceMode mode,
+                          PlaceResult &out) {
+  raw_.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (hosts[i] >= 0 && hosts[i] < index_->host_count()) raw_.emplace_back(hosts[i], free_gpus[i]);
+  return run(job, mode, out);
+}
+
+PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_t nbits, const uint16_t *free_gpus,
+                                const Job &job, PlaceMode mode, PlaceResult &out) {
+  raw_.clear();
+  nbits = std::min(nbits, map.size());
+  for (size_t w = 0; w * 64 < nbits; ++w) {
+    uint64_t bits = words[w];
+    while (bits) {
+      const size_t i = w * 64 + size_t(__builtin_ctzll(bits));
+      bits &= bits - 1;
+      if (i >= nbits) break;
+      const int h = map.host(i);
+      if (h >= 0) raw_.emplace_back(h, free_gpus[i]);
+    }
+  }
+  const PlaceStatus s = run(job, mode, out);
+  out.slurm.clear();
+  for (int h : out.nodes) out.slurm.push_back(map.slurm(h));
+  return s;
+}
+
+// Takes whole segments, then single nodes, from the leaf groups `lgs` (candidates counted in
+// lg_count_), writing the node count taken from each into take (indexed by leaf group, zero on
+// entry for lgs). Returns false if the region holds fewer than nseg*seg candidates.
+//
+// Segments: partially used leaf groups first (buddy-style: fill what is already broken so that
+// whole leaf groups stay free), fully free ones after. In each tier: if one group holds the
+// remaining segments, the one that holds them most tightly (fewest whole segments, then fewest
+// free nodes, then lowest index); else the group with the most whole segments (then fewest free
+// nodes, lowest index), which keeps the job on few groups. Single nodes (only when segments must
+// be split): the same best fit by free nodes over what is left, without tiers.
+bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, std::vector<uint32_t> &take) {
+  uint64_t remaining = nseg;
+  auto best_fit = [&](uint64_t &need, uint32_t unit) {
+    // opts_ sorted by (k asc, c desc, lg desc): the back is the largest k with the fewest free
+    // nodes and the lowest index, and the end of a run of equal k is its tightest member.
+    std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
+      return std::tie(a.k, b.c, b.lg) < std::tie(b.k, a.c, a.lg);
+    });
+    size_t end = opts_.size();
+    while (need > 0 && end > 0) {
+      const Opt &last = opts_[end - 1];
+      if (last.k < need) {
+        take[size_t(last.lg)] += last.k * unit;
+        need -= last.k;
+        --end;
+        continue;
+      }
+      size_t i = size_t(std::lower_bound(opts_.begin(), opts_.begin() + std::ptrdiff_t(end), need,
+                                         [](const Opt &o, uint64_t v) { return o.k < v; }) -
+                        opts_.begin());
+      while (i + 1 < end && opts_[i + 1].k == opts_[i].k) ++i;
+      take[size_t(opts_[i].lg)] += uint32_t(need) * unit;
+      need = 0;
+    }
+  };
+  for (int tier = 0; tier < 2 && remaining > 0; ++tier) {
+    opts_.clear();
+    for (int g : lgs) {
+      const uint32_t c = lg_count_[size_t(g)] - take[size_t(g)];
+      const bool whole = c == uint32_t(index_->leaf_group_size(g)) && take[size_t(g)] == 0;
+      if (c / seg > 0 && whole == (tier == 1)) opts_.push_back({c / seg, c, g});
+    }
+    best_fit(remaining, seg);
+  }
+  if (remaining == 0) return true;
+  uint64_t need = remaining * seg;
+  opts_.clear();
+  for (int g : lgs) {
+    const uint32_t c = lg_count_[size_t(g)] - take[size_t(g)];
+    if (c > 0) opts_.push_back({c, c, g});
+  }
+  best_fit(need, 1);
+  return need == 0;
+}
+
+// Span of the node counts in take over lgs, exactly as the rank order will cut it.
+void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q) {
+  const TopoIndex &ix = *index_;
+  pieces_.clear();
+  for (int g : lgs)
+    if (take[size_t(g)] > 0) pieces_.push_back({g, ix.leaf_group_pod(g), take[size_t(g)]});
+  std::sort(pieces_.begin(), pieces_.end(),
+            [](const Piece &a, const Piece &b) { return std::tie(a.pod, a.leaf_group) < std::tie(b.pod, b.leaf_group); });
+  pack_segments(pieces_, seg, packing_, pool_);
+  const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
+  const uint32_t ideal_seg = (seg + lmax - 1) / lmax;
+  q = PlaceQuality{};
+  q.segments = packing_.segments();
+  for (uint32_t s = 0; s < q.segments; ++s) {
+    const uint32_t span = packing_.begin[s + 1] - packing_.begin[s];  // parts = distinct leaf groups
+    if (span > ideal_seg) {
+      q.segment_excess += span - ideal_seg;
+      ++q.split_segments;
+    }
+  }
+  q.leaf_groups = uint32_t(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i)
+    if (i == 0 || pieces_[i].pod != pieces_[i - 1].pod) ++q.pods;
+}
+
+PlaceStatus Placer::run(const Job &job, PlaceMode mode, PlaceResult &out) {
+  const TopoIndex &ix = *index_;
+  out.nodes.clear();
+  out.slurm.clear();
+  out.quality = PlaceQuality{};
+  out.candidates = 0;
+  const JobGeometry geo = job_geometry(job.layout, job.nodes);  // throws on a bad layout
+  if (job.gpus_per_node != geo.gpus_per_node)
+    throw LayoutError("the layout's " + std::to_string(job.layout.world()) + " GPUs on " +
+                      std::to_string(job.nodes) + " nodes means " + std::to_string(geo.gpus_per_node) +
+                      " GPUs per node, but the job asks for " + std::to_string(job.gpus_per_node));
+  const uint32_t N = job.nodes, seg = geo.segment_nodes, nseg = geo.segments();
+  const uint32_t gpn = geo.gpus_per_node;
+
+  // Bucket the candidates with enough free GPUs by leaf group: O(candidates + leaf groups).
+  std::fill(lg_count_.begin(), lg_count_.end(), 0);
+  std::fill(pod_free_.begin(), pod_free_.end(), 0);
+  uint32_t total = 0;
+  for (const auto &[h, free] : raw_) {
+    if (free < gpn) continue;
+    ++lg_count_[size_t(ix.host_leaf_group(h))];
+    ++pod_free_[size_t(ix.host_pod(h))];
+    ++total;
+  }
+  out.candidates = total;
+  if (total < N) return out.status = PlaceStatus::NoNodes;
+  const size_t nlg = lg_count_.size();
+  lg_off_[0] = 0;
+  for (size_t g = 0; g < nlg; ++g) lg_off_[g + 1] = lg_off_[g] + lg_count_[g];
+  std::copy(lg_off_.begin(), lg_off_.end() - 1, lg_fill_.begin());
+  cand_.resize(total);
+  for (const auto &[h, free] : raw_)
+    if (free >= gpn) cand_[lg_fill_[size_t(ix.host_leaf_group(h))]++] = {free, h};
+
+  const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
+  const uint32_t ideal_pods = (N + pmax - 1) / pmax;
+  bool have_best = false;
+  PlaceQuality best_q;
+  auto consider = [&](const std::vector<int> &lgs) {
+    for (int g : lgs) take_[size_t(g)] = 0;
+    if (!greedy(lgs, seg, nseg, take_)) return;
+    PlaceQuality q;
+    evaluate(take_, lgs, seg, q);
+    q.ideal_pods = ideal_pods;
+    const auto key = [](const PlaceQuality &x) {
+      return std::make_tuple(x.segment_excess, x.pods > x.ideal_pods ? x.pods - x.ideal_pods : 0u);
+    };
+    if (have_best && !(key(q) < key(best_q))) return;  // earlier options win ties (best fit)
+    for (int g : best_lgs_) best_take_[size_t(g)] = 0;
+    best_lgs_.clear();
+    for (int g : lgs)
+      if (take_[size_t(g)]) {
+        best_lgs_.push_back(g);
+        best_take_[size_t(g)] = take_[size_t(g)];
+      }
+    best_q = q;
+    have_best = true;
+  };
+
+  // One pod at a time, smallest sufficient pod first (best fit); stop at the first ideal one.
+  pods_sorted_.clear();
+  for (int p = 0; p < ix.pod_count(); ++p)
+    if (pod_free_[size_t(p)] >= N) pods_sorted_.push_back(p);
+  std::sort(pods_sorted_.begin(), pods_sorted_.end(), [this](int a, int b) {
+    return std::tie(pod_free_[size_t(a)], a) < std::tie(pod_free_[size_t(b)], b);
+  });
+  for (int p : pods_sorted_) {
+    region_.clear();
+    for (int g : ix.pod_leaf_groups(p))
+      if (lg_count_[size_t(g)]) region_.push_back(g);
+    consider(region_);
+    if (have_best && best_q.ideal()) break;
+  }
+  // Several pods: chosen best-fit by whole segments (by nodes when segments cannot all be whole),
+  // the same rule as for leaf groups, then leaf groups across them.
+  if (ix.pod_count() > 1 && !(have_best && best_q.ideal())) {
+    opts_.clear();
+    uint64_t seg_total = 0;
+    for (int p = 0; p < ix.pod_count(); ++p) {
+      uint32_t k = 0;
+      for (int g : ix.pod_leaf_groups(p)) k += lg_count_[size_t(g)] / seg;
+      seg_total += k;
+      opts_.push_back({k, pod_free_[size_t(p)], p});
+    }
+    const bool by_segments = seg_total >= nseg;
+    if (!by_segments)
+      for (auto &o : opts_) o.k = o.c;
+    uint64_t need = by_segments ? nseg : N;
+    std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
+      return std::tie(a.k, b.c, b.lg) < std::tie(b.k, a.c, a.lg);
+    });
+    std::vector<int> &chosen = pods_sorted_;  // reused
+    chosen.clear();
+    size_t end = opts_.size();
+    while (need > 0 && end > 0) {
+      if (opts_[end - 1].k < need) {
+        need -= opts_[end - 1].k;
+        chosen.push_back(opts_[--end].lg);
+        continue;
+      }
+      size_t i = size_t(std::lower_bound(opts_.begin(), opts_.begin() + std::ptrdiff_t(end), need,
+                                         [](const Opt &o, uint64_t v) { return o.k < v; }) - opts_.begin());
+      while (i + 1 < end && opts_[i + 1].k == opts_[i].k) ++i;
+      chosen.push_back(opts_[i].lg);
+      need = 0;
+    }
+    std::sort(chosen.begin(), chosen.end());
+    region_.clear();
+    for (int p : chosen)
+      for (int g : ix.pod_leaf_groups(p))
+        if (lg_count_[size_t(g)]) region_.push_back(g);
+    consider(region_);
+  }
+  if (!have_best) return out.status = PlaceStatus::NoNodes;  // unreachable: total >= N
+
+  // The nodes: in each chosen leaf group, those with the fewest free GPUs (best fit), then by
+  // canonical order. Only the chosen groups are sorted.
+  chosen_hosts_.clear();
+  std::sort(best_lgs_.begin(), best_lgs_.end());
+  for (int g : best_lgs_) {
+    auto b = cand_.begin() + std::ptrdiff_t(lg_off_[size_t(g)]);
+    auto e = cand_.begin() + std::ptrdiff_t(lg_off_[size_t(g) + 1]);
+    const uint32_t t = best_take_[size_t(g)];
+    auto cmp = [&ix](const std::pair<uint32_t, int> &a, const std::pair<uint32_t, int> &c) {
+      return std::make_pair(a.first, ix.canonical_rank(a.second)) < std::make_pair(c.first, ix.canonical_rank(c.second));
+    };
+    std::partial_sort(b, b + t, e, cmp);
+    for (auto it = b; it != b + t; ++it) chosen_hosts_.push_back(it->second);
+  }
+  orderer_.order(chosen_hosts_, job.layout, out.nodes);
+  out.quality = best_q;
+  if (best_q.ideal()) return out.status = PlaceStatus::Ideal;
+  return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;
+}
+
+}  // namespace topoaware

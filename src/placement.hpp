@@ -1,0 +1,136 @@
+// Placement engine: given the usable nodes now (as Slurm's bitmap over its node table, or as
+// topology host indices), free GPUs per node and a job (nodes, GPUs per node, layout), choose the
+// job's nodes and return them in rank order (rank_order.hpp), or say that no good block exists now
+// together with the best fallback.
+//
+// Goals, in order (DESIGN.md "Placement"):
+//  1. TP inside nodes: only nodes with at least the job's GPUs per node free are candidates, and a
+//     layout whose TP group does not fit a node is refused (LayoutError).
+//  2. Each segment (DP ring under Megatron's order, PP chain under tp-pp-dp; rank_order.hpp) on
+//     its ideal number of leaf groups, ceil(segment nodes / largest leaf group).
+//  3. The whole job on its ideal number of pods, ceil(job nodes / largest pod).
+//  4. Best fit among placements equal on 2 and 3: the smallest sufficient pod; inside it, leaf
+//     groups chosen so that a block of whole segments comes from the group that fits the
+//     remainder most tightly, else from the largest group; nodes with the fewest free GPUs first.
+//     Large free blocks (whole leaf groups, whole pods) stay intact for large jobs.
+// Rail-optimized fabrics: a leaf group (all rails of a scalable unit) is one unit; its leaves
+// are never counted apart.
+//
+// How this differs from Slurm 22.05's _eval_nodes_topo (cons_tres/job_test.c), which picks the
+// lowest switch with enough nodes (best fit by node count), then takes leaves best-fit: the leaf
+// whose free nodes cover the remainder most tightly, else the one with the most free nodes, taking
+// all nodes it can from each leaf:
+//  - granularity: we cut whole segments (DP rings / PP chains) from leaf groups before single
+//    nodes, so e.g. 8 nodes of pp=2 x dp=4 on leaves with 5, 5 and 3 free take 4 + 4 (each ring in
+//    one leaf) where Slurm takes 5 + 3 (one ring split whatever the rank order);
+//  - the order: Slurm hands nodes to ranks in node-table order; we return the rank order that the
+//    scoring used, which the SPANK plugin recomputes from the node set;
+//  - the unit: a rail group's leaves are one unit (Slurm would see one leaf switch per rail);
+//  - quality first: a placement that keeps every segment inside its ideal leaf groups wins over
+//    a tighter fit by node count; strict mode refuses anything else;
+//  - per-node GPUs: among a leaf group's candidates we prefer nodes with fewer free GPUs (best
+//    fit for shared nodes); Slurm's order there is node weight, then index.
+// Cost per call: O(candidates + leaf groups * log(leaf groups)); no allocation once the scratch
+// buffers of the Placer have grown to the cluster's size.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layout.hpp"
+#include "rank_order.hpp"
+
+namespace topoaware {
+
+enum class PlaceMode : uint8_t { Strict, Prefer };
+
+struct Job {
+  uint32_t nodes = 0;
+  uint32_t gpus_per_node = 0;
+  Layout layout;
+};
+
+enum class PlaceStatus : uint8_t {
+  Ideal,      // every segment and the job on their ideal spans
+  Fallback,   // prefer mode: the best available, not ideal (nodes filled)
+  NoBlock,    // strict mode: no ideal block now; nodes holds the best fallback
+  NoNodes,    // fewer usable nodes with enough free GPUs than the job needs; nodes empty
+};
+const char *place_status_name(PlaceStatus s);
+
+// Span of a placement, as the rank order lays it out.
+struct PlaceQuality {
+  uint32_t segments = 0;
+  uint32_t segment_excess = 0;   // sum over segments of (leaf groups spanned - ideal)
+  uint32_t split_segments = 0;   // segments above their ideal
+  uint32_t leaf_groups = 0;      // leaf groups the job touches
+  uint32_t pods = 0, ideal_pods = 0;
+  bool ideal() const { return segment_excess == 0 && pods <= ideal_pods; }
+};
+
+struct PlaceResult {
+  PlaceStatus status = PlaceStatus::NoNodes;
+  std::vector<int> nodes;   // topology host indices in rank order
+  std::vector<int> slurm;   // the same nodes as Slurm node-table indices (place_slurm only)
+  PlaceQuality quality;
+  uint32_t candidates = 0;  // usable nodes with enough free GPUs
+};
+
+// Slurm node-table index <-> topology host, built once per (topology, node table) pair.
+class NodeMap {
+ public:
+  NodeMap(const TopoIndex &index, const std::vector<std::string> &slurm_names);
+  size_t size() const { return to_host_.size(); }
+  int host(size_t slurm_index) const { return to_host_[slurm_index]; }  // -1: not in the topology
+  int slurm(int host) const { return to_slurm_[size_t(host)]; }          // -1: not in Slurm
+  const std::vector<std::string> &missing() const { return missing_; }   // Slurm names not in topology
+
+ private:
+  std::vector<int> to_host_, to_slurm_;
+  std::vector<std::string> missing_;
+};
+
+// Not thread-safe (scratch buffers); one Placer per thread. The TopoIndex must outlive it.
+class Placer {
+ public:
+  explicit Placer(const TopoIndex &index);
+
+  // hosts[i] (topology index, each at most once) is usable with free_gpus[i] GPUs free.
+  // Throws LayoutError if the job is inconsistent (world != nodes * gpus_per_node, TP split).
+  PlaceStatus place(const int *hosts, const uint32_t *free_gpus, size_t n, const Job &job, PlaceMode mode,
+                    PlaceResult &out);
+  // Slurm's view: bit i of words (word i/64, bit i%64, as in Slurm's bitstr_t after its two header
+  // words) marks node-table index i usable; free_gpus[i] per node-table index. Nodes missing from
+  // the topology are never chosen. Fills out.slurm too.
+  PlaceStatus place_slurm(const NodeMap &map, const uint64_t *words, size_t nbits, const uint16_t *free_gpus,
+                          const Job &job, PlaceMode mode, PlaceResult &out);
+
+  const TopoIndex &index() const { return *index_; }
+
+ private:
+  struct Option;
+  PlaceStatus run(const Job &job, PlaceMode mode, PlaceResult &out);
+  void add_candidate(int host, uint32_t free_gpus, uint32_t need);
+  bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, std::vector<uint32_t> &take);
+  void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
+
+  const TopoIndex *index_;
+  RankOrderer orderer_;
+  // per call, sized once: candidates bucketed by leaf group
+  std::vector<uint32_t> lg_count_, lg_fill_, lg_off_;
+  std::vector<int> touched_lgs_;
+  std::vector<std::pair<uint32_t, int>> cand_;  // (free GPUs, host) grouped by leaf group
+  std::vector<std::pair<int, uint32_t>> raw_;   // candidates as given
+  std::vector<uint32_t> pod_free_;
+  std::vector<int> region_, pods_sorted_, chosen_hosts_;
+  std::vector<uint32_t> take_, best_take_;
+  std::vector<int> best_lgs_;
+  struct Opt { uint32_t k, c; int lg; };
+  std::vector<Opt> opts_;
+  std::vector<Piece> pieces_;
+  Packing packing_;
+  std::vector<SegmentPart> pool_;
+};
+
+}  // namespace topoaware

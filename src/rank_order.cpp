@@ -1,0 +1,232 @@
+// Rank order (see rank_order.hpp).
+#include "rank_order.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace topoaware {
+
+TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
+  const size_t nh = topo.hosts.size();
+  const int real_pods = int(topo.pods.size());
+  host_lg_.assign(nh, -1);
+  host_leaf_.assign(nh, -1);
+  // Leaf groups of the topology keep their indices; hosts without one get their own after them.
+  lg_hosts_.assign(topo.leaf_groups.size(), {});
+  lg_pod_.assign(topo.leaf_groups.size(), -1);
+  for (size_t g = 0; g < topo.leaf_groups.size(); ++g) {
+    const int p = topo.leaf_groups[g].pod;
+    lg_pod_[g] = (p >= 0 && p < real_pods) ? p : real_pods;  // real_pods = the "no pod" pod
+  }
+  for (size_t h = 0; h < nh; ++h) {
+    const Host &host = topo.hosts[h];
+    host_leaf_[h] = host.leaf;
+    int g = host.leaf_group;
+    if (g < 0 || size_t(g) >= topo.leaf_groups.size()) {
+      g = int(lg_hosts_.size());
+      lg_hosts_.emplace_back();
+      lg_pod_.push_back(real_pods);
+    }
+    host_lg_[h] = g;
+    lg_hosts_[size_t(g)].push_back(int(h));  // ascending host index = natural name order
+  }
+  const bool no_pod_used = std::find(lg_pod_.begin(), lg_pod_.end(), real_pods) != lg_pod_.end();
+  pod_lgs_.assign(size_t(real_pods + (no_pod_used ? 1 : 0)), {});
+  pod_size_.assign(pod_lgs_.size(), 0);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) {
+    pod_lgs_[size_t(lg_pod_[g])].push_back(int(g));
+    pod_size_[size_t(lg_pod_[g])] += int(lg_hosts_[g].size());
+    max_lg_size_ = std::max(max_lg_size_, int(lg_hosts_[g].size()));
+  }
+  for (int s : pod_size_) max_pod_size_ = std::max(max_pod_size_, s);
+  // Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order).
+  std::vector<int> order(nh);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [this](int a, int b) {
+    return std::make_tuple(host_pod(a), host_lg_[size_t(a)], host_leaf_[size_t(a)], a) <
+           std::make_tuple(host_pod(b), host_lg_[size_t(b)], host_leaf_[size_t(b)], b);
+  });
+  canon_.assign(nh, 0);
+  for (size_t i = 0; i < nh; ++i) canon_[size_t(order[i])] = uint32_t(i);
+  by_name_.reserve(nh);
+  for (size_t h = 0; h < nh; ++h) by_name_.emplace(topo.hosts[h].name, int(h));
+}
+
+int TopoIndex::find_host(const std::string &name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? -1 : it->second;
+}
+
+JobGeometry job_geometry(const Layout &l, uint32_t nodes) {
+  validate_layout(l);
+  if (nodes == 0) throw LayoutError("a job needs at least one node");
+  const uint64_t W = l.world();
+  if (W % nodes != 0)
+    throw LayoutError("the layout's " + std::to_string(W) + " ranks do not spread evenly over " +
+                      std::to_string(nodes) + " nodes");
+  JobGeometry g;
+  g.nodes = nodes;
+  g.gpus_per_node = uint32_t(W / nodes);
+  validate_tp_fits(l, g.gpus_per_node);
+  // The contiguous block of ranks of one talkative group: a DP ring under Megatron's order, a PP
+  // chain under tp-pp-dp (see the header).
+  const uint64_t block = l.order == RankOrder::TpCpEpDpPp ? uint64_t(l.tp) * l.cp * l.dp
+                                                           : uint64_t(l.tp) * l.cp * l.pp;
+  const uint64_t G = g.gpus_per_node;
+  const uint64_t lcm = block / std::gcd(block, G) * G;  // divides W: block | W and G | W
+  g.segment_nodes = uint32_t(lcm / G);
+  return g;
+}
+
+RankCoord rank_coord(const Layout &l, uint32_t rank) {
+  RankCoord c;
+  uint32_t r = rank;
+  c.tp = r % l.tp;
+  r /= l.tp;
+  c.cp = r % l.cp;
+  r /= l.cp;
+  if (l.order == RankOrder::TpCpEpDpPp) {
+    c.dp = r % l.dp;
+    c.pp = r / l.dp;
+  } else {
+    c.pp = r % l.pp;
+    c.dp = r / l.pp;
+  }
+  const uint32_t q = c.cp + l.cp * c.dp;  // combined (cp, dp) index: expert groups fold both
+  c.ep = q % l.ep;
+  c.edp = q / l.ep;
+  return c;
+}
+
+uint32_t rank_of(const Layout &l, const RankCoord &c) {
+  const uint32_t outer = l.order == RankOrder::TpCpEpDpPp ? c.dp + l.dp * c.pp : c.pp + l.pp * c.dp;
+  return c.tp + l.tp * (c.cp + l.cp * outer);
+}
+
+namespace {
+
+// Forms one segment of `seg` nodes from a pool of remainders (count > 0 each, in canonical
+// order). First the largest remainder (fewest leaf groups); then, while nodes are missing, the
+// smallest remainder that completes the segment (best fit, so large remainders stay whole for
+// later segments), else the largest. Ties go to the earlier piece. Appends parts to out.
+void form_segment(std::vector<SegmentPart> &pool, uint32_t seg, Packing &out) {
+  uint32_t need = seg;
+  const size_t first_part = out.parts.size();
+  while (need > 0) {
+    size_t best = pool.size();
+    // a remainder that completes the segment, smallest first
+    for (size_t i = 0; i < pool.size(); ++i)
+      if (pool[i].count >= need && (best == pool.size() || pool[i].count < pool[best].count)) best = i;
+    if (need == seg || best == pool.size()) {  // opening a segment, or nothing completes it
+      best = 0;
+      for (size_t i = 1; i < pool.size(); ++i)
+        if (pool[i].count > pool[best].count) best = i;
+    }
+    const uint32_t take = std::min(need, pool[best].count);
+    out.parts.push_back({pool[best].piece, take});
+    need -= take;
+    pool[best].count -= take;
+    if (pool[best].count == 0) pool.erase(pool.begin() + std::ptrdiff_t(best));
+  }
+  // Parts in canonical order, so a ring inside the segment visits each leaf group once.
+  std::sort(out.parts.begin() + std::ptrdiff_t(first_part), out.parts.end(),
+            [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+  out.begin.push_back(uint32_t(out.parts.size()));
+}
+
+}  // namespace
+
+void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
+                   std::vector<SegmentPart> &pool) {
+  out.parts.clear();
+  out.begin.assign(1, 0);
+  std::vector<SegmentPart> &carry = pool;  // remainders of all pods, in canonical order
+  carry.clear();
+  // Remainders of the current pod live at the end of `carry` from pod_start on.
+  size_t i = 0;
+  while (i < pieces.size()) {
+    const int pod = pieces[i].pod;
+    const size_t pod_start = carry.size();
+    uint64_t left = 0;
+    for (; i < pieces.size() && pieces[i].pod == pod; ++i) {
+      const uint32_t full = pieces[i].count / seg;
+      for (uint32_t k = 0; k < full; ++k) {
+        out.parts.push_back({uint32_t(i), seg});
+        out.begin.push_back(uint32_t(out.parts.size()));
+      }
+      if (const uint32_t r = pieces[i].count % seg) {
+        carry.push_back({uint32_t(i), r});
+        left += r;
+      }
+    }
+    // Combine this pod's remainders while they make whole segments.
+    if (left >= seg) {
+      std::vector<SegmentPart> local(carry.begin() + std::ptrdiff_t(pod_start), carry.end());
+      carry.resize(pod_start);
+      while (left >= seg) {
+        form_segment(local, seg, out);
+        left -= seg;
+      }
+      carry.insert(carry.end(), local.begin(), local.end());
+    }
+  }
+  // What is left crosses pods.
+  while (!carry.empty()) {
+    uint64_t total = 0;
+    for (const auto &p : carry) total += p.count;
+    if (total < seg) throw LayoutError("node count is not a multiple of the segment size");
+    form_segment(carry, seg, out);
+  }
+}
+
+void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out) {
+  const TopoIndex &ix = *index_;
+  const JobGeometry geo = job_geometry(layout, uint32_t(hosts.size()));
+  sorted_.assign(hosts.begin(), hosts.end());
+  for (int h : sorted_)
+    if (h < 0 || h >= ix.host_count()) throw LayoutError("host index " + std::to_string(h) + " is not in the topology");
+  std::sort(sorted_.begin(), sorted_.end(),
+            [&ix](int a, int b) { return ix.canonical_rank(a) < ix.canonical_rank(b); });
+  for (size_t i = 1; i < sorted_.size(); ++i)
+    if (sorted_[i] == sorted_[i - 1])
+      throw LayoutError("host " + ix.topology().hosts[size_t(sorted_[i])].name + " is listed twice");
+  pieces_.clear();
+  piece_start_.clear();
+  for (size_t i = 0; i < sorted_.size(); ++i) {
+    const int g = ix.host_leaf_group(sorted_[i]);
+    if (pieces_.empty() || pieces_.back().leaf_group != g) {
+      pieces_.push_back({g, ix.leaf_group_pod(g), 0});
+      piece_start_.push_back(uint32_t(i));
+    }
+    ++pieces_.back().count;
+  }
+  pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
+  // Hand out each piece's hosts in canonical order to the segments in turn.
+  std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
+  out.clear();
+  out.reserve(sorted_.size());
+  for (const SegmentPart &part : packing_.parts) {
+    for (uint32_t k = 0; k < part.count; ++k) out.push_back(sorted_[cursor[part.piece]++]);
+  }
+}
+
+std::vector<std::string> order_node_names(const TopoIndex &index, const std::vector<std::string> &names,
+                                          const Layout &layout) {
+  std::vector<int> hosts;
+  hosts.reserve(names.size());
+  for (const std::string &n : names) {
+    const int h = index.find_host(n);
+    if (h < 0) throw LayoutError("node " + n + " is not in the topology file (stale topology?)");
+    hosts.push_back(h);
+  }
+  RankOrderer ro(index);
+  std::vector<int> ordered;
+  ro.order(hosts, layout, ordered);
+  std::vector<std::string> out;
+  out.reserve(ordered.size());
+  for (int h : ordered) out.push_back(index.topology().hosts[size_t(h)].name);
+  return out;
+}
+
+}  // namespace topoaware

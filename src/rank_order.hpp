@@ -1,0 +1,122 @@
+// Rank order: from an allocated node SET, the topology and the layout alone, the order of the
+// nodes and the (tp, cp, ep, dp, pp) coordinates of every rank. The SPANK plugin (in every task)
+// and the select plugin (to score candidate sets) call the same function, so both sides agree
+// without any private channel, whatever order Slurm lists the nodes in.
+//
+// How nodes are ordered. Ranks are laid out in order over the nodes: node k holds ranks
+// k*G .. k*G+G-1 (G = GPUs per node), so the axes that vary fastest after tp live in consecutive
+// nodes. The rank order says which group the user wants on the fastest links: with Megatron's
+// tp-cp-ep-dp-pp, one DP ring (all tp, cp, dp for one pp stage) is a contiguous block of TP*CP*DP
+// ranks; with tp-pp-dp, one PP chain (all tp, cp, pp for one dp index) is a contiguous block of
+// TP*CP*PP ranks. We call that block's nodes a "segment" (the smallest run of whole nodes holding
+// whole blocks: lcm(block, G) / G nodes). The order packs segments into as few leaf groups as
+// possible: whole segments from each leaf group first, then the remainders of a pod combined by
+// best fit, then the remainders of all pods. Segments that share a leaf group are adjacent, so the
+// next axis (PP neighbours under Megatron's order) mostly stays inside a leaf group or pod.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "layout.hpp"
+#include "topology.hpp"
+
+namespace topoaware {
+
+// Read-only views of a Topology built once per topology load (the per-call work of the engine
+// never rebuilds them). Leaf groups and pods get dense indices; hosts without a leaf group get
+// a leaf group of their own, leaf groups without a pod share one extra "no pod" pod (a 2-level
+// fat tree is one pod).
+class TopoIndex {
+ public:
+  explicit TopoIndex(const Topology &topo);  // keeps a reference: topo must outlive this
+  const Topology &topology() const { return *topo_; }
+
+  int host_count() const { return int(host_lg_.size()); }
+  int leaf_group_count() const { return int(lg_pod_.size()); }
+  int pod_count() const { return int(pod_lgs_.size()); }
+  int host_leaf_group(int h) const { return host_lg_[size_t(h)]; }
+  int host_pod(int h) const { return lg_pod_[size_t(host_lg_[size_t(h)])]; }
+  int host_leaf(int h) const { return host_leaf_[size_t(h)]; }
+  int leaf_group_pod(int g) const { return lg_pod_[size_t(g)]; }
+  int leaf_group_size(int g) const { return int(lg_hosts_[size_t(g)].size()); }
+  const std::vector<int> &leaf_group_hosts(int g) const { return lg_hosts_[size_t(g)]; }
+  const std::vector<int> &pod_leaf_groups(int p) const { return pod_lgs_[size_t(p)]; }
+  int pod_size(int p) const { return pod_size_[size_t(p)]; }
+  int max_leaf_group_size() const { return max_lg_size_; }
+  int max_pod_size() const { return max_pod_size_; }
+  // Position of a host in the canonical order (pod, leaf group, leaf, host name order).
+  uint32_t canonical_rank(int h) const { return canon_[size_t(h)]; }
+  int find_host(const std::string &name) const;  // -1 if not in the topology
+
+ private:
+  const Topology *topo_;
+  std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_;
+  std::vector<std::vector<int>> lg_hosts_, pod_lgs_;
+  std::vector<uint32_t> canon_;
+  std::unordered_map<std::string, int> by_name_;
+  int max_lg_size_ = 0, max_pod_size_ = 0;
+};
+
+// The shape a layout takes on `nodes` nodes. Throws LayoutError if the layout does not fill the
+// nodes evenly with whole TP groups.
+struct JobGeometry {
+  uint32_t nodes = 0;
+  uint32_t gpus_per_node = 0;
+  uint32_t segment_nodes = 0;  // nodes of one segment (see above); divides nodes
+  uint32_t segments() const { return nodes / segment_nodes; }
+};
+JobGeometry job_geometry(const Layout &layout, uint32_t nodes);
+
+RankCoord rank_coord(const Layout &layout, uint32_t rank);   // rank < world
+uint32_t rank_of(const Layout &layout, const RankCoord &c);   // inverse of rank_coord
+
+// One leaf group's share of a node set, and how segments are cut from such shares.
+struct Piece {
+  int leaf_group = 0;
+  int pod = 0;
+  uint32_t count = 0;
+};
+struct SegmentPart {
+  uint32_t piece = 0;  // index into the pieces
+  uint32_t count = 0;
+};
+struct Packing {
+  std::vector<SegmentPart> parts;   // segment i is parts[begin[i] .. begin[i+1])
+  std::vector<uint32_t> begin;
+  uint32_t segments() const { return begin.empty() ? 0 : uint32_t(begin.size() - 1); }
+};
+// Cuts segments of `seg` nodes from pieces given in canonical order (pod, leaf group); the total
+// must be a multiple of seg. Deterministic; reuses `out`'s and `pool`'s storage.
+void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
+                   std::vector<SegmentPart> &pool);
+
+// Orders a node set. Keeps scratch storage between calls (one per thread).
+class RankOrderer {
+ public:
+  explicit RankOrderer(const TopoIndex &index) : index_(&index) {}
+  // hosts: topology host indices, any order, no duplicates. Returns the nodes in rank order
+  // (node k holds ranks k*G..k*G+G-1). Throws LayoutError on a bad layout, duplicate or unknown
+  // hosts.
+  void order(const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out);
+  // The pieces and packing of the last order() call.
+  const std::vector<Piece> &pieces() const { return pieces_; }
+  const Packing &packing() const { return packing_; }
+
+ private:
+  const TopoIndex *index_;
+  std::vector<int> sorted_;
+  std::vector<Piece> pieces_;
+  std::vector<uint32_t> piece_start_;
+  Packing packing_;
+  std::vector<SegmentPart> pool_;
+};
+
+// Convenience: node names -> ordered node names (throws LayoutError naming a host that is not in
+// the topology: a stale topology must never give a silently different order).
+std::vector<std::string> order_node_names(const TopoIndex &index, const std::vector<std::string> &names,
+                                          const Layout &layout);
+
+}  // namespace topoaware

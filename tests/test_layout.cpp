@@ -1,0 +1,187 @@
+// Layout parsing, validation and request completion: every error path, and the messages say
+// what would work.
+#include <cstring>
+#include <string>
+
+#include "cmocka_cxx.hpp"
+#include "layout.hpp"
+
+using namespace topoaware;
+
+namespace {
+
+// Runs f, which must throw LayoutError whose message contains `part`.
+template <class F>
+void expect_error(F f, const char *part) {
+  try {
+    f();
+  } catch (const LayoutError &e) {
+    if (!std::strstr(e.what(), part)) {
+      print_error("message '%s' lacks '%s'\n", e.what(), part);
+      fail();
+    }
+    return;
+  }
+  print_error("no error, expected one containing '%s'\n", part);
+  fail();
+}
+
+Layout L(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t cp = 1, uint32_t ep = 1) {
+  Layout l;
+  l.tp = tp;
+  l.pp = pp;
+  l.dp = dp;
+  l.cp = cp;
+  l.ep = ep;
+  return l;
+}
+
+void test_parse_axis_ok(void **) {
+  assert_int_equal(parse_axis("tp", "8"), 8);
+  assert_int_equal(parse_axis("tp", "1"), 1);
+  assert_int_equal(parse_axis("dp", "65536"), 65536);
+}
+
+void test_parse_axis_errors(void **) {
+  expect_error([] { parse_axis("tp", ""); }, "tp needs a value");
+  expect_error([] { parse_axis("tp", "0"); }, "at least 1");
+  expect_error([] { parse_axis("tp", "-8"); }, "not a whole number");
+  expect_error([] { parse_axis("tp", "+8"); }, "not a whole number");
+  expect_error([] { parse_axis("tp", " 8"); }, "not a whole number");
+  expect_error([] { parse_axis("tp", "8 "); }, "not a whole number");
+  expect_error([] { parse_axis("tp", "0x8"); }, "leading zeros");
+  expect_error([] { parse_axis("tp", "08"); }, "leading zeros");
+  expect_error([] { parse_axis("tp", "8.0"); }, "not a whole number");
+  expect_error([] { parse_axis("tp", "eight"); }, "decimal digits only");
+  expect_error([] { parse_axis("dp", "65537"); }, "at most 65536");
+  expect_error([] { parse_axis("dp", "99999999999999999999999"); }, "too large");
+}
+
+void test_rank_order_names(void **) {
+  assert_true(parse_rank_order("tp-cp-ep-dp-pp") == RankOrder::TpCpEpDpPp);
+  assert_true(parse_rank_order("tp-pp-dp") == RankOrder::TpPpDp);
+  assert_string_equal(rank_order_name(RankOrder::TpPpDp), "tp-pp-dp");
+  expect_error([] { parse_rank_order("tp-dp-pp"); }, "use tp-cp-ep-dp-pp");
+  expect_error([] { parse_rank_order(""); }, "unknown rank order");
+}
+
+void test_parse_layout(void **) {
+  Layout l = parse_layout("tp=8,pp=4,dp=16");
+  assert_true(l == L(8, 4, 16));
+  l = parse_layout("tp=2,cp=2,ep=4,dp=8,pp=2,rank-order=tp-pp-dp");
+  assert_int_equal(l.cp, 2);
+  assert_int_equal(l.ep, 4);
+  assert_true(l.order == RankOrder::TpPpDp);
+  assert_true(parse_layout(to_string(l)) == l);  // canonical text round-trips
+  expect_error([] { parse_layout(""); }, "empty layout");
+  expect_error([] { parse_layout("tp=8,,dp=2"); }, "not key=value");
+  expect_error([] { parse_layout("tp=8,"); }, "not key=value");
+  expect_error([] { parse_layout("tp8"); }, "not key=value");
+  expect_error([] { parse_layout("tp=8,tp=4"); }, "given twice");
+  expect_error([] { parse_layout("tp=8,xp=4"); }, "unknown layout key 'xp'");
+  expect_error([] { parse_layout("tp=8, dp=4"); }, "unknown layout key ' dp'");
+  expect_error([] { parse_layout("tp=8,dp=-4"); }, "dp=-4 is not a whole number");
+}
+
+void test_set_option(void **) {
+  Layout l;
+  set_layout_option(l, "ep", "2");
+  set_layout_option(l, "order", "tp-pp-dp");
+  assert_int_equal(l.ep, 2);
+  assert_true(l.order == RankOrder::TpPpDp);
+  expect_error([&] { set_layout_option(l, "mode", "strict"); }, "unknown layout key");
+}
+
+void test_validate_layout(void **) {
+  validate_layout(L(8, 4, 16));
+  validate_layout(L(1, 1, 16, 2, 32));  // ep = cp*dp
+  expect_error([] { validate_layout(L(8, 1, 6, 1, 4)); }, "ep=4 must divide cp*dp = 6");
+  expect_error([] { validate_layout(L(8, 1, 6, 1, 4)); }, "use ep=1, 2, 3 or 6");
+  expect_error([] { validate_layout(L(0, 1, 1)); }, "tp=0: must be at least 1");
+  expect_error([] { validate_layout(L(1, 1, 70000)); }, "dp=70000 is too large");
+  expect_error([] { validate_layout(L(1024, 1024, 32)); }, "exceeds the limit of 16777216");
+}
+
+void test_validate_tp(void **) {
+  validate_tp_fits(L(8, 1, 1), 8);
+  validate_tp_fits(L(2, 1, 1), 8);
+  expect_error([] { validate_tp_fits(L(16, 1, 1), 8); },
+               "tp=16 needs 16 GPUs in one NVLink domain but nodes have 8 GPUs; use tp=8 or less");
+  expect_error([] { validate_tp_fits(L(3, 1, 1), 8); }, "tp=3 does not divide the 8 GPUs per node");
+  expect_error([] { validate_tp_fits(L(3, 1, 1), 8); }, "use tp=1, 2, 4 or 8");
+  expect_error([] { validate_tp_fits(L(1, 1, 1), 0); }, "nodes have no GPUs");
+}
+
+void test_complete_derives(void **) {
+  // sbatch --tp=8 --pp=4 --dp=16 on 8-GPU nodes: 64 nodes x 8 GPUs x 8 tasks, 512 tasks.
+  Request r = complete_request(L(8, 4, 16), Request{}, 8);
+  assert_int_equal(r.nodes, 64);
+  assert_int_equal(r.gpus_per_node, 8);
+  assert_int_equal(r.ntasks_per_node, 8);
+  assert_int_equal(r.ntasks, 512);
+  assert_int_equal(r.gpus, 512);
+  // world smaller than a node: one node with 4 GPUs
+  r = complete_request(L(2, 1, 2), Request{}, 8);
+  assert_int_equal(r.nodes, 1);
+  assert_int_equal(r.gpus_per_node, 4);
+  // world 12 with tp=4 on 8-GPU nodes: 3 nodes x 4 GPUs (whole TP groups, whole nodes)
+  r = complete_request(L(4, 1, 3), Request{}, 8);
+  assert_int_equal(r.nodes, 3);
+  assert_int_equal(r.gpus_per_node, 4);
+  // consistent request given in full is accepted as is
+  Request full{64, 8, 512, 8, 512};
+  r = complete_request(L(8, 4, 16), full, 8);
+  assert_int_equal(r.nodes, 64);
+  // -N alone gives the GPUs per node
+  Request n;
+  n.nodes = 64;
+  r = complete_request(L(4, 4, 16), n, 8);
+  assert_int_equal(r.gpus_per_node, 4);
+  assert_int_equal(r.ntasks, 256);
+}
+
+void test_complete_errors(void **) {
+  const Layout big = L(8, 4, 16);
+  expect_error([&] { Request q; q.nodes = 10; complete_request(big, q, 8); }, "-N 10 cannot split evenly");
+  expect_error([&] { Request q; q.nodes = 10; complete_request(big, q, 8); }, "; use -N 64");
+  expect_error([&] { Request q; q.nodes = 10; complete_request(L(4, 4, 16), q, 8); }, "use -N 32 or -N 64");
+  expect_error([&] { Request q; q.nodes = 32; complete_request(big, q, 8); },
+               "-N 32 would need 16 GPUs per node");
+  expect_error([&] { Request q; q.nodes = 32; complete_request(big, q, 8); }, "use -N 64");
+  expect_error([&] { Request q; q.nodes = 32; q.gpus_per_node = 8; complete_request(big, q, 8); },
+               "-N 32 but the layout needs 512 GPUs = 64 nodes x 8 GPUs; use -N 64");
+  expect_error([&] { Request q; q.nodes = 256; complete_request(L(8, 1, 128), q, 0); }, "-N 256 gives 4 GPUs per node, which does not hold whole TP groups of tp=8");
+  expect_error([&] { Request q; q.gpus_per_node = 16; complete_request(big, q, 8); },
+               "--gpus-per-node=16 but the partition's nodes have 8 GPUs");
+  expect_error([&] { Request q; q.gpus_per_node = 4; complete_request(big, q, 8); },
+               "tp=8 needs 8 GPUs in one NVLink domain but the job asks for 4 GPUs per node (--gpus-per-node=4)");
+  expect_error([&] { Request q; q.gpus_per_node = 6; complete_request(L(4, 1, 6), q, 8); }, "tp=4 does not divide the 6");
+  expect_error([&] { Request q; q.ntasks_per_node = 16; complete_request(big, q, 8); },
+               "--ntasks-per-node=16 needs one GPU per task but nodes have 8");
+  expect_error([&] { Request q; q.ntasks_per_node = 4; complete_request(big, q, 8); }, "--ntasks-per-node=4)");
+  expect_error([&] { Request q; q.ntasks_per_node = 4; q.gpus_per_node = 8; complete_request(big, q, 8); },
+               "--ntasks-per-node=4 but the layout puts 8 ranks on each node");
+  expect_error([&] { Request q; q.ntasks = 256; complete_request(big, q, 8); },
+               "--ntasks=256 but the layout has 512 ranks");
+  expect_error([&] { Request q; q.gpus = 256; complete_request(big, q, 8); }, "--gpus=256 but the layout needs 512 GPUs");
+  expect_error([&] { complete_request(big, Request{}, 0); }, "give --gpus-per-node or -N");
+  expect_error([&] { complete_request(L(16, 1, 1), Request{}, 8); }, "tp=16 needs 16 GPUs");
+  expect_error([&] { complete_request(L(8, 1, 6, 1, 4), Request{}, 8); }, "ep=4 must divide");
+  // world not a multiple of the GPUs per node: suggests dp values that are
+  expect_error([&] { Request q; q.gpus_per_node = 8; complete_request(L(2, 1, 3), q, 8); },
+               "not a whole number of nodes of 8 GPUs; use dp=4");
+  expect_error([&] { Request q; q.gpus_per_node = 8; complete_request(L(2, 1, 5), q, 8); }, "use dp=4 or dp=8");
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_parse_axis_ok),    cmocka_unit_test(test_parse_axis_errors),
+      cmocka_unit_test(test_rank_order_names), cmocka_unit_test(test_parse_layout),
+      cmocka_unit_test(test_set_option),       cmocka_unit_test(test_validate_layout),
+      cmocka_unit_test(test_validate_tp),      cmocka_unit_test(test_complete_derives),
+      cmocka_unit_test(test_complete_errors),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
