@@ -325,7 +325,7 @@ int main(int argc, char **argv) {
   gen->add_option("--levels", g.fat.levels, "fat-tree: 2 or 3 levels")->check(CLI::Range(2, 3));
   gen->add_option("--leaves", g.fat.leaves, "fat-tree: number of leaves");
   gen->add_option("--hosts-per-leaf", g.fat.hosts_per_leaf, "fat-tree: hosts on each leaf");
-  gen->add_option("--uplinks", g.fat.uplinks_per_leaf, "fat-tree: uplink cables per leaf (hosts/uplinks = oversubscription)");
+  gen->add_option("--uplinks", g.fat.uplinks_per_leaf, "fat-tree, rail: uplink cables per leaf (hosts/uplinks = oversubscription)");
   gen->add_option("--spines", g.fat.spines, "fat-tree: spines (per pod with --levels 3)");
   gen->add_option("--leaves-per-pod", g.fat.leaves_per_pod, "fat-tree --levels 3: leaves in each pod");
   gen->add_option("--cores", g.fat.cores, "fat-tree --levels 3: core switches");
@@ -339,8 +339,17 @@ int main(int argc, char **argv) {
   gen->add_option("--hosts-per-router", g.dfly.hosts_per_router, "dragonfly: hosts on each router");
   gen->add_option("--global-links", g.dfly.global_links_per_router, "dragonfly: global links of each router");
   std::string speed = "HDR", prefix = "n";
+  int width = 4, radix = 0;
+  gen->add_option("--width", width, "Link width in lanes: 1, 2, 4, 8 or 12")->check(CLI::IsMember({1, 2, 4, 8, 12}));
+  gen->add_option("--radix", radix, "fat-tree: switch port count (0 = the smallest usual radix that fits)");
+  gen->add_option("--hcas-per-host", g.fat.hcas_per_host, "fat-tree: HCAs of each host, all on the host's leaf");
   gen->add_option("--speed", speed, "Link speed: SDR DDR QDR FDR10 FDR EDR HDR NDR XDR");
   gen->add_option("--host-prefix", prefix, "Host name prefix");
+
+  // Show FILE rather than CLI11's TEXT for options that take a path.
+  for (auto *sub : app.get_subcommands({}))
+    for (auto *opt : sub->get_options())
+      if (opt->get_type_name() == "TEXT" && opt->get_description().find("FILE") != std::string::npos) opt->type_name("FILE");
 
   try {
     app.parse(argc, argv);
@@ -355,6 +364,9 @@ int main(int argc, char **argv) {
       if (speed_from_name(speed) == LinkSpeed::Unknown) throw Failure("--speed " + speed + ": unknown speed", kExitUsage);
       g.fat.speed = g.rail.speed = g.dfly.speed = speed;
       g.fat.host_prefix = g.rail.host_prefix = g.dfly.host_prefix = prefix;
+      g.fat.width = g.rail.width = g.dfly.width = width;
+      g.fat.radix = radix;
+      if (gen->count("--uplinks")) g.rail.uplinks_per_leaf = g.fat.uplinks_per_leaf;
       return generate(g);
     }
   } catch (const Failure &e) {

@@ -7,3 +7,5 @@ tests_test_classify_LDADD = $(TESTS_LIBS)
 tests_test_topology_json_SOURCES = tests/test_topology_json.cpp
 tests_test_topology_json_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_topology_json_LDADD = $(TESTS_LIBS)
+TESTS += tests/cli_help_matches_man.sh
+EXTRA_DIST += tests/cli_help_matches_man.sh
