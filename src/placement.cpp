@@ -74,11 +74,11 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
 // lg_count_), writing the node count taken from each into take (indexed by leaf group, zero on
 // entry for lgs). Returns false if the region holds fewer than nseg*seg candidates.
 //
-// Segments: partially used leaf groups first (buddy-style: fill what is already broken so that
-// whole leaf groups stay free), fully free ones after. In each tier: if one group holds the
-// remaining segments, the one that holds them most tightly (fewest whole segments, then fewest
-// free nodes, then lowest index); else the group with the most whole segments (then fewest free
-// nodes, lowest index), which keeps the job on few groups. Single nodes (only when segments must
+// Segments: only partially used leaf groups if they can hold all segments (buddy-style: fill what
+// is already broken so that whole leaf groups stay free), else all groups. Then: if one group
+// holds the remaining segments, the one that holds them most tightly (fewest whole segments, then
+// fewest free nodes, then lowest index); else the group with the most whole segments (then fewest
+// free nodes, lowest index), which keeps the job on few groups. Single nodes (only when segments must
 // be split): the same best fit by free nodes over what is left, without tiers.
 bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, std::vector<uint32_t> &take) {
   uint64_t remaining = nseg;
@@ -105,15 +105,23 @@ bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, st
       need = 0;
     }
   };
-  for (int tier = 0; tier < 2 && remaining > 0; ++tier) {
-    opts_.clear();
-    for (int g : lgs) {
-      const uint32_t c = lg_count_[size_t(g)] - take[size_t(g)];
-      const bool whole = c == uint32_t(index_->leaf_group_size(g)) && take[size_t(g)] == 0;
-      if (c / seg > 0 && whole == (tier == 1)) opts_.push_back({c / seg, c, g});
+  // Partially used groups alone when they can hold every segment; otherwise a whole group must be
+  // broken anyway, and the plain best fit over all groups uses the fewest.
+  uint64_t partial = 0;
+  opts_.clear();
+  for (int g : lgs) {
+    const uint32_t c = lg_count_[size_t(g)];
+    if (c / seg > 0 && c < uint32_t(index_->leaf_group_size(g))) {
+      opts_.push_back({c / seg, c, g});
+      partial += c / seg;
     }
-    best_fit(remaining, seg);
   }
+  if (partial < remaining) {
+    opts_.clear();
+    for (int g : lgs)
+      if (lg_count_[size_t(g)] / seg > 0) opts_.push_back({lg_count_[size_t(g)] / seg, lg_count_[size_t(g)], g});
+  }
+  best_fit(remaining, seg);
   if (remaining == 0) return true;
   uint64_t need = remaining * seg;
   opts_.clear();

@@ -7,3 +7,15 @@ TESTS += tests/test_layout
 tests_test_layout_SOURCES = tests/test_layout.cpp
 tests_test_layout_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_layout_LDADD = $(TESTS_LIBS)
+
+check_PROGRAMS += tests/test_rank_order
+TESTS += tests/test_rank_order
+tests_test_rank_order_SOURCES = tests/test_rank_order.cpp
+tests_test_rank_order_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_rank_order_LDADD = $(TESTS_LIBS)
+
+check_PROGRAMS += tests/test_placement
+TESTS += tests/test_placement
+tests_test_placement_SOURCES = tests/test_placement.cpp
+tests_test_placement_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_placement_LDADD = $(TESTS_LIBS)
