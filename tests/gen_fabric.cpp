@@ -41,6 +41,11 @@ bool make(const std::string &name, Fabric *out) {
     s.levels = 3, s.leaves = 14, s.leaves_per_pod = 7, s.hosts_per_leaf = 8, s.uplinks_per_leaf = 8, s.spines = 2;
     s.cores = 4, s.core_uplinks_per_spine = 4;
     *out = generate_fat_tree(s);
+  } else if (name == "ft3-10k") {  // 10,240 hosts, 672 switches: beyond ibsim's default limits
+    FatTreeSpec s;
+    s.levels = 3, s.leaves = 320, s.leaves_per_pod = 16, s.hosts_per_leaf = 32, s.uplinks_per_leaf = 32, s.spines = 16;
+    s.cores = 32, s.core_uplinks_per_spine = 8;
+    *out = generate_fat_tree(s);
   } else if (name == "rail2") {  // 2 rails, 2 scalable units of 8 hosts, 2 spines per rail
     RailSpec s;
     s.rails = 2, s.units = 2, s.hosts_per_unit = 8, s.spines_per_rail = 2, s.uplinks_per_leaf = 8;
@@ -87,7 +92,7 @@ std::vector<const FabricNode *> attach_points(const Fabric &f) {
 int usage() {
   std::fprintf(stderr,
                "usage: gen_fabric SPEC net FILE | text FILE | attach | ibsim-args | compare DUMP...\n"
-               "SPEC: ft2 ft2-2to1 ft2-16x32 ft3 ft3-1to7 rail2 rail8 dfly\n");
+               "SPEC: ft2 ft2-2to1 ft2-16x32 ft3 ft3-1to7 ft3-10k rail2 rail8 dfly\n");
   return 2;
 }
 
