@@ -94,10 +94,16 @@ std::string to_summary(const Topology &topo) {
 
   if (!topo.levels.empty()) {
     o += "\nOversubscription (down:up bandwidth, switches with uplinks):\n";
-    for (const auto &lv : topo.levels)
-      o += fmt::format("  level {} ({:<6} {:>5} switches: min {}, median {}, max {}\n", lv.level,
-                       std::string(level_name(lv.level)) + ")", lv.switches, ratio(lv.oversub_min),
-                       ratio(lv.oversub_median), ratio(lv.oversub_max));
+    for (const auto &lv : topo.levels) {
+      o += fmt::format("  level {} ({:<6} {:>5} switch{}: ", lv.level, std::string(level_name(lv.level)) + ")",
+                       lv.switches, lv.switches == 1 ? "" : "es");
+      // The top level has no uplinks: nothing to oversubscribe.
+      if (!(lv.oversub_max > 0))
+        o += "no uplinks\n";
+      else
+        o += fmt::format("min {}, median {}, max {}\n", ratio(lv.oversub_min), ratio(lv.oversub_median),
+                         ratio(lv.oversub_max));
+    }
   }
 
   o += fmt::format("\nLeaf groups: {}", topo.leaf_groups.size());

@@ -298,7 +298,8 @@ void summary_fat(void **) {
   expect_contains(s, "  Rail-optimized: no\n");
   expect_contains(s, "   4x HDR          14   (200 Gb/s each)\n");
   expect_contains(s, "   4x EDR           2   (100 Gb/s each)\n");
-  expect_contains(s, "  level 1 (leaf)      2 switches: min 1:1, median 1.5:1, max 2:1\n");
+  expect_contains(s, "  level 1 (leaf)      2 switches: min 1:1, median 1.5:1, max 2:1\n"
+                     "  level 2 (spine)     2 switches: no uplinks\n");
   expect_contains(s, "Leaf groups: 2 (hosts per group: 4; leaves per group: 1)\n");
   expect_absent(s, "Pods:");
   expect_contains(s, "Anomalies: 1\n  [slow-link] leaf02: link leaf02 - spine2 runs at EDR, its peers at HDR\n");
@@ -322,8 +323,8 @@ void summary_groups(void **) {
   expect_contains(g, "Ignored CAs: 8\n  not in --nodes (7): st0, st1, st2, st3, st4, ... (2 more)\n"
                      "  unnamed HCA (1): 0x0000000000000063\n");
   // Under-subscription is written the other way round.
-  t.levels = {{1, 3, 0.5, 1.0, 0.75}};  // min, max, median
-  expect_contains(to_summary(t), "min 1:2, median 1:1.33, max 1:1\n");
+  t.levels = {{1, 3, 0.5, 1.0, 0.75}, {2, 1, 0, 0, 0}};  // min, max, median
+  expect_contains(to_summary(t), "3 switches: min 1:2, median 1:1.33, max 1:1\n  level 2 (spine)     1 switch: no uplinks\n");
 }
 
 void summary_empty(void **) {
