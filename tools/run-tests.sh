@@ -18,7 +18,8 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOPDIR/tools/lib/common.sh"
 : "${TOPOAWARE_CACHE:=/var/cache/topoaware}"
 : "${TOPOAWARE_BUILD:=$TOPDIR/_build}"
-TOPOAWARE_LOGDIR="$TOPOAWARE_CACHE/logs"
+# Logs go with the build folder: several checkouts may set up at once and must not mix their logs.
+TOPOAWARE_LOGDIR="$TOPOAWARE_BUILD/logs"
 export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
 
 distcheck=yes
@@ -57,7 +58,7 @@ summary() {
   if [ "$failed" -eq 0 ]; then
     echo "  RESULT: all steps passed"
   else
-    echo "  RESULT: FAILED (logs: $TOPOAWARE_BUILD/test-suite.log, $TOPOAWARE_LOGDIR/)"
+    echo "  RESULT: FAILED (logs: $TOPOAWARE_LOGDIR/, $TOPOAWARE_BUILD/test-suite.log)"
   fi
   echo "================================"
 }

@@ -8,7 +8,8 @@
 # progress line per step; a failing step prints the tail of its log.
 #
 # Environment:
-#   TOPOAWARE_CACHE  cache folder (default /var/cache/topoaware): Slurm source, trixie root, logs
+#   TOPOAWARE_CACHE  cache folder (default /var/cache/topoaware): Slurm source, trixie root, demo
+#   (logs of each step go to <build folder>/logs)
 #   TOPOAWARE_BUILD  build folder (default <source>/_build)
 #   TOPOAWARE_JOBS   parallel make jobs (default 2)
 set -euo pipefail
@@ -19,7 +20,8 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 : "${TOPOAWARE_CACHE:=/var/cache/topoaware}"
 : "${TOPOAWARE_BUILD:=$TOPDIR/_build}"
-TOPOAWARE_LOGDIR="$TOPOAWARE_CACHE/logs"
+# Logs go with the build folder: several checkouts may set up at once and must not mix their logs.
+TOPOAWARE_LOGDIR="$TOPOAWARE_BUILD/logs"
 export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
 
 demo=yes build=yes
