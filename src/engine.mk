@@ -3,3 +3,4 @@ src_libtopoaware_core_la_SOURCES += \
   src/layout.hpp src/layout.cpp \
   src/rank_order.hpp src/rank_order.cpp
 src_libtopoaware_core_la_SOURCES += src/placement.hpp src/placement.cpp
+src_libtopoaware_core_la_SOURCES += src/cost.hpp src/cost.cpp

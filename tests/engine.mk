@@ -19,3 +19,9 @@ TESTS += tests/test_placement
 tests_test_placement_SOURCES = tests/test_placement.cpp
 tests_test_placement_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_placement_LDADD = $(TESTS_LIBS)
+
+check_PROGRAMS += tests/test_cost
+TESTS += tests/test_cost
+tests_test_cost_SOURCES = tests/test_cost.cpp
+tests_test_cost_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_cost_LDADD = $(TESTS_LIBS)

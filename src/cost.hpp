@@ -1,0 +1,81 @@
+// Cost model of a placed job (for `topoaware plan`, `topoaware show` and the benchmark; not on
+// the scheduler's hot path). For an ordered node list (rank_order.hpp) and a layout:
+//  - span of every DP ring and PP chain: nodes, leaf groups and pods, against the ideal
+//    ceil(group nodes / nodes per leaf group) leaf groups and ceil(group nodes / nodes per pod) pods;
+//  - bytes per step that top out at each level: 0 inside a node (NVLink), 1 through a leaf group,
+//    2 through a spine (inside a pod; the top of a 2-level tree), 3 above the pods;
+//  - hop-bytes weighted by each level's oversubscription, against the same job placed ideally;
+//  - the estimated step time: runtime' = runtime * (1 + f * (cost / ideal - 1)).
+//
+// Traffic model and its sources:
+//  - DP: ring all-reduce; each member sends 2(d-1)/d * S bytes to its ring successor per step
+//    (S = gradient bytes per rank, d = ring size): Patarasuk & Yuan, "Bandwidth optimal all-reduce
+//    algorithms for clusters of workstations", JPDC 69(2), 2009; NCCL's performance notes use the
+//    same 2(n-1)/n factor for all-reduce bus bandwidth. The ring visits members in dp order.
+//  - PP: each boundary between consecutive stages carries, per micro-batch, the activations
+//    forward and their gradients backward, both of size b*s*h values (1F1B schedule, Narayanan et
+//    al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", SC'21);
+//    with Megatron's scatter/gather optimization (same paper, sec. 4.1) each of the TP ranks sends
+//    1/tp of it, which is how it is counted here (per rank, per direction: b*s*h*bytes / tp).
+//  - TP stays inside a node (validated); CP and EP traffic are not modelled (see known gaps).
+//  - A path that tops out at level l crosses 2l links; the host links weigh 1 and a link above a
+//    level-j switch weighs that level's median oversubscription (Topology::levels; 1 if unknown),
+//    so hop-bytes grow where the fabric is thin.
+//  - f, the communication fraction of the step that placement can slow down, is a parameter:
+//    DESIGN.md cites 0.3-0.5 at scale.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "layout.hpp"
+#include "rank_order.hpp"
+
+namespace topoaware {
+
+struct CostParams {
+  // Model size and shapes. Defaults: GPT-3 175B as trained in Narayanan et al. 2021 (hidden
+  // 12288, sequence 2048); micro-batch 1 and 8 micro-batches per step are example values.
+  double model_params = 175e9;
+  double grad_value_bytes = 2;       // bf16 gradients
+  double activation_value_bytes = 2; // bf16 activations
+  double seq_len = 2048, hidden = 12288, micro_batch = 1;
+  double micro_batches = 8;          // per step and pipeline
+  double comm_fraction = 0.3;        // f
+
+  double grad_bytes_per_rank(const Layout &l) const { return model_params * grad_value_bytes / (double(l.tp) * l.pp); }
+  double activation_bytes(const Layout &l) const {
+    return micro_batch * seq_len * hidden * activation_value_bytes / double(l.tp);
+  }
+};
+
+struct GroupStats {
+  uint32_t groups = 0;            // rings (DP) or chains (PP), counted once per distinct node pattern x tp
+  uint32_t at_ideal = 0;          // groups on their ideal leaf groups and pods
+  uint64_t leaf_groups = 0, ideal_leaf_groups = 0;  // sums over groups
+  uint64_t pods = 0, ideal_pods = 0;
+  double bytes[4] = {0, 0, 0, 0}; // per step, by top level of the path
+  double hop_bytes = 0, ideal_hop_bytes = 0;
+};
+
+struct JobCost {
+  GroupStats dp, pp;
+  double bytes[4] = {0, 0, 0, 0};
+  double hop_bytes = 0, ideal_hop_bytes = 0;
+  double ratio = 1;  // hop_bytes / ideal_hop_bytes (1 when the ideal moves nothing)
+  double slowdown(double f) const { return 1 + f * (ratio - 1); }
+  double spine_bytes() const { return bytes[2] + bytes[3]; }
+};
+
+// ordered: the job's nodes in rank order (node k holds ranks k*G..), e.g. from RankOrderer or the
+// placement engine; node-table order gives Slurm's own rank order. Throws LayoutError if the layout
+// does not fit the node count.
+JobCost job_cost(const TopoIndex &index, const std::vector<int> &ordered, const Layout &layout,
+                 const CostParams &params);
+
+// Weighted links of a path topping out at `level` (0: none).
+double path_weight(const TopoIndex &index, int level);
+// Level at which a path from host a to host b tops out (0 if a == b).
+int path_level(const TopoIndex &index, int a, int b);
+
+}  // namespace topoaware
