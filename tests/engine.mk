@@ -25,3 +25,4 @@ TESTS += tests/test_cost
 tests_test_cost_SOURCES = tests/test_cost.cpp
 tests_test_cost_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_cost_LDADD = $(TESTS_LIBS)
+

@@ -27,6 +27,7 @@ inline topoaware::Topology make_topology(int pods, int groups_per_pod, int hosts
       for (int r = 0; r < rails; ++r) {
         topoaware::Switch sw;
         sw.level = 1;
+        sw.guid = 0x100000 + t.switches.size();
         sw.leaf_group = gi;
         sw.pod = lg.pod;
         sw.name = "leaf" + std::to_string(gi) + "r" + std::to_string(r);

@@ -1,0 +1,244 @@
+// C API of the placement engine and rank order (see topoaware_c.h). Every entry point catches
+// every exception: these run inside slurmctld and slurmstepd.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "placement.hpp"
+#include "rank_order.hpp"
+#include "topoaware_c.h"
+#include "topology_json.hpp"
+
+using namespace topoaware;
+
+struct topoaware_topo {
+  Topology topo;
+  std::unique_ptr<TopoIndex> index;
+};
+
+struct topoaware_placer {
+  const topoaware_topo *topo;
+  NodeMap map;
+  Placer placer;
+  PlaceResult result;
+  topoaware_placer(const topoaware_topo *t, const std::vector<std::string> &names)
+      : topo(t), map(*t->index, names), placer(*t->index) {}
+};
+
+namespace {
+
+void set_err(char *err, size_t errlen, const char *msg) {
+  if (!err || errlen == 0) return;
+  std::snprintf(err, errlen, "%s", msg);
+}
+
+Layout to_layout(const topoaware_layout_t *l) {
+  if (!l) throw LayoutError("no layout given");
+  Layout out;
+  out.tp = l->tp;
+  out.cp = l->cp;
+  out.ep = l->ep;
+  out.dp = l->dp;
+  out.pp = l->pp;
+  if (l->order == TOPOAWARE_ORDER_TP_PP_DP) out.order = RankOrder::TpPpDp;
+  else if (l->order == TOPOAWARE_ORDER_TP_CP_EP_DP_PP) out.order = RankOrder::TpCpEpDpPp;
+  else throw LayoutError("unknown rank order " + std::to_string(l->order));
+  validate_layout(out);
+  return out;
+}
+
+// Runs f; on an exception copies its message into err and returns fail.
+template <class R, class F>
+R guarded(char *err, size_t errlen, R fail, F f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc &) {
+    set_err(err, errlen, "out of memory");
+  } catch (const std::exception &e) {
+    set_err(err, errlen, e.what());
+  } catch (...) {
+    set_err(err, errlen, "unknown error");
+  }
+  return fail;
+}
+
+topoaware_topo *make_topo(Topology &&t) {
+  auto h = std::make_unique<topoaware_topo>();
+  h->topo = std::move(t);
+  h->index = std::make_unique<TopoIndex>(h->topo);  // refers to h->topo, which never moves again
+  return h.release();
+}
+
+std::vector<std::string> names_of(const char *const *names, uint32_t n) {
+  if (n && !names) throw LayoutError("no node names given");
+  std::vector<std::string> v;
+  v.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!names[i]) throw LayoutError("node name " + std::to_string(i) + " is NULL");
+    v.emplace_back(names[i]);
+  }
+  return v;
+}
+
+void fill_rank(const Layout &l, uint32_t rank, uint32_t G, topoaware_rank_t *out) {
+  const RankCoord c = rank_coord(l, rank);
+  out->rank = rank;
+  out->node_rank = rank / G;
+  out->local_rank = rank % G;
+  out->tp = c.tp;
+  out->cp = c.cp;
+  out->ep = c.ep;
+  out->dp = c.dp;
+  out->pp = c.pp;
+  out->edp = c.edp;
+}
+
+}  // namespace
+
+extern "C" {
+
+topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen) {
+  return guarded<topoaware_topo_t *>(err, errlen, nullptr, [&] {
+    if (!path) throw LayoutError("no topology path given");
+    return make_topo(load_topology_file(path));
+  });
+}
+
+topoaware_topo_t *topoaware_topo_from_json(const char *text, char *err, size_t errlen) {
+  return guarded<topoaware_topo_t *>(err, errlen, nullptr, [&] {
+    if (!text) throw LayoutError("no topology text given");
+    return make_topo(topology_from_json(text));
+  });
+}
+
+void topoaware_topo_free(topoaware_topo_t *topo) { delete topo; }
+
+const char *topoaware_topo_hash(const topoaware_topo_t *topo) { return topo ? topo->topo.hash.c_str() : ""; }
+
+uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo) { return topo ? uint32_t(topo->topo.hosts.size()) : 0; }
+
+topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
+                                            char *err, size_t errlen) {
+  return guarded<topoaware_placer_t *>(err, errlen, nullptr, [&] {
+    if (!topo) throw LayoutError("no topology");
+    return new topoaware_placer(topo, names_of(names, n));
+  });
+}
+
+void topoaware_placer_free(topoaware_placer_t *placer) { delete placer; }
+
+uint32_t topoaware_placer_missing(const topoaware_placer_t *p) { return p ? uint32_t(p->map.missing().size()) : 0; }
+
+const char *topoaware_placer_missing_name(const topoaware_placer_t *p, uint32_t i) {
+  return p && i < p->map.missing().size() ? p->map.missing()[i].c_str() : nullptr;
+}
+
+const char *topoaware_place_status_name(int status) {
+  switch (status) {
+    case TOPOAWARE_PLACE_IDEAL: return "ideal";
+    case TOPOAWARE_PLACE_FALLBACK: return "fallback";
+    case TOPOAWARE_PLACE_NO_BLOCK: return "no-block";
+    case TOPOAWARE_PLACE_NO_NODES: return "no-nodes";
+    default: return "error";
+  }
+}
+
+int topoaware_place(topoaware_placer_t *p, const uint64_t *usable, uint32_t nbits, const uint16_t *free_gpus,
+                    uint32_t nodes, uint32_t gpus_per_node, const topoaware_layout_t *layout, int mode, uint32_t *out,
+                    topoaware_place_info_t *info, char *err, size_t errlen) {
+  return guarded<int>(err, errlen, TOPOAWARE_PLACE_ERROR, [&] {
+    if (!p || !out || (nbits && (!usable || !free_gpus))) throw LayoutError("topoaware_place: missing argument");
+    if (nbits != p->map.size())
+      throw LayoutError("node table has " + std::to_string(nbits) + " nodes but the placer was built for " +
+                        std::to_string(p->map.size()) + "; rebuild it after a reconfigure");
+    if (mode != TOPOAWARE_MODE_STRICT && mode != TOPOAWARE_MODE_PREFER)
+      throw LayoutError("unknown mode " + std::to_string(mode));
+    Job job;
+    job.layout = to_layout(layout);
+    job.nodes = nodes;
+    job.gpus_per_node = gpus_per_node;
+    PlaceResult &r = p->result;
+    const PlaceStatus s = p->placer.place_slurm(p->map, usable, nbits, free_gpus, job,
+                                                mode == TOPOAWARE_MODE_STRICT ? PlaceMode::Strict : PlaceMode::Prefer, r);
+    if (info) {
+      info->candidates = r.candidates;
+      info->segments = r.quality.segments;
+      info->segment_excess = r.quality.segment_excess;
+      info->split_segments = r.quality.split_segments;
+      info->leaf_groups = r.quality.leaf_groups;
+      info->pods = r.quality.pods;
+      info->ideal_pods = r.quality.ideal_pods;
+    }
+    for (size_t i = 0; i < r.slurm.size(); ++i) out[i] = uint32_t(r.slurm[i]);
+    switch (s) {
+      case PlaceStatus::Ideal: return int(TOPOAWARE_PLACE_IDEAL);
+      case PlaceStatus::Fallback: return int(TOPOAWARE_PLACE_FALLBACK);
+      case PlaceStatus::NoBlock: return int(TOPOAWARE_PLACE_NO_BLOCK);
+      case PlaceStatus::NoNodes: break;
+    }
+    return int(TOPOAWARE_PLACE_NO_NODES);
+  });
+}
+
+int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
+                         const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen) {
+  return guarded<int>(err, errlen, -1, [&] {
+    if (!topo || !order) throw LayoutError("topoaware_rank_order: missing argument");
+    const Layout l = to_layout(layout);
+    const std::vector<std::string> v = names_of(names, n);
+    std::vector<int> hosts;
+    hosts.reserve(n);
+    for (const std::string &s : v) {
+      const int h = topo->index->find_host(s);
+      if (h < 0) throw LayoutError("node " + s + " is not in the topology file (stale topology?)");
+      hosts.push_back(h);
+    }
+    RankOrderer ro(*topo->index);
+    std::vector<int> ordered;
+    ro.order(hosts, l, ordered);  // throws on duplicates
+    std::vector<uint32_t> pos(size_t(topo->index->host_count()), 0);  // host -> index in names
+    for (uint32_t i = 0; i < n; ++i) pos[size_t(hosts[i])] = i;
+    for (size_t k = 0; k < ordered.size(); ++k) order[k] = pos[size_t(ordered[k])];
+    return 0;
+  });
+}
+
+int topoaware_rank_coord(const topoaware_layout_t *layout, uint32_t rank, topoaware_rank_t *out, char *err,
+                         size_t errlen) {
+  return guarded<int>(err, errlen, -1, [&] {
+    const Layout l = to_layout(layout);
+    if (!out) throw LayoutError("topoaware_rank_coord: missing argument");
+    if (rank >= l.world())
+      throw LayoutError("rank " + std::to_string(rank) + " is outside the world of " + std::to_string(l.world()));
+    fill_rank(l, rank, 1, out);
+    out->node_rank = out->local_rank = 0;  // they need the node count: see topoaware_node_ranks
+    return 0;
+  });
+}
+
+int topoaware_node_ranks(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
+                         const topoaware_layout_t *layout, const char *self, topoaware_rank_t *out, uint32_t cap,
+                         uint32_t *count, char *err, size_t errlen) {
+  return guarded<int>(err, errlen, -1, [&] {
+    if (!topo || !self || !out || !count) throw LayoutError("topoaware_node_ranks: missing argument");
+    const Layout l = to_layout(layout);
+    std::vector<uint32_t> order(n);
+    char buf[1024];
+    if (topoaware_rank_order(topo, names, n, layout, order.data(), buf, sizeof buf) != 0) throw LayoutError(buf);
+    const uint32_t G = uint32_t(l.world() / n);
+    for (uint32_t k = 0; k < n; ++k) {
+      if (std::strcmp(names[order[k]], self) != 0) continue;
+      if (cap < G) throw LayoutError("room for " + std::to_string(cap) + " ranks, node holds " + std::to_string(G));
+      for (uint32_t j = 0; j < G; ++j) fill_rank(l, k * G + j, G, &out[j]);
+      *count = G;
+      return 0;
+    }
+    throw LayoutError(std::string("node ") + self + " is not in the job's node list");
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,98 @@
+/* C API over the placement engine and the rank order (src/placement.hpp, src/rank_order.hpp) for
+ * the Slurm plugins, which are written in C. The layout type and the submit-time checks
+ * (parse, validate, complete a request) are in layout_c.h. Same conventions: plain C types, no
+ * C++ exception leaves these functions, errors are a negative return (or NULL) with a message
+ * copied into `err` (errlen bytes, always NUL-terminated when errlen > 0).
+ *
+ * Life cycle in slurmctld: topoaware_topo_load() when the topology file is (re)read, then
+ * topoaware_placer_create() with Slurm's node names in node-table order in select_p_node_init
+ * (the node table is rebuilt by scontrol reconfigure: build a new placer, never keep indices
+ * across it). Per job test: topoaware_place(). In slurmstepd: topoaware_topo_load() and
+ * topoaware_node_ranks(). A topo is immutable (share it between threads); a placer holds scratch
+ * buffers (one per thread) and a reference to its topo (free the placer first). */
+#ifndef TOPOAWARE_C_H
+#define TOPOAWARE_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout_c.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct topoaware_topo topoaware_topo_t;
+typedef struct topoaware_placer topoaware_placer_t;
+
+/* Reads and validates topology.json. NULL on error. */
+topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen);
+/* The same from the file's text (tests, or a file the caller already read). */
+topoaware_topo_t *topoaware_topo_from_json(const char *text, char *err, size_t errlen);
+void topoaware_topo_free(topoaware_topo_t *topo);
+/* "sha256:<hex>" of the topology, for checking that both sides use the same file. */
+const char *topoaware_topo_hash(const topoaware_topo_t *topo);
+uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo);
+
+/* Maps Slurm's node table (names in node-table index order) onto the topology. NULL on error. */
+topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
+                                            char *err, size_t errlen);
+void topoaware_placer_free(topoaware_placer_t *placer);
+/* Slurm nodes that are not in the topology (never chosen by topoaware_place): count, and the
+ * i-th name (NULL past the end). */
+uint32_t topoaware_placer_missing(const topoaware_placer_t *placer);
+const char *topoaware_placer_missing_name(const topoaware_placer_t *placer, uint32_t i);
+
+enum topoaware_place_status {
+  TOPOAWARE_PLACE_ERROR = -1,   /* bad arguments or layout; err says why */
+  TOPOAWARE_PLACE_IDEAL = 0,    /* every DP ring / PP chain and the job on their ideal spans */
+  TOPOAWARE_PLACE_FALLBACK = 1, /* prefer mode: best available, not ideal */
+  TOPOAWARE_PLACE_NO_BLOCK = 2, /* strict mode: no ideal block now; out holds the best fallback */
+  TOPOAWARE_PLACE_NO_NODES = 3, /* fewer usable nodes with enough free GPUs than the job needs */
+};
+const char *topoaware_place_status_name(int status);
+
+typedef struct topoaware_place_info {
+  uint32_t candidates;     /* usable nodes with enough free GPUs */
+  uint32_t segments;       /* DP rings (tp-cp-ep-dp-pp) or PP chains (tp-pp-dp), in whole nodes */
+  uint32_t segment_excess; /* leaf groups spanned beyond the ideal, summed over segments */
+  uint32_t split_segments; /* segments above their ideal span */
+  uint32_t leaf_groups, pods, ideal_pods;
+} topoaware_place_info_t;
+
+/* Chooses `nodes` nodes for a job of `gpus_per_node` GPUs per node and `layout`.
+ * usable: bitmap over the node table, bit i = words[i / 64] >> (i % 64) & 1 (Slurm's bitstr_t
+ * words after its two header words); nbits = node-table size. free_gpus[i]: GPUs free on node i.
+ * mode: enum topoaware_mode. out: room for `nodes` node-table indices, filled in rank order for
+ * IDEAL, FALLBACK and NO_BLOCK. info may be NULL. Returns enum topoaware_place_status. */
+int topoaware_place(topoaware_placer_t *placer, const uint64_t *usable, uint32_t nbits, const uint16_t *free_gpus,
+                    uint32_t nodes, uint32_t gpus_per_node, const topoaware_layout_t *layout, int mode,
+                    uint32_t *out, topoaware_place_info_t *info, char *err, size_t errlen);
+
+/* Rank order of a job's node set (names in any order, e.g. SLURM_JOB_NODELIST expanded):
+ * order[k] = index into names of the node that holds ranks k*G .. k*G+G-1 (G = world / n).
+ * Returns 0, or -1 (a node not in the topology, duplicates, a layout that does not fit). */
+int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
+                         const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen);
+
+typedef struct topoaware_rank {
+  uint32_t rank, node_rank, local_rank;
+  uint32_t tp, cp, ep, dp, pp, edp; /* edp: expert-data-parallel rank, (cp + CP*dp) / EP */
+} topoaware_rank_t;
+
+/* Coordinates of one global rank (no topology needed; node_rank and local_rank are 0).
+ * Returns 0 or -1 (rank >= world). */
+int topoaware_rank_coord(const topoaware_layout_t *layout, uint32_t rank, topoaware_rank_t *out, char *err,
+                         size_t errlen);
+
+/* The ranks of node `self` in the job's node set: fills out[0 .. G-1] (local rank order) and
+ * *count = G. cap = room in out. Returns 0 or -1. */
+int topoaware_node_ranks(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
+                         const topoaware_layout_t *layout, const char *self, topoaware_rank_t *out, uint32_t cap,
+                         uint32_t *count, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
