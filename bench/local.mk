@@ -1,1 +1,2 @@
 # benchmarks (bench/)
+include bench/engine.mk
