@@ -431,6 +431,17 @@ void test_ports_format_inline(void **) {
   check_port(port(rt, 2), 0x0008f10403960602ULL, 0xb83fd20300da1100ULL, 5, 2, LinkSpeed::NDR);
   assert_int_equal(by_guid(f, 0xb83fd20300da1100ULL)->nports, 6);
   assert_true(f.problems.empty());
+  // A port listed as unconnected by one end and cabled by the other: kept as a problem.
+  Fabric u = parse_text("SW     1  5 0xb83fd20300da1100 4x EDR                                    'leaf01'\n"
+                        "CA     2  1 0xb83fd20300da1139 4x EDR - SW     1  5 0xb83fd20300da1100 ( 'h1' - 'leaf01' )\n");
+  assert_int_equal(u.problems.size(), 1);
+  assert_true(u.problems[0].what.find("inline.txt:2:") == 0);
+  assert_true(u.problems[0].what.find("line 1 lists that port as unconnected") != std::string::npos);
+  // Descriptions that differ for one GUID: kept as a problem too.
+  Fabric dd = parse_text("CA     2  1 0xb83fd20300da1139 4x EDR - SW     1  5 0xb83fd20300da1100 ( 'h1' - 'leaf01' )\n"
+                         "SW     1  6 0xb83fd20300da1100 4x EDR                                    'leaf02'\n");
+  assert_int_equal(dd.problems.size(), 1);
+  assert_true(dd.problems[0].what.find("'leaf02' but as 'leaf01' at line 1") != std::string::npos);
   // Each format refuses the other when forced.
   expect_text_error(text, 1, {"unrecognised line"}, DumpFormat::Default);
   expect_text_error(pair_dump("4xHDR"), 1, {"node type"}, DumpFormat::Ports);
@@ -440,7 +451,7 @@ void test_ports_format_inline(void **) {
 
 void test_bad_files(void **) {
   expect_parse_error([] { parse_ibnetdiscover_file(bad("truncated-port-line.ibnetdiscover")); },
-                     bad("truncated-port-line.ibnetdiscover"), 11, {"GUID"});
+                     bad("truncated-port-line.ibnetdiscover"), 11, {"GUID", "end of the line", "truncated"});
   expect_parse_error([] { parse_ibnetdiscover_file(bad("truncated-after-ids.ibnetdiscover")); },
                      bad("truncated-after-ids.ibnetdiscover"), 12, {"truncated"});
   expect_parse_error([] { parse_ibnetdiscover_file(bad("missing-ca-block.ibnetdiscover")); },
@@ -528,6 +539,8 @@ void test_bad_inline(void **) {
   expect_text_error(good + "CA   134  2 0x7cfe9003003b4bde 4x EDR - SW 1719 12 0x7cfe9003009ce5b0 'o1' - 's1'\n", 2,
                     {"( '<description>' - '<remote description>' )"});
   expect_text_error(good + "CA   134  2 0x7cfe9003003b4bde 4x EDR\n", 2, {"truncated"});
+  expect_text_error(good + "CA   134  2 0x7cfe9003003b4bde 4x EDR - SW 1719 12 0x7cfe9003009ce5b0 ( ' - ' )\n", 2,
+                    {"( '<description>' - '<remote description>' )"});
   expect_text_error(good + "CA   134  2 0x7cfe9003003b4bde 4x EDR   'o1\n", 2, {"closed by a quote"});
   expect_text_error(good + "Switch\t64 \"S-b83fd20300da1100\" # \"leaf01\" enhanced port 0 lid 1 lmc 0\n", 2,
                     {"node type CA, SW or RT"});

@@ -319,8 +319,9 @@ class Parser {
   [[noreturn]] void fail(int line, const std::string &msg) const { throw ParseError(file_, line, msg); }
   [[noreturn]] void fail(const std::string &msg) const { fail(line_, msg); }
   [[noreturn]] void fail_at(const Cursor &c, const std::string &what_was_expected) const {
-    fail("found " + excerpt(c.rest()) + " at column " + std::to_string(c.pos + 1) + "; expected " +
-         what_was_expected);
+    // Running out of line where more is required is what a cut file looks like.
+    fail("found " + excerpt(c.rest()) + " at column " + std::to_string(c.pos + 1) +
+         (c.at_end() ? " (truncated line?)" : "") + "; expected " + what_was_expected);
   }
 
   DumpFormat detect(std::string_view s) {
@@ -681,7 +682,8 @@ class Parser {
       if (inner.size() < 2 || inner.back() != ')') fail_at(c, "the descriptions closed by ')' (truncated line?)");
       inner = trim(inner.substr(0, inner.size() - 1));
       size_t mid = inner.find("' - '");
-      if (inner.size() < 2 || inner.front() != '\'' || inner.back() != '\'' || mid == std::string_view::npos)
+      if (inner.size() < 6 || inner.front() != '\'' || inner.back() != '\'' || mid == std::string_view::npos ||
+          mid == 0 || mid + 6 > inner.size())
         fail_at(c, "\"( '<description>' - '<remote description>' )\"");
       local_desc = std::string(inner.substr(1, mid - 1));
       remote_desc = std::string(inner.substr(mid + 5, inner.size() - mid - 6));
@@ -775,7 +777,17 @@ class Parser {
                               std::to_string(peer.line) +
                               ") does not list the port; expected both ends of every link (truncated file?)");
           // Ports format: the peer's own line is missing (a report cut short or filtered, e.g.
-          // with grep); take the link from this end.
+          // with grep); take the link from this end, unless the peer said that port is unconnected.
+          auto unc = unconnected_.find({peer.node.guid, static_cast<unsigned>(pr.port.remote_port)});
+          if (unc != unconnected_.end()) {
+            problems_.push_back({self.node.guid, pr.port.num,
+                                 file_ + ":" + std::to_string(pr.line) + ": port " + std::to_string(pr.port.num) +
+                                     " of " + guid_str(self.node.guid) + " leads to port " +
+                                     std::to_string(pr.port.remote_port) + " of " + guid_str(peer.node.guid) +
+                                     ", but line " + std::to_string(unc->second) +
+                                     " lists that port as unconnected; the two ends of the link disagree"});
+            continue;
+          }
           PortRec r;
           r.line = pr.line;  // the line that implies this end, for messages
           r.port.num = pr.port.remote_port;
