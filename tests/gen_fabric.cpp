@@ -53,9 +53,9 @@ bool make(const std::string &name, Fabric *out) {
   } else if (name == "rail8") {  // SuperPOD-like: 8 rails, 4 SUs of 32 hosts
     RailSpec s;
     *out = generate_rail(s);
-  } else if (name == "dfly") {  // balanced dragonfly: 5 groups of 2 routers, 2 global links each
+  } else if (name == "dfly") {  // balanced dragonfly: 5 groups of 4 routers, 1 global link each
     DragonflySpec s;
-    s.groups = 5, s.routers_per_group = 2, s.hosts_per_router = 2, s.global_links_per_router = 2;
+    s.groups = 5, s.routers_per_group = 4, s.hosts_per_router = 2, s.global_links_per_router = 1;
     *out = generate_dragonfly(s);
   } else {
     return false;

@@ -11,6 +11,7 @@
 #include "fabric_diff.hpp"
 #include "generator.hpp"
 #include "ibnetdiscover_parser.hpp"
+#include "topology.hpp"
 
 using namespace topoaware;
 
@@ -274,6 +275,15 @@ void test_radix(void **) {
   Fabric g = generate_fat_tree(s);
   for (const auto &n : g.nodes)
     if (n.type == NodeType::Switch) assert_int_equal(n.nports, 48);
+  // One leaf, no uplinks: a one-switch fabric, no orphan spines.
+  FatTreeSpec one;
+  one.leaves = 1, one.hosts_per_leaf = 12, one.uplinks_per_leaf = 0;
+  Fabric o = generate_fat_tree(one);
+  check_invariants(o);
+  assert_int_equal(count(o).switches, 1);
+  assert_int_equal(count(o).cas, 12);
+  one.leaves = 2;
+  expect_invalid([&] { generate_fat_tree(one); }, "uplinks_per_leaf must be a positive number");
   s.radix = 37;
   expect_invalid([&] { generate_fat_tree(s); }, "radix 37 is too small");
   s.radix = 300;
@@ -486,6 +496,46 @@ void test_ibsim_net_rejects(void **) {
   expect_invalid([&] { to_ibsim_net(g); }, "node GUID + p");
 }
 
+// The generated fabrics classify as what they were generated to be (levels, pods, leaf groups,
+// rails, dragonfly groups, oversubscription): the expected topology.json of `generate` rests on it.
+void test_classified(void **) {
+  FatTreeSpec o = ft2();
+  o.leaves = 6, o.uplinks_per_leaf = 4, o.spines = 2;
+  Topology t = classify(generate_fat_tree(o), ClassifyOptions());
+  assert_int_equal(t.hosts.size(), 48);
+  assert_int_equal(t.max_level, 2);
+  assert_int_equal(t.leaf_groups.size(), 6);
+  assert_true(t.anomalies.empty());
+  assert_true(t.levels[0].oversub_min == 2.0 && t.levels[0].oversub_max == 2.0);
+
+  t = classify(generate_fat_tree(ft3_1to7()), ClassifyOptions());
+  assert_int_equal(t.max_level, 3);
+  assert_int_equal(t.pods.size(), 2);
+  assert_true(t.anomalies.empty());
+  assert_true(t.levels[0].oversub_max == 1.0);
+  assert_true(t.levels[1].oversub_min == 7.0 && t.levels[1].oversub_max == 7.0);  // 1:7 above the pods
+
+  t = classify(generate_rail(RailSpec()), ClassifyOptions());
+  assert_true(t.rail_optimized);
+  assert_int_equal(t.hosts.size(), 128);
+  assert_int_equal(t.leaf_groups.size(), 4);  // one per scalable unit, 8 rail leaves each
+  for (const auto &g : t.leaf_groups) assert_int_equal(g.leaves.size(), 8);
+  // Each rail is its own subnet here (rail r's leaves reach only rail r's spines), which the
+  // classifier reports; nothing else may be flagged.
+  for (const auto &a : t.anomalies) assert_string_equal(a.kind.c_str(), "disconnected-parts");
+
+  t = classify(generate_dragonfly(DragonflySpec()), ClassifyOptions());
+  assert_int_equal(t.dragonfly_groups.size(), 9);
+  for (const auto &g : t.dragonfly_groups) {
+    assert_int_equal(g.switches.size(), 4);
+    assert_int_equal(g.hosts.size(), 16);
+  }
+  assert_true(t.anomalies.empty());
+  t = classify(generate_dragonfly(dfly(5, 4, 2, 1)), ClassifyOptions());
+  assert_int_equal(t.dragonfly_groups.size(), 5);
+  assert_true(t.anomalies.empty());
+}
+
 }  // namespace
 
 int main() {
@@ -501,6 +551,7 @@ int main() {
       cmocka_unit_test(test_ibnetdiscover_text_format),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_ibsim_net_rejects),
+      cmocka_unit_test(test_classified),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

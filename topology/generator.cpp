@@ -94,7 +94,7 @@ LinkParams check_link(const char *spec, int width, const std::string &speed, con
       bad(std::string(spec) + ": host_prefix \"" + prefix + "\" may only contain letters, digits, '-' and '_'");
   // Longest description: "<prefix><digits> mlx5_<k>"; digits up to 10 for any int count.
   if (prefix.size() + 10 + 10 > kMaxDesc)
-    bad(std::string(spec) + ": host_prefix \"" + prefix + "\" is too long for a 64-byte node description; keep it under 40 characters");
+    bad(std::string(spec) + ": host_prefix \"" + prefix + "\" is too long for a 64-byte node description; keep it to at most 43 characters");
   return {width, s};
 }
 
@@ -218,14 +218,16 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
 
   // Hosts first (generation order = order in the Fabric), so that the first node is a host CA:
   // ibsim attaches its local port to the first node of the net file.
-  std::vector<size_t> leaf(s.leaves), spine(pods * S), core(cores);
+  // A single leaf without uplinks is a valid (one-switch) fabric: then there are no spines.
+  const long nspines = U > 0 ? pods * S : 0;
+  std::vector<size_t> leaf(s.leaves), spine(nspines), core(cores);
   std::vector<std::vector<size_t>> cas(hosts, std::vector<size_t>(K));
   for (long h = 0; h < hosts; ++h) {
     std::string host = numbered(s.host_prefix, h + 1, hw);
     for (long k = 0; k < K; ++k) cas[h][k] = b.add_ca(host_ca_desc(host, static_cast<int>(k)));
   }
   for (long l = 0; l < s.leaves; ++l) leaf[l] = b.add_switch(numbered("leaf", l + 1, lw), radix);
-  for (long i = 0; i < pods * S; ++i) spine[i] = b.add_switch(numbered("spine", i + 1, sw), radix);
+  for (long i = 0; i < nspines; ++i) spine[i] = b.add_switch(numbered("spine", i + 1, sw), radix);
   for (long c = 0; c < cores; ++c) core[c] = b.add_switch(numbered("core", c + 1, cw), radix);
 
   for (long l = 0; l < s.leaves; ++l) {
