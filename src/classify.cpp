@@ -741,11 +741,14 @@ void Classifier::anomalies() {
               h.name + " has " + std::to_string(h.ports.size()) + " compute port(s) but its leaf group has " +
                   std::to_string(rails) + " rails");
   }
-  // Several disconnected parts: leaves that cannot reach each other.
+  // Several disconnected parts: leaves that cannot reach each other. Hosts join the parts their
+  // ports are on: a rail-optimized fabric built as one subnet per rail is one fabric to a job.
   {
     UnionFind uf(n);
     for (int u = 0; u < n; u++)
       for (int v : sw_adj_[u]) uf.unite(u, v);
+    for (const auto &h : t_.hosts)
+      for (const auto &p : h.ports) uf.unite(p.sw, h.ports.front().sw);
     std::set<int> parts;
     for (int i = 0; i < n; i++)
       if (t_.switches[i].level == 1) parts.insert(uf.find(i));
