@@ -301,7 +301,6 @@ class Parser {
       if (format_ == DumpFormat::Ports) ports_line(s);
       else default_line(s);
     }
-    if (in_.bad()) fail("read error after this line; expected the rest of the dump");
     if (format_ == DumpFormat::Default && pending_ids_line_ && !have_current_)
       fail(pending_ids_line_, std::string("the last node's identification lines are not followed by its "
                                           "'Switch', 'Ca' or 'Rt' line; expected a complete dump (truncated file?)"));
