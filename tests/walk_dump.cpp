@@ -5,12 +5,15 @@
 //
 //   walk_dump [--ca CA] [--port N] [--retries N] [--timeout MS] [--max-hops N]
 //             [--cache-load FILE] [--cache-save FILE] [--progress]
+//   walk_dump --parse FILE     (reads saved ibnetdiscover output with parse_ibnetdiscover_file
+//                               instead, and prints it the same way)
 //
 // Output, sorted by GUID and port (ports of switches print "-" as port GUID, since a switch's
 // ports share the GUID of port 0 and ibnetdiscover does not print them per port):
 //   node <guid> <Switch|Ca|Router> <nports> "<description>"
 //   port <guid> <num> <port guid|-> <remote guid> <remote port> <width> <speed>
 //   problem <guid> <port> <what>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +22,7 @@
 #include <string>
 
 #include "ibnd_walk.hpp"
+#include "ibnetdiscover_parser.hpp"
 
 using namespace topoaware;
 
@@ -34,7 +38,8 @@ const char *type_name(NodeType t) {
 int usage() {
   std::fprintf(stderr,
                "usage: walk_dump [--ca CA] [--port N] [--retries N] [--timeout MS] [--max-hops N]\n"
-               "                 [--cache-load FILE] [--cache-save FILE] [--progress]\n");
+               "                 [--cache-load FILE] [--cache-save FILE] [--progress]\n"
+               "       walk_dump --parse IBNETDISCOVER_OUTPUT\n");
   return 2;
 }
 }  // namespace
@@ -43,6 +48,7 @@ int main(int argc, char **argv) {
   WalkOptions opts;
   WalkTarget target;
   bool have_target = false;
+  std::string parse;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -62,18 +68,21 @@ int main(int argc, char **argv) {
     else if (a == "--max-hops") opts.max_hops = std::atoi(v);
     else if (a == "--cache-load") opts.cache_load = v;
     else if (a == "--cache-save") opts.cache_save = v;
+    else if (a == "--parse") parse = v;
     else return usage();
   }
   if (have_target) opts.targets.push_back(target);
 
   Fabric f;
   try {
-    f = walk_fabric(opts);
+    f = parse.empty() ? walk_fabric(opts) : parse_ibnetdiscover_file(parse);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "walk_dump: %s\n", e.what());
     return 2;
   }
-  // walk_fabric returns nodes in GUID order and ports sorted (Fabric::finish); print as is.
+  // Ports are sorted by Fabric::finish; nodes are put in GUID order here (the parser keeps file
+  // order).
+  std::sort(f.nodes.begin(), f.nodes.end(), [](const FabricNode &a, const FabricNode &b) { return a.guid < b.guid; });
   for (const auto &n : f.nodes) {
     std::printf("node %s %s %d \"%s\"\n", guid_str(n.guid).c_str(), type_name(n.type), n.nports, n.desc.c_str());
     for (const auto &p : n.ports)
