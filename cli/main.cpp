@@ -14,6 +14,7 @@
 #include "fabric.hpp"
 #include "generator.hpp"
 #include "hostlist.hpp"
+#include "layout.hpp"
 #include "ibnd_walk.hpp"
 #include "ibnetdiscover_parser.hpp"
 #include "node_name_map.hpp"
@@ -346,6 +347,9 @@ int main(int argc, char **argv) {
   gen->add_option("--speed", speed, "Link speed: SDR DDR QDR FDR10 FDR EDR HDR NDR XDR");
   gen->add_option("--host-prefix", prefix, "Host name prefix");
 
+  PlanOptions plan_opts;
+  add_plan_command(app, plan_opts);
+
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
     for (auto *opt : sub->get_options())
@@ -369,6 +373,10 @@ int main(int argc, char **argv) {
       if (gen->count("--uplinks")) g.rail.uplinks_per_leaf = g.fat.uplinks_per_leaf;
       return generate(g);
     }
+    if (plan_opts.command && *plan_opts.command) return run_plan(plan_opts);
+  } catch (const LayoutError &e) {
+    std::fprintf(stderr, "topoaware: %s\n", e.what());
+    return kExitUsage;
   } catch (const Failure &e) {
     std::fprintf(stderr, "topoaware: %s\n", e.what());
     return e.code;

@@ -1,6 +1,6 @@
 # Unit tests (CMocka, C++) and integration tests (bash; exit 77 = skipped, with the reason printed).
 TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(BASH)
+SH_LOG_COMPILER = bash
 TESTS_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) -DTEST_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 TESTS_LIBS = topology/libtopoaware_discovery.la src/libtopoaware_core.la $(CMOCKA_LIBS)
 EXTRA_DIST += tests/fixtures tests/lib
@@ -12,3 +12,5 @@ include tests/generator.mk
 include tests/discovery.mk
 include tests/engine.mk
 include tests/slurm.mk
+include tests/plugins.mk
+include tests/bench.mk
