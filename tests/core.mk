@@ -9,3 +9,7 @@ tests_test_topology_json_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_topology_json_LDADD = $(TESTS_LIBS)
 TESTS += tests/cli_help_matches_man.sh
 EXTRA_DIST += tests/cli_help_matches_man.sh
+TESTS += tests/cli_discover.sh
+EXTRA_DIST += tests/cli_discover.sh
+TESTS += tests/cli_plan.sh
+EXTRA_DIST += tests/cli_plan.sh
