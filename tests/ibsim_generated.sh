@@ -8,7 +8,8 @@
 set -u
 
 skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (ibsim + libumad2sim); run the README's test command as root"
+. "$top_srcdir/tests/lib/common.sh"
+ta_require_daemon_tests  # root, not inside make distcheck
 command -v ibsim >/dev/null || skip "ibsim not installed (apt-get install ibsim-utils)"
 command -v ibnetdiscover >/dev/null || skip "ibnetdiscover not installed (apt-get install infiniband-diags)"
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so

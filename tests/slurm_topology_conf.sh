@@ -12,7 +12,8 @@ gen="$top_builddir/tests/gen_topology_conf"
 slurmctld=${SLURMCTLD:-/usr/sbin/slurmctld}
 scontrol=${SCONTROL:-$(command -v scontrol || echo /usr/bin/scontrol)}
 
-if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root (slurmctld runs as SlurmUser=root without munge)"; exit 77; fi
+. "$top_srcdir/tests/lib/common.sh"
+ta_require_daemon_tests  # root, not inside make distcheck
 if [ ! -x "$slurmctld" ]; then echo "SKIP: $slurmctld not installed (apt-get install slurmctld)"; exit 77; fi
 if [ ! -x "$scontrol" ]; then echo "SKIP: scontrol not installed (apt-get install slurm-client)"; exit 77; fi
 if [ ! -x "$gen" ]; then echo "FAIL: $gen not built (make check builds it)"; exit 1; fi
