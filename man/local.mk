@@ -1,2 +1,3 @@
 # man pages
 dist_man_MANS += man/topoaware.1
+include man/plugins.mk

@@ -1,0 +1,2 @@
+# man pages of the Slurm plugins and of topoaware.conf
+dist_man_MANS += man/spank_topoaware.8 man/job_submit_topoaware.8 man/topoaware.conf.5

@@ -1,0 +1,386 @@
+/* job_submit/topoaware (job_submit_topoaware(8)): checks a job's parallel layout (the
+ * --tp/--pp/--dp/... options of spank_topoaware, which reach slurmctld in job_desc->spank_job_env)
+ * against the rest of the request and completes what the layout implies: node count, task count,
+ * tasks per node and GPUs per node ("gres:gpu:N", as sbatch writes --gpus-per-node). A bad
+ * combination is refused with *err_msg before a job id exists. Jobs without a layout pass
+ * untouched. Built against the configured Slurm source tree of the running version.
+ *
+ * slurmctld calls job_submit() with read locks on config, job, node and partition held
+ * (src/slurmctld/job_submit.c): partitions and node records may be read, nothing may be locked
+ * again. Every string handed back goes through ta_xstr_set (xmalloc'd). */
+#include "config.h" /* Slurm's */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "layout_c.h"
+#include "ta_env.h"
+#include "ta_xstr.h"
+
+const char plugin_name[] = "topoaware job submit plugin: checks and completes tp/pp/dp layouts";
+const char plugin_type[] = "job_submit/topoaware";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+#define TA "job_submit/topoaware"
+#define TA_MAX_TRES 4096 /* longest tres_per_* string looked at */
+
+static topoaware_conf_t *ta_conf;
+
+extern int init(void)
+{
+	char err[TOPOAWARE_ERR_LEN];
+	int found = 0;
+
+	ta_conf = topoaware_conf_load(NULL, &found, err, sizeof(err));
+	if (!ta_conf) {
+		/* An admin's mistake: log it loudly, keep slurmctld running, check layouts anyway. */
+		error("%s: %s; using the built-in defaults", TA, err);
+		return SLURM_SUCCESS;
+	}
+	if (found)
+		verbose("%s: loaded %s", TA, topoaware_conf_loaded_path(ta_conf));
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	topoaware_conf_free(ta_conf);
+	ta_conf = NULL;
+	return SLURM_SUCCESS;
+}
+
+/* ---- GPU counts in tres_per_* strings ------------------------------------------------------ */
+
+/* One entry of a tres_per_* list: "gres:gpu:8", "gres/gpu:8", "gres/gpu=8", "gpu:8",
+ * "gres:gpu:a100:8", "gres:gpu" (= 1). Returns 1 and *count if it is a GPU entry, 0 if another
+ * resource, -1 if it names GPUs but the count is not a plain number. */
+static int ta_gpu_entry(const char *e, size_t len, uint64_t *count)
+{
+	const char *p = e, *end = e + len, *last;
+	uint64_t v = 0;
+
+	if (len >= 5 && (!strncmp(p, "gres:", 5) || !strncmp(p, "gres/", 5)))
+		p += 5;
+	if ((size_t)(end - p) < 3 || strncmp(p, "gpu", 3) != 0)
+		return 0;
+	p += 3;
+	if (p == end) {
+		*count = 1;
+		return 1;
+	}
+	if (*p != ':' && *p != '=')
+		return 0; /* e.g. "gpumem" */
+	/* The count is after the last ':' or '='. */
+	last = end;
+	while (last > p && last[-1] != ':' && last[-1] != '=')
+		last--;
+	if (last == end)
+		return -1;
+	for (const char *q = last; q < end; q++) {
+		if (*q < '0' || *q > '9' || (end - last) > 9)
+			return -1;
+		v = v * 10 + (uint64_t)(*q - '0');
+	}
+	if (last == p + 1) { /* "gpu:8": no type */
+		*count = v;
+		return 1;
+	}
+	/* "gpu:TYPE:8": a type, then the count; a bare "gpu:TYPE" is one GPU of that type. */
+	*count = v;
+	return 1;
+}
+
+/* Sum of the GPU entries of a tres_per_* string (0 = none). -1 and err on a malformed GPU count
+ * or several GPU entries (types): the layout needs one plain count. */
+static int ta_tres_gpus(const char *tres, const char *option, uint32_t *gpus, int *n_entries, char *err,
+			size_t errlen)
+{
+	size_t len;
+	const char *p;
+	int found = 0;
+
+	*gpus = 0;
+	if (n_entries)
+		*n_entries = 0;
+	if (!tres || !*tres)
+		return 0;
+	len = strnlen(tres, TA_MAX_TRES + 1);
+	if (len > TA_MAX_TRES) {
+		snprintf(err, errlen, "%s is longer than %d bytes", option, TA_MAX_TRES);
+		return -1;
+	}
+	p = tres;
+	while (*p) {
+		size_t n = strcspn(p, ",;");
+		uint64_t c = 0;
+		int r = ta_gpu_entry(p, n, &c);
+
+		if (n_entries)
+			(*n_entries)++;
+		if (r < 0 || (r == 1 && (c == 0 || c > 1000000))) {
+			snprintf(err, errlen, "%s: cannot read the GPU count of '%.*s'; give a plain number (e.g. %s=8)",
+				 option, (int)(n > 64 ? 64 : n), p, option);
+			return -1;
+		}
+		if (r == 1) {
+			if (found) {
+				snprintf(err, errlen,
+					 "%s names GPUs twice (%.64s); a tp/pp/dp layout needs one GPU count per node",
+					 option, tres);
+				return -1;
+			}
+			found = 1;
+			*gpus = (uint32_t)c;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+/* tres without its GPU entry, into out (xmalloc'd through ta_xstr_set), or NULL if nothing is left. */
+static void ta_tres_without_gpu(const char *tres, char **out)
+{
+	char buf[TA_MAX_TRES + 1];
+	size_t used = 0;
+	const char *p = tres;
+
+	buf[0] = '\0';
+	while (p && *p) {
+		size_t n = strcspn(p, ",;");
+		uint64_t c;
+
+		if (ta_gpu_entry(p, n, &c) == 0 && used + n + 2 < sizeof(buf)) {
+			if (used)
+				buf[used++] = ',';
+			memcpy(buf + used, p, n);
+			used += n;
+			buf[used] = '\0';
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	if (used)
+		ta_xstr_set(out, "%s", buf);
+	else
+		xfree(*out);
+}
+
+/* ---- the partition's GPUs per node --------------------------------------------------------- */
+
+/* GPUs per node of the nodes of the job's partition(s) (the default partition if none given):
+ * the common count of their GPU nodes, 0 if they differ or the partition is unknown (Slurm
+ * rejects unknown partitions itself). Nodes without GPUs are not counted. -1 if the partitions
+ * have no GPU node at all. Reads part_list / node records: the caller holds the read locks. */
+static int ta_partition_gpus(const char *partitions, uint32_t *gpus, char *err, size_t errlen)
+{
+	char names[1024];
+	char *save = NULL, *tok;
+	uint32_t common = 0;
+	int mixed = 0, any = 0;
+
+	*gpus = 0;
+	if (partitions && *partitions) {
+		if (strlen(partitions) >= sizeof(names))
+			return 0;
+		strcpy(names, partitions);
+	} else if (default_part_loc && default_part_loc->name) {
+		snprintf(names, sizeof(names), "%s", default_part_loc->name);
+	} else {
+		return 0;
+	}
+	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		part_record_t *part = find_part_record(tok);
+		node_record_t *node;
+
+		if (!part || !part->node_bitmap)
+			return 0;
+		any = 1;
+		for (int i = 0; (node = next_node(&i)); i++) {
+			uint64_t g;
+
+			if (!bit_test(part->node_bitmap, node->index))
+				continue;
+			g = node->gres_list ? gres_node_config_cnt(node->gres_list, "gpu") : 0;
+			if (g == 0)
+				continue;
+			if (g > UINT32_MAX)
+				g = UINT32_MAX;
+			if (common == 0)
+				common = (uint32_t)g;
+			else if (common != g)
+				mixed = 1;
+		}
+	}
+	if (!any)
+		return 0;
+	if (common == 0) {
+		snprintf(err, errlen,
+			 "partition %s has no nodes with GPUs, but a tp/pp/dp layout runs one task per GPU; "
+			 "submit to a GPU partition (-p)",
+			 partitions && *partitions ? partitions : names);
+		return -1;
+	}
+	*gpus = mixed ? 0 : common;
+	return 0;
+}
+
+/* ---- the check ----------------------------------------------------------------------------- */
+
+static int ta_code(int kind)
+{
+	switch (kind) {
+	case TOPOAWARE_ERR_NODES:
+		return ESLURM_INVALID_NODE_COUNT;
+	case TOPOAWARE_ERR_GPUS:
+		return ESLURM_INVALID_GRES;
+	default:
+		return ESLURM_BAD_TASK_COUNT;
+	}
+}
+
+static int ta_refuse(char **err_msg, int code, const char *layout, const char *why)
+{
+	if (layout && *layout)
+		ta_xstr_set(err_msg, "topoaware: layout %s: %s", layout, why);
+	else
+		ta_xstr_set(err_msg, "topoaware: %s", why);
+	debug("%s: refused a job: %s", TA, why);
+	return code;
+}
+
+static int ta_given(uint32_t v)
+{
+	return v != NO_VAL && v != INFINITE && v != 0;
+}
+
+static int ta_check(job_desc_msg_t *job, char **err_msg)
+{
+	topoaware_options_t opts;
+	topoaware_request_t given, out;
+	char err[TOPOAWARE_ERR_LEN], lay[256];
+	uint32_t node_gpus = 0, per_node = 0, per_job = 0, per_task = 0, per_socket = 0;
+	int ranged = 0;
+
+	if (ta_options_from_env(&opts, job->spank_job_env, job->spank_job_env_size, err, sizeof(err)) != 0)
+		return ta_refuse(err_msg, ESLURM_BAD_TASK_COUNT, NULL, err);
+	if (opts.set == 0)
+		return SLURM_SUCCESS; /* not a topoaware job: untouched */
+	if (topoaware_options_check(&opts, err, sizeof(err)) != 0)
+		return ta_refuse(err_msg, ESLURM_BAD_TASK_COUNT, NULL, err);
+	if (!topoaware_options_has_layout(&opts))
+		return SLURM_SUCCESS; /* only --nccl-hints: nothing to place */
+	if (topoaware_layout_string(&opts.layout, lay, sizeof(lay)) != 0)
+		lay[0] = '\0';
+
+	if (ta_tres_gpus(job->tres_per_node, "--gpus-per-node", &per_node, NULL, err, sizeof(err)) ||
+	    ta_tres_gpus(job->tres_per_job, "--gpus", &per_job, NULL, err, sizeof(err)) ||
+	    ta_tres_gpus(job->tres_per_task, "--gpus-per-task", &per_task, NULL, err, sizeof(err)) ||
+	    ta_tres_gpus(job->tres_per_socket, "--gpus-per-socket", &per_socket, NULL, err, sizeof(err)))
+		return ta_refuse(err_msg, ESLURM_INVALID_GRES, lay, err);
+	if (per_task > 1)
+		return ta_refuse(err_msg, ESLURM_INVALID_GRES, lay,
+				 "--gpus-per-task above 1 contradicts the layout, which runs one task per GPU; "
+				 "leave --gpus-per-task out");
+	if (per_socket)
+		return ta_refuse(err_msg, ESLURM_INVALID_GRES, lay,
+				 "--gpus-per-socket cannot be combined with a layout; use --gpus-per-node or "
+				 "leave the GPU count to the layout");
+	if (ta_partition_gpus(job->partition, &node_gpus, err, sizeof(err)) != 0)
+		return ta_refuse(err_msg, ESLURM_INVALID_GRES, lay, err);
+
+	memset(&given, 0, sizeof(given));
+	if (ta_given(job->min_nodes)) {
+		if (ta_given(job->max_nodes) && job->max_nodes != job->min_nodes)
+			ranged = 1; /* -N MIN-MAX: any count in the range that the layout allows */
+		else
+			given.nodes = job->min_nodes;
+	}
+	if (ta_given(job->num_tasks))
+		given.ntasks = job->num_tasks;
+	if (job->ntasks_per_node != NO_VAL16 && job->ntasks_per_node != INFINITE16 && job->ntasks_per_node)
+		given.ntasks_per_node = job->ntasks_per_node;
+	given.gpus_per_node = per_node;
+	given.gpus = per_job;
+
+	if (topoaware_complete_request(&opts.layout, &given, node_gpus, &out, err, sizeof(err)) != 0)
+		return ta_refuse(err_msg, ta_code(topoaware_error_kind(err)), lay, err);
+	if (ranged && (out.nodes < job->min_nodes || out.nodes > job->max_nodes)) {
+		snprintf(err, sizeof(err), "-N %u-%u but the layout needs %u nodes x %u GPUs; use -N %u or leave -N out",
+			 job->min_nodes, job->max_nodes, out.nodes, out.gpus_per_node, out.nodes);
+		return ta_refuse(err_msg, ESLURM_INVALID_NODE_COUNT, lay, err);
+	}
+	if (out.ntasks_per_node > UINT16_MAX - 2)
+		return ta_refuse(err_msg, ESLURM_BAD_TASK_COUNT, lay, "more tasks per node than Slurm can hold");
+
+	/* Complete the request as Slurm itself would have written the options. */
+	job->min_nodes = out.nodes;
+	job->max_nodes = out.nodes;
+	job->num_tasks = out.ntasks;
+	job->bitflags |= JOB_NTASKS_SET;
+	job->ntasks_per_node = (uint16_t)out.ntasks_per_node;
+	if (per_node != out.gpus_per_node || per_job) {
+		char *rest = NULL;
+
+		if (job->tres_per_node)
+			ta_tres_without_gpu(job->tres_per_node, &rest);
+		if (rest) {
+			ta_xstr_set(&job->tres_per_node, "gres:gpu:%u,%s", out.gpus_per_node, rest);
+			xfree(rest);
+		} else {
+			ta_xstr_set(&job->tres_per_node, "gres:gpu:%u", out.gpus_per_node);
+		}
+		/* --gpus (total) was checked equal to the world size; per node it is now exact. */
+		if (per_job)
+			ta_tres_without_gpu(job->tres_per_job, &job->tres_per_job);
+	}
+	debug("%s: layout %s: -N %u, --ntasks=%u, --ntasks-per-node=%u, tres_per_node=%s", TA, lay, out.nodes,
+	      out.ntasks, out.ntasks_per_node, job->tres_per_node);
+	return SLURM_SUCCESS;
+}
+
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
+{
+	if (!job_desc)
+		return SLURM_SUCCESS;
+	return ta_check(job_desc, err_msg);
+}
+
+/* scontrol update of a pending job. A layout job's node, task and GPU counts follow from its
+ * layout (checked and completed at submit); an update that changes them would break that, and
+ * Slurm 22.05's job_modify has no err_msg to explain a refusal, so such updates are refused with
+ * ESLURM_BAD_TASK_COUNT and the reason is logged. Other updates (time, partition, ...) pass. */
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid)
+{
+	topoaware_options_t opts;
+	char err[TOPOAWARE_ERR_LEN];
+
+	if (!job_desc || !job_ptr)
+		return SLURM_SUCCESS;
+	if (ta_options_from_env(&opts, job_ptr->spank_job_env, job_ptr->spank_job_env_size, err, sizeof(err)) != 0 ||
+	    !topoaware_options_has_layout(&opts))
+		return SLURM_SUCCESS;
+	if (ta_given(job_desc->min_nodes) || ta_given(job_desc->max_nodes) || ta_given(job_desc->num_tasks) ||
+	    (job_desc->ntasks_per_node != NO_VAL16 && job_desc->ntasks_per_node) || job_desc->tres_per_node ||
+	    job_desc->tres_per_job || job_desc->tres_per_task || job_desc->tres_per_socket) {
+		info("%s: refused an update of %pJ (uid %u): its node, task and GPU counts follow from its "
+		     "tp/pp/dp layout; cancel it and submit it again with the new layout",
+		     TA, job_ptr, submit_uid);
+		return ESLURM_BAD_TASK_COUNT;
+	}
+	return SLURM_SUCCESS;
+}

@@ -1,0 +1,254 @@
+/* spank_topoaware.so: the --tp/--pp/--dp/--cp/--ep, --rank-order, --topo-mode, --topo-max-wait and
+ * --nccl-hints options of sbatch, salloc and srun (spank_topoaware(8)).
+ *
+ * Contexts (spank.h): sbatch/salloc (allocator) call init, init_post_opt and exit; srun (local)
+ * calls init, init_post_opt, local_user_init and exit; slurmstepd (remote) calls init, then the
+ * option callbacks with the values the submit side forwarded, then the task hooks (the task
+ * environment is issue 6's work and builds on the options collected here).
+ *
+ * Slurm calls an option's callback once per source (sbatch: script, environment, command line;
+ * srun: environment, command line); every call is checked at once and the last one wins, like
+ * Slurm's own options. The layout as a whole is judged in init_post_opt, so a bad combination
+ * stops the command before a job exists. The layout logic itself is the core's (layout_c.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/spank.h>
+
+#include "layout_c.h"
+
+SPANK_PLUGIN(topoaware, 1);
+
+#define TA "topoaware"
+
+enum ta_opt_val {
+  TA_OPT_TP = 1,
+  TA_OPT_CP,
+  TA_OPT_EP,
+  TA_OPT_DP,
+  TA_OPT_PP,
+  TA_OPT_RANK_ORDER,
+  TA_OPT_TOPO_MODE,
+  TA_OPT_MAX_WAIT,
+  TA_OPT_NCCL_HINTS,
+};
+
+static int ta_opt_cb(int val, const char *optarg, int remote);
+
+/* The one option table, registered with spank_option_register in every context that has options
+ * (a static spank_options table is not enough for sbatch, PLATFORM.md). */
+static struct spank_option ta_options[] = {
+    {"tp", "N", "[topoaware] tensor parallel size: GPUs of one TP group, inside one node (NVLink)", 1, TA_OPT_TP,
+     ta_opt_cb},
+    {"pp", "N", "[topoaware] pipeline parallel size", 1, TA_OPT_PP, ta_opt_cb},
+    {"dp", "N", "[topoaware] data parallel size; the job has tp*cp*dp*pp GPUs, one task per GPU", 1, TA_OPT_DP,
+     ta_opt_cb},
+    {"cp", "N", "[topoaware] context parallel size", 1, TA_OPT_CP, ta_opt_cb},
+    {"ep", "N", "[topoaware] expert parallel size; divides cp*dp, does not add GPUs", 1, TA_OPT_EP, ta_opt_cb},
+    {"rank-order", "ORDER", "[topoaware] rank order: tp-cp-ep-dp-pp (default, Megatron) or tp-pp-dp", 1,
+     TA_OPT_RANK_ORDER, ta_opt_cb},
+    {"topo-mode", "MODE",
+     "[topoaware] strict: wait for a block of switches that fits the layout (up to --topo-max-wait); prefer: "
+     "best block available now",
+     1, TA_OPT_TOPO_MODE, ta_opt_cb},
+    {"topo-max-wait", "TIME",
+     "[topoaware] longest wait of --topo-mode=strict, e.g. 30m, 2h, 90s, 1d (no unit: minutes; at most 30d)", 1,
+     TA_OPT_MAX_WAIT, ta_opt_cb},
+    {"nccl-hints", "WHAT", "[topoaware] NCCL and rank hints in tasks: auto (default), off or print", 1,
+     TA_OPT_NCCL_HINTS, ta_opt_cb},
+    SPANK_OPTIONS_TABLE_END};
+
+static const char *ta_opt_name(int val) {
+  switch (val) {
+    case TA_OPT_TP: return "tp";
+    case TA_OPT_CP: return "cp";
+    case TA_OPT_EP: return "ep";
+    case TA_OPT_DP: return "dp";
+    case TA_OPT_PP: return "pp";
+    case TA_OPT_RANK_ORDER: return "rank-order";
+    case TA_OPT_TOPO_MODE: return "topo-mode";
+    case TA_OPT_MAX_WAIT: return "topo-max-wait";
+    case TA_OPT_NCCL_HINTS: return "nccl-hints";
+    default: return NULL;
+  }
+}
+
+/* Plugin state: one process, one job or step. */
+static struct {
+  topoaware_options_t opts;
+  /* plugstack.conf arguments */
+  char topology[4096];
+  int has_default_order, default_order;
+  int has_default_mode, default_mode;
+  int has_default_max_wait;
+  uint32_t default_max_wait;
+  /* a remote-side option value that did not parse (the submit side checked it; a task then gets
+   * no hints, issue 6) */
+  int remote_invalid;
+} ta;
+
+static int ta_opt_cb(int val, const char *optarg, int remote) {
+  char err[TOPOAWARE_ERR_LEN];
+  const char *name = ta_opt_name(val);
+
+  if (!name) {
+    slurm_error(TA ": internal error: option value %d is not ours", val);
+    return -1;
+  }
+  if (topoaware_options_set(&ta.opts, name, optarg, err, sizeof(err)) != 0) {
+    if (remote) {
+      /* slurmstepd: never stop a step here; remember it so that no hints are derived. */
+      slurm_error(TA ": --%s=%.64s: %s; tasks get no topoaware hints", name, optarg ? optarg : "", err);
+      ta.remote_invalid = 1;
+      return 0;
+    }
+    /* Slurm then prints "Invalid --<name> argument" and the command exits non-zero. */
+    slurm_error(TA ": --%s=%.64s: %s", name, optarg ? optarg : "", err);
+    return -1;
+  }
+  return 0;
+}
+
+/* plugstack.conf: `required|optional /path/spank_topoaware.so [topology=PATH] [default_order=ORDER]
+ * [default_mode=strict|prefer] [default_max_wait=TIME]`. A bad argument is logged and ignored: a
+ * typo of the admin must not break every srun and sbatch. */
+static void ta_parse_args(int ac, char **av) {
+  char err[TOPOAWARE_ERR_LEN];
+  int i;
+
+  for (i = 0; i < ac; i++) {
+    const char *a = av[i];
+    topoaware_options_t tmp;
+
+    if (!a) continue;
+    if (strncmp(a, "topology=", 9) == 0) {
+      const char *p = a + 9;
+      if (p[0] != '/' || strlen(p) >= sizeof(ta.topology)) {
+        slurm_error(TA ": plugstack.conf argument '%.128s': the topology file must be an absolute path "
+                    "(e.g. topology=/etc/slurm/topology.json); argument ignored",
+                    a);
+        continue;
+      }
+      strcpy(ta.topology, p);
+    } else if (strncmp(a, "default_order=", 14) == 0) {
+      topoaware_options_init(&tmp);
+      if (topoaware_options_set(&tmp, "rank-order", a + 14, err, sizeof(err)) != 0) {
+        slurm_error(TA ": plugstack.conf argument '%.128s': %s; argument ignored", a, err);
+        continue;
+      }
+      ta.has_default_order = 1;
+      ta.default_order = tmp.layout.order;
+    } else if (strncmp(a, "default_mode=", 13) == 0) {
+      topoaware_options_init(&tmp);
+      if (topoaware_options_set(&tmp, "topo-mode", a + 13, err, sizeof(err)) != 0) {
+        slurm_error(TA ": plugstack.conf argument '%.128s': %s; argument ignored", a, err);
+        continue;
+      }
+      ta.has_default_mode = 1;
+      ta.default_mode = tmp.mode;
+    } else if (strncmp(a, "default_max_wait=", 17) == 0) {
+      topoaware_options_init(&tmp);
+      if (topoaware_options_set(&tmp, "topo-max-wait", a + 17, err, sizeof(err)) != 0) {
+        slurm_error(TA ": plugstack.conf argument '%.128s': %s; argument ignored", a, err);
+        continue;
+      }
+      ta.has_default_max_wait = 1;
+      ta.default_max_wait = tmp.max_wait;
+    } else {
+      slurm_error(TA ": unknown plugstack.conf argument '%.128s' ignored; the arguments are topology=PATH, "
+                  "default_order=tp-cp-ep-dp-pp|tp-pp-dp, default_mode=strict|prefer and default_max_wait=TIME",
+                  a);
+    }
+  }
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av) {
+  spank_context_t ctx = spank_context();
+  struct spank_option *o;
+
+  memset(&ta, 0, sizeof(ta));
+  topoaware_options_init(&ta.opts);
+  if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE) return 0; /* slurmd, job script */
+  ta_parse_args(ac, av);
+  for (o = ta_options; o->name; o++) {
+    spank_err_t rc = spank_option_register(sp, o);
+    if (rc != ESPANK_SUCCESS) {
+      slurm_error(TA ": cannot register --%s: %s", o->name, spank_strerror(rc));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Sends an admin default with the job, under the same name as the user's option, so that
+ * job_submit/topoaware and the select plugin see exactly what this host decided. */
+static int ta_send_default(spank_t sp, const char *envname, const char *value) {
+  spank_err_t rc = spank_job_control_setenv(sp, envname, value, 0);
+  if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS) {
+    slurm_error(TA ": cannot pass %s=%s to the job: %s", envname, value, spank_strerror(rc));
+    return -1;
+  }
+  return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  spank_context_t ctx = spank_context();
+  char err[TOPOAWARE_ERR_LEN];
+  char wait[32];
+
+  if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
+  if (topoaware_options_check(&ta.opts, err, sizeof(err)) != 0) {
+    slurm_error(TA ": %s", err);
+    return -1;
+  }
+  if (!topoaware_options_has_layout(&ta.opts)) return 0;
+  /* Admin defaults fill in what the user did not say. */
+  if (!(ta.opts.set & TOPOAWARE_OPT_RANK_ORDER) && ta.has_default_order) {
+    ta.opts.layout.order = ta.default_order;
+    if (ta_send_default(sp, "_SLURM_SPANK_OPTION_topoaware_rank_order", topoaware_order_name(ta.default_order)))
+      return -1;
+  }
+  if (!(ta.opts.set & TOPOAWARE_OPT_TOPO_MODE) && ta.has_default_mode) {
+    ta.opts.mode = ta.default_mode;
+    if (ta_send_default(sp, "_SLURM_SPANK_OPTION_topoaware_topo_mode", topoaware_mode_name(ta.default_mode)))
+      return -1;
+  }
+  if (!(ta.opts.set & TOPOAWARE_OPT_MAX_WAIT) && ta.has_default_max_wait && ta.opts.mode == TOPOAWARE_MODE_STRICT) {
+    ta.opts.max_wait = ta.default_max_wait;
+    if (topoaware_wait_string(ta.default_max_wait, wait, sizeof(wait)) == 0 &&
+        ta_send_default(sp, "_SLURM_SPANK_OPTION_topoaware_topo_max_wait", wait))
+      return -1;
+  }
+  return 0;
+}
+
+/* srun only: the step's own task and node counts are known here (spank.h: S_JOB_TOTAL_TASK_COUNT,
+ * S_JOB_NNODES in local context). A step runs one task per GPU of its layout. */
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
+  uint32_t tasks = 0, nodes = 0;
+  char lay[256];
+  const topoaware_layout_t *l = &ta.opts.layout;
+  uint64_t world;
+
+  if (spank_context() != S_CTX_LOCAL || !topoaware_options_has_layout(&ta.opts)) return 0;
+  if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_NNODES, &nodes) != ESPANK_SUCCESS || tasks == 0 || nodes == 0)
+    return 0; /* nothing to compare with */
+  world = (uint64_t)l->tp * l->cp * l->dp * l->pp;
+  topoaware_layout_string(l, lay, sizeof(lay));
+  if (world != tasks) {
+    slurm_error(TA ": the step has %u tasks but its layout (%s) has tp*cp*dp*pp = %llu ranks, one task per GPU; "
+                "run srun -n %llu, or give srun the layout of these %u tasks",
+                tasks, lay, (unsigned long long)world, (unsigned long long)world, tasks);
+    return -1;
+  }
+  if (tasks % nodes == 0 && (tasks / nodes) % l->tp != 0) {
+    slurm_error(TA ": the step puts %u tasks on each of %u nodes, which does not hold whole TP groups of tp=%u; "
+                "use a node count that gives a multiple of %u tasks per node",
+                tasks / nodes, nodes, l->tp, l->tp);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,254 @@
+// topoaware.conf and the scheduling option parsers (see config.hpp).
+#include "config.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sys/stat.h>
+#include <vector>
+
+namespace topoaware {
+namespace {
+
+std::string str(std::string_view v) { return std::string(v); }
+
+bool iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = char(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = char(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Printable text for a message: at most 64 bytes, control bytes shown as '?'.
+std::string shown(std::string_view v) {
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < 64; ++i) out += (v[i] >= 0x20 && v[i] < 0x7f) ? v[i] : '?';
+  if (v.size() > 64) out += "...";
+  return out;
+}
+
+bool valid_partition_name(std::string_view v) {
+  if (v.empty() || v.size() > 256) return false;
+  for (char c : v)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-' || c == '.'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+TopoMode parse_topo_mode(std::string_view text) {
+  if (text == "strict") return TopoMode::Strict;
+  if (text == "prefer") return TopoMode::Prefer;
+  throw ConfigError("topo-mode '" + shown(text) +
+                    "' is not known; use strict (wait for a good block, up to the maximum wait) or prefer "
+                    "(the best block available now)");
+}
+
+const char *topo_mode_name(TopoMode mode) { return mode == TopoMode::Strict ? "strict" : "prefer"; }
+
+NcclHints parse_nccl_hints(std::string_view text) {
+  if (text == "auto") return NcclHints::Auto;
+  if (text == "off") return NcclHints::Off;
+  if (text == "print") return NcclHints::Print;
+  throw ConfigError("nccl-hints '" + shown(text) + "' is not known; use auto, off or print");
+}
+
+const char *nccl_hints_name(NcclHints hints) {
+  switch (hints) {
+    case NcclHints::Off: return "off";
+    case NcclHints::Print: return "print";
+    default: return "auto";
+  }
+}
+
+uint32_t parse_wait(std::string_view name, std::string_view text) {
+  const std::string who = str(name) + "=" + shown(text);
+  const std::string fix = "; write a whole number with an optional unit s, m, h or d (no unit = minutes), e.g. " +
+                          str(name) + "=30m, at most 30d";
+  if (text.empty()) throw ConfigError(str(name) + " needs a value" + fix);
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) throw ConfigError(who + " does not start with a number" + fix);
+  if (digits > 1 && text[0] == '0') throw ConfigError(who + ": leading zeros are not accepted" + fix);
+  uint64_t unit = 60;
+  std::string_view rest = text.substr(digits);
+  if (rest == "s") unit = 1;
+  else if (rest == "m" || rest.empty()) unit = 60;
+  else if (rest == "h") unit = 3600;
+  else if (rest == "d") unit = 86400;
+  else throw ConfigError(who + ": unknown unit '" + shown(rest) + "'" + fix);
+  if (digits > 9) throw ConfigError(who + " is too long" + fix);
+  uint64_t v = 0;
+  for (size_t i = 0; i < digits; ++i) v = v * 10 + uint64_t(text[i] - '0');
+  v *= unit;
+  if (v > kMaxWaitLimit) throw ConfigError(who + " is more than 30 days" + fix);
+  return uint32_t(v);
+}
+
+std::string wait_to_string(uint32_t s) {
+  if (s == 0) return "0";
+  if (s % 86400 == 0) return std::to_string(s / 86400) + "d";
+  if (s % 3600 == 0) return std::to_string(s / 3600) + "h";
+  if (s % 60 == 0) return std::to_string(s / 60) + "m";
+  return std::to_string(s) + "s";
+}
+
+TopoMode Config::mode_for(std::string_view partition) const {
+  auto it = partitions.find(str(partition));
+  if (it != partitions.end() && it->second.has_mode) return it->second.mode;
+  return default_mode;
+}
+
+uint32_t Config::max_wait_for(std::string_view partition) const {
+  auto it = partitions.find(str(partition));
+  if (it != partitions.end() && it->second.has_max_wait) return it->second.max_wait;
+  return default_max_wait;
+}
+
+Config parse_config(std::string_view text, std::string_view source) {
+  Config cfg;
+  if (text.size() > kMaxConfigBytes)
+    throw ConfigError(str(source) + " is larger than 1 MiB; it holds a few key=value lines");
+  bool seen_topology = false, seen_mode = false, seen_wait = false;
+  size_t pos = 0, lineno = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++lineno;
+    const std::string at = str(source) + " line " + std::to_string(lineno) + ": ";
+    if (line.size() > kMaxConfigLine) throw ConfigError(at + "longer than 4096 bytes");
+    if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    // Split into whitespace-separated Key=Value words.
+    std::vector<std::pair<std::string_view, std::string_view>> words;
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+      if (i >= line.size()) break;
+      size_t j = i;
+      while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+      std::string_view w = line.substr(i, j - i);
+      i = j;
+      for (char c : w)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw ConfigError(at + "control character in '" + shown(w) + "'");
+      size_t eq = w.find('=');
+      if (eq == std::string_view::npos || eq == 0)
+        throw ConfigError(at + "'" + shown(w) + "' is not Key=Value (e.g. DefaultMode=strict)");
+      words.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+    }
+    if (words.empty()) continue;
+    auto value_of = [&](std::string_view key, std::string_view v) {
+      if (v.empty()) throw ConfigError(at + str(key) + "= needs a value");
+      return v;
+    };
+    if (iequal(words[0].first, "PartitionName")) {
+      std::string_view name = value_of("PartitionName", words[0].second);
+      if (!valid_partition_name(name))
+        throw ConfigError(at + "PartitionName=" + shown(name) +
+                          " is not a partition name (letters, digits, '_', '-', '.')");
+      if (cfg.partitions.count(str(name))) throw ConfigError(at + "partition " + str(name) + " is already configured above");
+      if (cfg.partitions.size() >= kMaxPartitions) throw ConfigError(at + "more than 4096 PartitionName lines");
+      if (words.size() == 1) throw ConfigError(at + "PartitionName=" + str(name) + " sets nothing; add DefaultMode= or DefaultMaxWait=");
+      PartitionDefaults p;
+      for (size_t k = 1; k < words.size(); ++k) {
+        auto [key, v] = words[k];
+        if (iequal(key, "DefaultMode")) {
+          if (p.has_mode) throw ConfigError(at + "DefaultMode given twice");
+          try {
+            p.mode = parse_topo_mode(value_of(key, v));
+          } catch (const ConfigError &e) {
+            throw ConfigError(at + "DefaultMode: " + e.what());
+          }
+          p.has_mode = true;
+        } else if (iequal(key, "DefaultMaxWait")) {
+          if (p.has_max_wait) throw ConfigError(at + "DefaultMaxWait given twice");
+          try {
+            p.max_wait = parse_wait("DefaultMaxWait", value_of(key, v));
+          } catch (const ConfigError &e) {
+            throw ConfigError(at + e.what());
+          }
+          p.has_max_wait = true;
+        } else {
+          throw ConfigError(at + "unknown key '" + shown(key) +
+                            "' on a PartitionName line; use DefaultMode= or DefaultMaxWait=");
+        }
+      }
+      cfg.partitions.emplace(str(name), p);
+      continue;
+    }
+    for (auto [key, v] : words) {
+      if (iequal(key, "TopologyFile")) {
+        if (seen_topology) throw ConfigError(at + "TopologyFile is set twice");
+        std::string_view path = value_of(key, v);
+        if (path[0] != '/') throw ConfigError(at + "TopologyFile=" + shown(path) + " is not an absolute path");
+        cfg.topology_file = str(path);
+        seen_topology = true;
+      } else if (iequal(key, "DefaultMode")) {
+        if (seen_mode) throw ConfigError(at + "DefaultMode is set twice");
+        try {
+          cfg.default_mode = parse_topo_mode(value_of(key, v));
+        } catch (const ConfigError &e) {
+          throw ConfigError(at + "DefaultMode: " + e.what());
+        }
+        seen_mode = true;
+      } else if (iequal(key, "DefaultMaxWait")) {
+        if (seen_wait) throw ConfigError(at + "DefaultMaxWait is set twice");
+        try {
+          cfg.default_max_wait = parse_wait("DefaultMaxWait", value_of(key, v));
+        } catch (const ConfigError &e) {
+          throw ConfigError(at + e.what());
+        }
+        seen_wait = true;
+      } else {
+        throw ConfigError(at + "unknown key '" + shown(key) +
+                          "'; use TopologyFile=, DefaultMode=, DefaultMaxWait= or PartitionName= lines");
+      }
+    }
+  }
+  return cfg;
+}
+
+Config load_config(const std::string &path, bool *found) {
+  if (found) *found = false;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Config{};
+    throw ConfigError("cannot read " + path + ": " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) throw ConfigError(path + " is not a regular file");
+  if (size_t(st.st_size) > kMaxConfigBytes) throw ConfigError(path + " is larger than 1 MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError("cannot open " + path + ": " + std::strerror(errno));
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(&text[0], std::streamsize(text.size()));
+  text.resize(size_t(in.gcount()));
+  if (found) *found = true;
+  return parse_config(text, path);
+}
+
+std::string config_path(const char *topoaware_conf_env, const char *slurm_conf_env) {
+  if (topoaware_conf_env && *topoaware_conf_env) return topoaware_conf_env;
+  if (slurm_conf_env && *slurm_conf_env) {
+    std::string s(slurm_conf_env);
+    size_t slash = s.rfind('/');
+    if (slash == std::string::npos) return "topoaware.conf";
+    return s.substr(0, slash + 1) + "topoaware.conf";
+  }
+  return "/etc/slurm/topoaware.conf";
+}
+
+std::string topology_path(const Config &cfg, const std::string &conf_path) {
+  if (!cfg.topology_file.empty()) return cfg.topology_file;
+  size_t slash = conf_path.rfind('/');
+  if (slash == std::string::npos) return "topology.json";
+  return conf_path.substr(0, slash + 1) + "topology.json";
+}
+
+}  // namespace topoaware

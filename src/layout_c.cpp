@@ -1,0 +1,291 @@
+// C API over the layout and configuration logic (see layout_c.h). Every entry point catches every
+// exception: these functions run inside slurmctld, srun, sbatch and slurmstepd.
+#include "layout_c.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "config.hpp"
+#include "layout.hpp"
+
+using namespace topoaware;
+
+struct topoaware_conf {
+  Config cfg;
+  std::string path;
+};
+
+namespace {
+
+void put(char *buf, size_t len, const char *msg) {
+  if (!buf || len == 0) return;
+  std::strncpy(buf, msg, len - 1);
+  buf[len - 1] = '\0';
+}
+
+int fail(char *err, size_t errlen, const char *msg) {
+  put(err, errlen, msg);
+  return -1;
+}
+
+// Copies s into buf; -1 if it did not fit.
+int copy_out(const std::string &s, char *buf, size_t len) {
+  if (!buf || len == 0) return -1;
+  put(buf, len, s.c_str());
+  return s.size() < len ? 0 : -1;
+}
+
+// Runs f (which returns 0 or -1), turning every exception into -1 with its message.
+template <class F>
+int guarded(char *err, size_t errlen, F f) {
+  try {
+    return f();
+  } catch (const LayoutError &e) {
+    return fail(err, errlen, e.what());
+  } catch (const ConfigError &e) {
+    return fail(err, errlen, e.what());
+  } catch (const std::bad_alloc &) {
+    return fail(err, errlen, "out of memory");
+  } catch (const std::exception &e) {
+    return fail(err, errlen, (std::string("internal error: ") + e.what()).c_str());
+  } catch (...) {
+    return fail(err, errlen, "internal error");
+  }
+}
+
+Layout to_cxx(const topoaware_layout_t &l) {
+  Layout x;
+  x.tp = l.tp;
+  x.cp = l.cp;
+  x.ep = l.ep;
+  x.dp = l.dp;
+  x.pp = l.pp;
+  x.order = l.order == TOPOAWARE_ORDER_TP_PP_DP ? RankOrder::TpPpDp : RankOrder::TpCpEpDpPp;
+  return x;
+}
+
+bool valid_order(int order) { return order == TOPOAWARE_ORDER_TP_CP_EP_DP_PP || order == TOPOAWARE_ORDER_TP_PP_DP; }
+
+struct OptName {
+  const char *name;
+  unsigned bit;
+};
+const OptName kOptions[] = {
+    {"tp", TOPOAWARE_OPT_TP},
+    {"cp", TOPOAWARE_OPT_CP},
+    {"ep", TOPOAWARE_OPT_EP},
+    {"dp", TOPOAWARE_OPT_DP},
+    {"pp", TOPOAWARE_OPT_PP},
+    {"rank-order", TOPOAWARE_OPT_RANK_ORDER},
+    {"topo-mode", TOPOAWARE_OPT_TOPO_MODE},
+    {"topo-max-wait", TOPOAWARE_OPT_MAX_WAIT},
+    {"nccl-hints", TOPOAWARE_OPT_NCCL_HINTS},
+};
+
+}  // namespace
+
+extern "C" {
+
+void topoaware_options_init(topoaware_options_t *o) {
+  if (!o) return;
+  std::memset(o, 0, sizeof(*o));
+  o->layout.tp = o->layout.cp = o->layout.ep = o->layout.dp = o->layout.pp = 1;
+  o->layout.order = TOPOAWARE_ORDER_TP_CP_EP_DP_PP;
+  o->mode = TOPOAWARE_MODE_PREFER;
+  o->max_wait = kDefaultMaxWait;
+  o->nccl_hints = TOPOAWARE_HINTS_AUTO;
+}
+
+unsigned topoaware_option_bit(const char *name) {
+  if (!name) return 0;
+  for (const OptName &o : kOptions)
+    if (std::strcmp(o.name, name) == 0) return o.bit;
+  return 0;
+}
+
+int topoaware_options_set(topoaware_options_t *o, const char *name, const char *value, char *err,
+                          size_t errlen) {
+  return guarded(err, errlen, [&]() -> int {
+    if (!o || !name) return fail(err, errlen, "internal error: no options or no option name");
+    const unsigned bit = topoaware_option_bit(name);
+    if (!bit) {
+      std::string n(name, strnlen(name, 64));
+      return fail(err, errlen,
+                  ("unknown option '" + n +
+                   "'; the options are tp, cp, ep, dp, pp, rank-order, topo-mode, topo-max-wait and nccl-hints")
+                      .c_str());
+    }
+    if (!value) return fail(err, errlen, (std::string(name) + " needs a value").c_str());
+    // Bound the work and the message on hostile input (values come from users' environments).
+    std::string_view v(value, strnlen(value, 256));
+    if (v.size() >= 256) return fail(err, errlen, (std::string(name) + ": value longer than 255 bytes").c_str());
+    topoaware_options_t next = *o;
+    switch (bit) {
+      case TOPOAWARE_OPT_TP: next.layout.tp = parse_axis("tp", v); break;
+      case TOPOAWARE_OPT_CP: next.layout.cp = parse_axis("cp", v); break;
+      case TOPOAWARE_OPT_EP: next.layout.ep = parse_axis("ep", v); break;
+      case TOPOAWARE_OPT_DP: next.layout.dp = parse_axis("dp", v); break;
+      case TOPOAWARE_OPT_PP: next.layout.pp = parse_axis("pp", v); break;
+      case TOPOAWARE_OPT_RANK_ORDER:
+        next.layout.order = parse_rank_order(v) == RankOrder::TpPpDp ? TOPOAWARE_ORDER_TP_PP_DP
+                                                                      : TOPOAWARE_ORDER_TP_CP_EP_DP_PP;
+        break;
+      case TOPOAWARE_OPT_TOPO_MODE:
+        next.mode = parse_topo_mode(v) == TopoMode::Strict ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER;
+        break;
+      case TOPOAWARE_OPT_MAX_WAIT: next.max_wait = parse_wait("topo-max-wait", v); break;
+      case TOPOAWARE_OPT_NCCL_HINTS:
+        switch (parse_nccl_hints(v)) {
+          case NcclHints::Off: next.nccl_hints = TOPOAWARE_HINTS_OFF; break;
+          case NcclHints::Print: next.nccl_hints = TOPOAWARE_HINTS_PRINT; break;
+          default: next.nccl_hints = TOPOAWARE_HINTS_AUTO; break;
+        }
+        break;
+    }
+    next.set |= bit;
+    *o = next;
+    return 0;
+  });
+}
+
+int topoaware_options_has_layout(const topoaware_options_t *o) { return o && (o->set & TOPOAWARE_OPT_AXES) ? 1 : 0; }
+
+int topoaware_options_check(const topoaware_options_t *o, char *err, size_t errlen) {
+  return guarded(err, errlen, [&]() -> int {
+    if (!o) return fail(err, errlen, "internal error: no options");
+    if (!valid_order(o->layout.order)) return fail(err, errlen, "internal error: bad rank order value");
+    const bool layout = o->set & TOPOAWARE_OPT_AXES;
+    if (!layout) {
+      const char *alone = (o->set & TOPOAWARE_OPT_RANK_ORDER) ? "--rank-order"
+                          : (o->set & TOPOAWARE_OPT_TOPO_MODE) ? "--topo-mode"
+                          : (o->set & TOPOAWARE_OPT_MAX_WAIT)  ? "--topo-max-wait"
+                                                               : nullptr;
+      if (alone)
+        return fail(err, errlen,
+                    (std::string(alone) +
+                     " describes how to place a parallel layout, but no layout is given; add --tp/--pp/--dp "
+                     "(e.g. --tp=8 --pp=4 --dp=16) or leave " + alone + " out")
+                        .c_str());
+      return 0;
+    }
+    if ((o->set & TOPOAWARE_OPT_MAX_WAIT) && (o->set & TOPOAWARE_OPT_TOPO_MODE) && o->mode == TOPOAWARE_MODE_PREFER)
+      return fail(err, errlen,
+                  "--topo-max-wait limits how long --topo-mode=strict waits for a good block, but --topo-mode=prefer "
+                  "never waits; use --topo-mode=strict --topo-max-wait=... or leave --topo-max-wait out");
+    validate_layout(to_cxx(o->layout));
+    return 0;
+  });
+}
+
+int topoaware_layout_string(const topoaware_layout_t *l, char *buf, size_t len) {
+  char dummy[1];
+  return guarded(dummy, 0, [&]() -> int {
+    if (!l) return -1;
+    return copy_out(to_string(to_cxx(*l)), buf, len);
+  });
+}
+
+const char *topoaware_order_name(int order) {
+  return order == TOPOAWARE_ORDER_TP_PP_DP ? "tp-pp-dp" : "tp-cp-ep-dp-pp";
+}
+const char *topoaware_mode_name(int mode) { return mode == TOPOAWARE_MODE_STRICT ? "strict" : "prefer"; }
+const char *topoaware_hints_name(int hints) {
+  return hints == TOPOAWARE_HINTS_OFF ? "off" : hints == TOPOAWARE_HINTS_PRINT ? "print" : "auto";
+}
+
+int topoaware_wait_string(uint32_t seconds, char *buf, size_t len) {
+  char dummy[1];
+  return guarded(dummy, 0, [&]() -> int { return copy_out(wait_to_string(seconds), buf, len); });
+}
+
+int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_request_t *given, uint32_t node_gpus,
+                               topoaware_request_t *out, char *err, size_t errlen) {
+  return guarded(err, errlen, [&]() -> int {
+    if (!l || !given || !out) return fail(err, errlen, "internal error: missing argument");
+    if (!valid_order(l->order)) return fail(err, errlen, "internal error: bad rank order value");
+    Request g;
+    g.nodes = given->nodes;
+    g.gpus_per_node = given->gpus_per_node;
+    g.ntasks = given->ntasks;
+    g.ntasks_per_node = given->ntasks_per_node;
+    g.gpus = given->gpus;
+    Request r = complete_request(to_cxx(*l), g, node_gpus);
+    out->nodes = r.nodes;
+    out->gpus_per_node = r.gpus_per_node;
+    out->ntasks = r.ntasks;
+    out->ntasks_per_node = r.ntasks_per_node;
+    out->gpus = r.gpus;
+    return 0;
+  });
+}
+
+int topoaware_error_kind(const char *m) {
+  if (!m) return TOPOAWARE_ERR_LAYOUT;
+  auto starts = [m](const char *p) { return std::strncmp(m, p, std::strlen(p)) == 0; };
+  if (starts("-N ")) return TOPOAWARE_ERR_NODES;
+  if (starts("--ntasks")) return TOPOAWARE_ERR_TASKS;
+  if (starts("--gpus") || starts("tp=") || starts("nodes have no GPUs") || starts("cannot tell how many GPUs"))
+    return TOPOAWARE_ERR_GPUS;
+  if (starts("the layout needs") && std::strstr(m, "which -N ")) return TOPOAWARE_ERR_NODES;
+  return TOPOAWARE_ERR_LAYOUT;
+}
+
+topoaware_conf_t *topoaware_conf_load(const char *path, int *found, char *err, size_t errlen) {
+  topoaware_conf_t *conf = nullptr;
+  int rc = guarded(err, errlen, [&]() -> int {
+    std::string p = path ? std::string(path) : config_path(std::getenv("TOPOAWARE_CONF"), std::getenv("SLURM_CONF"));
+    bool f = false;
+    Config cfg = load_config(p, &f);
+    conf = new topoaware_conf{std::move(cfg), p};
+    if (found) *found = f ? 1 : 0;
+    return 0;
+  });
+  if (rc != 0) {
+    delete conf;
+    return nullptr;
+  }
+  return conf;
+}
+
+void topoaware_conf_free(topoaware_conf_t *conf) { delete conf; }
+
+int topoaware_conf_mode(const topoaware_conf_t *conf, const char *partition) {
+  if (!conf) return TOPOAWARE_MODE_PREFER;
+  try {
+    return conf->cfg.mode_for(partition ? partition : "") == TopoMode::Strict ? TOPOAWARE_MODE_STRICT
+                                                                              : TOPOAWARE_MODE_PREFER;
+  } catch (...) {
+    return conf->cfg.default_mode == TopoMode::Strict ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER;
+  }
+}
+
+uint32_t topoaware_conf_max_wait(const topoaware_conf_t *conf, const char *partition) {
+  if (!conf) return kDefaultMaxWait;
+  try {
+    return conf->cfg.max_wait_for(partition ? partition : "");
+  } catch (...) {
+    return conf->cfg.default_max_wait;
+  }
+}
+
+int topoaware_conf_topology(const topoaware_conf_t *conf, char *buf, size_t len) {
+  char dummy[1];
+  return guarded(dummy, 0, [&]() -> int {
+    if (!conf) return -1;
+    return copy_out(topology_path(conf->cfg, conf->path), buf, len);
+  });
+}
+
+const char *topoaware_conf_loaded_path(const topoaware_conf_t *conf) { return conf ? conf->path.c_str() : ""; }
+
+int topoaware_conf_default_path(char *buf, size_t len) {
+  char dummy[1];
+  return guarded(dummy, 0, [&]() -> int {
+    return copy_out(config_path(std::getenv("TOPOAWARE_CONF"), std::getenv("SLURM_CONF")), buf, len);
+  });
+}
+
+}  // extern "C"

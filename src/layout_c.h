@@ -1,0 +1,122 @@
+/* C API over the submit-time layout logic of the core (src/layout.hpp, src/config.hpp) for the
+ * Slurm plugins, which are written in C (Slurm's headers have no extern "C"). Plain C types only;
+ * no C++ exception leaves these functions; every error is a return value of -1 (or NULL) with a
+ * message copied into the caller's buffer `err` of `errlen` bytes (always NUL-terminated when
+ * errlen > 0, truncated if needed). The messages say what is wrong and what would work; callers
+ * add the option names and their own prefix. */
+#ifndef TOPOAWARE_LAYOUT_C_H
+#define TOPOAWARE_LAYOUT_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A message buffer large enough for every message of this API. */
+#define TOPOAWARE_ERR_LEN 1024
+
+enum topoaware_order { TOPOAWARE_ORDER_TP_CP_EP_DP_PP = 0, TOPOAWARE_ORDER_TP_PP_DP = 1 };
+enum topoaware_mode { TOPOAWARE_MODE_PREFER = 0, TOPOAWARE_MODE_STRICT = 1 };
+enum topoaware_hints { TOPOAWARE_HINTS_AUTO = 0, TOPOAWARE_HINTS_OFF = 1, TOPOAWARE_HINTS_PRINT = 2 };
+
+/* Which options were given (bits of topoaware_options_t.set). */
+enum topoaware_opt {
+  TOPOAWARE_OPT_TP = 1u << 0,
+  TOPOAWARE_OPT_CP = 1u << 1,
+  TOPOAWARE_OPT_EP = 1u << 2,
+  TOPOAWARE_OPT_DP = 1u << 3,
+  TOPOAWARE_OPT_PP = 1u << 4,
+  TOPOAWARE_OPT_RANK_ORDER = 1u << 5,
+  TOPOAWARE_OPT_TOPO_MODE = 1u << 6,
+  TOPOAWARE_OPT_MAX_WAIT = 1u << 7,
+  TOPOAWARE_OPT_NCCL_HINTS = 1u << 8,
+};
+/* The bits that make a job a "layout job": any parallel axis. */
+#define TOPOAWARE_OPT_AXES \
+  (TOPOAWARE_OPT_TP | TOPOAWARE_OPT_CP | TOPOAWARE_OPT_EP | TOPOAWARE_OPT_DP | TOPOAWARE_OPT_PP)
+
+typedef struct topoaware_layout {
+  uint32_t tp, cp, ep, dp, pp; /* each 1..65536; world = tp*cp*dp*pp GPUs, ep divides cp*dp */
+  int order;                   /* enum topoaware_order */
+} topoaware_layout_t;
+
+/* The options of a job or step as the plugins collect them: unset fields keep their defaults
+ * (axes 1, order tp-cp-ep-dp-pp, mode prefer, max wait 1 h, hints auto) and their bit clear. */
+typedef struct topoaware_options {
+  topoaware_layout_t layout;
+  unsigned set;      /* enum topoaware_opt bits */
+  int mode;          /* enum topoaware_mode */
+  uint32_t max_wait; /* seconds, 0..30 days */
+  int nccl_hints;    /* enum topoaware_hints */
+} topoaware_options_t;
+
+/* What a job asks of Slurm; 0 = not given. */
+typedef struct topoaware_request {
+  uint32_t nodes, gpus_per_node, ntasks, ntasks_per_node, gpus;
+} topoaware_request_t;
+
+void topoaware_options_init(topoaware_options_t *opts);
+
+/* Option names as users type them without "--": tp cp ep dp pp rank-order topo-mode topo-max-wait
+ * nccl-hints. Returns the option's bit, or 0 for an unknown name. */
+unsigned topoaware_option_bit(const char *name);
+
+/* Parses `value` strictly and stores it (a later call for the same option replaces it: the last
+ * source wins). On error nothing is changed. Returns 0 or -1. */
+int topoaware_options_set(topoaware_options_t *opts, const char *name, const char *value, char *err,
+                          size_t errlen);
+
+/* Judges the options as a whole: the layout on its own (ranges, world size, ep divides cp*dp);
+ * --rank-order, --topo-mode and --topo-max-wait need an axis; --topo-max-wait contradicts
+ * --topo-mode=prefer. Options without any layout bit and without those are fine (no layout).
+ * Returns 0 or -1. */
+int topoaware_options_check(const topoaware_options_t *opts, char *err, size_t errlen);
+
+/* 1 if any of tp, cp, ep, dp, pp was given. */
+int topoaware_options_has_layout(const topoaware_options_t *opts);
+
+/* The layout's canonical text "tp=8,cp=1,ep=1,dp=16,pp=4,rank-order=tp-cp-ep-dp-pp" into buf.
+ * Returns 0, or -1 if buf is too small (then buf holds a truncated, terminated string). */
+int topoaware_layout_string(const topoaware_layout_t *layout, char *buf, size_t len);
+const char *topoaware_order_name(int order);
+const char *topoaware_mode_name(int mode);
+const char *topoaware_hints_name(int hints);
+/* "30m", "2h", "90s", "0". Returns 0 or -1 (buf too small). */
+int topoaware_wait_string(uint32_t seconds, char *buf, size_t len);
+
+/* Checks `given` against the layout (one task per GPU, whole TP groups per node, the partition's
+ * `node_gpus` GPUs per node, 0 = unknown) and fills `out` with the complete request. Returns 0
+ * or -1. */
+int topoaware_complete_request(const topoaware_layout_t *layout, const topoaware_request_t *given,
+                               uint32_t node_gpus, topoaware_request_t *out, char *err, size_t errlen);
+
+/* What a message of topoaware_complete_request is about, so that a plugin can return a Slurm
+ * error code whose text fits: the node count (-N), the task counts (--ntasks, --ntasks-per-node),
+ * the GPUs (--gpus, --gpus-per-node, tp against the nodes' GPUs) or the layout itself. */
+enum topoaware_err_kind { TOPOAWARE_ERR_LAYOUT = 0, TOPOAWARE_ERR_NODES, TOPOAWARE_ERR_TASKS, TOPOAWARE_ERR_GPUS };
+int topoaware_error_kind(const char *message);
+
+/* topoaware.conf(5). */
+typedef struct topoaware_conf topoaware_conf_t;
+/* Loads `path` (NULL: the default path, see topoaware_conf_default_path). A missing file gives
+ * the defaults with *found = 0. NULL on error (unreadable or invalid file). */
+topoaware_conf_t *topoaware_conf_load(const char *path, int *found, char *err, size_t errlen);
+void topoaware_conf_free(topoaware_conf_t *conf);
+/* The defaults for a job in `partition` (NULL or "" = none given). */
+int topoaware_conf_mode(const topoaware_conf_t *conf, const char *partition);
+uint32_t topoaware_conf_max_wait(const topoaware_conf_t *conf, const char *partition);
+/* The topology file in effect. Returns 0 or -1 (buf too small). */
+int topoaware_conf_topology(const topoaware_conf_t *conf, char *buf, size_t len);
+/* The path that was loaded. */
+const char *topoaware_conf_loaded_path(const topoaware_conf_t *conf);
+/* $TOPOAWARE_CONF, else topoaware.conf in the folder of $SLURM_CONF, else
+ * /etc/slurm/topoaware.conf. Returns 0 or -1 (buf too small). */
+int topoaware_conf_default_path(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

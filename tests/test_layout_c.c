@@ -1,0 +1,490 @@
+/* The submit-time C API (src/layout_c.h) from C, as the plugins use it, and the plugins' strict
+ * reading of spank_job_env (plugins/common/ta_env.c): every error path, with the message that the
+ * user will see. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "layout_c.h"
+#include "ta_env.h"
+
+static char err[TOPOAWARE_ERR_LEN];
+
+#define assert_contains(hay, needle)                                         \
+  do {                                                                       \
+    if (!strstr((hay), (needle))) {                                          \
+      print_error("message '%s' lacks '%s'\n", (hay), (needle));             \
+      fail();                                                                \
+    }                                                                        \
+  } while (0)
+
+/* set(name, value) must fail with a message containing `part` and leave the options unchanged. */
+static void set_fails(const char *name, const char *value, const char *part) {
+  topoaware_options_t o, before;
+  topoaware_options_init(&o);
+  assert_int_equal(topoaware_options_set(&o, "tp", "2", err, sizeof(err)), 0);
+  before = o;
+  err[0] = '\0';
+  assert_int_equal(topoaware_options_set(&o, name, value, err, sizeof(err)), -1);
+  assert_contains(err, part);
+  assert_memory_equal(&o, &before, sizeof(o));
+}
+
+static void test_defaults(void **state) {
+  topoaware_options_t o;
+  (void)state;
+  topoaware_options_init(&o);
+  assert_int_equal(o.set, 0);
+  assert_int_equal(o.layout.tp, 1);
+  assert_int_equal(o.layout.pp, 1);
+  assert_int_equal(o.layout.order, TOPOAWARE_ORDER_TP_CP_EP_DP_PP);
+  assert_int_equal(o.mode, TOPOAWARE_MODE_PREFER);
+  assert_int_equal(o.max_wait, 3600);
+  assert_int_equal(o.nccl_hints, TOPOAWARE_HINTS_AUTO);
+  assert_int_equal(topoaware_options_has_layout(&o), 0);
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), 0);
+}
+
+static void test_set_every_option(void **state) {
+  topoaware_options_t o;
+  (void)state;
+  topoaware_options_init(&o);
+  assert_int_equal(topoaware_options_set(&o, "tp", "8", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "pp", "4", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "dp", "16", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "cp", "2", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "ep", "4", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "rank-order", "tp-pp-dp", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "topo-mode", "strict", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "topo-max-wait", "90s", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "nccl-hints", "print", err, sizeof(err)), 0);
+  assert_int_equal(o.layout.tp, 8);
+  assert_int_equal(o.layout.pp, 4);
+  assert_int_equal(o.layout.dp, 16);
+  assert_int_equal(o.layout.cp, 2);
+  assert_int_equal(o.layout.ep, 4);
+  assert_int_equal(o.layout.order, TOPOAWARE_ORDER_TP_PP_DP);
+  assert_int_equal(o.mode, TOPOAWARE_MODE_STRICT);
+  assert_int_equal(o.max_wait, 90);
+  assert_int_equal(o.nccl_hints, TOPOAWARE_HINTS_PRINT);
+  assert_int_equal(o.set, 0x1ff);
+  assert_int_equal(topoaware_options_has_layout(&o), 1);
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), 0);
+  /* The last source wins. */
+  assert_int_equal(topoaware_options_set(&o, "tp", "4", err, sizeof(err)), 0);
+  assert_int_equal(o.layout.tp, 4);
+  assert_int_equal(topoaware_options_set(&o, "nccl-hints", "off", err, sizeof(err)), 0);
+  assert_int_equal(o.nccl_hints, TOPOAWARE_HINTS_OFF);
+  assert_int_equal(topoaware_options_set(&o, "nccl-hints", "auto", err, sizeof(err)), 0);
+  assert_int_equal(o.nccl_hints, TOPOAWARE_HINTS_AUTO);
+  assert_int_equal(topoaware_options_set(&o, "topo-mode", "prefer", err, sizeof(err)), 0);
+  assert_int_equal(o.mode, TOPOAWARE_MODE_PREFER);
+  assert_int_equal(topoaware_options_set(&o, "rank-order", "tp-cp-ep-dp-pp", err, sizeof(err)), 0);
+  assert_int_equal(o.layout.order, TOPOAWARE_ORDER_TP_CP_EP_DP_PP);
+}
+
+static void test_set_errors(void **state) {
+  (void)state;
+  set_fails("tp", "", "tp needs a value");
+  set_fails("tp", "0", "at least 1");
+  set_fails("pp", "-1", "not a whole number");
+  set_fails("dp", "1e3", "not a whole number");
+  set_fails("cp", "08", "leading zeros");
+  set_fails("ep", "65537", "at most 65536");
+  set_fails("tp", "99999999999999999999999999", "too large");
+  set_fails("rank-order", "pp-dp-tp", "use tp-cp-ep-dp-pp");
+  set_fails("topo-mode", "lenient", "use strict");
+  set_fails("topo-mode", "", "use strict");
+  set_fails("nccl-hints", "on", "use auto, off or print");
+  set_fails("topo-max-wait", "", "needs a value");
+  set_fails("topo-max-wait", "m30", "does not start with a number");
+  set_fails("topo-max-wait", "030m", "leading zeros");
+  set_fails("topo-max-wait", "30x", "unknown unit");
+  set_fails("topo-max-wait", "30 m", "unknown unit");
+  set_fails("topo-max-wait", "31d", "more than 30 days");
+  set_fails("topo-max-wait", "1234567890", "too long");
+  set_fails("switches", "2", "unknown option 'switches'");
+  set_fails("TP", "2", "unknown option");
+  /* Values longer than 255 bytes are refused without parsing them. */
+  char big[400];
+  memset(big, '1', sizeof(big) - 1);
+  big[sizeof(big) - 1] = '\0';
+  set_fails("dp", big, "longer than 255 bytes");
+  /* A NULL value or name. */
+  topoaware_options_t o;
+  topoaware_options_init(&o);
+  assert_int_equal(topoaware_options_set(&o, "tp", NULL, err, sizeof(err)), -1);
+  assert_contains(err, "needs a value");
+  assert_int_equal(topoaware_options_set(&o, NULL, "2", err, sizeof(err)), -1);
+  assert_contains(err, "internal error");
+  assert_int_equal(topoaware_options_set(NULL, "tp", "2", err, sizeof(err)), -1);
+  assert_int_equal(topoaware_options_check(NULL, err, sizeof(err)), -1);
+}
+
+static void test_wait_units(void **state) {
+  topoaware_options_t o;
+  char buf[32];
+  (void)state;
+  topoaware_options_init(&o);
+  static const struct {
+    const char *in;
+    uint32_t s;
+    const char *out;
+  } cases[] = {{"0", 0, "0"},     {"30", 1800, "30m"},       {"30m", 1800, "30m"}, {"90s", 90, "90s"},
+               {"2h", 7200, "2h"}, {"1d", 86400, "1d"},       {"30d", 2592000, "30d"}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    assert_int_equal(topoaware_options_set(&o, "topo-max-wait", cases[i].in, err, sizeof(err)), 0);
+    assert_int_equal(o.max_wait, cases[i].s);
+    assert_int_equal(topoaware_wait_string(o.max_wait, buf, sizeof(buf)), 0);
+    assert_string_equal(buf, cases[i].out);
+  }
+  assert_int_equal(topoaware_wait_string(1800, buf, 3), -1); /* "30m" needs 4 bytes */
+  assert_string_equal(buf, "30");
+}
+
+static void test_check_whole(void **state) {
+  topoaware_options_t o;
+  (void)state;
+  /* Options that need a layout. */
+  const char *alone[][2] = {{"rank-order", "tp-pp-dp"}, {"topo-mode", "strict"}, {"topo-max-wait", "10m"}};
+  for (int i = 0; i < 3; i++) {
+    topoaware_options_init(&o);
+    assert_int_equal(topoaware_options_set(&o, alone[i][0], alone[i][1], err, sizeof(err)), 0);
+    assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), -1);
+    assert_contains(err, alone[i][0]);
+    assert_contains(err, "no layout is given");
+    assert_contains(err, "--tp=8 --pp=4 --dp=16");
+  }
+  /* --nccl-hints alone is fine (no layout, nothing to place). */
+  topoaware_options_init(&o);
+  assert_int_equal(topoaware_options_set(&o, "nccl-hints", "off", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_has_layout(&o), 0);
+  /* --topo-max-wait with --topo-mode=prefer. */
+  topoaware_options_init(&o);
+  topoaware_options_set(&o, "tp", "8", err, sizeof(err));
+  topoaware_options_set(&o, "topo-mode", "prefer", err, sizeof(err));
+  topoaware_options_set(&o, "topo-max-wait", "10m", err, sizeof(err));
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), -1);
+  assert_contains(err, "--topo-mode=prefer never waits");
+  /* Without --topo-mode it is fine (it applies when the partition's default is strict). */
+  topoaware_options_init(&o);
+  topoaware_options_set(&o, "tp", "8", err, sizeof(err));
+  topoaware_options_set(&o, "topo-max-wait", "10m", err, sizeof(err));
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), 0);
+  /* ep must divide cp*dp. */
+  topoaware_options_init(&o);
+  topoaware_options_set(&o, "dp", "6", err, sizeof(err));
+  topoaware_options_set(&o, "ep", "4", err, sizeof(err));
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), -1);
+  assert_contains(err, "ep=4 must divide cp*dp = 6");
+  assert_contains(err, "use ep=1, 2, 3 or 6");
+  /* World size above 2^24. */
+  topoaware_options_init(&o);
+  topoaware_options_set(&o, "tp", "8", err, sizeof(err));
+  topoaware_options_set(&o, "dp", "65536", err, sizeof(err));
+  topoaware_options_set(&o, "pp", "64", err, sizeof(err));
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), -1);
+  assert_contains(err, "exceeds the limit of 16777216");
+  /* A corrupted order value (not reachable through set) is caught, not trusted. */
+  topoaware_options_init(&o);
+  topoaware_options_set(&o, "tp", "8", err, sizeof(err));
+  o.layout.order = 7;
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), -1);
+  assert_contains(err, "bad rank order");
+  /* Raw out-of-range axes (a caller that filled the struct itself). */
+  topoaware_options_init(&o);
+  o.set = TOPOAWARE_OPT_TP;
+  o.layout.tp = 0;
+  assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), -1);
+  assert_contains(err, "tp=0");
+}
+
+static void test_option_bits(void **state) {
+  (void)state;
+  assert_int_equal(topoaware_option_bit("tp"), TOPOAWARE_OPT_TP);
+  assert_int_equal(topoaware_option_bit("topo-max-wait"), TOPOAWARE_OPT_MAX_WAIT);
+  assert_int_equal(topoaware_option_bit("nccl-hints"), TOPOAWARE_OPT_NCCL_HINTS);
+  assert_int_equal(topoaware_option_bit("order"), 0);
+  assert_int_equal(topoaware_option_bit(""), 0);
+  assert_int_equal(topoaware_option_bit(NULL), 0);
+  assert_string_equal(topoaware_order_name(TOPOAWARE_ORDER_TP_PP_DP), "tp-pp-dp");
+  assert_string_equal(topoaware_order_name(TOPOAWARE_ORDER_TP_CP_EP_DP_PP), "tp-cp-ep-dp-pp");
+  assert_string_equal(topoaware_mode_name(TOPOAWARE_MODE_STRICT), "strict");
+  assert_string_equal(topoaware_mode_name(TOPOAWARE_MODE_PREFER), "prefer");
+  assert_string_equal(topoaware_hints_name(TOPOAWARE_HINTS_PRINT), "print");
+  assert_string_equal(topoaware_hints_name(TOPOAWARE_HINTS_OFF), "off");
+  assert_string_equal(topoaware_hints_name(TOPOAWARE_HINTS_AUTO), "auto");
+}
+
+static void test_layout_string(void **state) {
+  topoaware_layout_t l = {8, 1, 1, 16, 4, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
+  char buf[128], small[10];
+  (void)state;
+  assert_int_equal(topoaware_layout_string(&l, buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "tp=8,cp=1,ep=1,dp=16,pp=4,rank-order=tp-cp-ep-dp-pp");
+  assert_int_equal(topoaware_layout_string(&l, small, sizeof(small)), -1);
+  assert_int_equal(strlen(small), sizeof(small) - 1); /* truncated and terminated */
+  assert_int_equal(topoaware_layout_string(NULL, buf, sizeof(buf)), -1);
+  assert_int_equal(topoaware_layout_string(&l, NULL, 0), -1);
+}
+
+static topoaware_layout_t L(uint32_t tp, uint32_t pp, uint32_t dp) {
+  topoaware_layout_t l = {tp, 1, 1, dp, pp, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
+  return l;
+}
+
+static void test_complete_ok(void **state) {
+  topoaware_layout_t l = L(8, 4, 16);
+  topoaware_request_t given = {0, 0, 0, 0, 0}, out;
+  (void)state;
+  /* sbatch --tp=8 --pp=4 --dp=16 on 8-GPU nodes: 64 nodes x 8 GPUs x 8 tasks. */
+  assert_int_equal(topoaware_complete_request(&l, &given, 8, &out, err, sizeof(err)), 0);
+  assert_int_equal(out.nodes, 64);
+  assert_int_equal(out.gpus_per_node, 8);
+  assert_int_equal(out.ntasks, 512);
+  assert_int_equal(out.ntasks_per_node, 8);
+  assert_int_equal(out.gpus, 512);
+  /* With -N 128: 4 GPUs per node. */
+  given.nodes = 128;
+  assert_int_equal(topoaware_complete_request(&l, &given, 8, &out, err, sizeof(err)), -1);
+  assert_contains(err, "tp=8"); /* 4 GPUs per node cannot hold tp=8 */
+  l = L(2, 4, 16); /* 128 GPUs on -N 64: 2 per node */
+  given.nodes = 64;
+  assert_int_equal(topoaware_complete_request(&l, &given, 8, &out, err, sizeof(err)), 0);
+  assert_int_equal(out.nodes, 64);
+  assert_int_equal(out.gpus_per_node, 2);
+  assert_int_equal(out.ntasks_per_node, 2);
+}
+
+/* Each failing request: the message and what it is about (so the plugin picks a fitting code). */
+static void complete_fails(topoaware_layout_t l, topoaware_request_t given, uint32_t node_gpus, const char *part,
+                           int kind) {
+  topoaware_request_t out = {0, 0, 0, 0, 0};
+  err[0] = '\0';
+  assert_int_equal(topoaware_complete_request(&l, &given, node_gpus, &out, err, sizeof(err)), -1);
+  assert_contains(err, part);
+  if (topoaware_error_kind(err) != kind) {
+    print_error("'%s' is of kind %d, expected %d\n", err, topoaware_error_kind(err), kind);
+    fail();
+  }
+  assert_int_equal(out.nodes, 0); /* nothing written on error */
+}
+
+static void test_complete_errors(void **state) {
+  const topoaware_request_t none = {0, 0, 0, 0, 0};
+  topoaware_request_t r;
+  (void)state;
+  /* sbatch --tp=3 --gpus-per-node=8 */
+  r = none;
+  r.gpus_per_node = 8;
+  complete_fails(L(3, 1, 1), r, 8, "tp=3 does not divide the 8 GPUs per node", TOPOAWARE_ERR_GPUS);
+  complete_fails(L(16, 1, 1), none, 8, "use tp=8 or less", TOPOAWARE_ERR_GPUS);
+  r = none;
+  r.gpus_per_node = 16;
+  complete_fails(L(8, 1, 2), r, 8, "--gpus-per-node=16 but the partition's nodes have 8", TOPOAWARE_ERR_GPUS);
+  r = none;
+  r.nodes = 3;
+  complete_fails(L(8, 2, 1), r, 8, "cannot split evenly", TOPOAWARE_ERR_NODES);
+  r.nodes = 1;
+  complete_fails(L(8, 2, 1), r, 8, "-N 1 would need 16 GPUs per node", TOPOAWARE_ERR_NODES);
+  r.nodes = 4;
+  complete_fails(L(8, 2, 1), r, 8, "-N 4 gives 4 GPUs per node", TOPOAWARE_ERR_NODES);
+  r = none;
+  r.gpus_per_node = 8;
+  r.nodes = 4;
+  complete_fails(L(8, 2, 1), r, 8, "-N 4 but the layout needs 16 GPUs = 2 nodes", TOPOAWARE_ERR_NODES);
+  r = none;
+  r.ntasks = 10;
+  complete_fails(L(8, 2, 1), r, 8, "--ntasks=10 but the layout has 16 ranks", TOPOAWARE_ERR_TASKS);
+  r = none;
+  r.ntasks_per_node = 16;
+  complete_fails(L(8, 2, 1), r, 8, "--ntasks-per-node=16 needs one GPU per task", TOPOAWARE_ERR_TASKS);
+  r = none;
+  r.ntasks_per_node = 4;
+  r.gpus_per_node = 8;
+  complete_fails(L(8, 2, 1), r, 8, "--ntasks-per-node=4 but the layout puts 8 ranks", TOPOAWARE_ERR_TASKS);
+  r = none;
+  r.gpus = 8;
+  complete_fails(L(8, 2, 1), r, 8, "--gpus=8 but the layout needs 16 GPUs", TOPOAWARE_ERR_GPUS);
+  r = none;
+  r.gpus_per_node = 8;
+  complete_fails(L(4, 1, 3), r, 8, "not a whole number of nodes of 8 GPUs; use dp=2 or dp=4", TOPOAWARE_ERR_LAYOUT);
+  complete_fails(L(8, 1, 1), none, 0, "give --gpus-per-node or -N", TOPOAWARE_ERR_GPUS);
+  /* Bad layouts are caught here too (job_submit gets layouts from the API, not only from SPANK). */
+  topoaware_layout_t bad = L(8, 1, 6);
+  bad.ep = 4;
+  complete_fails(bad, none, 8, "ep=4 must divide", TOPOAWARE_ERR_LAYOUT);
+  bad = L(8, 1, 1);
+  bad.order = 3;
+  complete_fails(bad, none, 8, "bad rank order", TOPOAWARE_ERR_LAYOUT);
+  /* NULL arguments. */
+  topoaware_request_t out;
+  topoaware_layout_t l = L(8, 1, 1);
+  assert_int_equal(topoaware_complete_request(NULL, &none, 8, &out, err, sizeof(err)), -1);
+  assert_int_equal(topoaware_complete_request(&l, NULL, 8, &out, err, sizeof(err)), -1);
+  assert_int_equal(topoaware_complete_request(&l, &none, 8, NULL, err, sizeof(err)), -1);
+  assert_contains(err, "missing argument");
+  assert_int_equal(topoaware_error_kind(NULL), TOPOAWARE_ERR_LAYOUT);
+}
+
+static void test_small_error_buffer(void **state) {
+  topoaware_options_t o;
+  char tiny[8];
+  (void)state;
+  topoaware_options_init(&o);
+  memset(tiny, 'x', sizeof(tiny));
+  assert_int_equal(topoaware_options_set(&o, "tp", "zero", tiny, sizeof(tiny)), -1);
+  assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
+  /* errlen 0: nothing is written, still an error. */
+  assert_int_equal(topoaware_options_set(&o, "tp", "zero", tiny, 0), -1);
+  assert_int_equal(topoaware_options_set(&o, "tp", "zero", NULL, 0), -1);
+}
+
+/* ---- spank_job_env, as slurmctld hands it to job_submit ---- */
+
+static int env_parse(const char *const *env, uint32_t n, topoaware_options_t *o) {
+  return ta_options_from_env(o, (char *const *)env, n, err, sizeof(err));
+}
+
+static void test_env_ok(void **state) {
+  topoaware_options_t o;
+  (void)state;
+  const char *env[] = {"FOO=bar",
+                       "_SLURM_SPANK_OPTION_topoaware_tp=8",
+                       "_SLURM_SPANK_OPTION_topoaware_pp=2",
+                       "_SLURM_SPANK_OPTION_topoaware_rank_order=tp-pp-dp",
+                       "_SLURM_SPANK_OPTION_topoaware_topo_mode=strict",
+                       "_SLURM_SPANK_OPTION_topoaware_topo_max_wait=2h",
+                       "_SLURM_SPANK_OPTION_topoaware_nccl_hints=print",
+                       "_SLURM_SPANK_OPTION_other_tp=3",
+                       NULL};
+  assert_int_equal(env_parse(env, 9, &o), 0);
+  assert_int_equal(o.layout.tp, 8);
+  assert_int_equal(o.layout.pp, 2);
+  assert_int_equal(o.layout.order, TOPOAWARE_ORDER_TP_PP_DP);
+  assert_int_equal(o.mode, TOPOAWARE_MODE_STRICT);
+  assert_int_equal(o.max_wait, 7200);
+  assert_int_equal(o.nccl_hints, TOPOAWARE_HINTS_PRINT);
+  /* No topoaware entry at all: set == 0 (the job passes untouched). */
+  const char *plain[] = {"A=1", "_SLURM_SPANK_OPTION_pyxis_image=x"};
+  assert_int_equal(env_parse(plain, 2, &o), 0);
+  assert_int_equal(o.set, 0);
+  assert_int_equal(ta_options_from_env(&o, NULL, 5, err, sizeof(err)), 0);
+  assert_int_equal(o.set, 0);
+  /* The count bounds the walk: entries past it are not read. */
+  const char *env2[] = {"_SLURM_SPANK_OPTION_topoaware_tp=2", "_SLURM_SPANK_OPTION_topoaware_tp=bad"};
+  assert_int_equal(env_parse(env2, 1, &o), 0);
+  assert_int_equal(o.layout.tp, 2);
+}
+
+static void env_fails(const char *entry, const char *part) {
+  topoaware_options_t o;
+  const char *env[] = {"_SLURM_SPANK_OPTION_topoaware_dp=2", entry};
+  err[0] = '\0';
+  assert_int_equal(env_parse(env, 2, &o), -1);
+  assert_contains(err, part);
+}
+
+static void test_env_errors(void **state) {
+  (void)state;
+  env_fails("_SLURM_SPANK_OPTION_topoaware_tp=x", "--tp=x: tp=x is not a whole number");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_tp=", "--tp=: tp needs a value");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_tp", "has no value");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_dp=4", "--dp is given twice");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_zz=1", "unknown topoaware option 'zz'");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_rank-order=tp-pp-dp", "unknown topoaware option 'rank-order'");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_topo_mode=later", "--topo-mode=later");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_topo_max_wait=1y", "unknown unit");
+  env_fails("_SLURM_SPANK_OPTION_topoaware_nccl_hints=yes", "use auto, off or print");
+  assert_null(ta_option_from_env_name("tp_", 3));
+  assert_string_equal(ta_option_from_env_name("topo_max_wait", 13), "topo-max-wait");
+}
+
+/* ---- topoaware.conf through the C API ---- */
+
+static void test_conf(void **state) {
+  char dir[] = "/tmp/test_layout_c.XXXXXX", path[256], buf[512];
+  int found = -1;
+  FILE *f;
+  topoaware_conf_t *c;
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/topoaware.conf", dir);
+  /* Missing: defaults, found = 0, topology beside it. */
+  c = topoaware_conf_load(path, &found, err, sizeof(err));
+  assert_non_null(c);
+  assert_int_equal(found, 0);
+  assert_int_equal(topoaware_conf_mode(c, "gpu"), TOPOAWARE_MODE_PREFER);
+  assert_int_equal(topoaware_conf_max_wait(c, NULL), 3600);
+  assert_int_equal(topoaware_conf_topology(c, buf, sizeof(buf)), 0);
+  snprintf(path, sizeof(path), "%s/topology.json", dir);
+  assert_string_equal(buf, path);
+  topoaware_conf_free(c);
+  /* A real file. */
+  snprintf(path, sizeof(path), "%s/topoaware.conf", dir);
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "# site defaults\nTopologyFile=/etc/slurm/fabric.json\nDefaultMode=prefer DefaultMaxWait=30m\n"
+             "PartitionName=gpu DefaultMode=strict DefaultMaxWait=2h\n");
+  fclose(f);
+  c = topoaware_conf_load(path, &found, err, sizeof(err));
+  assert_non_null(c);
+  assert_int_equal(found, 1);
+  assert_string_equal(topoaware_conf_loaded_path(c), path);
+  assert_int_equal(topoaware_conf_mode(c, "gpu"), TOPOAWARE_MODE_STRICT);
+  assert_int_equal(topoaware_conf_mode(c, "cpu"), TOPOAWARE_MODE_PREFER);
+  assert_int_equal(topoaware_conf_mode(c, ""), TOPOAWARE_MODE_PREFER);
+  assert_int_equal(topoaware_conf_max_wait(c, "gpu"), 7200);
+  assert_int_equal(topoaware_conf_max_wait(c, "cpu"), 1800);
+  assert_int_equal(topoaware_conf_topology(c, buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "/etc/slurm/fabric.json");
+  assert_int_equal(topoaware_conf_topology(c, buf, 4), -1);
+  topoaware_conf_free(c);
+  /* A bad file: NULL and the line. */
+  f = fopen(path, "w");
+  fprintf(f, "DefaultMode=strict\nPartitionName=gpu DefaultMode=fast\n");
+  fclose(f);
+  assert_null(topoaware_conf_load(path, &found, err, sizeof(err)));
+  assert_contains(err, "line 2: DefaultMode:");
+  assert_contains(err, "use strict");
+  unlink(path);
+  rmdir(dir);
+  /* NULL conf: defaults, no crash. */
+  assert_int_equal(topoaware_conf_mode(NULL, "gpu"), TOPOAWARE_MODE_PREFER);
+  assert_int_equal(topoaware_conf_max_wait(NULL, "gpu"), 3600);
+  assert_int_equal(topoaware_conf_topology(NULL, buf, sizeof(buf)), -1);
+  topoaware_conf_free(NULL);
+  /* The default path follows SLURM_CONF (TOPOAWARE_CONF first). */
+  unsetenv("TOPOAWARE_CONF");
+  setenv("SLURM_CONF", "/srv/cluster/slurm.conf", 1);
+  assert_int_equal(topoaware_conf_default_path(buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "/srv/cluster/topoaware.conf");
+  setenv("TOPOAWARE_CONF", "/x/y.conf", 1);
+  assert_int_equal(topoaware_conf_default_path(buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "/x/y.conf");
+  unsetenv("TOPOAWARE_CONF");
+  unsetenv("SLURM_CONF");
+  assert_int_equal(topoaware_conf_default_path(buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "/etc/slurm/topoaware.conf");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_defaults),        cmocka_unit_test(test_set_every_option),
+      cmocka_unit_test(test_set_errors),      cmocka_unit_test(test_wait_units),
+      cmocka_unit_test(test_check_whole),     cmocka_unit_test(test_option_bits),
+      cmocka_unit_test(test_layout_string),   cmocka_unit_test(test_complete_ok),
+      cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_small_error_buffer),
+      cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_env_errors),
+      cmocka_unit_test(test_conf),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

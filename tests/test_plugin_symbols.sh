@@ -1,0 +1,82 @@
+#!/bin/bash
+# The built Slurm plugins against Slurm's ABI (plugins/local.mk, PLATFORM.md):
+# - every symbol Slurm looks up is exported (nm -D), and nothing else (linker version scripts);
+# - no Slurm function is referenced in C++-mangled form (that would load lazily and fail at the
+#   first call), and every mangled reference is provided by a C++ library the plugin links;
+# - every other undefined symbol is provided by a library the plugin links, by libslurmfull or (for
+#   job_submit) by slurmctld itself;
+# - spank_topoaware.so dlopen()s with RTLD_NOW in a client that has libslurmfull loaded, as srun,
+#   sbatch and slurmstepd have. job_submit_topoaware.so refers to slurmctld's own symbols
+#   (find_part_record, default_part_loc): outside slurmctld, dlopen must fail on exactly such a
+#   symbol and on nothing else (data symbols are bound at load time even with RTLD_LAZY, so no
+#   client program can load it); tests/slurm_options.sh loads it in a real slurmctld.
+set -euo pipefail
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+b=${top_builddir:-.}
+spank=$b/plugins/spank/.libs/spank_topoaware.so
+jobsub=$b/plugins/job_submit/.libs/job_submit_topoaware.so
+client=$b/tests/dlopen_plugin
+ta_require_cmd nm binutils
+[ -f "$spank" ] || ta_skip "spank_topoaware.so not built (no Slurm headers: install libslurm-dev)"
+[ -x "$client" ] || ta_fail "$client not built"
+
+slurmfull=""
+for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
+  [ -f "$d/libslurmfull.so" ] && { slurmfull=$d/libslurmfull.so; break; }
+done
+[ -n "$slurmfull" ] || ta_skip "libslurmfull.so not found (package slurm-wlm-basic-plugins or slurm-client)"
+slurmctld=$(command -v slurmctld || true)
+
+# Defined symbols of every library the plugin needs (ldd), one per line.
+needed_defs() {
+  ldd "$1" | awk '/=>/ && $3 ~ /^\// {print $3}' | while read -r lib; do
+    nm -D --defined-only "$lib" | awk '{print $NF}' | sed 's/@.*//'
+  done | sort -u
+}
+
+check_plugin() {
+  local so=$1 want=$2 extra_providers=$3 exported undef mangled missing defs
+  exported=$(nm -D --defined-only "$so" | awk '{print $NF}' | sort)
+  for s in $want; do
+    grep -qx "$s" <<<"$exported" || ta_fail "$(basename "$so") does not export $s (Slurm looks it up)"
+  done
+  local unexpected
+  unexpected=$(echo "$exported" | grep -vxF -f <(tr ' ' '\n' <<<"$want") || true)
+  [ -z "$unexpected" ] || ta_fail "$(basename "$so") exports more than Slurm needs: $(echo $unexpected)"
+  ta_pass "$(basename "$so") exports exactly: $(echo $exported)"
+
+  undef=$(nm -D --undefined-only "$so" | awk '$1 == "U" {print $2}' | sed 's/@.*//' | sort -u)
+  mangled=$(echo "$undef" | grep '^_Z' || true)
+  local bad
+  bad=$(echo "$mangled" | c++filt | grep -E '(^| )(slurm|spank|bit_|xmalloc|xfree|xstr|list_|hostlist|gres_|node_|part_|log_|error|info|debug|verbose)' || true)
+  [ -z "$bad" ] || ta_fail "$(basename "$so") refers to Slurm functions in C++-mangled form: $bad"
+  defs=$(needed_defs "$so"; for p in $extra_providers; do nm -D --defined-only "$p" | awk '{print $NF}' | sed 's/@.*//'; done)
+  defs=$(echo "$defs" | sort -u)
+  missing=$(comm -23 <(echo "$undef") <(echo "$defs") | grep -vE '^(_ITM_|__gmon_start__|_Jv_RegisterClasses)' || true)
+  [ -z "$missing" ] || ta_fail "$(basename "$so"): undefined symbols nobody provides: $(echo $missing)"
+  ta_pass "$(basename "$so"): $(echo "$undef" | wc -l) undefined symbols, all provided (C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
+}
+
+check_plugin "$spank" "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_local_user_init" "$slurmfull"
+"$client" now "$spank" -p "$slurmfull" plugin_name plugin_version slurm_spank_init slurm_spank_init_post_opt \
+  slurm_spank_local_user_init || ta_fail "spank_topoaware.so does not load with RTLD_NOW"
+ta_pass "spank_topoaware.so: dlopen(RTLD_NOW) in a client with libslurmfull loaded"
+# And not without Slurm's library: proves the check above is not vacuous.
+if "$client" now "$spank" 2>/dev/null; then ta_fail "spank_topoaware.so loaded without libslurmfull: it should need it"; fi
+
+if [ ! -f "$jobsub" ]; then
+  ta_note "job_submit_topoaware.so not built (configure without --with-slurm-source): its checks are skipped"
+  exit 0
+fi
+[ -n "$slurmctld" ] || ta_skip "slurmctld not installed: cannot check job_submit_topoaware.so's slurmctld symbols"
+check_plugin "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify" "$slurmfull $slurmctld"
+out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) && ta_fail "job_submit_topoaware.so loaded outside slurmctld; expected it to need slurmctld's symbols"
+sym=$(echo "$out" | sed -n 's/.*undefined symbol: \([A-Za-z0-9_]*\).*/\1/p')
+[ -n "$sym" ] || ta_fail "dlopen of job_submit_topoaware.so failed for another reason: $out"
+ctld_defs=$(nm -D --defined-only "$slurmctld" | awk '{print $NF}')
+full_defs=$(nm -D --defined-only "$slurmfull" | awk '{print $NF}')
+grep -qx "$sym" <<<"$ctld_defs" ||
+  ta_fail "dlopen of job_submit_topoaware.so stops at '$sym', which slurmctld does not provide"
+grep -qx "$sym" <<<"$full_defs" &&
+  ta_fail "dlopen stops at '$sym', which libslurmfull provides: the failure is not about slurmctld"
+ta_pass "job_submit_topoaware.so: outside slurmctld, dlopen stops only at slurmctld's own symbol '$sym'"
