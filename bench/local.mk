@@ -1,2 +1,4 @@
 # benchmarks (bench/)
 include bench/engine.mk
+include bench/sim.mk
+include bench/discovery.mk

@@ -1,0 +1,7 @@
+# benchmarks: live discovery speed (walk_fabric vs ibnetdiscover under ibsim). Needs root and ibsim;
+# run with `make bench-discovery` (builds tests/walk_dump and topoaware first).
+dist_noinst_SCRIPTS += bench/discovery_speed.sh
+
+bench-discovery: tests/walk_dump$(EXEEXT) topoaware$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' $(BASH) $(abs_top_srcdir)/bench/discovery_speed.sh
+.PHONY: bench-discovery
