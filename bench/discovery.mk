@@ -3,5 +3,5 @@
 dist_noinst_SCRIPTS += bench/discovery_speed.sh
 
 bench-discovery: tests/walk_dump$(EXEEXT) topoaware$(EXEEXT)
-	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' $(BASH) $(abs_top_srcdir)/bench/discovery_speed.sh
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/discovery_speed.sh
 .PHONY: bench-discovery
