@@ -1,0 +1,13 @@
+# Trace-driven placement benchmark (issue 3): simulator library + driver.
+noinst_LTLIBRARIES += bench/libtopoaware_sim.la
+bench_libtopoaware_sim_la_SOURCES = bench/sim/cluster.cpp bench/sim/cluster.hpp bench/sim/slurm_tree.cpp \
+	bench/sim/slurm_block.cpp bench/sim/slurm_replica.hpp bench/sim/policies.cpp bench/sim/sim.cpp \
+	bench/sim/sim.hpp bench/sim/optimum.cpp bench/sim/optimum.hpp
+bench_libtopoaware_sim_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim
+bench_libtopoaware_sim_la_CXXFLAGS = $(AM_CXXFLAGS) -O2
+noinst_PROGRAMS += bench/placement_sim
+bench_placement_sim_SOURCES = bench/sim/main.cpp
+bench_placement_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim
+bench_placement_sim_CXXFLAGS = $(AM_CXXFLAGS) -O2
+bench_placement_sim_LDADD = bench/libtopoaware_sim.la topology/libtopoaware_discovery.la src/libtopoaware_core.la
+EXTRA_DIST += bench/run-placement-bench.sh bench/README.md

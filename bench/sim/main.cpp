@@ -1,0 +1,378 @@
+// placement_sim: the trace-driven placement benchmark (issue 3, DESIGN.md "Benchmark method").
+// Usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]
+// Prints the tables, writes DIR/runs.csv (one row per run and policy), DIR/summary.csv (per
+// configuration and policy, over seeds), DIR/optimum.csv, DIR/latency.csv and DIR/placement.svg.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "optimum.hpp"
+#include "rank_order.hpp"
+#include "sim.hpp"
+
+using namespace topoaware;
+using namespace topoaware::sim;
+
+namespace {
+
+struct Config {
+  std::string family;
+  int nodes;
+  double load;
+  bool stretch;
+  int seeds;
+  int jobs;
+  bool target = false;
+};
+
+std::string cfg_name(const Config &c) {
+  char b[128];
+  std::snprintf(b, sizeof b, "%s-%d load=%.1f %s", c.family.c_str(), c.nodes, c.load,
+                c.stretch ? "stretch" : "no-stretch");
+  return b;
+}
+
+struct Agg {  // sums over seeds
+  int runs = 0, multi = 0;
+  double ideal_s = 0, ideal_t = 0, hop_s = 0, hop_t = 0, hop_i = 0, spine_s = 0, spine_t = 0;
+  double sd_n[3] = {0, 0, 0}, sd_t[3] = {0, 0, 0};
+  double util = 0, wait_mean = 0, wait_p95 = 0, bsld = 0, block = 0, dec_s = 0;
+  long decisions = 0;
+  double hop_ratio_min = 1e300, hop_ratio_max = 0;  // per seed, topo order vs slurm-tree native
+};
+
+// Optimum collector for the hook
+struct OptCtx {
+  const CostParams *params;
+  RankOrderer *orderer;
+  long decisions = 0, solved = 0, within5 = 0, better = 0;
+  double sum_gap = 0, max_gap = 0;
+};
+
+void opt_hook(void *ctx, const Cluster &c, const std::vector<uint8_t> &free, const TraceJob &job,
+              const std::vector<int> &chosen, bool native_topo) {
+  auto *o = static_cast<OptCtx *>(ctx);
+  if (job.nodes < 2) return;
+  ++o->decisions;
+  OptimumResult opt = exact_optimum(c, free, job.nodes, job.layout, *o->params);
+  if (!opt.done) return;
+  ++o->solved;
+  std::vector<int> sorted = chosen, ordered;
+  std::sort(sorted.begin(), sorted.end());
+  if (native_topo)
+    ordered = chosen;
+  else
+    o->orderer->order(sorted, job.layout, ordered);
+  const double hop = job_cost(*c.index, ordered, job.layout, *o->params).hop_bytes;
+  const double gap = opt.hop_bytes > 0 ? hop / opt.hop_bytes - 1 : (hop > 0 ? 1 : 0);
+  if (gap < -1e-9) ++o->better;
+  o->sum_gap += std::max(0.0, gap);
+  o->max_gap = std::max(o->max_gap, gap);
+  if (gap <= 0.05 + 1e-9) ++o->within5;
+}
+
+void svg_bars(const std::string &path, const std::string &title, const std::vector<std::string> &labels,
+              const std::vector<std::string> &series, const std::vector<std::vector<double>> &vals) {
+  FILE *f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  const int W = 900, H = 420, L = 60, B = 120, T = 40;
+  double mx = 0;
+  for (auto &v : vals)
+    for (double x : v) mx = std::max(mx, x);
+  mx = std::max(1.0, std::ceil(mx * 4) / 4);
+  std::fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='12'>\n", W, H);
+  std::fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n<text x='%d' y='20' font-size='14'>%s</text>\n", L,
+               title.c_str());
+  const double ph = H - B - T, pw = W - L - 20;
+  for (int k = 0; k <= 4; ++k) {
+    const double y = T + ph - ph * k / 4;
+    std::fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/><text x='%d' y='%.1f' text-anchor='end'>%.2f</text>\n",
+                 L, W - 20, y, y, L - 4, y + 4, mx * k / 4);
+  }
+  const double y1 = T + ph - ph * (1.0 / mx);
+  std::fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='black' stroke-dasharray='4'/>\n", L, W - 20, y1, y1);
+  const char *colors[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44"};
+  const double gw = pw / double(labels.size()), bw = gw * 0.8 / double(series.size());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    for (size_t s = 0; s < series.size(); ++s) {
+      const double v = vals[s][i], h = ph * v / mx;
+      std::fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>%s %s %.3f</title></rect>\n",
+                   L + gw * i + gw * 0.1 + bw * s, T + ph - h, bw, h, colors[s % 4], labels[i].c_str(),
+                   series[s].c_str(), v);
+    }
+    const double x = L + gw * i + gw / 2;
+    std::fprintf(f, "<text transform='translate(%.1f,%.1f) rotate(40)'>%s</text>\n", x, T + ph + 14, labels[i].c_str());
+  }
+  for (size_t s = 0; s < series.size(); ++s)
+    std::fprintf(f, "<rect x='%d' y='%zu' width='10' height='10' fill='%s'/><text x='%d' y='%zu'>%s</text>\n", W - 330,
+                 28 + 14 * s, colors[s % 4], W - 315, 37 + 14 * s, series[s].c_str());
+  std::fprintf(f, "</svg>\n");
+  std::fclose(f);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::string mode = "default", out = "bench/results";
+  int seeds = 5, jobs = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") mode = "quick";
+    else if (a == "--full") mode = "full";
+    else if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
+    else if (a == "--jobs" && i + 1 < argc) jobs = std::atoi(argv[++i]);
+    else if (a == "--out" && i + 1 < argc) out = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]\n");
+      return 2;
+    }
+  }
+  std::vector<Config> cfgs;
+  auto J = [&](int def) { return jobs > 0 ? jobs : def; };
+  if (mode == "quick") {
+    cfgs.push_back({"ft2-2to1", 256, 0.9, true, std::min(seeds, 2), J(400), true});
+    cfgs.push_back({"ft3-7to1", 512, 0.9, true, 1, J(300)});
+    cfgs.push_back({"rail8", 256, 0.9, true, 1, J(300)});
+    cfgs.push_back({"dfly", 256, 0.9, true, 1, J(300)});
+  } else if (mode == "default") {
+    cfgs.push_back({"ft2-2to1", 2048, 0.9, true, seeds, J(1500), true});
+    cfgs.push_back({"ft2-2to1", 2048, 0.9, false, seeds, J(1500)});
+    cfgs.push_back({"ft2-2to1", 2048, 0.7, true, 2, J(1000)});
+    cfgs.push_back({"ft2-2to1", 2048, 1.0, true, 2, J(1000)});
+    cfgs.push_back({"ft2-1to1", 2048, 0.9, true, 2, J(1000)});
+    cfgs.push_back({"ft3-7to1", 2048, 0.9, true, 2, J(1000)});
+    cfgs.push_back({"rail8", 1024, 0.9, true, 2, J(1000)});
+    cfgs.push_back({"dfly", 2048, 0.9, true, 2, J(1000)});
+    cfgs.push_back({"ft2-2to1", 256, 0.9, true, 2, J(1000)});
+    cfgs.push_back({"ft3-7to1", 8192, 0.9, true, 1, J(800)});
+  } else {
+    const char *fams[] = {"ft2-1to1", "ft2-2to1", "ft3-7to1", "rail8", "dfly"};
+    for (const char *fam : fams)
+      for (int n = 256; n <= 16384; n *= 2) {
+        const std::string f = fam;
+        if ((f.rfind("ft2", 0) == 0 || f == "rail8") && n > 4096) continue;  // switch radix <= 254
+        if (f == "dfly" && n < 256) continue;
+        for (double load : {0.7, 0.9, 1.0})
+          cfgs.push_back({f, n, load, true, seeds, J(n >= 8192 ? 1000 : 1500), f == "ft2-2to1" && n == 2048 && load == 0.9});
+      }
+    cfgs.push_back({"ft2-2to1", 2048, 0.9, false, seeds, J(1500)});
+  }
+  std::string cmd = "mkdir -p '" + out + "'";
+  if (std::system(cmd.c_str()) != 0) return 1;
+  FILE *runs = std::fopen((out + "/runs.csv").c_str(), "w");
+  FILE *summ = std::fopen((out + "/summary.csv").c_str(), "w");
+  if (!runs || !summ) {
+    std::fprintf(stderr, "cannot write into %s\n", out.c_str());
+    return 1;
+  }
+  std::fprintf(runs, "family,nodes,load,stretch,seed,jobs,policy,multi_node_jobs,ideal_rate_slurm_order,ideal_rate_topo_order,"
+                     "hop_bytes_slurm_order,hop_bytes_topo_order,hop_bytes_ideal,spine_bytes_slurm_order,spine_bytes_topo_order,"
+                     "slowdown_f0.1,slowdown_f0.3,slowdown_f0.5,slowdown_topo_f0.3,utilization,wait_mean_s,wait_p95_s,"
+                     "bounded_slowdown,free_block_nodes,decision_us\n");
+  std::fprintf(summ, "family,nodes,load,stretch,seeds,policy,ideal_rate_native,ideal_rate_topo_order,hop_vs_tree_native,"
+                     "hop_vs_tree_topo_order,spine_vs_tree_native,spine_vs_tree_topo_order,slowdown_f0.1,slowdown_f0.3,"
+                     "slowdown_f0.5,utilization,wait_mean_s,wait_p95_s,p95_vs_tree,bounded_slowdown,free_block_nodes,decision_us\n");
+  std::map<int, std::map<std::string, std::pair<double, long>>> latency;  // nodes -> policy -> (s, n)
+  std::vector<PolicySpec> specs = default_policies();
+  SimOptions opt;
+  std::map<std::string, Agg> target_agg;
+  Config target_cfg{};
+  std::printf("# topoaware placement benchmark (%s mode). Slurm replicas (slurm-tree*, slurm-block*) are\n"
+              "# PROVISIONAL until validated against a real slurmctld (select plugin issue).\n", mode.c_str());
+  std::printf("# ratios are against slurm-tree (Slurm 22.05 best fit, node-index rank order) of the same trace.\n");
+  std::printf("# native = the rank order the policy runs with (Slurm policies: node-index; topoaware: its own);\n"
+              "# topo = every allocation re-ordered by topoaware's RankOrderer (placement gain alone).\n");
+  for (const Config &cf : cfgs) {
+    std::unique_ptr<Cluster> c;
+    try {
+      c = make_cluster(cf.family, cf.nodes);
+    } catch (const std::exception &e) {
+      std::printf("# skip %s: %s\n", cfg_name(cf).c_str(), e.what());
+      continue;
+    }
+    opt.stretch = cf.stretch;
+    std::map<std::string, Agg> agg;
+    for (int seed = 1; seed <= cf.seeds; ++seed) {
+      const auto trace = make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
+      std::map<std::string, std::pair<Summary, SimResult>> res;
+      for (const PolicySpec &ps : specs) {
+        auto pol = make_policy(*c, ps, uint64_t(seed));
+        SimResult r = simulate(*c, trace, *pol, opt);
+        Summary s = summarize(r);
+        const double win = r.window_hi - r.window_lo;
+        s.utilization = r.busy_node_seconds / (double(c->nodes) * win);
+        s.free_block_mean = r.free_block_node_seconds / win;
+        s.decision_us = r.decisions ? 1e6 * r.decision_seconds / double(r.decisions) : 0;
+        auto &lat = latency[c->nodes][pol->name()];
+        lat.first += r.decision_seconds;
+        lat.second += r.decisions;
+        res[pol->name()] = {s, std::move(r)};
+      }
+      const Summary &tree = res.at("slurm-tree").first;
+      for (auto &[name, sr] : res) {
+        const Summary &s = sr.first;
+        const bool topo_native = name.rfind("topoaware", 0) == 0;
+        std::fprintf(runs, "%s,%d,%.2f,%d,%d,%d,%s,%d,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%.3f,%.1f,%.2f\n",
+                     cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), seed, cf.jobs, name.c_str(), s.multi_node_jobs,
+                     s.ideal_rate_slurm, s.ideal_rate_topo, s.hop_slurm, s.hop_topo, s.hop_ideal, s.spine_slurm, s.spine_topo,
+                     s.slowdown_native[0], s.slowdown_native[1], s.slowdown_native[2], s.slowdown_topo[1], s.utilization,
+                     s.wait_mean, s.wait_p95, s.bsld_mean, s.free_block_mean, s.decision_us);
+        Agg &a = agg[name];
+        ++a.runs;
+        a.multi += s.multi_node_jobs;
+        a.ideal_s += (topo_native ? s.ideal_rate_topo : s.ideal_rate_slurm) * s.multi_node_jobs;
+        a.ideal_t += s.ideal_rate_topo * s.multi_node_jobs;
+        a.hop_s += topo_native ? s.hop_topo : s.hop_slurm;
+        a.hop_t += s.hop_topo;
+        a.hop_i += s.hop_ideal;
+        a.spine_s += topo_native ? s.spine_topo : s.spine_slurm;
+        a.spine_t += s.spine_topo;
+        for (int k = 0; k < 3; ++k) a.sd_n[k] += s.slowdown_native[k], a.sd_t[k] += s.slowdown_topo[k];
+        a.util += s.utilization;
+        a.wait_mean += s.wait_mean;
+        a.wait_p95 += s.wait_p95;
+        a.bsld += s.bsld_mean;
+        a.block += s.free_block_mean;
+        a.dec_s += sr.second.decision_seconds;
+        a.decisions += sr.second.decisions;
+        const double hr = s.hop_topo / std::max(1e-300, tree.hop_slurm);
+        a.hop_ratio_min = std::min(a.hop_ratio_min, hr);
+        a.hop_ratio_max = std::max(a.hop_ratio_max, hr);
+      }
+      std::fflush(runs);
+    }
+    const Agg &tr = agg.at("slurm-tree");
+    std::printf("\n## %s, %d seeds x %d jobs (window: arrivals of jobs 10%%..90%%)\n", cfg_name(cf).c_str(), cf.seeds, cf.jobs);
+    std::printf("%-20s %7s %7s %8s %8s %8s %8s %7s %7s %7s %6s %8s %8s %6s %6s %7s %7s\n", "policy", "ideal%", "ideal%t",
+                "hop/tr", "hop/tr.t", "spn/tr", "spn/tr.t", "sd.1", "sd.3", "sd.5", "util%", "wait_m", "wait_p95", "p95/tr",
+                "bsld", "blk", "dec_us");
+    for (const PolicySpec &ps : specs) {
+      auto pol = make_policy(*c, ps, 1);
+      const std::string name = pol->name();
+      const Agg &a = agg.at(name);
+      const double r = a.runs;
+      const double p95r = tr.wait_p95 > 0 ? a.wait_p95 / tr.wait_p95 : (a.wait_p95 > 0 ? INFINITY : 1);
+      std::printf("%-20s %7.1f %7.1f %8.3f %8.3f %8.3f %8.3f %7.4f %7.4f %7.4f %6.2f %8.0f %8.0f %6.2f %6.2f %7.0f %7.1f\n",
+                  name.c_str(), 100 * a.ideal_s / std::max(1, a.multi), 100 * a.ideal_t / std::max(1, a.multi),
+                  a.hop_s / tr.hop_s, a.hop_t / tr.hop_s, a.spine_s / std::max(1e-300, tr.spine_s),
+                  a.spine_t / std::max(1e-300, tr.spine_s), a.sd_n[0] / r, a.sd_n[1] / r, a.sd_n[2] / r, 100 * a.util / r,
+                  a.wait_mean / r, a.wait_p95 / r, p95r, a.bsld / r, a.block / r, 1e6 * a.dec_s / std::max(1L, a.decisions));
+      std::fprintf(summ, "%s,%d,%.2f,%d,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%.4f,%.3f,%.1f,%.2f\n",
+                   cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), cf.seeds, name.c_str(),
+                   a.ideal_s / std::max(1, a.multi), a.ideal_t / std::max(1, a.multi), a.hop_s / tr.hop_s, a.hop_t / tr.hop_s,
+                   a.spine_s / std::max(1e-300, tr.spine_s), a.spine_t / std::max(1e-300, tr.spine_s), a.sd_n[0] / r,
+                   a.sd_n[1] / r, a.sd_n[2] / r, a.util / r, a.wait_mean / r, a.wait_p95 / r, p95r, a.bsld / r, a.block / r,
+                   1e6 * a.dec_s / std::max(1L, a.decisions));
+    }
+    std::printf("(hop-bytes of the ideal placement of the same jobs / slurm-tree: %.3f)\n", tr.hop_i / tr.hop_s);
+    std::fflush(stdout);
+    std::fflush(summ);
+    if (cf.target && cf.stretch) {
+      target_agg = agg;
+      target_cfg = cf;
+    }
+  }
+  std::fclose(runs);
+  std::fclose(summ);
+
+  // Exact optimum on small instances: 64 nodes (8 leaves x 8, 2:1), jobs up to 16 nodes.
+  std::printf("\n## exact optimum of the cost model per placement decision (multi-node jobs), small instances\n");
+  FILE *optf = std::fopen((out + "/optimum.csv").c_str(), "w");
+  std::fprintf(optf, "instance,seeds,policy,decisions,solved,within_5pct,mean_gap,max_gap,better_than_search\n");
+  std::map<std::string, OptCtx> opt_res;
+  const int opt_seeds = mode == "quick" ? 1 : std::min(seeds, 3);
+  auto small = make_small_cluster(8, 8);
+  for (int seed = 1; seed <= opt_seeds; ++seed) {
+    const auto trace = make_trace(small->nodes, mode == "quick" ? 150 : 400, 0.9, uint64_t(seed) * 104729);
+    for (const PolicySpec &ps : specs) {
+      auto pol = make_policy(*small, ps, uint64_t(seed));
+      RankOrderer orderer(*small->index);
+      OptCtx &o = opt_res[pol->name()];
+      o.params = &opt.cost;
+      o.orderer = &orderer;
+      SimOptions so = opt;
+      so.stretch = true;
+      simulate(*small, trace, *pol, so, opt_hook, &o);
+      o.orderer = nullptr;
+    }
+  }
+  std::printf("%-20s %9s %7s %9s %9s %9s\n", "policy", "decisions", "solved", "within5%", "mean_gap", "max_gap");
+  for (const PolicySpec &ps : specs) {
+    const std::string name = make_policy(*small, ps, 1)->name();
+    const OptCtx &o = opt_res[name];
+    std::printf("%-20s %9ld %7ld %8.1f%% %8.2f%% %8.1f%%\n", name.c_str(), o.decisions, o.solved,
+                100.0 * double(o.within5) / std::max(1L, o.solved), 100 * o.sum_gap / std::max(1L, o.solved), 100 * o.max_gap);
+    std::fprintf(optf, "%s,%d,%s,%ld,%ld,%ld,%.5f,%.5f,%ld\n", small->name.c_str(), opt_seeds, name.c_str(), o.decisions,
+                 o.solved, o.within5, o.sum_gap / std::max(1L, o.solved), o.max_gap, o.better);
+  }
+  std::fclose(optf);
+
+  // Decision latency against node count.
+  std::printf("\n## mean decision latency (us per select() call, inside the simulation) by node count\n%-8s", "nodes");
+  FILE *latf = std::fopen((out + "/latency.csv").c_str(), "w");
+  std::fprintf(latf, "nodes,policy,calls,mean_us\n");
+  for (const PolicySpec &ps : specs) std::printf(" %20s", make_policy(*small, ps, 1)->name().c_str());
+  std::printf("\n");
+  for (auto &[n, m] : latency) {
+    std::printf("%-8d", n);
+    for (const PolicySpec &ps : specs) {
+      const std::string name = make_policy(*small, ps, 1)->name();
+      const auto &v = m[name];
+      std::printf(" %20.1f", v.second ? 1e6 * v.first / double(v.second) : 0.0);
+      std::fprintf(latf, "%d,%s,%ld,%.3f\n", n, name.c_str(), v.second, v.second ? 1e6 * v.first / double(v.second) : 0.0);
+    }
+    std::printf("\n");
+  }
+  std::fclose(latf);
+
+  // Targets (issue 3) on the target configuration.
+  if (!target_agg.empty()) {
+    const Agg &tr = target_agg.at("slurm-tree"), &ta = target_agg.at("topoaware");
+    double best_util = 0;
+    std::string best_name;
+    for (auto &[name, a] : target_agg)
+      if (name.rfind("topoaware", 0) != 0 && a.util / a.runs > best_util) best_util = a.util / a.runs, best_name = name;
+    const double hop = ta.hop_s / tr.hop_s;
+    const double ideal = ta.ideal_s / std::max(1, ta.multi);
+    const double util = ta.util / ta.runs;
+    const double p95 = tr.wait_p95 > 0 ? ta.wait_p95 / tr.wait_p95 : 1;
+    const OptCtx &o = opt_res["topoaware"];
+    const double gap = o.sum_gap / std::max(1L, o.solved);
+    std::printf("\n## targets (issue 3): %s, %d seeds; topoaware (prefer)\n", cfg_name(target_cfg).c_str(), target_cfg.seeds);
+    std::printf("hop-bytes vs slurm-tree        %.3f   target <= 0.50   %s (per seed %.3f..%.3f)\n", hop,
+                hop <= 0.5 ? "MET" : "MISSED", ta.hop_ratio_min, ta.hop_ratio_max);
+    std::printf("ideal-span rate (multi-node)   %.1f%%  target >= 95%%    %s\n", 100 * ideal, ideal >= 0.95 ? "MET" : "MISSED");
+    std::printf("utilization                    %.2f%% best baseline %s %.2f%%  target within 1 point  %s\n", 100 * util,
+                best_name.c_str(), 100 * best_util, util >= best_util - 0.01 ? "MET" : "MISSED");
+    std::printf("p95 wait vs slurm-tree         %.3f   target <= 1.10   %s\n", p95, p95 <= 1.1 ? "MET" : "MISSED");
+    std::printf("mean gap to exact optimum      %.2f%%  target <= 5%%     %s (%.1f%% of decisions within 5%%)\n", 100 * gap,
+                gap <= 0.05 ? "MET" : "MISSED", 100.0 * double(o.within5) / std::max(1L, o.solved));
+    std::printf("(hop-bytes of the ideal placement of the same jobs / slurm-tree: %.3f: the floor of that ratio)\n",
+                tr.hop_i / tr.hop_s);
+    // plot
+    std::vector<std::string> labels, series = {"hop-bytes (native order)", "hop-bytes (topoaware order)",
+                                               "spine bytes (native order)", "p95 wait"};
+    std::vector<std::vector<double>> vals(4);
+    for (const PolicySpec &ps : specs) {
+      const std::string name = make_policy(*small, ps, 1)->name();
+      const Agg &a = target_agg.at(name);
+      labels.push_back(name);
+      vals[0].push_back(a.hop_s / tr.hop_s);
+      vals[1].push_back(a.hop_t / tr.hop_s);
+      vals[2].push_back(a.spine_s / std::max(1e-300, tr.spine_s));
+      vals[3].push_back(tr.wait_p95 > 0 ? a.wait_p95 / tr.wait_p95 : 1);
+    }
+    svg_bars(out + "/placement.svg", "Ratios vs Slurm tree best-fit, " + cfg_name(target_cfg) + ", " +
+                                         std::to_string(target_cfg.seeds) + " seeds (Slurm replicas provisional)",
+             labels, series, vals);
+    std::printf("\nwrote %s/{runs,summary,optimum,latency}.csv and %s/placement.svg\n", out.c_str(), out.c_str());
+  }
+  return 0;
+}

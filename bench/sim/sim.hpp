@@ -1,0 +1,123 @@
+// Trace-driven placement simulator: one synthetic trace, one scheduler (FCFS + EASY backfill),
+// several node-selection policies, each run on its own copy of the cluster with the same trace.
+//
+// Workload (make_trace): tp = 8 on 8-GPU nodes (whole nodes, exclusive), nodes log-uniform in
+// [1, cluster/4], pp uniform in {1, 2, 4, 8, 16} (<= nodes), dp = round(nodes / pp) (>= 1), so
+// nodes = dp * pp; base runtimes log-uniform in [300 s, 12 h]; Poisson arrivals whose rate makes
+// the offered load (sum of nodes * base runtime / (cluster nodes * trace span)) equal `load`.
+// Runtimes: the scheduler knows the base runtime exactly (requested = base); with `stretch`, the
+// job actually runs base * slowdown(f) under the rank order the policy really uses (Slurm
+// policies: node-index order; topoaware: its rank order), f = `stretch_f`, so placement feeds
+// back into the schedule; the scheduler does not know the stretch (its estimate stays the base).
+//
+// Scheduler (identical for every policy): jobs in arrival order; the head job starts as soon as
+// its policy places it; otherwise it gets a reservation: the shadow time is when enough NODES
+// (by count, topology-blind, from the running jobs' estimated ends) are free, the extra nodes are
+// those free at the shadow time beyond its need; a later job (up to `backfill_depth` of them)
+// starts now if its policy places it and it either ends by the shadow time or fits in the extra
+// nodes (which it then consumes). A policy may refuse a placement although enough nodes are free
+// (Slurm --switches before its wait is over, topology/block, topoaware strict): the job then waits
+// for the next event; policies with a wait limit get a retry event when it expires.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cluster.hpp"
+#include "cost.hpp"
+
+namespace topoaware::sim {
+
+struct TraceJob {
+  int id = 0;
+  double arrival = 0;
+  double runtime = 0;  // base runtime (s)
+  int nodes = 0;
+  Layout layout;
+};
+
+std::vector<TraceJob> make_trace(int cluster_nodes, int jobs, double load, uint64_t seed);
+
+// A node-selection policy. select() gets the free nodes and the job; returns true with the chosen
+// hosts in `out` (in the rank order the job would run with: node-index order for Slurm-like
+// policies), or false to leave the job pending now. `waited`: seconds since the job was first
+// evaluated. retry_after(): seconds of waiting after which a refusal turns into an acceptance
+// (0: none), so the scheduler can wake up then.
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string name() const = 0;
+  virtual bool select(const std::vector<uint8_t> &free, int free_count, const TraceJob &job, double waited,
+                      std::vector<int> &out) = 0;
+  virtual double retry_after() const { return 0; }
+  virtual bool native_topo_order() const { return false; }  // out is topoaware's rank order
+};
+
+struct PolicySpec {
+  std::string kind;       // firstfit, random, slurm-tree, slurm-tree-switches, slurm-block,
+                          // slurm-block-segment, topoaware, topoaware-strict
+  double wait = 0;        // --switches=N@wait / strict max wait (s)
+};
+std::unique_ptr<Policy> make_policy(const Cluster &c, const PolicySpec &spec, uint64_t seed);
+std::vector<PolicySpec> default_policies();
+
+struct SimOptions {
+  bool stretch = true;
+  double stretch_f = 0.3;
+  int backfill_depth = 100;
+  CostParams cost;
+};
+
+// Per placed job, both rank orders.
+struct JobRecord {
+  int id = 0, nodes = 0;
+  double arrival = 0, start = 0, end = 0, runtime = 0;  // runtime = base
+  bool ideal_slurm = false, ideal_topo = false;
+  double hop_slurm = 0, hop_topo = 0, ideal_hop = 0;    // per step
+  double spine_slurm = 0, spine_topo = 0;
+  double ratio_slurm = 1, ratio_topo = 1, ratio_native = 1;
+};
+
+struct SimResult {
+  std::string policy;
+  std::vector<JobRecord> jobs;  // by id
+  double window_lo = 0, window_hi = 0;
+  double busy_node_seconds = 0;       // inside the window
+  double free_block_node_seconds = 0; // integral of the largest free aligned block, in the window
+  double decision_seconds = 0;        // wall time inside select()
+  long decisions = 0;
+};
+
+// Runs the trace through one policy. optimum_hook: called before each successful placement with
+// the free set and the job (for the exact optimum on small instances); may be empty.
+using DecisionHook = void (*)(void *ctx, const Cluster &c, const std::vector<uint8_t> &free, const TraceJob &job,
+                              const std::vector<int> &chosen, bool native_topo);
+SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy &policy, const SimOptions &opt,
+                   DecisionHook hook = nullptr, void *hook_ctx = nullptr);
+
+// Largest free aligned block, in nodes: the largest run of 2^k consecutive whole free leaf
+// groups starting at a multiple of 2^k (blocks as topology/block aggregates them), else the most
+// free nodes in one leaf group.
+int largest_free_aligned_block(const Cluster &c, const std::vector<uint8_t> &free);
+
+// The scored summary of one run.
+struct Summary {
+  std::string policy;
+  int multi_node_jobs = 0;
+  double ideal_rate_slurm = 0, ideal_rate_topo = 0;   // of multi-node jobs in the window
+  double hop_slurm = 0, hop_topo = 0, hop_ideal = 0;  // sum of per-step hop-bytes * base runtime
+  double spine_slurm = 0, spine_topo = 0;
+  double slowdown_native[3] = {0, 0, 0};              // f = 0.1, 0.3, 0.5; node-seconds weighted
+  double slowdown_topo[3] = {0, 0, 0};
+  double utilization = 0;
+  double wait_mean = 0, wait_p95 = 0, bsld_mean = 0;
+  double free_block_mean = 0;
+  double decision_us = 0;
+  int jobs_in_window = 0;
+};
+Summary summarize(const SimResult &r);
+
+}  // namespace topoaware::sim
