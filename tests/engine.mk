@@ -26,3 +26,8 @@ tests_test_cost_SOURCES = tests/test_cost.cpp
 tests_test_cost_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_cost_LDADD = $(TESTS_LIBS)
 
+check_PROGRAMS += tests/test_c_api
+TESTS += tests/test_c_api
+tests_test_c_api_SOURCES = tests/test_c_api.cpp
+tests_test_c_api_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_c_api_LDADD = $(TESTS_LIBS)
