@@ -1,5 +1,5 @@
 # tests: slurm — the localhost Slurm cluster harness (tests/lib/slurm_cluster.sh, tests/lib/trixie.sh)
 # and the tests of the harness itself. They need root and start daemons: run by tools/run-tests.sh,
 # skipped (exit 77, reason printed) when not root, and inside make distcheck.
-TESTS += tests/slurm_cluster_smoke.sh tests/slurm_block_trixie.sh
-EXTRA_DIST += tests/slurm_cluster_smoke.sh tests/slurm_block_trixie.sh
+TESTS += tests/slurm_cluster_smoke.sh tests/slurm_block_trixie.sh tests/slurm_block_generated.sh
+EXTRA_DIST += tests/slurm_cluster_smoke.sh tests/slurm_block_trixie.sh tests/slurm_block_generated.sh
