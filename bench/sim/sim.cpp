@@ -103,6 +103,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
   size_t next_arrival = 0;
   double now = 0;
   int busy = 0;
+  double useful = 0;  // running nodes weighted by base / actual runtime
   double block_now = largest_free_aligned_block(c, free);
 
   auto start_job = [&](int idx, const std::vector<int> &nodes_in) {
@@ -138,6 +139,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     for (int h : nodes_in) free[size_t(h)] = 0;
     free_count -= j.nodes;
     busy += j.nodes;
+    useful += j.nodes * j.runtime / std::max(1e-9, actual);
     running.push_back({idx, rec.end, now + j.runtime, nodes_in});
   };
 
@@ -206,6 +208,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     const double lo = std::max(now, r.window_lo), hi = std::min(t, r.window_hi);
     if (hi > lo) {
       r.busy_node_seconds += busy * (hi - lo);
+      r.useful_node_seconds += useful * (hi - lo);
       r.free_block_node_seconds += block_now * (hi - lo);
     }
     now = t;
@@ -214,6 +217,10 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
         for (int h : running[i].nodes) free[size_t(h)] = 1;
         free_count += int(running[i].nodes.size());
         busy -= int(running[i].nodes.size());
+        {
+          const JobRecord &jr = r.jobs[size_t(running[i].job)];
+          useful -= jr.nodes * jr.runtime / std::max(1e-9, jr.end - jr.start);
+        }
         running[i] = std::move(running.back());
         running.pop_back();
       } else {

@@ -86,6 +86,7 @@ struct SimResult {
   std::vector<JobRecord> jobs;  // by id
   double window_lo = 0, window_hi = 0;
   double busy_node_seconds = 0;       // inside the window
+  double useful_node_seconds = 0;     // the same, each job weighted by base / actual runtime
   double free_block_node_seconds = 0; // integral of the largest free aligned block, in the window
   double decision_seconds = 0;        // wall time inside select()
   long decisions = 0;
