@@ -310,10 +310,17 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 		else
 			given.nodes = job->min_nodes;
 	}
-	if (ta_given(job->num_tasks))
+	/* Only an explicit --ntasks counts: sbatch and srun derive num_tasks from other options
+	 * (e.g. --ntasks-per-node) when -n is not given, without JOB_NTASKS_SET. */
+	if ((job->bitflags & JOB_NTASKS_SET) && ta_given(job->num_tasks))
 		given.ntasks = job->num_tasks;
 	if (job->ntasks_per_node != NO_VAL16 && job->ntasks_per_node != INFINITE16 && job->ntasks_per_node)
 		given.ntasks_per_node = job->ntasks_per_node;
+	/* sbatch turns --ntasks-per-node without -n into num_tasks = ntasks_per_node * nodes (and
+	 * marks it set): that count is the client's, not the user's; leave it to the layout. */
+	if (given.ntasks && given.ntasks_per_node &&
+	    (uint64_t)given.ntasks == (uint64_t)given.ntasks_per_node * (given.nodes ? given.nodes : 1))
+		given.ntasks = 0;
 	given.gpus_per_node = per_node;
 	given.gpus = per_job;
 
