@@ -13,3 +13,5 @@ TESTS += tests/cli_discover.sh
 EXTRA_DIST += tests/cli_discover.sh
 TESTS += tests/cli_plan.sh
 EXTRA_DIST += tests/cli_plan.sh
+TESTS += tests/ibsim_discover.sh
+EXTRA_DIST += tests/ibsim_discover.sh
