@@ -35,3 +35,4 @@ plugins_job_submit_job_submit_topoaware_la_LIBADD = $(TA_PLUGIN_LIBS)
 EXTRA_plugins_job_submit_job_submit_topoaware_la_DEPENDENCIES = \
   $(top_srcdir)/plugins/job_submit/job_submit_topoaware.map
 endif
+include plugins/select/local.mk

@@ -14,3 +14,4 @@ include tests/engine.mk
 include tests/slurm.mk
 include tests/plugins.mk
 include tests/bench.mk
+include tests/select.mk

@@ -1,0 +1,35 @@
+# The select plugins (select_cons_tres_topoaware(8)), built only against a configured Slurm source
+# tree of exactly the running version (--with-slurm-source): select plugins use Slurm's internal
+# API. Both are C (Slurm's headers have no extern "C") and export only what Slurm looks up
+# (select.map); from one source file:
+#   select_cons_tres_passthrough.so  forwards every call to select/cons_tres (benchmark baseline)
+#   select_cons_tres_topoaware.so    the same plus placement of tp/pp/dp jobs (C++ core via C API)
+EXTRA_DIST += plugins/select/select.map
+
+taselectdir = $(SLURM_PLUGINSDIR)
+taselect_LTLIBRARIES =
+
+if HAVE_SLURM_SOURCE
+# Slurm's config.h and tree first, so that "config.h" and "slurm/slurm.h" are the tree's.
+TA_SELECT_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/slurm -I$(top_srcdir)/plugins/select
+TA_SELECT_LDFLAGS = -module -avoid-version -shared -Wl,--version-script=$(top_srcdir)/plugins/select/select.map
+
+taselect_LTLIBRARIES += plugins/select/select_cons_tres_passthrough.la
+plugins_select_select_cons_tres_passthrough_la_SOURCES = plugins/select/select_cons_tres_topoaware.c \
+  plugins/select/ta_select.h
+plugins_select_select_cons_tres_passthrough_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -DTA_SELECT_PASSTHROUGH
+plugins_select_select_cons_tres_passthrough_la_LDFLAGS = $(TA_SELECT_LDFLAGS)
+EXTRA_plugins_select_select_cons_tres_passthrough_la_DEPENDENCIES = $(top_srcdir)/plugins/select/select.map
+endif
+
+if HAVE_SLURM_SOURCE
+taselect_LTLIBRARIES += plugins/select/select_cons_tres_topoaware.la
+plugins_select_select_cons_tres_topoaware_la_SOURCES = plugins/select/select_cons_tres_topoaware.c \
+  plugins/select/ta_select.h plugins/select/ta_select_place.c \
+  plugins/common/ta_env.h plugins/common/ta_env.c
+plugins_select_select_cons_tres_topoaware_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -I$(top_srcdir)/src \
+  -I$(top_srcdir)/plugins/common
+plugins_select_select_cons_tres_topoaware_la_LDFLAGS = $(TA_SELECT_LDFLAGS)
+plugins_select_select_cons_tres_topoaware_la_LIBADD = src/libtopoaware_core.la -lstdc++
+EXTRA_plugins_select_select_cons_tres_topoaware_la_DEPENDENCIES = $(top_srcdir)/plugins/select/select.map
+endif

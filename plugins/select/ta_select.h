@@ -1,0 +1,32 @@
+/* The placement half of select/cons_tres_topoaware (ta_select_place.c), called by the
+ * forwarding wrapper (select_cons_tres_topoaware.c). Slurm types: include after Slurm's
+ * slurmctld.h. */
+#ifndef TA_SELECT_H
+#define TA_SELECT_H
+
+/* Plugin ids, saved by Slurm with every job: never change them (select_cons_tres_topoaware(8)). */
+#define TA_SELECT_PLUGIN_ID_TOPOAWARE 10901
+#define TA_SELECT_PLUGIN_ID_PASSTHROUGH 10902
+
+#ifndef TA_SELECT_PASSTHROUGH
+
+/* cons_tres's select_p_job_test. */
+typedef int (*ta_job_test_fn)(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,
+			      uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
+			      List *preemptee_job_list, bitstr_t *exc_core_bitmap);
+
+/* In slurmctld only. */
+void ta_select_init(void);
+void ta_select_fini(void);
+/* After cons_tres's node_init: reread topoaware.conf and the topology, map the new node table. */
+void ta_select_node_init(void);
+/* select_p_job_test: placement for layout jobs, cons_tres for everything else. */
+int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+		       uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
+		       List *preemptee_job_list, bitstr_t *exc_core_bitmap);
+/* After cons_tres's job_begin succeeded: record the topology hash in the job's spank_job_env. */
+void ta_select_job_begin(job_record_t *job_ptr);
+
+#endif
+
+#endif

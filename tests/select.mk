@@ -1,0 +1,5 @@
+# tests: the select plugins (select_cons_tres_topoaware(8)): exported symbols, and real localhost
+# clusters (root; skipped otherwise) with slurmctld running the build tree's plugins.
+TA_SELECT_TESTS = tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh
+TESTS += $(TA_SELECT_TESTS)
+EXTRA_DIST += $(TA_SELECT_TESTS)

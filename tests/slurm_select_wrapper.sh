@@ -1,0 +1,44 @@
+#!/bin/bash
+# Both select plugins in a real slurmctld (localhost cluster, 4 nodes x 8 GPUs), each as SelectType
+# with both .so files in PluginDir (every select plugin there is loaded: their ids must differ):
+# srun -N4 runs on 4 distinct nodes, an sbatch job with a 2-node srun completes, GPUs are handed out,
+# and slurmctld logs that it wraps cons_tres with the documented plugin id. The topoaware plugin
+# runs here without any topology file: it must say so in the log and behave as cons_tres.
+set -euo pipefail
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
+ta_require_daemon_tests
+ta_require_cmd slurmctld slurmctld
+ta_require_cmd slurmd slurmd
+b=${top_builddir:-.}
+plugdir=$(cd "$b/plugins/select/.libs" 2>/dev/null && pwd) || ta_skip "select plugins not built (configure --with-slurm-source)"
+[ -f "$plugdir/select_cons_tres_topoaware.so" ] || ta_skip "select plugins not built (configure --with-slurm-source)"
+
+run_one() {
+  local name=$1 id=$2
+  (
+    cluster_start --nodes 4 --gpus 8 --plugin-dir "$plugdir" --conf "SelectType=select/$name"
+    [ "$(cluster_run scontrol show config | sed -n 's/^SelectType *= *//p')" = "select/$name" ] ||
+      ta_fail "$name: slurmctld does not report SelectType=select/$name"
+    grep -q "select/$name: wrapping select/cons_tres (plugin id $id)" "$CLUSTER_LOGDIR/slurmctld.log" ||
+      ta_fail "$name: slurmctld log lacks 'select/$name: wrapping select/cons_tres (plugin id $id)'"
+    out=$(cluster_run srun -N4 --ntasks-per-node=1 sh -c 'echo $SLURMD_NODENAME')
+    [ "$(echo "$out" | sort -u | wc -l)" -eq 4 ] || ta_fail "$name: srun -N4 ran on '$(echo $out)', expected 4 distinct nodes"
+    ta_pass "$name: srun -N4 hostname on 4 distinct nodes"
+    id_job=$(cluster_run sbatch --parsable -N2 --gpus-per-node=2 -o "$CLUSTER_DIR/job.out" \
+      --wrap 'srun --ntasks-per-node=1 sh -c "echo \$SLURMD_NODENAME \$CUDA_VISIBLE_DEVICES"')
+    st=$(cluster_wait_job "$id_job" 60)
+    [ "$st" = COMPLETED ] || ta_fail "$name: sbatch job $id_job ended $st"
+    [ "$(awk '{print $1}' "$CLUSTER_DIR/job.out" | sort -u | wc -l)" -eq 2 ] || ta_fail "$name: job output: $(cat "$CLUSTER_DIR/job.out")"
+    awk '{print $2}' "$CLUSTER_DIR/job.out" | grep -qvx '0,1' && ta_fail "$name: GPUs in the job: $(cat "$CLUSTER_DIR/job.out")"
+    ta_pass "$name: sbatch -N2 --gpus-per-node=2 completed on 2 nodes with CUDA_VISIBLE_DEVICES=0,1"
+    if [ "$name" = cons_tres_topoaware ]; then
+      grep -q 'select/cons_tres_topoaware: no topology: .*topology.json' "$CLUSTER_LOGDIR/slurmctld.log" ||
+        ta_fail "no topology file, but the log does not say so"
+      ta_pass "$name: without a topology file the log says so and jobs run as under cons_tres"
+    fi
+    grep -E 'fatal|Duplicate plugin_id' "$CLUSTER_LOGDIR/slurmctld.log" && ta_fail "$name: slurmctld logged a fatal error"
+    cluster_stop
+  ) || exit $?
+}
+run_one cons_tres_passthrough 10902
+run_one cons_tres_topoaware 10901
