@@ -5,3 +5,9 @@ dist_noinst_SCRIPTS += bench/discovery_speed.sh
 bench-discovery: tests/walk_dump$(EXEEXT) topoaware$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/discovery_speed.sh
 .PHONY: bench-discovery
+
+# Parse speed of a 10,240-host dump (no root needed).
+dist_noinst_SCRIPTS += bench/parse_speed.sh
+bench-parse: topoaware$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/parse_speed.sh
+.PHONY: bench-parse

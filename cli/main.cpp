@@ -37,8 +37,8 @@ struct Failure : std::runtime_error {
 const std::vector<std::string> kFormats = {"json", "tree", "block", "dot", "svg", "summary"};
 
 // Renders one output format of a topology. "svg" runs Graphviz's dot on the DOT text.
-std::string render(Topology &topo, const std::string &format) {
-  if (format == "json") return to_json(topo);
+std::string render(Topology &topo, const std::string &format, const std::string &json) {
+  if (format == "json") return json;
   if (format == "tree" || format == "topology-conf") return to_topology_conf_tree(topo);
   if (format == "block") return to_topology_conf_block(topo);
   if (format == "dot") return to_dot(topo);
@@ -75,11 +75,11 @@ void emit(Topology &topo, const OutputOptions &o) {
     throw Failure("-o/--output takes exactly one --format (got " + std::to_string(formats.size()) +
                       "); use --json/--tree/--block/--dot/--svg to write several files",
                   kExitUsage);
-  to_json(topo);  // computes the content hash that the other formats quote
+  const std::string json = to_json(topo);  // also computes the content hash the other formats quote
   // Render everything first: a failure in one format must not leave some files replaced.
   std::vector<std::pair<std::string, std::string>> files;
   auto add = [&](const std::string &path, const char *fmt) {
-    if (!path.empty()) files.emplace_back(path, render(topo, fmt));
+    if (!path.empty()) files.emplace_back(path, render(topo, fmt, json));
   };
   add(o.json, "json");
   add(o.tree, "tree");
@@ -87,7 +87,7 @@ void emit(Topology &topo, const OutputOptions &o) {
   add(o.dot, "dot");
   add(o.svg, "svg");
   std::vector<std::string> printed;
-  for (const auto &f : formats) printed.push_back(render(topo, f));
+  for (const auto &f : formats) printed.push_back(render(topo, f, json));
   for (const auto &[path, text] : files) write_file_atomic(path, text);
   if (!o.output.empty()) {
     write_file_atomic(o.output, printed.front());

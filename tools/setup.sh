@@ -41,10 +41,11 @@ done
 PKGS_BUILD="autoconf automake libtool pkg-config g++ make"
 PKGS_LIBS="libhwloc-dev hwloc libibnetdisc-dev libibmad-dev libibumad-dev libibverbs-dev libcmocka-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev"
-PKGS_TOOLS="graphviz ibsim-utils libumad2sim0 infiniband-diags"
+PKGS_TOOLS="graphviz ibsim-utils libumad2sim0 infiniband-diags time python3"
 PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # dpkg-dev: apt-get source; clang + libclang-rt: fuzz targets; debootstrap: the Slurm 24.11 test;
-# ca-certificates and xz-utils: fetching and unpacking sources on minimal images.
+# ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
+# python3: a few integration tests read JSON with it.
 PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev debootstrap ca-certificates xz-utils"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)
