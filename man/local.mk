@@ -1,3 +1,4 @@
 # man pages
 dist_man_MANS += man/topoaware.1
 include man/plugins.mk
+include man/select.mk

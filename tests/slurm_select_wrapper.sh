@@ -2,7 +2,8 @@
 # Both select plugins in a real slurmctld (localhost cluster, 4 nodes x 8 GPUs), each as SelectType
 # with both .so files in PluginDir (every select plugin there is loaded: their ids must differ):
 # srun -N4 runs on 4 distinct nodes, an sbatch job with a 2-node srun completes, GPUs are handed out,
-# and slurmctld logs that it wraps cons_tres with the documented plugin id. The topoaware plugin
+# slurmctld logs that it wraps cons_tres with the documented plugin id, node reservations work and
+# CoreCnt= reservations are refused (the documented limit). The topoaware plugin
 # runs here without any topology file: it must say so in the log and behave as cons_tres.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
@@ -31,6 +32,16 @@ run_one() {
     [ "$(awk '{print $1}' "$CLUSTER_DIR/job.out" | sort -u | wc -l)" -eq 2 ] || ta_fail "$name: job output: $(cat "$CLUSTER_DIR/job.out")"
     awk '{print $2}' "$CLUSTER_DIR/job.out" | grep -qvx '0,1' && ta_fail "$name: GPUs in the job: $(cat "$CLUSTER_DIR/job.out")"
     ta_pass "$name: sbatch -N2 --gpus-per-node=2 completed on 2 nodes with CUDA_VISIBLE_DEVICES=0,1"
+    # Reservations: by nodes they work; CoreCnt= is refused by Slurm's own check of the plugin id
+    # (state_control.c accepts only cons_res/cons_tres ids) -- the documented limit.
+    cluster_run scontrol create reservation ReservationName=rn StartTime=now Duration=10 Users=root Nodes=n01 >/dev/null ||
+      ta_fail "$name: a node reservation was refused"
+    [ "$(cluster_run srun --reservation=rn -N1 sh -c 'echo $SLURMD_NODENAME')" = n01 ] || ta_fail "$name: job in the reservation did not run on n01"
+    cluster_run scontrol delete ReservationName=rn
+    if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root CoreCnt=2 Nodes=n02 2>&1); then
+      ta_fail "$name: a CoreCnt reservation was accepted; update the KNOWN LIMITS of select_cons_tres_topoaware(8)"
+    fi
+    ta_pass "$name: node reservations work; CoreCnt= reservations are refused as documented ($out)"
     if [ "$name" = cons_tres_topoaware ]; then
       grep -q 'select/cons_tres_topoaware: no topology: .*topology.json' "$CLUSTER_LOGDIR/slurmctld.log" ||
         ta_fail "no topology file, but the log does not say so"
