@@ -9,25 +9,37 @@
 //  2. Each segment (DP ring under Megatron's order, PP chain under tp-pp-dp; rank_order.hpp) on
 //     its ideal number of leaf groups, ceil(segment nodes / largest leaf group).
 //  3. The whole job on its ideal number of pods, ceil(job nodes / largest pod).
-//  4. Best fit among placements equal on 2 and 3: the smallest sufficient pod; inside it, leaf
-//     groups chosen so that a block of whole segments comes from the group that fits the
-//     remainder most tightly, else from the largest group; nodes with the fewest free GPUs first.
-//     Large free blocks (whole leaf groups, whole pods) stay intact for large jobs.
+//  4. Fragmentation-aware best fit (buddy-style: leave the largest free blocks intact). Per pod
+//     (smallest sufficient pod first) three candidate sets are built: whole segments from partly
+//     used leaf groups only, whole segments from all groups, whole nodes by Slurm-style best fit
+//     (tightest group holding the job, else largest groups first and the tightest for the rest).
+//     They are ranked lexicographically by: pods above ideal; leaf groups above
+//     ceil(job nodes / leaf group) (the whole job compact: every PP chain in one group when the
+//     job fits one); holes, i.e. leaf groups touched but left partly free; segments above their
+//     ideal (goal 2); wholly free groups broken; groups touched. Strict mode puts "ideal on goals
+//     2 and 3" first. Holes rank above segment splits in prefer mode because, over a trace, a
+//     hole ties a leaf group to two jobs' lifetimes and it rarely becomes whole again: with
+//     segment splits first (the earlier rule) the free pool fragmented and the ideal-span rate
+//     fell below Slurm's (bench/README.md). Inside a group, nodes with the fewest free GPUs first.
 // Rail-optimized fabrics: a leaf group (all rails of a scalable unit) is one unit; its leaves
 // are never counted apart.
 //
 // How this differs from Slurm 22.05's _eval_nodes_topo (cons_tres/job_test.c), which picks the
 // lowest switch with enough nodes (best fit by node count), then takes leaves best-fit: the leaf
 // whose free nodes cover the remainder most tightly, else the one with the most free nodes, taking
-// all nodes it can from each leaf:
-//  - granularity: we cut whole segments (DP rings / PP chains) from leaf groups before single
-//    nodes, so e.g. 8 nodes of pp=2 x dp=4 on leaves with 5, 5 and 3 free take 4 + 4 (each ring in
-//    one leaf) where Slurm takes 5 + 3 (one ring split whatever the rank order);
+// all nodes it can from each leaf. That node-level best fit is one of our three candidates, and
+// it wins whenever the segment-aware ones would touch more leaf groups or leave more holes:
+//  - granularity: when the counts are equal we keep segments (DP rings / PP chains) whole, so
+//    e.g. 8 nodes of pp=2 x dp=4 on leaves with 4, 4 and 3 free take 4 + 4; but on 5, 5 and 3
+//    free prefer mode takes Slurm's 5 + 3 (no hole left, one ring split) and strict mode 4 + 4
+//    (an ideal block first);
+//  - the whole job: leaf groups touched is ranked before segments, so a job that fits one group
+//    goes to one group (its PP chains too), which Slurm's tightest-leaf rule also does;
+//  - ties: fewer wholly free groups broken (partly used groups first), where Slurm takes the
+//    first leaf in table order;
 //  - the order: Slurm hands nodes to ranks in node-table order; we return the rank order that the
 //    scoring used, which the SPANK plugin recomputes from the node set;
 //  - the unit: a rail group's leaves are one unit (Slurm would see one leaf switch per rail);
-//  - quality first: a placement that keeps every segment inside its ideal leaf groups wins over
-//    a tighter fit by node count; strict mode refuses anything else;
 //  - per-node GPUs: among a leaf group's candidates we prefer nodes with fewer free GPUs (best
 //    fit for shared nodes); Slurm's order there is node weight, then index.
 // Cost per call: O(candidates + leaf groups * log(leaf groups)); no allocation once the scratch
@@ -65,6 +77,9 @@ struct PlaceQuality {
   uint32_t segment_excess = 0;   // sum over segments of (leaf groups spanned - ideal)
   uint32_t split_segments = 0;   // segments above their ideal
   uint32_t leaf_groups = 0;      // leaf groups the job touches
+  uint32_t ideal_leaf_groups = 0;  // ceil(job nodes / largest leaf group)
+  uint32_t fresh_groups = 0;     // leaf groups touched that were wholly free (broken by this job)
+  uint32_t holes = 0;            // leaf groups touched and left with free nodes (partly taken)
   uint32_t pods = 0, ideal_pods = 0;
   bool ideal() const { return segment_excess == 0 && pods <= ideal_pods; }
 };
@@ -112,7 +127,7 @@ class Placer {
   struct Option;
   PlaceStatus run(const Job &job, PlaceMode mode, PlaceResult &out);
   void add_candidate(int host, uint32_t free_gpus, uint32_t need);
-  bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, std::vector<uint32_t> &take);
+  bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only, std::vector<uint32_t> &take);
   void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
 
   const TopoIndex *index_;

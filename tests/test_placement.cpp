@@ -69,6 +69,15 @@ void test_five_five_three(void **) {
   assert_int_equal(r.quality.segment_excess, 0);
   assert_int_equal(r.quality.leaf_groups, 2);
   assert_int_equal(r.candidates, 13);
+  // prefer mode: Slurm's 5 + 3 (both leaves used up, no hole left; one ring split)
+  assert_true(pl.place(f.hosts.data(), f.gpus.data(), f.hosts.size(), J(8, 2, 4), PlaceMode::Prefer, r) ==
+              PlaceStatus::Fallback);
+  std::vector<int> got = r.nodes;
+  std::sort(got.begin(), got.end());
+  std::vector<int> slurm = range(0, 5);
+  for (int h : range(16, 3)) slurm.push_back(h);
+  assert_true(got == slurm);
+  assert_int_equal(r.quality.holes, 0);
 }
 
 void test_strict_refuses_fragments_prefer_takes_best(void **) {
@@ -112,12 +121,27 @@ void test_partial_groups_first(void **) {
   f.add(12, 4);  // leaf 1: 4 free
   f.add(20, 4);  // leaf 2: 4 free
   PlaceResult r;
-  // two rings of 4 fit in the two broken leaves: they are filled, leaf 0 stays whole
+  // a ring of 4 fits a broken leaf: it goes there (tightest), leaf 0 stays whole
+  assert_true(pl.place(f.hosts.data(), f.gpus.data(), f.hosts.size(), J(8, 1, 4), PlaceMode::Prefer, r) ==
+              PlaceStatus::Ideal);
+  assert_true(r.nodes == range(12, 4));
+  assert_int_equal(r.quality.fresh_groups, 0);
+  // two rings of 4 (pp=2): the two broken leaves would keep each DP ring whole but split every PP
+  // chain over two leaf groups; the whole leaf holds the job on its ideal single leaf group.
   assert_true(pl.place(f.hosts.data(), f.gpus.data(), f.hosts.size(), J(8, 2, 4), PlaceMode::Strict, r) ==
               PlaceStatus::Ideal);
-  std::vector<int> want = range(12, 4);
-  for (int h : range(20, 4)) want.push_back(h);
-  assert_true(r.nodes == want);
+  assert_true(r.nodes == range(0, 8));
+  assert_int_equal(r.quality.leaf_groups, 1);
+  // a ring of 8 with no leaf holding it (5, 3, 7 free): Slurm-style best fit on two leaf groups,
+  // all 7 of the largest, then 1 from the tightest (the 3), in prefer mode
+  Free g;
+  g.add(0, 5);
+  g.add(8, 3);
+  g.add(16, 7);
+  assert_true(pl.place(g.hosts.data(), g.gpus.data(), g.hosts.size(), J(8, 1, 8), PlaceMode::Prefer, r) ==
+              PlaceStatus::Fallback);
+  assert_int_equal(r.quality.leaf_groups, 2);
+  assert_int_equal(r.quality.holes, 1);
 }
 
 void test_gpus_per_node(void **) {
