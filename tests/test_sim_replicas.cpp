@@ -104,12 +104,24 @@ void test_block_and_segment(void **) {
 void test_topoaware_and_optimum(void **) {
   const Cluster &c = small();
   const TraceJob j = job(0, 0, 100, 2, 4);
-  auto ta = make_policy(c, {"topoaware", 0}, 1);
+  // Strict mode insists on the job's own ideal: 4 + 4, each DP ring of 4 inside one leaf. Prefer
+  // mode trades that for the free pool (src/placement.cpp: holes left rank above split rings) and
+  // takes 5 + 3 like Slurm's tree best-fit, leaving one leaf with 5 free instead of two with 1.
+  auto ta = make_policy(c, {"topoaware-strict", 0}, 1);
+  auto prefer = make_policy(c, {"topoaware", 0}, 1);
   auto tree = make_policy(c, {"slurm-tree", 0}, 1);
-  std::vector<int> a, b;
+  std::vector<int> a, b, pa;
   assert_true(ta->select(free_553(c), 13, j, 0, a));
   assert_true(tree->select(free_553(c), 13, j, 0, b));
-  // topoaware takes 4 + 4: each DP ring of 4 inside one leaf
+  assert_true(prefer->select(free_553(c), 13, j, 0, pa));
+  assert_int_equal(pa.size(), 8);
+  {
+    std::vector<int> prefer_leaf(8, 0);
+    for (int h : pa) prefer_leaf[size_t(h / 8)]++;
+    std::sort(prefer_leaf.rbegin(), prefer_leaf.rend());
+    assert_int_equal(prefer_leaf[0], 5);
+    assert_int_equal(prefer_leaf[1], 3);
+  }
   std::vector<int> per_leaf(8, 0);
   for (int h : a) per_leaf[size_t(h / 8)]++;
   std::sort(per_leaf.rbegin(), per_leaf.rend());
