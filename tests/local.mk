@@ -15,3 +15,4 @@ include tests/slurm.mk
 include tests/plugins.mk
 include tests/bench.mk
 include tests/select.mk
+include tests/hwloc.mk

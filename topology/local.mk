@@ -7,3 +7,4 @@ topology_libtopoaware_discovery_la_SOURCES = \
   topology/generator.hpp topology/generator.cpp
 topology_libtopoaware_discovery_la_CPPFLAGS = $(AM_CPPFLAGS) $(IBNETDISC_CFLAGS) $(FMT_CFLAGS)
 topology_libtopoaware_discovery_la_LIBADD = src/libtopoaware_core.la $(IBNETDISC_LIBS) $(FMT_LIBS) -lpthread
+include topology/hwloc.mk

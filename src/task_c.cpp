@@ -1,0 +1,181 @@
+// See task_c.h.
+#include "task_c.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hostlist.hpp"
+#include "hwloc_probe.hpp"
+#include "topoaware_c.h"
+
+struct topoaware_task_plan {
+  struct Var {
+    std::string name, value;
+    int kind;
+  };
+  std::vector<Var> vars;
+  std::string map_line, note, hash;
+};
+
+namespace {
+
+void copy_err(const std::string &m, char *err, size_t errlen) {
+  if (!err || errlen == 0) return;
+  std::snprintf(err, errlen, "%s", m.c_str());
+}
+
+struct TopoFree {
+  void operator()(topoaware_topo_t *t) const { topoaware_topo_free(t); }
+};
+
+// "0,1,2,3" -> indices; false if any entry is not a plain number (UUIDs, MIG names).
+bool parse_indices(const std::string &s, std::vector<unsigned> *out) {
+  for (const auto &p : topoaware::split_names(s)) {
+    if (p.empty() || p.size() > 6 || p.find_first_not_of("0123456789") != std::string::npos) return false;
+    out->push_back(static_cast<unsigned>(std::stoul(p)));
+  }
+  return !out->empty();
+}
+
+topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
+  if (!in.topology_path || !in.nodelist || !in.self || !in.layout)
+    throw std::invalid_argument("missing topology path, node list, node name or layout");
+  const topoaware_layout_t &l = *in.layout;
+  char err[TOPOAWARE_ERR_LEN];
+  std::unique_ptr<topoaware_topo_t, TopoFree> topo(topoaware_topo_load(in.topology_path, err, sizeof(err)));
+  if (!topo) throw std::runtime_error(std::string("topology file ") + in.topology_path + ": " + err);
+  auto p = std::make_unique<topoaware_task_plan_t>();
+  p->hash = topoaware_topo_hash(topo.get());
+  if (in.expected_hash && *in.expected_hash && p->hash != in.expected_hash)
+    throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + p->hash +
+                             " but the job was placed with " + in.expected_hash + " (stale copy?)");
+
+  std::vector<std::string> names = topoaware::hostlist_expand(in.nodelist, 1u << 17);
+  std::vector<const char *> cnames;
+  for (const auto &n : names) cnames.push_back(n.c_str());
+  const uint32_t n = static_cast<uint32_t>(names.size());
+  const uint64_t world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
+  if (world != in.total_tasks)
+    throw std::runtime_error("the step has " + std::to_string(in.total_tasks) + " tasks, the layout " +
+                             std::to_string(world) + " ranks");
+  if (n == 0 || world % n != 0) throw std::runtime_error("the layout's ranks do not split evenly over the step's nodes");
+  const uint32_t per_node = static_cast<uint32_t>(world / n);
+  std::vector<topoaware_rank_t> ranks(per_node);
+  uint32_t count = 0;
+  if (topoaware_node_ranks(topo.get(), cnames.data(), n, &l, in.self, ranks.data(), per_node, &count, err,
+                           sizeof(err)) != 0)
+    throw std::runtime_error(err);
+  if (count != in.local_tasks || in.local_id >= count)
+    throw std::runtime_error("this node runs " + std::to_string(in.local_tasks) + " tasks of the step, the layout puts " +
+                             std::to_string(count) + " ranks on it");
+  std::vector<uint32_t> order(n);
+  if (topoaware_rank_order(topo.get(), cnames.data(), n, &l, order.data(), err, sizeof(err)) != 0)
+    throw std::runtime_error(err);
+  const topoaware_rank_t &r = ranks[in.local_id];
+  char lay[256];
+  topoaware_layout_string(&l, lay, sizeof(lay));
+
+  auto add = [&](const char *name, const std::string &v, int kind) { p->vars.push_back({name, v, kind}); };
+  auto u = [](uint64_t v) { return std::to_string(v); };
+  add("TOPOAWARE_RANK", u(r.rank), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_TP_RANK", u(r.tp), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_CP_RANK", u(r.cp), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_EP_RANK", u(r.ep), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_DP_RANK", u(r.dp), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_PP_RANK", u(r.pp), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_EDP_RANK", u(r.edp), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_NODE_RANK", u(r.node_rank), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_LOCAL_RANK", u(r.local_rank), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_NNODES", u(n), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_WORLD_SIZE", u(world), TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_LAYOUT", lay, TOPOAWARE_VAR_OURS);
+  add("TOPOAWARE_TOPO_HASH", p->hash, TOPOAWARE_VAR_OURS);
+  add("RANK", u(r.rank), TOPOAWARE_VAR_DEFAULT);
+  add("LOCAL_RANK", u(r.local_rank), TOPOAWARE_VAR_DEFAULT);
+  add("WORLD_SIZE", u(world), TOPOAWARE_VAR_DEFAULT);
+  add("LOCAL_WORLD_SIZE", u(per_node), TOPOAWARE_VAR_DEFAULT);
+  add("MASTER_ADDR", names[order[0]], TOPOAWARE_VAR_DEFAULT);
+  add("MASTER_PORT", u(topoaware_master_port(in.job_id)), TOPOAWARE_VAR_DEFAULT);
+
+  std::string gpu = "-", nic = "-";
+  if (in.gpu_hints) {
+    topoaware::ProbeOptions po;
+    if (in.hwloc_xml) po.xml = in.hwloc_xml;
+    if (in.exclude_nics) po.exclude_nics = topoaware::split_names(in.exclude_nics);
+    topoaware::NodeDevices d = topoaware::probe_node_devices(po);
+    std::vector<unsigned> idx;
+    if (in.cuda_visible_devices && *in.cuda_visible_devices) {
+      if (!parse_indices(in.cuda_visible_devices, &idx)) {
+        p->note = "CUDA_VISIBLE_DEVICES is not a list of indices (UUIDs?): left as Slurm set it";
+        idx.clear();
+      } else if (*std::max_element(idx.begin(), idx.end()) >= d.gpus.size()) {
+        p->note = "CUDA_VISIBLE_DEVICES names GPU " + u(*std::max_element(idx.begin(), idx.end())) + " but hwloc finds " +
+                  u(d.gpus.size()) + " GPUs: left as Slurm set it";
+        idx.clear();
+      } else {
+        std::sort(idx.begin(), idx.end());
+        idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+        std::string cvd;
+        for (unsigned i : idx) cvd += (cvd.empty() ? "" : ",") + u(i);
+        add("CUDA_VISIBLE_DEVICES", cvd, TOPOAWARE_VAR_SLURM);
+        add("CUDA_DEVICE_ORDER", "PCI_BUS_ID", TOPOAWARE_VAR_DEFAULT);
+        unsigned mine = idx.size() == 1 ? idx[0] : (r.local_rank < idx.size() ? idx[r.local_rank] : ~0u);
+        if (mine != ~0u) {
+          gpu = d.gpus[mine].busid;
+          if (d.gpus[mine].nic >= 0) nic = d.nics[static_cast<size_t>(d.gpus[mine].nic)].name;
+          add("TOPOAWARE_GPU", gpu, TOPOAWARE_VAR_OURS);
+          if (nic != "-") add("TOPOAWARE_NIC", nic, TOPOAWARE_VAR_OURS);
+        }
+      }
+    }
+    std::string hca = topoaware::nccl_ib_hca(d);
+    if (!hca.empty()) add("NCCL_IB_HCA", hca, TOPOAWARE_VAR_DEFAULT);
+  }
+  p->map_line = "rank=" + u(r.rank) + " node=" + u(r.node_rank) + " host=" + in.self + " local=" + u(r.local_rank) +
+                " tp=" + u(r.tp) + " cp=" + u(r.cp) + " ep=" + u(r.ep) + " dp=" + u(r.dp) + " pp=" + u(r.pp) +
+                " gpu=" + gpu + " nic=" + nic;
+  return p.release();
+}
+
+}  // namespace
+
+extern "C" {
+
+uint32_t topoaware_master_port(uint32_t job_id) { return 20000u + job_id % 12000u; }
+
+topoaware_task_plan_t *topoaware_task_plan(const topoaware_task_in_t *in, char *err, size_t errlen) {
+  try {
+    if (!in) throw std::invalid_argument("no input");
+    return plan(*in);
+  } catch (const std::exception &e) {
+    copy_err(e.what(), err, errlen);
+  } catch (...) {
+    copy_err("unknown error", err, errlen);
+  }
+  return nullptr;
+}
+
+void topoaware_task_plan_free(topoaware_task_plan_t *p) { delete p; }
+uint32_t topoaware_task_plan_vars(const topoaware_task_plan_t *p) {
+  return p ? static_cast<uint32_t>(p->vars.size()) : 0;
+}
+const char *topoaware_task_plan_name(const topoaware_task_plan_t *p, uint32_t i) {
+  return p && i < p->vars.size() ? p->vars[i].name.c_str() : nullptr;
+}
+const char *topoaware_task_plan_value(const topoaware_task_plan_t *p, uint32_t i) {
+  return p && i < p->vars.size() ? p->vars[i].value.c_str() : nullptr;
+}
+int topoaware_task_plan_kind(const topoaware_task_plan_t *p, uint32_t i) {
+  return p && i < p->vars.size() ? p->vars[i].kind : -1;
+}
+const char *topoaware_task_plan_map_line(const topoaware_task_plan_t *p) { return p ? p->map_line.c_str() : ""; }
+const char *topoaware_task_plan_note(const topoaware_task_plan_t *p) { return p ? p->note.c_str() : ""; }
+const char *topoaware_task_plan_hash(const topoaware_task_plan_t *p) { return p ? p->hash.c_str() : ""; }
+
+}  // extern "C"

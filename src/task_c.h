@@ -1,0 +1,63 @@
+/* C API for spank_topoaware's task hook: everything one task of a layout job gets (coordinates,
+ * launcher variables, GPU order, NCCL hints), computed from the topology file, the step's node
+ * list, the layout and hwloc. No Slurm here; no C++ exception leaves these functions; errors are
+ * NULL with a message in err (errlen bytes, NUL-terminated). On any error the caller sets NOTHING
+ * (a task with no hints rather than wrong hints). Built into topology/libtopoaware_task.la. */
+#ifndef TOPOAWARE_TASK_C_H
+#define TOPOAWARE_TASK_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout_c.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct topoaware_task_in {
+  const char *topology_path;        /* topology.json */
+  const char *expected_hash;        /* "sha256:..." the select plugin used, NULL/"" if unknown */
+  const char *nodelist;             /* the step's Slurm host list */
+  const char *self;                 /* this node's Slurm name */
+  uint32_t local_id;                /* this task's index on its node (SLURM_LOCALID) */
+  uint32_t local_tasks;             /* tasks of the step on this node */
+  uint32_t total_tasks;             /* tasks of the step */
+  uint32_t job_id;
+  const topoaware_layout_t *layout;
+  const char *cuda_visible_devices; /* as Slurm set it, NULL if unset */
+  const char *exclude_nics;         /* "mlx5_8,mlx5_9", NULL = none */
+  const char *hwloc_xml;            /* NULL: this machine or $HWLOC_XMLFILE */
+  int gpu_hints;                    /* 0: only coordinates and launcher variables */
+} topoaware_task_in_t;
+
+/* What a variable is to the caller. */
+enum topoaware_task_var_kind {
+  TOPOAWARE_VAR_OURS = 0,     /* TOPOAWARE_*: always set */
+  TOPOAWARE_VAR_DEFAULT = 1,  /* RANK, NCCL_IB_HCA, ...: set only if the user did not */
+  TOPOAWARE_VAR_SLURM = 2,    /* CUDA_VISIBLE_DEVICES: Slurm's value, reordered */
+};
+
+typedef struct topoaware_task_plan topoaware_task_plan_t;
+
+topoaware_task_plan_t *topoaware_task_plan(const topoaware_task_in_t *in, char *err, size_t errlen);
+void topoaware_task_plan_free(topoaware_task_plan_t *plan);
+uint32_t topoaware_task_plan_vars(const topoaware_task_plan_t *plan);
+const char *topoaware_task_plan_name(const topoaware_task_plan_t *plan, uint32_t i);
+const char *topoaware_task_plan_value(const topoaware_task_plan_t *plan, uint32_t i);
+int topoaware_task_plan_kind(const topoaware_task_plan_t *plan, uint32_t i);
+/* One line "rank=R node=N host=H local=L tp=.. cp=.. ep=.. dp=.. pp=.. gpu=BUSID nic=NAME". */
+const char *topoaware_task_plan_map_line(const topoaware_task_plan_t *plan);
+/* Non-fatal remarks (e.g. "CUDA_VISIBLE_DEVICES holds UUIDs: left as is"), "" if none. */
+const char *topoaware_task_plan_note(const topoaware_task_plan_t *plan);
+/* The topology's hash that was used. */
+const char *topoaware_task_plan_hash(const topoaware_task_plan_t *plan);
+
+/* The deterministic MASTER_PORT of a job: 20000 + job_id % 12000 (below Linux's ephemeral range). */
+uint32_t topoaware_master_port(uint32_t job_id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,9 @@
+# Task-side library for spank_topoaware: the node's GPUs and NICs through hwloc
+# (topology/hwloc_probe) and the task plan (src/task_c: coordinates and environment of one task).
+# No libibnetdisc: the SPANK plugin links this and the core only.
+noinst_LTLIBRARIES += topology/libtopoaware_task.la
+topology_libtopoaware_task_la_SOURCES = \
+  topology/hwloc_probe.hpp topology/hwloc_probe.cpp \
+  src/task_c.h src/task_c.cpp
+topology_libtopoaware_task_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) -I$(top_srcdir)/src -I$(top_srcdir)/topology
+topology_libtopoaware_task_la_LIBADD = src/libtopoaware_core.la $(HWLOC_LIBS)
