@@ -18,7 +18,7 @@ plugins_spank_spank_topoaware_la_SOURCES = plugins/spank/spank_topoaware.c
 plugins_spank_spank_topoaware_la_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/src
 plugins_spank_spank_topoaware_la_LDFLAGS = -module -avoid-version -shared \
   -Wl,--version-script=$(top_srcdir)/plugins/spank/spank_topoaware.map
-plugins_spank_spank_topoaware_la_LIBADD = $(TA_PLUGIN_LIBS)
+plugins_spank_spank_topoaware_la_LIBADD = topology/libtopoaware_task.la $(TA_PLUGIN_LIBS)
 EXTRA_plugins_spank_spank_topoaware_la_DEPENDENCIES = $(top_srcdir)/plugins/spank/spank_topoaware.map
 endif
 

@@ -6,3 +6,6 @@ tests_test_hwloc_probe_SOURCES = tests/test_hwloc_probe.cpp
 tests_test_hwloc_probe_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib -I$(top_srcdir)/tests $(HWLOC_CFLAGS)
 tests_test_hwloc_probe_LDADD = topology/libtopoaware_task.la $(TESTS_LIBS) $(HWLOC_LIBS)
 
+
+TESTS += tests/slurm_task_env.sh
+EXTRA_DIST += tests/slurm_task_env.sh

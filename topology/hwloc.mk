@@ -6,4 +6,5 @@ topology_libtopoaware_task_la_SOURCES = \
   topology/hwloc_probe.hpp topology/hwloc_probe.cpp \
   src/task_c.h src/task_c.cpp
 topology_libtopoaware_task_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) -I$(top_srcdir)/src -I$(top_srcdir)/topology
-topology_libtopoaware_task_la_LIBADD = src/libtopoaware_core.la $(HWLOC_LIBS)
+# The core (src/libtopoaware_core.la) is linked by the users of this library, not embedded here.
+topology_libtopoaware_task_la_LIBADD = $(HWLOC_LIBS)

@@ -3,8 +3,11 @@
  *
  * Contexts (spank.h): sbatch/salloc (allocator) call init, init_post_opt and exit; srun (local)
  * calls init, init_post_opt, local_user_init and exit; slurmstepd (remote) calls init, then the
- * option callbacks with the values the submit side forwarded, then the task hooks (the task
- * environment is issue 6's work and builds on the options collected here).
+ * option callbacks with the values the submit side forwarded, then the task hooks:
+ * slurm_spank_task_init (as the user, after Slurm set SLURM_PROCID and CUDA_VISIBLE_DEVICES) gives
+ * each task of a layout step its coordinates, launcher variables, GPU order and NCCL hints, all
+ * computed by the core (src/task_c.h; hwloc through topology/hwloc_probe). Any failure there is a
+ * warning and a task with no hints at all, never a failed task.
  *
  * Slurm calls an option's callback once per source (sbatch: script, environment, command line;
  * srun: environment, command line); every call is checked at once and the last one wins, like
@@ -18,6 +21,7 @@
 #include <slurm/spank.h>
 
 #include "layout_c.h"
+#include "task_c.h"
 
 SPANK_PLUGIN(topoaware, 1);
 
@@ -80,6 +84,7 @@ static struct {
   topoaware_options_t opts;
   /* plugstack.conf arguments */
   char topology[4096];
+  char exclude_nics[1024]; /* exclude_nics=mlx5_8,mlx5_9: storage/management NICs */
   int has_default_order, default_order;
   int has_default_mode, default_mode;
   int has_default_max_wait;
@@ -132,6 +137,16 @@ static void ta_parse_args(int ac, char **av) {
         continue;
       }
       strcpy(ta.topology, p);
+    } else if (strncmp(a, "exclude_nics=", 13) == 0) {
+      const char *p = a + 13;
+      if (strlen(p) >= sizeof(ta.exclude_nics) ||
+          strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-,") != strlen(p)) {
+        slurm_error(TA ": plugstack.conf argument '%.128s': expected device names separated by commas "
+                    "(e.g. exclude_nics=mlx5_8,mlx5_9); argument ignored",
+                    a);
+        continue;
+      }
+      strcpy(ta.exclude_nics, p);
     } else if (strncmp(a, "default_order=", 14) == 0) {
       topoaware_options_init(&tmp);
       if (topoaware_options_set(&tmp, "rank-order", a + 14, err, sizeof(err)) != 0) {
@@ -158,7 +173,8 @@ static void ta_parse_args(int ac, char **av) {
       ta.default_max_wait = tmp.max_wait;
     } else {
       slurm_error(TA ": unknown plugstack.conf argument '%.128s' ignored; the arguments are topology=PATH, "
-                  "default_order=tp-cp-ep-dp-pp|tp-pp-dp, default_mode=strict|prefer and default_max_wait=TIME",
+                  "exclude_nics=NAMES, default_order=tp-cp-ep-dp-pp|tp-pp-dp, default_mode=strict|prefer and "
+                  "default_max_wait=TIME",
                   a);
     }
   }
@@ -250,5 +266,141 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
                 tasks / nodes, nodes, l->tp, l->tp);
     return -1;
   }
+  return 0;
+}
+
+/* --- task environment (slurmstepd, as the user) --- */
+
+#define TA_DEFAULT_TOPOLOGY "/etc/slurm/topology.json"
+#define TA_MAX_ENV (4u << 20) /* a node list longer than this is not ours to expand */
+
+/* A task environment variable into a malloc'd buffer; NULL if unset (or unreadable). */
+static char *ta_getenv(spank_t sp, const char *name) {
+  int len = 4096;
+  while ((unsigned)len <= TA_MAX_ENV) {
+    char *buf = malloc((size_t)len);
+    spank_err_t rc;
+    if (!buf) return NULL;
+    rc = spank_getenv(sp, name, buf, len);
+    if (rc == ESPANK_SUCCESS) return buf;
+    free(buf);
+    if (rc != ESPANK_NOSPACE) return NULL;
+    len *= 4;
+  }
+  return NULL;
+}
+
+static int ta_isset(spank_t sp, const char *name) {
+  char c[2];
+  spank_err_t rc = spank_getenv(sp, name, c, sizeof(c));
+  return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
+/* The topology file: plugstack.conf topology=, else topoaware.conf's TopologyFile (or its default),
+ * else /etc/slurm/topology.json. */
+static void ta_topology_path(char *buf, size_t len) {
+  char err[TOPOAWARE_ERR_LEN];
+  int found = 0;
+  topoaware_conf_t *conf;
+
+  if (ta.topology[0]) {
+    snprintf(buf, len, "%s", ta.topology);
+    return;
+  }
+  snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
+  conf = topoaware_conf_load(NULL, &found, err, sizeof(err));
+  if (!conf) {
+    slurm_error(TA ": %s; using %s", err, TA_DEFAULT_TOPOLOGY);
+    return;
+  }
+  if (found && topoaware_conf_topology(conf, buf, len) != 0) snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
+  topoaware_conf_free(conf);
+}
+
+/* Warns in slurmd's log and, once per node, on the task's stderr. */
+static void ta_no_hints(int local_id, const char *why) {
+  slurm_error(TA ": this task gets no topoaware hints: %s", why);
+  if (local_id == 0) fprintf(stderr, TA ": warning: tasks on this node get no topoaware hints: %s\n", why);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av) {
+  char topo[4096], err[TOPOAWARE_ERR_LEN];
+  char *nodes = NULL, *self = NULL, *cvd = NULL, *hash = NULL, *order = NULL;
+  topoaware_task_in_t in;
+  topoaware_task_plan_t *plan = NULL;
+  uint32_t i, job_id = 0, local_tasks = 0, total_tasks = 0;
+  int local_id = -1;
+
+  (void)ac;
+  (void)av;
+  if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta.opts)) return 0;
+  if (ta.opts.nccl_hints == TOPOAWARE_HINTS_OFF) return 0;
+  if (spank_get_item(sp, S_TASK_ID, &local_id) != ESPANK_SUCCESS || local_id < 0 ||
+      spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
+    ta_no_hints(0, "Slurm does not tell the task id, task counts or job id");
+    return 0;
+  }
+  if (ta.remote_invalid) {
+    ta_no_hints(local_id, "an option value did not parse (see slurmd's log)");
+    return 0;
+  }
+  nodes = ta_getenv(sp, "SLURM_STEP_NODELIST");
+  if (!nodes) nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
+  self = ta_getenv(sp, "SLURMD_NODENAME");
+  if (!nodes || !self) {
+    ta_no_hints(local_id, "SLURM_STEP_NODELIST or SLURMD_NODENAME is not set");
+    goto out;
+  }
+  /* Order of the plugins: Slurm's CUDA_VISIBLE_DEVICES is read here, after Slurm set it. */
+  cvd = ta_getenv(sp, "CUDA_VISIBLE_DEVICES");
+  /* The hash the select plugin placed the job with, where a channel brings it (spank_topoaware(8)). */
+  hash = ta_getenv(sp, "SPANK_TOPOAWARE_TOPO_HASH");
+  order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
+  ta_topology_path(topo, sizeof(topo));
+
+  memset(&in, 0, sizeof(in));
+  in.topology_path = topo;
+  in.expected_hash = hash;
+  in.nodelist = nodes;
+  in.self = self;
+  in.local_id = (uint32_t)local_id;
+  in.local_tasks = local_tasks;
+  in.total_tasks = total_tasks;
+  in.job_id = job_id;
+  in.layout = &ta.opts.layout;
+  in.cuda_visible_devices = cvd;
+  in.exclude_nics = ta.exclude_nics[0] ? ta.exclude_nics : NULL;
+  in.hwloc_xml = NULL; /* this machine, or slurmd's HWLOC_XMLFILE */
+  /* Slurm's GPU indices follow PCI bus order; a user's other CUDA_DEVICE_ORDER would renumber them. */
+  in.gpu_hints = !(order && strcmp(order, "PCI_BUS_ID") != 0);
+  if (!in.gpu_hints && local_id == 0)
+    fprintf(stderr, TA ": CUDA_DEVICE_ORDER=%.32s is set: CUDA_VISIBLE_DEVICES and NCCL_IB_HCA left alone\n", order);
+
+  plan = topoaware_task_plan(&in, err, sizeof(err));
+  if (!plan) {
+    ta_no_hints(local_id, err);
+    goto out;
+  }
+  if (*topoaware_task_plan_note(plan) && local_id == 0) fprintf(stderr, TA ": %s\n", topoaware_task_plan_note(plan));
+  for (i = 0; i < topoaware_task_plan_vars(plan); i++) {
+    const char *name = topoaware_task_plan_name(plan, i), *value = topoaware_task_plan_value(plan, i);
+    int kind = topoaware_task_plan_kind(plan, i);
+    spank_err_t rc;
+    if (kind == TOPOAWARE_VAR_DEFAULT && ta_isset(sp, name)) continue; /* the user's value wins */
+    rc = spank_setenv(sp, name, value, 1);
+    if (rc != ESPANK_SUCCESS) slurm_error(TA ": cannot set %s: %s", name, spank_strerror(rc));
+  }
+  if (ta.opts.nccl_hints == TOPOAWARE_HINTS_PRINT) fprintf(stderr, TA ": %s\n", topoaware_task_plan_map_line(plan));
+  slurm_debug(TA ": task %d: %s (topology %s, %s)", local_id, topoaware_task_plan_map_line(plan), topo,
+              topoaware_task_plan_hash(plan));
+out:
+  topoaware_task_plan_free(plan);
+  free(nodes);
+  free(self);
+  free(cvd);
+  free(hash);
+  free(order);
   return 0;
 }

@@ -1,0 +1,112 @@
+#!/bin/bash
+# spank_topoaware's task environment on a real localhost cluster: two slurmd "nodes" that pretend
+# to be recorded 4-GPU machines (HWLOC_XMLFILE: n0001 = JURECA-DC, n0002 = Lassen; Gres=gpu:4 as in
+# both recordings). `srun --tp=2 --pp=2 --dp=2 -N2 --ntasks-per-node=4 --gpus-per-node=4` gives each task its
+# coordinates, RANK/LOCAL_RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT, CUDA_VISIBLE_DEVICES in PCI bus
+# order with CUDA_DEVICE_ORDER=PCI_BUS_ID, its GPU and NIC as hwloc pairs them, and NCCL_IB_HCA;
+# a user's own NCCL_IB_HCA and RANK are kept; --nccl-hints=off and a step without a layout get
+# nothing; a missing topology file or a hash that differs from the one given by
+# SPANK_TOPOAWARE_TOPO_HASH gives no hints and a warning.
+set -euo pipefail
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
+ta_require_daemon_tests
+ta_require_cmd slurmctld slurmctld
+ta_require_cmd slurmd slurmd
+ta_require_cmd srun slurm-client
+src=${top_srcdir:-$(dirname "$0")/..}
+src=$(cd "$src" && pwd)
+b=${top_builddir:-.}
+b=$(cd "$b" && pwd)
+spank=$b/plugins/spank/.libs/spank_topoaware.so
+[ -f "$spank" ] || ta_skip "spank_topoaware.so not built (no Slurm headers)"
+[ -x "$b/topoaware" ] || ta_fail "topoaware (the command) not built"
+jrc=$src/tests/fixtures/hwloc/jrc0323-4gpu-4mlx5.xml
+lassen=$src/tests/fixtures/hwloc/lassen-power9-4xv100-4mlx5.xml
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ta-taskenv.XXXXXX")
+ta_on_exit "rm -rf '$work'"
+chmod 755 "$work"
+"$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 2 --json "$work/topology.json" >/dev/null ||
+  ta_fail "topoaware generate failed"
+grep -q '"n0002"' "$work/topology.json" || ta_fail "generated topology has no host n0002"
+echo "required $spank topology=$work/topology.json" >"$work/plugstack.conf"
+
+cluster_start --nodes 2 --width 4 --gpus 4 --plugstack "$work/plugstack.conf" \
+  --hwloc-xml-node "n0001=$jrc" --hwloc-xml-node "n0002=$lassen"
+plugstack=$CLUSTER_DIR/plugstack.conf
+
+# One line per task, sorted by SLURM_PROCID; unset variables print as "-".
+VARS="SLURMD_NODENAME SLURM_LOCALID RANK LOCAL_RANK WORLD_SIZE TOPOAWARE_NODE_RANK TOPOAWARE_TP_RANK
+TOPOAWARE_CP_RANK TOPOAWARE_EP_RANK TOPOAWARE_DP_RANK TOPOAWARE_PP_RANK TOPOAWARE_WORLD_SIZE TOPOAWARE_LAYOUT
+MASTER_ADDR MASTER_PORT CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER TOPOAWARE_GPU TOPOAWARE_NIC NCCL_IB_HCA"
+script='for v in SLURM_PROCID '$(echo $VARS)'; do eval "x=\${$v-"-"}"; printf "%s=%s " "$v" "$x"; done; echo'
+step() {  # step OUTFILE [srun options...]
+  local out=$1; shift
+  cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 "$@" bash -c "$script" >"$out.raw" 2>"$out.err" ||
+    { cat "$out.err" >&2; ta_fail "srun $* failed"; }
+  sort -t= -k2 -n "$out.raw" >"$out"
+}
+field() { sed -n "s/.* $2=\([^ ]*\) .*/\1/p" <<<" $1 "; }
+
+# 1. The layout: ranks 4k..4k+3 on node k; tp-cp-ep-dp-pp: rank = tp + 2*dp + 4*pp.
+step "$work/a" --tp=2 --pp=2 --dp=2 --nccl-hints=print
+[ "$(wc -l <"$work/a")" = 8 ] && grep -q " TOPOAWARE_TP_RANK=[0-9]" "$work/a" || ta_fail "expected 8 tasks with hints: $(cat "$work/a" "$work/a.err")"
+declare -A gpu=([n0001,0]=0000:03:00.0 [n0001,1]=0000:44:00.0 [n0001,2]=0000:84:00.0 [n0001,3]=0000:c4:00.0
+  [n0002,0]=0004:04:00.0 [n0002,1]=0004:05:00.0 [n0002,2]=0035:03:00.0 [n0002,3]=0035:04:00.0)
+declare -A nic=([0]=mlx5_0 [1]=mlx5_1 [2]=mlx5_2 [3]=mlx5_3)
+master=""
+while read -r line; do
+  host=$(field "$line" SLURMD_NODENAME) lid=$(field "$line" SLURM_LOCALID) rank=$(field "$line" RANK)
+  nr=$(field "$line" TOPOAWARE_NODE_RANK)
+  [ "$rank" = $((4 * nr + lid)) ] || ta_fail "task $line: RANK is not 4*node_rank+local_id"
+  [ "$(field "$line" TOPOAWARE_TP_RANK)" = $((rank % 2)) ] || ta_fail "task $line: wrong TP rank"
+  [ "$(field "$line" TOPOAWARE_DP_RANK)" = $((rank / 2 % 2)) ] || ta_fail "task $line: wrong DP rank"
+  [ "$(field "$line" TOPOAWARE_PP_RANK)" = $((rank / 4)) ] || ta_fail "task $line: wrong PP rank"
+  [ "$(field "$line" TOPOAWARE_CP_RANK)" = 0 ] && [ "$(field "$line" TOPOAWARE_EP_RANK)" = 0 ] ||
+    ta_fail "task $line: cp/ep ranks not 0"
+  [ "$(field "$line" LOCAL_RANK)" = "$lid" ] || ta_fail "task $line: LOCAL_RANK"
+  [ "$(field "$line" WORLD_SIZE)" = 8 ] && [ "$(field "$line" TOPOAWARE_WORLD_SIZE)" = 8 ] || ta_fail "task $line: WORLD_SIZE"
+  [ "$(field "$line" TOPOAWARE_LAYOUT)" = "tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp" ] ||
+    ta_fail "task $line: TOPOAWARE_LAYOUT"
+  [ "$(field "$line" CUDA_VISIBLE_DEVICES)" = 0,1,2,3 ] || ta_fail "task $line: CUDA_VISIBLE_DEVICES"
+  [ "$(field "$line" CUDA_DEVICE_ORDER)" = PCI_BUS_ID ] || ta_fail "task $line: CUDA_DEVICE_ORDER"
+  [ "$(field "$line" TOPOAWARE_GPU)" = "${gpu[$host,$lid]}" ] || ta_fail "task $line: expected GPU ${gpu[$host,$lid]}"
+  [ "$(field "$line" TOPOAWARE_NIC)" = "${nic[$lid]}" ] || ta_fail "task $line: expected NIC ${nic[$lid]}"
+  [ "$(field "$line" NCCL_IB_HCA)" = "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1" ] || ta_fail "task $line: NCCL_IB_HCA"
+  [ "$rank" != 0 ] || master=$host
+  [ -z "$master" ] || [ "$(field "$line" MASTER_ADDR)" = "$master" ] || ta_fail "task $line: MASTER_ADDR is not rank 0's node $master"
+done <"$work/a"
+jobid_port=$(field "$(head -1 "$work/a")" MASTER_PORT)
+[ "$jobid_port" -ge 20000 ] && [ "$jobid_port" -lt 32000 ] || ta_fail "MASTER_PORT $jobid_port out of 20000..31999"
+[ "$(grep -c '^topoaware: rank=' "$work/a.err")" = 8 ] || ta_fail "--nccl-hints=print: expected 8 rank map lines: $(cat "$work/a.err")"
+ta_pass "tp=2 pp=2 dp=2 on n0001 (JURECA-DC) + n0002 (Lassen): coordinates, launcher variables, GPUs, NICs and NCCL_IB_HCA per task"
+ta_note "$(head -1 "$work/a")"
+
+# 2. The user's own values are kept.
+NCCL_IB_HCA==mlx5_9:1 RANK=77 step "$work/b" --tp=2 --pp=2 --dp=2
+grep -v 'NCCL_IB_HCA==mlx5_9:1 ' "$work/b" && ta_fail "a user's NCCL_IB_HCA was replaced"
+grep -v ' RANK=77 ' "$work/b" && ta_fail "a user's RANK was replaced"
+grep -q ' TOPOAWARE_RANK\| TOPOAWARE_TP_RANK=1 ' "$work/b" || ta_fail "TOPOAWARE_* missing when the user set RANK"
+ta_pass "a user's NCCL_IB_HCA and RANK are kept; TOPOAWARE_* still set"
+
+# 3. --nccl-hints=off, and a step without a layout: nothing set.
+step "$work/c" --tp=2 --pp=2 --dp=2 --nccl-hints=off
+grep -v ' TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/c" && ta_fail "--nccl-hints=off set variables"
+step "$work/d"
+grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* CUDA_DEVICE_ORDER=- .* NCCL_IB_HCA=- ' "$work/d" && ta_fail "a step without a layout got variables"
+grep -q ' CUDA_VISIBLE_DEVICES=0,1,2,3 ' "$work/d" || ta_fail "a step without a layout: Slurm's CUDA_VISIBLE_DEVICES changed"
+ta_pass "--nccl-hints=off and steps without a layout get no variables"
+
+# 4. A hash that differs from the one the job was placed with: no hints, a warning.
+SPANK_TOPOAWARE_TOPO_HASH=sha256:0000 step "$work/e" --tp=2 --pp=2 --dp=2
+grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/e" && ta_fail "a stale topology copy still gave hints"
+grep -q 'no topoaware hints.*stale' "$work/e.err" || ta_fail "no warning for a stale copy: $(cat "$work/e.err")"
+ta_pass "a topology copy whose hash differs gives no hints and a warning"
+
+# 5. A missing topology file (plugstack.conf is read again by each step): no hints, a warning.
+echo "required $spank topology=$work/missing.json" >"$plugstack"
+step "$work/f" --tp=2 --pp=2 --dp=2
+grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/f" && ta_fail "a missing topology file still gave hints"
+grep -q 'no topoaware hints.*missing.json' "$work/f.err" || ta_fail "no warning for a missing topology file: $(cat "$work/f.err")"
+grep -q ' CUDA_VISIBLE_DEVICES=0,1,2,3 ' "$work/f" || ta_fail "CUDA_VISIBLE_DEVICES lost without a topology"
+ta_pass "a missing topology file gives no hints and a warning; the step runs"
