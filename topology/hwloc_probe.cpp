@@ -121,6 +121,10 @@ NodeDevices probe_node_devices(const ProbeOptions &opts) {
   if (hwloc_topology_init(&raw) != 0) throw std::runtime_error("hwloc_topology_init failed");
   Topo topo(raw);
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  // On a live node, never let hwloc initialise CUDA/NVML/... inside a task before it starts: the
+  // PCI devices are enough (vendor and class). Recordings keep their OS devices (XML is read as is).
+  for (const char *c : {"cuda", "nvml", "opencl", "rsmi", "levelzero", "gl"})
+    hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, c);
   if (!opts.xml.empty() && hwloc_topology_set_xml(raw, opts.xml.c_str()) != 0)
     throw std::runtime_error("hwloc cannot read " + opts.xml + ": " + std::strerror(errno));
   if (hwloc_topology_load(raw) != 0)
