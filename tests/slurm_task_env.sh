@@ -6,7 +6,8 @@
 # order with CUDA_DEVICE_ORDER=PCI_BUS_ID, its GPU and NIC as hwloc pairs them, and NCCL_IB_HCA;
 # a user's own NCCL_IB_HCA and RANK are kept; --nccl-hints=off and a step without a layout get
 # nothing; a missing topology file or a hash that differs from the one given by
-# SPANK_TOPOAWARE_TOPO_HASH gives no hints and a warning.
+# SPANK_TOPOAWARE_TOPO_HASH gives no hints and a warning; srun inside sbatch --tp inherits the
+# layout; --gpus-per-task=1 keeps Slurm's binding.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
 ta_require_daemon_tests
@@ -102,6 +103,27 @@ SPANK_TOPOAWARE_TOPO_HASH=sha256:0000 step "$work/e" --tp=2 --pp=2 --dp=2
 grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/e" && ta_fail "a stale topology copy still gave hints"
 grep -q 'no topoaware hints.*stale' "$work/e.err" || ta_fail "no warning for a stale copy: $(cat "$work/e.err")"
 ta_pass "a topology copy whose hash differs gives no hints and a warning"
+
+# 4b. srun inside an sbatch --tp job: the step inherits the job's layout (spank_topoaware(8)).
+printf '#!/bin/bash\nsrun bash -c %q\n' "$script" >"$work/job.sh"
+id=$(cluster_run sbatch --parsable -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 \
+  -o "$work/job.out" -e "$work/job.err" "$work/job.sh")
+cluster_wait_job "$id" 120 >/dev/null
+[ "$(cluster_job_state "$id")" = COMPLETED ] || ta_fail "batch job $id: $(cluster_job_state "$id"): $(cat "$work/job.err" 2>/dev/null)"
+sort -t= -k2 -n "$work/job.out" | sed 's/ MASTER_PORT=[0-9]* / /' >"$work/g"
+sed 's/ MASTER_PORT=[0-9]* / /' "$work/a" | diff -u - "$work/g" || ta_fail "srun in an sbatch --tp job: not the same task environment as the srun step"
+ta_pass "srun inside sbatch --tp=2 --pp=2 --dp=2: the same coordinates, GPUs and NICs per task"
+
+# 4c. --gpus-per-task=1: Slurm binds one GPU per task; it is kept, and TOPOAWARE_GPU names it.
+cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-task=1 --tp=2 --pp=2 --dp=2 bash -c "$script" \
+  >"$work/h.raw" 2>"$work/h.err" || { cat "$work/h.err" >&2; ta_fail "srun --gpus-per-task=1 failed"; }
+while read -r line; do
+  host=$(field "$line" SLURMD_NODENAME) c=$(field "$line" CUDA_VISIBLE_DEVICES)
+  case $c in [0-3]) ;; *) ta_fail "--gpus-per-task=1: CUDA_VISIBLE_DEVICES=$c is not one GPU: $line" ;; esac
+  [ "$(field "$line" TOPOAWARE_GPU)" = "${gpu[$host,$c]}" ] || ta_fail "--gpus-per-task=1: TOPOAWARE_GPU is not GPU $c of $host: $line"
+done <"$work/h.raw"
+[ "$(wc -l <"$work/h.raw")" = 8 ] || ta_fail "--gpus-per-task=1: expected 8 tasks"
+ta_pass "--gpus-per-task=1: Slurm's one GPU per task kept, TOPOAWARE_GPU is that GPU"
 
 # 5. A missing topology file (plugstack.conf is read again by each step): no hints, a warning.
 echo "required $spank topology=$work/missing.json" >"$plugstack"
