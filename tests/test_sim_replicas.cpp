@@ -69,6 +69,20 @@ void test_tree_matches_observed_slurm(void **) {
   assert_true(out == (std::vector<int>{21, 22, 23}));
 }
 
+// tests/slurm_select_place.sh runs real slurmctld 22.05.8 (cons_tres + topology/tree) on 4
+// leaves x 4 nodes with 3, 3, 2, 0 free (n0002-4, n0006-8, n0011-12) and asserts that a 4-node
+// job gets n[0002-0004,0011]: 3 + 1. The replica must give the same nodes.
+void test_tree_matches_real_slurmctld(void **) {
+  auto c = make_small_cluster(4, 4);
+  std::vector<uint8_t> f(16, 0);
+  for (int h : {1, 2, 3, 5, 6, 7, 10, 11}) f[size_t(h)] = 1;
+  std::vector<int> out;
+  int leaves = 0;
+  assert_true(slurm_tree_select(*c, f, 4, out, &leaves));
+  assert_true(out == (std::vector<int>{1, 2, 3, 10}));
+  assert_int_equal(leaves, 2);
+}
+
 void test_tree_switches_wait(void **) {
   const Cluster &c = small();
   PolicySpec ps{"slurm-tree-switches", 300};
@@ -189,6 +203,7 @@ void test_easy_backfill(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cluster_views),      cmocka_unit_test(test_tree_matches_observed_slurm),
+      cmocka_unit_test(test_tree_matches_real_slurmctld),
       cmocka_unit_test(test_tree_switches_wait), cmocka_unit_test(test_block_and_segment),
       cmocka_unit_test(test_topoaware_and_optimum), cmocka_unit_test(test_trace),
       cmocka_unit_test(test_easy_backfill),
