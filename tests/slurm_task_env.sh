@@ -7,7 +7,8 @@
 # a user's own NCCL_IB_HCA and RANK are kept; --nccl-hints=off and a step without a layout get
 # nothing; a missing topology file or a hash that differs from the one given by
 # SPANK_TOPOAWARE_TOPO_HASH gives no hints and a warning; srun inside sbatch --tp inherits the
-# layout; --gpus-per-task=1 keeps Slurm's binding.
+# layout; --gpus-per-task=1 keeps Slurm's binding. Then with select/cons_tres_topoaware and
+# PrologFlags=Alloc: the hash channel (job prolog file) and a stale copy on the nodes.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
 ta_require_daemon_tests
@@ -132,3 +133,39 @@ grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/f" && ta_fail "
 grep -q 'no topoaware hints.*missing.json' "$work/f.err" || ta_fail "no warning for a missing topology file: $(cat "$work/f.err")"
 grep -q ' CUDA_VISIBLE_DEVICES=0,1,2,3 ' "$work/f" || ta_fail "CUDA_VISIBLE_DEVICES lost without a topology"
 ta_pass "a missing topology file gives no hints and a warning; the step runs"
+
+# 6. The hash channel from slurmctld: select/cons_tres_topoaware appends the hash it placed the job
+# with; the job prolog writes it to <state_dir>/job.<id>.hash; the tasks compare; the epilog
+# removes it. A stale copy on the nodes (another topology file) then gives no hints.
+sel=$b/plugins/select/.libs/select_cons_tres_topoaware.so
+if [ ! -f "$sel" ]; then
+  ta_note "select plugins not built (configure --with-slurm-source): the hash channel is not tested"
+  exit 0
+fi
+cluster_stop || true
+state=$work/state
+echo "required $spank topology=$work/topology.json state_dir=$state" >"$work/plugstack.conf"
+cluster_start --nodes 2 --width 4 --gpus 4 --plugstack "$work/plugstack.conf" \
+  --plugin-dir "$(dirname "$sel")" --conf SelectType=select/cons_tres_topoaware --conf PrologFlags=Alloc \
+  --file "topology.json=$work/topology.json" \
+  --hwloc-xml-node "n0001=$jrc" --hwloc-xml-node "n0002=$lassen"
+plugstack=$CLUSTER_DIR/plugstack.conf
+want=$(sed -n 's/.*topology .*topology.json loaded ([0-9]* hosts, \(sha256:[0-9a-f]*\)).*/\1/p' "$CLUSTER_LOGDIR/slurmctld.log" | tail -1)
+[ -n "$want" ] || ta_fail "slurmctld did not log the topology it loaded"
+out=$(cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 bash -c \
+  'echo "$SLURM_JOB_ID ${TOPOAWARE_TOPO_HASH-unset} $(cat '"$state"'/job.$SLURM_JOB_ID.hash 2>&1)"' 2>"$work/i.err") ||
+  { cat "$work/i.err" >&2; ta_fail "srun with select/cons_tres_topoaware failed"; }
+[ "$(sort -u <<<"$out" | wc -l)" = 1 ] || ta_fail "tasks disagree: $out"
+read -r job got file <<<"$(head -1 <<<"$out")"
+[ "$file" = "$want" ] || ta_fail "the prolog's hash file has '$file', slurmctld used $want"
+[ "$got" = "$want" ] || ta_fail "tasks used $got, slurmctld $want"
+ta_wait_for 20 sh -c "[ ! -e '$state/job.$job.hash' ]" || ta_fail "the job epilog did not remove $state/job.$job.hash"
+ta_pass "hash channel: slurmctld's $want reaches the tasks through the job prolog's file; the epilog removes it"
+
+"$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 3 --json "$work/other.json" >/dev/null
+grep -q '"n0002"' "$work/other.json" || ta_fail "generated topology has no host n0002"
+echo "required $spank topology=$work/other.json state_dir=$state" >"$plugstack"
+step "$work/j" --tp=2 --pp=2 --dp=2
+grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/j" && ta_fail "a stale topology copy on the nodes still gave hints"
+grep -q 'no topoaware hints.*stale' "$work/j.err" || ta_fail "no warning for a stale copy: $(cat "$work/j.err")"
+ta_pass "a stale topology copy on the nodes (hash differs from slurmctld's): no hints and a warning"

@@ -13,10 +13,14 @@
  * srun: environment, command line); every call is checked at once and the last one wins, like
  * Slurm's own options. The layout as a whole is judged in init_post_opt, so a bad combination
  * stops the command before a job exists. The layout logic itself is the core's (layout_c.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <slurm/spank.h>
 
@@ -85,6 +89,7 @@ static struct {
   /* plugstack.conf arguments */
   char topology[4096];
   char exclude_nics[1024]; /* exclude_nics=mlx5_8,mlx5_9: storage/management NICs */
+  char state_dir[1024];    /* state_dir=PATH: the job prolog's hash files (default TA_STATE_DIR) */
   int has_default_order, default_order;
   int has_default_mode, default_mode;
   int has_default_max_wait;
@@ -137,6 +142,13 @@ static void ta_parse_args(int ac, char **av) {
         continue;
       }
       strcpy(ta.topology, p);
+    } else if (strncmp(a, "state_dir=", 10) == 0) {
+      const char *p = a + 10;
+      if (p[0] != '/' || strlen(p) >= sizeof(ta.state_dir)) {
+        slurm_error(TA ": plugstack.conf argument '%.128s': state_dir must be an absolute path; argument ignored", a);
+        continue;
+      }
+      strcpy(ta.state_dir, p);
     } else if (strncmp(a, "exclude_nics=", 13) == 0) {
       const char *p = a + 13;
       if (strlen(p) >= sizeof(ta.exclude_nics) ||
@@ -173,7 +185,7 @@ static void ta_parse_args(int ac, char **av) {
       ta.default_max_wait = tmp.max_wait;
     } else {
       slurm_error(TA ": unknown plugstack.conf argument '%.128s' ignored; the arguments are topology=PATH, "
-                  "exclude_nics=NAMES, default_order=tp-cp-ep-dp-pp|tp-pp-dp, default_mode=strict|prefer and "
+                  "exclude_nics=NAMES, state_dir=PATH, default_order=tp-cp-ep-dp-pp|tp-pp-dp, default_mode=strict|prefer and "
                   "default_max_wait=TIME",
                   a);
     }
@@ -186,7 +198,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
 
   memset(&ta, 0, sizeof(ta));
   topoaware_options_init(&ta.opts);
-  if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE) return 0; /* slurmd, job script */
+  if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE) return 0; /* slurmd */
   ta_parse_args(ac, av);
   for (o = ta_options; o->name; o++) {
     spank_err_t rc = spank_option_register(sp, o);
@@ -269,6 +281,116 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
   return 0;
 }
 
+/* --- the topology hash from slurmctld (job prolog -> file -> task_init) ---
+ * The select plugin appends TOPOAWARE_TOPO_HASH to the job's SPANK environment; Slurm gives it to
+ * the job prolog as SPANK_TOPOAWARE_TOPO_HASH, but not to the tasks (Slurm 22.05). So the job
+ * prolog (root, in slurmd) writes it to <state_dir>/job.<jobid>.hash, task_init reads it, and the
+ * job epilog removes it. */
+#define TA_STATE_DIR "/run/topoaware"
+
+static const char *ta_state_dir(void) { return ta.state_dir[0] ? ta.state_dir : TA_STATE_DIR; }
+
+/* "sha256:" and 64 lower-case hex digits. */
+static int ta_hash_valid(const char *h) {
+  size_t i;
+  if (strncmp(h, "sha256:", 7) != 0 || strlen(h) != 7 + 64) return 0;
+  for (i = 7; h[i]; i++)
+    if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f'))) return 0;
+  return 1;
+}
+
+/* The state folder as an fd: created 0755 by root if missing; must be a real folder owned by
+ * root and writable by nobody else. -1 on error (logged). */
+static int ta_state_dir_fd(int create) {
+  const char *d = ta_state_dir();
+  struct stat st;
+  int fd;
+
+  if (create && mkdir(d, 0755) != 0 && errno != EEXIST) {
+    slurm_error(TA ": cannot create %s: %s", d, strerror(errno));
+    return -1;
+  }
+  fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (create || errno != ENOENT) slurm_error(TA ": cannot open %s: %s", d, strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)) {
+    slurm_error(TA ": %s must be a folder owned by root and writable only by root; topology hash not used", d);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static uint32_t ta_script_job_id(spank_t sp) {
+  uint32_t id = 0;
+  const char *e;
+  if (spank_get_item(sp, S_JOB_ID, &id) == ESPANK_SUCCESS && id) return id;
+  e = getenv("SLURM_JOB_ID");
+  return e ? (uint32_t)strtoul(e, NULL, 10) : 0;
+}
+
+int slurm_spank_job_prolog(spank_t sp, int ac, char **av) {
+  const char *h = getenv("SPANK_TOPOAWARE_TOPO_HASH");
+  char name[64], line[128];
+  uint32_t id;
+  int dfd, fd, n;
+
+  ta_parse_args(ac, av); /* slurm_spank_init is not called before the job prolog (seen on 22.05) */
+  if (!h) return 0; /* not a layout job, or no select/cons_tres_topoaware */
+  if (!ta_hash_valid(h)) {
+    slurm_error(TA ": job prolog: SPANK_TOPOAWARE_TOPO_HASH is not a sha256 hash; ignored");
+    return 0;
+  }
+  id = ta_script_job_id(sp);
+  if (!id || (dfd = ta_state_dir_fd(1)) < 0) return 0;
+  snprintf(name, sizeof(name), "job.%u.hash", id);
+  n = snprintf(line, sizeof(line), "%s\n", h);
+  fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 || write(fd, line, (size_t)n) != n)
+    slurm_error(TA ": job prolog: cannot write %s/%s: %s", ta_state_dir(), name, strerror(errno));
+  if (fd >= 0) close(fd);
+  close(dfd);
+  return 0; /* never fail the prolog: that would drain the node */
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {
+  char name[64];
+  uint32_t id;
+  int dfd;
+
+  ta_parse_args(ac, av);
+  id = ta_script_job_id(sp);
+  if (!id || (dfd = ta_state_dir_fd(0)) < 0) return 0;
+  snprintf(name, sizeof(name), "job.%u.hash", id);
+  if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
+    slurm_error(TA ": job epilog: cannot remove %s/%s: %s", ta_state_dir(), name, strerror(errno));
+  close(dfd);
+  return 0;
+}
+
+/* In task_init: the hash the job prolog recorded, into buf; 0 if there is none. */
+static int ta_read_job_hash(uint32_t job_id, char *buf, size_t len) {
+  char name[64], tmp[128];
+  int dfd, fd;
+  ssize_t n;
+
+  if ((dfd = ta_state_dir_fd(0)) < 0) return 0;
+  snprintf(name, sizeof(name), "job.%u.hash", job_id);
+  fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  close(dfd);
+  if (fd < 0) return 0;
+  n = read(fd, tmp, sizeof(tmp) - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  tmp[n] = 0;
+  tmp[strcspn(tmp, "\n")] = 0;
+  if (!ta_hash_valid(tmp) || strlen(tmp) >= len) return 0;
+  strcpy(buf, tmp);
+  return 1;
+}
+
 /* --- task environment (slurmstepd, as the user) --- */
 
 #define TA_DEFAULT_TOPOLOGY "/etc/slurm/topology.json"
@@ -324,7 +446,7 @@ static void ta_no_hints(int local_id, const char *why) {
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
-  char topo[4096], err[TOPOAWARE_ERR_LEN];
+  char topo[4096], err[TOPOAWARE_ERR_LEN], file_hash[128];
   char *nodes = NULL, *self = NULL, *cvd = NULL, *hash = NULL, *order = NULL;
   topoaware_task_in_t in;
   topoaware_task_plan_t *plan = NULL;
@@ -355,8 +477,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   }
   /* Order of the plugins: Slurm's CUDA_VISIBLE_DEVICES is read here, after Slurm set it. */
   cvd = ta_getenv(sp, "CUDA_VISIBLE_DEVICES");
-  /* The hash the select plugin placed the job with, where a channel brings it (spank_topoaware(8)). */
-  hash = ta_getenv(sp, "SPANK_TOPOAWARE_TOPO_HASH");
+  /* The hash the select plugin placed the job with: the job prolog's file, else the variable
+   * (spank_topoaware(8)). */
+  if (ta_read_job_hash(job_id, file_hash, sizeof(file_hash))) hash = strdup(file_hash);
+  if (!hash) hash = ta_getenv(sp, "SPANK_TOPOAWARE_TOPO_HASH");
   order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
   ta_topology_path(topo, sizeof(topo));
 
