@@ -121,6 +121,8 @@ const char *topoaware_topo_hash(const topoaware_topo_t *topo) { return topo ? to
 
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo) { return topo ? uint32_t(topo->topo.hosts.size()) : 0; }
 
+int topoaware_topo_rail_optimized(const topoaware_topo_t *topo) { return topo && topo->topo.rail_optimized ? 1 : 0; }
+
 topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                                             char *err, size_t errlen) {
   return guarded<topoaware_placer_t *>(err, errlen, nullptr, [&] {

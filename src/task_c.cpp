@@ -136,6 +136,9 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
     }
     std::string hca = topoaware::nccl_ib_hca(d);
     if (!hca.empty()) add("NCCL_IB_HCA", hca, TOPOAWARE_VAR_DEFAULT);
+    // On a rail-optimized fabric NIC k of every node is on rail k's leaves: traffic that changes
+    // rails crosses the spines, so NCCL should keep rings on one rail (NCCL_CROSS_NIC=0).
+    if (!hca.empty() && topoaware_topo_rail_optimized(topo.get())) add("NCCL_CROSS_NIC", "0", TOPOAWARE_VAR_DEFAULT);
   }
   p->map_line = "rank=" + u(r.rank) + " node=" + u(r.node_rank) + " host=" + in.self + " local=" + u(r.local_rank) +
                 " tp=" + u(r.tp) + " cp=" + u(r.cp) + " ep=" + u(r.ep) + " dp=" + u(r.dp) + " pp=" + u(r.pp) +

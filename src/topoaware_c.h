@@ -33,6 +33,8 @@ void topoaware_topo_free(topoaware_topo_t *topo);
 /* "sha256:<hex>" of the topology, for checking that both sides use the same file. */
 const char *topoaware_topo_hash(const topoaware_topo_t *topo);
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo);
+/* 1 if the fabric is rail-optimized (leaf groups of one leaf per rail), else 0. */
+int topoaware_topo_rail_optimized(const topoaware_topo_t *topo);
 
 /* Maps Slurm's node table (names in node-table index order) onto the topology. NULL on error. */
 topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,

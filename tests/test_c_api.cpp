@@ -97,7 +97,16 @@ void test_place_and_order(void **) {
   assert_int_equal(one.pp, 1);
   assert_int_equal(one.dp, 3);
   topoaware_placer_free(p);
+  assert_int_equal(topoaware_topo_rail_optimized(topo), 0);
   topoaware_topo_free(topo);
+  {
+    topoaware::Topology rails = enginetest::make_topology(0, 4, 8, 4);
+    const std::string json = topoaware::to_json(rails);
+    topoaware_topo_t *r = topoaware_topo_from_json(json.c_str(), err, sizeof err);
+    assert_non_null(r);
+    assert_int_equal(topoaware_topo_rail_optimized(r), 1);
+    topoaware_topo_free(r);
+  }
   assert_null(topoaware_topo_from_json("{", err, sizeof err));
   assert_true(err[0] != 0);
   assert_null(topoaware_topo_load("/nonexistent/topology.json", err, sizeof err));
