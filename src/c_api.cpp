@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "c_api_util.hpp"
 #include "placement.hpp"
 #include "rank_order.hpp"
 #include "topoaware_c.h"
@@ -31,22 +32,11 @@ struct topoaware_placer {
 
 namespace {
 
-void set_err(char *err, size_t errlen, const char *msg) {
-  if (!err || errlen == 0) return;
-  std::snprintf(err, errlen, "%s", msg);
-}
+void set_err(char *err, size_t errlen, const char *msg) { copy_c_error(msg, err, errlen); }
 
 Layout to_layout(const topoaware_layout_t *l) {
   if (!l) throw LayoutError("no layout given");
-  Layout out;
-  out.tp = l->tp;
-  out.cp = l->cp;
-  out.ep = l->ep;
-  out.dp = l->dp;
-  out.pp = l->pp;
-  if (l->order == TOPOAWARE_ORDER_TP_PP_DP) out.order = RankOrder::TpPpDp;
-  else if (l->order == TOPOAWARE_ORDER_TP_CP_EP_DP_PP) out.order = RankOrder::TpCpEpDpPp;
-  else throw LayoutError("unknown rank order " + std::to_string(l->order));
+  Layout out = layout_from_c(*l);
   validate_layout(out);
   return out;
 }

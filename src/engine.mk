@@ -4,4 +4,4 @@ src_libtopoaware_core_la_SOURCES += \
   src/rank_order.hpp src/rank_order.cpp
 src_libtopoaware_core_la_SOURCES += src/placement.hpp src/placement.cpp
 src_libtopoaware_core_la_SOURCES += src/cost.hpp src/cost.cpp
-src_libtopoaware_core_la_SOURCES += src/topoaware_c.h src/c_api.cpp
+src_libtopoaware_core_la_SOURCES += src/topoaware_c.h src/c_api.cpp src/c_api_util.hpp

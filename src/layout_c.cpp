@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 
+#include "c_api_util.hpp"
 #include "config.hpp"
 #include "layout.hpp"
 
@@ -20,11 +21,7 @@ struct topoaware_conf {
 
 namespace {
 
-void put(char *buf, size_t len, const char *msg) {
-  if (!buf || len == 0) return;
-  std::strncpy(buf, msg, len - 1);
-  buf[len - 1] = '\0';
-}
+void put(char *buf, size_t len, const char *msg) { copy_c_error(msg, buf, len); }
 
 int fail(char *err, size_t errlen, const char *msg) {
   put(err, errlen, msg);
@@ -56,16 +53,7 @@ int guarded(char *err, size_t errlen, F f) {
   }
 }
 
-Layout to_cxx(const topoaware_layout_t &l) {
-  Layout x;
-  x.tp = l.tp;
-  x.cp = l.cp;
-  x.ep = l.ep;
-  x.dp = l.dp;
-  x.pp = l.pp;
-  x.order = l.order == TOPOAWARE_ORDER_TP_PP_DP ? RankOrder::TpPpDp : RankOrder::TpCpEpDpPp;
-  return x;
-}
+Layout to_cxx(const topoaware_layout_t &l) { return layout_from_c(l); }
 
 bool valid_order(int order) { return order == TOPOAWARE_ORDER_TP_CP_EP_DP_PP || order == TOPOAWARE_ORDER_TP_PP_DP; }
 

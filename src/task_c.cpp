@@ -1,6 +1,8 @@
 // See task_c.h.
 #include "task_c.h"
 
+#include "c_api_util.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -25,10 +27,7 @@ struct topoaware_task_plan {
 
 namespace {
 
-void copy_err(const std::string &m, char *err, size_t errlen) {
-  if (!err || errlen == 0) return;
-  std::snprintf(err, errlen, "%s", m.c_str());
-}
+void copy_err(const std::string &m, char *err, size_t errlen) { topoaware::copy_c_error(m.c_str(), err, errlen); }
 
 struct TopoFree {
   void operator()(topoaware_topo_t *t) const { topoaware_topo_free(t); }
