@@ -2,3 +2,4 @@
 include bench/engine.mk
 include bench/sim.mk
 include bench/discovery.mk
+include bench/slurm.mk

@@ -11,3 +11,4 @@ src_libtopoaware_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(FMT_CFLAGS) $(CRYPTO_CFLAGS
 src_libtopoaware_core_la_LIBADD = $(FMT_LIBS) $(CRYPTO_LIBS)
 
 include src/engine.mk
+include src/show.mk

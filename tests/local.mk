@@ -16,3 +16,5 @@ include tests/plugins.mk
 include tests/bench.mk
 include tests/select.mk
 include tests/hwloc.mk
+include tests/select_cluster.mk
+include tests/show.mk
