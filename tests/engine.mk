@@ -31,3 +31,9 @@ TESTS += tests/test_c_api
 tests_test_c_api_SOURCES = tests/test_c_api.cpp
 tests_test_c_api_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_c_api_LDADD = $(TESTS_LIBS)
+
+check_PROGRAMS += tests/test_status
+TESTS += tests/test_status
+tests_test_status_SOURCES = tests/test_status.cpp
+tests_test_status_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_status_LDADD = $(TESTS_LIBS)

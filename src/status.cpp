@@ -1,0 +1,251 @@
+// The select plugin's status file (status.hpp).
+#include "status.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace topoaware {
+
+using nlohmann::json;
+
+void CallCounters::add(uint64_t us, bool layout_job) {
+  ++calls;
+  total_us += us;
+  max_us = std::max(max_us, us);
+  if (layout_job) {
+    ++layout_calls;
+    layout_total_us += us;
+    layout_max_us = std::max(layout_max_us, us);
+  }
+}
+
+namespace {
+
+const char *phase_name(JobPhase p) { return p == JobPhase::Placed ? "placed" : "waiting"; }
+
+json job_to_json(const StatusJob &j) {
+  json o = json::object();
+  o["job_id"] = j.job_id;
+  o["phase"] = phase_name(j.phase);
+  o["layout"] = j.layout;
+  o["mode"] = j.mode;
+  o["gpus_per_node"] = j.gpus_per_node;
+  o["placement"] = j.placement;
+  o["nodes"] = j.nodes;
+  o["node_order"] = j.node_order;
+  o["reason"] = j.reason;
+  o["since"] = j.since;
+  o["updated"] = j.updated;
+  return o;
+}
+
+[[noreturn]] void bad(std::string_view source, const std::string &what) {
+  throw StatusError(std::string(source) + ": " + what);
+}
+
+// Strict field access: the file is written by the plugin, but a user command must not trust it.
+const json &field(const json &o, const char *key, json::value_t type, std::string_view source,
+                  const std::string &where) {
+  auto it = o.find(key);
+  if (it == o.end()) bad(source, where + ": missing \"" + key + "\"");
+  bool ok = it->type() == type ||
+            (type == json::value_t::number_integer && it->type() == json::value_t::number_unsigned);
+  if (!ok) bad(source, where + ": \"" + key + "\" has the wrong type");
+  return *it;
+}
+
+std::string str(const json &o, const char *key, std::string_view source, const std::string &where) {
+  return field(o, key, json::value_t::string, source, where).get<std::string>();
+}
+
+uint64_t u64(const json &o, const char *key, std::string_view source, const std::string &where) {
+  const json &v = field(o, key, json::value_t::number_integer, source, where);
+  if (v.is_number_integer() && v.get<int64_t>() < 0) bad(source, where + ": \"" + key + "\" is negative");
+  return v.get<uint64_t>();
+}
+
+}  // namespace
+
+std::string status_to_json(const Status &s) {
+  json o = json::object();
+  o["schema"] = kStatusSchema;
+  o["plugin"] = s.plugin;
+  o["written_at"] = s.written_at;
+  o["topology"] = {{"file", s.topology_file}, {"hash", s.topology_hash}, {"error", s.topology_error}};
+  const CallCounters &c = s.counters;
+  o["job_test"] = {{"calls", c.calls},
+                   {"total_us", c.total_us},
+                   {"max_us", c.max_us},
+                   {"layout_calls", c.layout_calls},
+                   {"layout_total_us", c.layout_total_us},
+                   {"layout_max_us", c.layout_max_us}};
+  std::vector<const StatusJob *> jobs;
+  jobs.reserve(s.jobs.size());
+  for (const StatusJob &j : s.jobs) jobs.push_back(&j);
+  std::sort(jobs.begin(), jobs.end(), [](const StatusJob *a, const StatusJob *b) { return a->job_id < b->job_id; });
+  json arr = json::array();
+  for (const StatusJob *j : jobs) arr.push_back(job_to_json(*j));
+  o["jobs"] = std::move(arr);
+  return o.dump(1) + "\n";
+}
+
+Status status_from_json(std::string_view text, std::string_view source) {
+  if (text.size() > kMaxStatusBytes) bad(source, "larger than " + std::to_string(kMaxStatusBytes) + " bytes");
+  json o = json::parse(text.begin(), text.end(), nullptr, false);
+  if (o.is_discarded()) bad(source, "not valid JSON (a file being written? try again)");
+  if (!o.is_object()) bad(source, "not a JSON object");
+  const std::string top = "top level";
+  std::string schema = str(o, "schema", source, top);
+  if (schema != kStatusSchema) bad(source, "schema \"" + schema + "\", expected \"" + kStatusSchema + "\"");
+  Status s;
+  s.plugin = str(o, "plugin", source, top);
+  s.written_at = static_cast<int64_t>(u64(o, "written_at", source, top));
+  const json &t = field(o, "topology", json::value_t::object, source, top);
+  s.topology_file = str(t, "file", source, "topology");
+  s.topology_hash = str(t, "hash", source, "topology");
+  s.topology_error = str(t, "error", source, "topology");
+  const json &c = field(o, "job_test", json::value_t::object, source, top);
+  s.counters.calls = u64(c, "calls", source, "job_test");
+  s.counters.total_us = u64(c, "total_us", source, "job_test");
+  s.counters.max_us = u64(c, "max_us", source, "job_test");
+  s.counters.layout_calls = u64(c, "layout_calls", source, "job_test");
+  s.counters.layout_total_us = u64(c, "layout_total_us", source, "job_test");
+  s.counters.layout_max_us = u64(c, "layout_max_us", source, "job_test");
+  const json &arr = field(o, "jobs", json::value_t::array, source, top);
+  if (arr.size() > kMaxStatusJobs) bad(source, "more than " + std::to_string(kMaxStatusJobs) + " jobs");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json &e = arr[i];
+    std::string where = "jobs[" + std::to_string(i) + "]";
+    if (!e.is_object()) bad(source, where + ": not an object");
+    StatusJob j;
+    uint64_t id = u64(e, "job_id", source, where);
+    if (id == 0 || id > UINT32_MAX) bad(source, where + ": job_id out of range");
+    j.job_id = static_cast<uint32_t>(id);
+    std::string phase = str(e, "phase", source, where);
+    if (phase == "placed")
+      j.phase = JobPhase::Placed;
+    else if (phase == "waiting")
+      j.phase = JobPhase::Waiting;
+    else
+      bad(source, where + ": phase \"" + phase + "\", expected placed or waiting");
+    j.layout = str(e, "layout", source, where);
+    j.mode = str(e, "mode", source, where);
+    uint64_t g = u64(e, "gpus_per_node", source, where);
+    if (g > UINT32_MAX) bad(source, where + ": gpus_per_node out of range");
+    j.gpus_per_node = static_cast<uint32_t>(g);
+    j.placement = str(e, "placement", source, where);
+    j.nodes = str(e, "nodes", source, where);
+    j.node_order = str(e, "node_order", source, where);
+    j.reason = str(e, "reason", source, where);
+    j.since = static_cast<int64_t>(u64(e, "since", source, where));
+    j.updated = static_cast<int64_t>(u64(e, "updated", source, where));
+    s.jobs.push_back(std::move(j));
+  }
+  return s;
+}
+
+Status load_status_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw StatusError(path + ": cannot read: " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxStatusBytes) throw StatusError(path + ": larger than " + std::to_string(kMaxStatusBytes) + " bytes");
+  }
+  return status_from_json(text, path);
+}
+
+void StatusBook::set_topology(std::string file, std::string hash, std::string error) {
+  status_.topology_file = std::move(file);
+  status_.topology_hash = std::move(hash);
+  status_.topology_error = std::move(error);
+  dirty_ = true;
+}
+
+void StatusBook::waiting(const StatusJob &job, int64_t now) {
+  auto it = jobs_.find(job.job_id);
+  int64_t since = now;
+  if (it != jobs_.end() && it->second.phase == JobPhase::Waiting) {
+    since = it->second.since;
+    // An unchanged verdict only refreshes the entry: no rewrite every scheduling cycle.
+    if (it->second.reason != job.reason || it->second.mode != job.mode || it->second.layout != job.layout) dirty_ = true;
+  } else {
+    dirty_ = true;
+  }
+  if (it == jobs_.end() && !make_room(now)) return;
+  StatusJob &e = jobs_[job.job_id];
+  e = job;
+  e.phase = JobPhase::Waiting;
+  e.since = since;
+  e.updated = now;
+}
+
+void StatusBook::placed(const StatusJob &job, int64_t now) {
+  auto it = jobs_.find(job.job_id);
+  if (it == jobs_.end() && !make_room(now)) return;
+  StatusJob &e = jobs_[job.job_id];
+  e = job;
+  e.phase = JobPhase::Placed;
+  e.since = now;
+  e.updated = now;
+  dirty_ = true;
+}
+
+bool StatusBook::make_room(int64_t now) {
+  if (jobs_.size() < kMaxStatusJobs) return true;
+  prune(now);
+  if (jobs_.size() < kMaxStatusJobs) return true;
+  // Still full: drop the longest-unrefreshed waiting entry (placed jobs hold real nodes).
+  auto victim = jobs_.end();
+  for (auto j = jobs_.begin(); j != jobs_.end(); ++j)
+    if (j->second.phase == JobPhase::Waiting && (victim == jobs_.end() || j->second.updated < victim->second.updated))
+      victim = j;
+  if (victim == jobs_.end()) return false;  // all placed: keep them, lose this verdict
+  jobs_.erase(victim);
+  dirty_ = true;
+  return true;
+}
+
+void StatusBook::finished(uint32_t job_id) {
+  if (jobs_.erase(job_id)) dirty_ = true;
+}
+
+void StatusBook::prune(int64_t now) {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (it->second.phase == JobPhase::Waiting && now - it->second.updated > kStatusWaitingTtl) {
+      it = jobs_.erase(it);
+      dirty_ = true;
+    } else {
+      ++it;
+    }
+  }
+}
+
+void StatusBook::written(int64_t now) {
+  dirty_ = false;
+  last_render_ = now;
+}
+
+bool StatusBook::should_write(int64_t now, int64_t min_interval, bool force) const {
+  if (force) return true;
+  if (!dirty_) return false;
+  return last_render_ == 0 || now - last_render_ >= min_interval;
+}
+
+std::string StatusBook::render(int64_t now) {
+  prune(now);
+  status_.written_at = now;
+  status_.jobs.clear();
+  status_.jobs.reserve(jobs_.size());
+  for (const auto &kv : jobs_) status_.jobs.push_back(kv.second);
+  std::string text = status_to_json(status_);
+  status_.jobs.clear();
+  return text;
+}
+
+}  // namespace topoaware

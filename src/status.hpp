@@ -1,0 +1,97 @@
+// The select plugin's status file (schema "topoaware-status/1"): which layout jobs it placed where,
+// which it holds back and why, its call counters, and the topology it used. slurmctld writes it
+// (atomically, from memory the plugin keeps); `topoaware show` reads it to draw the jobs on the
+// fabric. No Slurm here: job ids, host lists and times are plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topoaware {
+
+struct StatusError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char *kStatusSchema = "topoaware-status/1";
+// Bounds: the file is written under slurmctld's locks and read by a user command, so both sides
+// stay bounded whatever the queue holds. Past kMaxStatusJobs the oldest waiting entries go first.
+inline constexpr size_t kMaxStatusJobs = 100000;
+inline constexpr size_t kMaxStatusBytes = 64u << 20;
+// A waiting entry not refreshed for this long (the job was cancelled, changed or placed by plain
+// cons_tres) is dropped: pending jobs are tested again every scheduling cycle.
+inline constexpr int64_t kStatusWaitingTtl = 600;
+
+enum class JobPhase : uint8_t { Waiting, Placed };
+
+struct StatusJob {
+  uint32_t job_id = 0;
+  JobPhase phase = JobPhase::Waiting;
+  std::string layout;     // canonical layout text (to_string(Layout))
+  std::string mode;       // "strict" | "prefer"
+  uint32_t gpus_per_node = 0;
+  std::string placement;  // Placed: "ideal" | "fallback" | "cons_tres"; Waiting: ""
+  std::string nodes;      // Placed: Slurm host list of the job's nodes
+  std::string node_order; // Placed: host names in rank order, comma-separated (the engine's order)
+  std::string reason;     // Waiting: why; Placed: a note (e.g. why it is not ideal), may be empty
+  int64_t since = 0;      // unix time of the first decision in this phase
+  int64_t updated = 0;    // unix time of the last decision
+};
+
+// Time spent in select_p_job_test, by the plugin's own clock (both the placing build and the
+// pass-through baseline count the same way).
+struct CallCounters {
+  uint64_t calls = 0, total_us = 0, max_us = 0;
+  uint64_t layout_calls = 0, layout_total_us = 0, layout_max_us = 0;  // calls for layout jobs
+  void add(uint64_t us, bool layout_job);
+};
+
+struct Status {
+  std::string plugin;         // "select/cons_tres_topoaware"
+  std::string topology_file;  // empty: none loaded (plain cons_tres)
+  std::string topology_hash;
+  std::string topology_error; // why the last load failed ("" if it did not)
+  int64_t written_at = 0;
+  CallCounters counters;
+  std::vector<StatusJob> jobs;  // by job id
+};
+
+// Canonical JSON text (jobs sorted by id).
+std::string status_to_json(const Status &status);
+// Parses and validates; throws StatusError naming `source` and what is wrong.
+Status status_from_json(std::string_view text, std::string_view source);
+Status load_status_file(const std::string &path);  // throws StatusError
+
+// What the plugin keeps in memory between writes.
+class StatusBook {
+ public:
+  void set_plugin(std::string name) { status_.plugin = std::move(name); dirty_ = true; }
+  void set_topology(std::string file, std::string hash, std::string error);
+  // A decision for a layout job. Waiting keeps `since` while the job keeps waiting.
+  void waiting(const StatusJob &job, int64_t now);
+  void placed(const StatusJob &job, int64_t now);
+  void finished(uint32_t job_id);  // job ended (or was requeued): forget it
+  void count_call(uint64_t us, bool layout_job) { status_.counters.add(us, layout_job); }
+  const CallCounters &counters() const { return status_.counters; }
+  const std::map<uint32_t, StatusJob> &jobs() const { return jobs_; }
+  // Drops stale waiting entries, then the JSON text with written_at = now.
+  std::string render(int64_t now);
+  void written(int64_t now);  // the last render reached the file
+  // True if something changed since the last render and at least `min_interval` seconds passed
+  // (or `force`). Counters alone do not make the book dirty.
+  bool should_write(int64_t now, int64_t min_interval, bool force) const;
+
+ private:
+  void prune(int64_t now);
+  bool make_room(int64_t now);  // room for one more entry; false if every entry is a placed job
+  Status status_;
+  std::map<uint32_t, StatusJob> jobs_;
+  bool dirty_ = true;
+  int64_t last_render_ = 0;
+};
+
+}  // namespace topoaware

@@ -1,0 +1,115 @@
+// C API over the status book (status_c.h).
+#include "status_c.h"
+
+#include <exception>
+#include <new>
+
+#include "c_api_util.hpp"
+#include "status.hpp"
+#include "topology_json.hpp"
+
+using namespace topoaware;
+
+struct topoaware_status {
+  StatusBook book;
+};
+
+namespace {
+
+std::string s(const char *p) { return p ? std::string(p) : std::string(); }
+
+StatusJob job_from_c(const topoaware_status_job_t &c) {
+  StatusJob j;
+  j.job_id = c.job_id;
+  j.layout = s(c.layout);
+  j.mode = s(c.mode);
+  j.gpus_per_node = c.gpus_per_node;
+  j.placement = s(c.placement);
+  j.nodes = s(c.nodes);
+  j.node_order = s(c.node_order);
+  j.reason = s(c.reason);
+  return j;
+}
+
+}  // namespace
+
+extern "C" {
+
+topoaware_status_t *topoaware_status_create(const char *plugin) {
+  try {
+    auto *st = new topoaware_status;
+    st->book.set_plugin(s(plugin));
+    return st;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void topoaware_status_free(topoaware_status_t *st) { delete st; }
+
+void topoaware_status_set_topology(topoaware_status_t *st, const char *file, const char *hash, const char *error) {
+  if (!st) return;
+  try {
+    st->book.set_topology(s(file), s(hash), s(error));
+  } catch (...) {
+  }
+}
+
+int topoaware_status_waiting(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now) {
+  if (!st || !job) return -1;
+  try {
+    st->book.waiting(job_from_c(*job), now);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+int topoaware_status_placed(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now) {
+  if (!st || !job) return -1;
+  try {
+    st->book.placed(job_from_c(*job), now);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id) {
+  if (st) st->book.finished(job_id);  // map erase: does not throw
+}
+
+void topoaware_status_count_call(topoaware_status_t *st, uint64_t us, int layout_job) {
+  if (st) st->book.count_call(us, layout_job != 0);
+}
+
+void topoaware_status_counters(const topoaware_status_t *st, topoaware_call_counters_t *out) {
+  if (!out) return;
+  *out = topoaware_call_counters_t{};
+  if (!st) return;
+  const CallCounters &c = st->book.counters();
+  *out = {c.calls, c.total_us, c.max_us, c.layout_calls, c.layout_total_us, c.layout_max_us};
+}
+
+int topoaware_status_write(topoaware_status_t *st, const char *path, int64_t now, int64_t min_interval, int force,
+                           char *err, size_t errlen) {
+  copy_c_error("", err, errlen);
+  if (!st || !path || !*path) {
+    copy_c_error("no status book or path", err, errlen);
+    return -1;
+  }
+  try {
+    if (!st->book.should_write(now, min_interval, force != 0)) return 0;
+    write_file_atomic(path, st->book.render(now));
+    st->book.written(now);
+    return 1;
+  } catch (const std::exception &e) {
+    copy_c_error(e.what(), err, errlen);
+    return -1;
+  } catch (...) {
+    copy_c_error("unknown error", err, errlen);
+    return -1;
+  }
+}
+
+}  // extern "C"

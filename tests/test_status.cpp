@@ -1,0 +1,197 @@
+// The select plugin's status file: round trip, strict reading, the book's phases, pruning,
+// bounds and write throttling (status.hpp), and the C API the plugin uses (status_c.h).
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "status.hpp"
+#include "status_c.h"
+#include "cmocka_cxx.hpp"
+
+using namespace topoaware;
+
+namespace {
+
+StatusJob job(uint32_t id, const char *reason = "") {
+  StatusJob j;
+  j.job_id = id;
+  j.layout = "tp=8,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp";
+  j.mode = "strict";
+  j.gpus_per_node = 8;
+  j.reason = reason;
+  return j;
+}
+
+void expect_error(const std::string &text, const char *part) {
+  try {
+    status_from_json(text, "status.json");
+  } catch (const StatusError &e) {
+    if (!std::strstr(e.what(), part)) {
+      print_error("message '%s' lacks '%s'\n", e.what(), part);
+      fail();
+    }
+    return;
+  }
+  print_error("parsed, expected an error containing '%s'\n", part);
+  fail();
+}
+
+void test_round_trip(void **) {
+  StatusBook b;
+  b.set_plugin("select/cons_tres_topoaware");
+  b.set_topology("/etc/slurm/topology.json", "sha256:ab", "");
+  StatusJob p = job(7);
+  p.placement = "ideal";
+  p.nodes = "n[0001-0004]";
+  p.node_order = "n0001,n0002,n0003,n0004";
+  b.placed(p, 100);
+  b.waiting(job(3, "no ideal block: 2 of 3 leaves hold a split ring"), 101);
+  b.count_call(40, true);
+  b.count_call(10, false);
+  Status s = status_from_json(b.render(102), "x");
+  assert_string_equal(s.plugin.c_str(), "select/cons_tres_topoaware");
+  assert_string_equal(s.topology_hash.c_str(), "sha256:ab");
+  assert_int_equal(s.written_at, 102);
+  assert_int_equal(s.counters.calls, 2);
+  assert_int_equal(s.counters.total_us, 50);
+  assert_int_equal(s.counters.max_us, 40);
+  assert_int_equal(s.counters.layout_calls, 1);
+  assert_int_equal(s.jobs.size(), 2);
+  assert_int_equal(s.jobs[0].job_id, 3);  // sorted by id
+  assert_true(s.jobs[0].phase == JobPhase::Waiting);
+  assert_string_equal(s.jobs[0].reason.c_str(), "no ideal block: 2 of 3 leaves hold a split ring");
+  assert_int_equal(s.jobs[1].job_id, 7);
+  assert_true(s.jobs[1].phase == JobPhase::Placed);
+  assert_string_equal(s.jobs[1].node_order.c_str(), "n0001,n0002,n0003,n0004");
+  assert_int_equal(s.jobs[1].gpus_per_node, 8);
+  // The canonical text is stable: rendering what was read gives the same text.
+  assert_string_equal(status_to_json(s).c_str(), b.render(102).c_str());
+}
+
+void test_waiting_keeps_since_and_throttles(void **) {
+  StatusBook b;
+  b.waiting(job(5, "why"), 10);
+  assert_true(b.should_write(10, 5, false));
+  b.render(10);
+  b.written(10);
+  assert_false(b.should_write(11, 5, false));
+  b.waiting(job(5, "why"), 20);  // same verdict: only refreshed
+  assert_false(b.should_write(20, 5, false));
+  assert_true(b.should_write(20, 5, true));
+  b.waiting(job(5, "another reason"), 21);
+  assert_true(b.should_write(21, 5, false));
+  assert_int_equal(b.jobs().at(5).since, 10);
+  assert_int_equal(b.jobs().at(5).updated, 21);
+  StatusJob p = job(5);
+  p.placement = "fallback";
+  b.placed(p, 30);
+  assert_true(b.jobs().at(5).phase == JobPhase::Placed);
+  assert_int_equal(b.jobs().at(5).since, 30);
+  b.finished(5);
+  assert_true(b.jobs().empty());
+}
+
+void test_stale_waiting_pruned_placed_kept(void **) {
+  StatusBook b;
+  b.waiting(job(1), 0);
+  StatusJob p = job(2);
+  p.placement = "ideal";
+  b.placed(p, 0);
+  Status s = status_from_json(b.render(kStatusWaitingTtl + 1), "x");
+  assert_int_equal(s.jobs.size(), 1);
+  assert_int_equal(s.jobs[0].job_id, 2);
+}
+
+void test_bounded(void **) {
+  StatusBook b;
+  for (uint32_t i = 1; i <= kMaxStatusJobs; ++i) b.waiting(job(i), 1);  // none stale
+  assert_int_equal(b.jobs().size(), kMaxStatusJobs);
+  StatusJob p = job(kMaxStatusJobs + 1);
+  b.placed(p, 2);  // a waiting entry (the first of the longest-unrefreshed) makes room
+  assert_int_equal(b.jobs().size(), kMaxStatusJobs);
+  assert_true(b.jobs().count(1) == 0);
+  assert_true(b.jobs().count(kMaxStatusJobs + 1) == 1);
+}
+
+void test_strict_reader(void **) {
+  StatusBook b;
+  b.waiting(job(4), 1);
+  std::string good = b.render(2);
+  status_from_json(good, "x");
+  expect_error("", "not valid JSON");
+  expect_error("[]", "not a JSON object");
+  std::string t = good;
+  t.replace(t.find("topoaware-status/1"), 18, "topoaware-status/9");
+  expect_error(t, "schema");
+  t = good;
+  t.replace(t.find("\"waiting\""), 9, "\"running\"");
+  expect_error(t, "phase \"running\"");
+  t = good;
+  t.replace(t.find("\"job_id\": 4"), 11, "\"job_id\": 0");
+  expect_error(t, "job_id out of range");
+  t = good;
+  t.replace(t.find("\"gpus_per_node\": 8"), 18, "\"gpus_per_node\": \"8\"");
+  expect_error(t, "\"gpus_per_node\" has the wrong type");
+  t = good;
+  t.replace(t.find("\"since\": 1"), 10, "\"since\": -1");
+  expect_error(t, "\"since\" is negative");
+  t = good;
+  t.erase(t.find("\"mode\""), std::string("\"mode\": \"strict\",").size());
+  expect_error(t, "missing \"mode\"");
+}
+
+void test_c_api_write(void **) {
+  char dir[] = "/tmp/ta-status-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::string path = std::string(dir) + "/status.json";
+  char err[256];
+  topoaware_status_t *st = topoaware_status_create("select/cons_tres_topoaware");
+  assert_non_null(st);
+  topoaware_status_set_topology(st, "/x/topology.json", "sha256:1", nullptr);
+  topoaware_status_job_t j{};
+  j.job_id = 9;
+  j.layout = "tp=8";
+  j.mode = "prefer";
+  j.gpus_per_node = 8;
+  j.placement = "fallback";
+  j.nodes = "n[1-2]";
+  j.node_order = "n2,n1";
+  assert_int_equal(topoaware_status_placed(st, &j, 50), 0);
+  topoaware_status_count_call(st, 12, 1);
+  assert_int_equal(topoaware_status_write(st, path.c_str(), 50, 1, 0, err, sizeof err), 1);
+  assert_int_equal(topoaware_status_write(st, path.c_str(), 50, 1, 0, err, sizeof err), 0);  // not dirty
+  Status s = load_status_file(path);
+  assert_int_equal(s.jobs.size(), 1);
+  assert_string_equal(s.jobs[0].node_order.c_str(), "n2,n1");
+  assert_string_equal(s.jobs[0].reason.c_str(), "");
+  topoaware_call_counters_t c;
+  topoaware_status_counters(st, &c);
+  assert_int_equal(c.calls, 1);
+  assert_int_equal(c.layout_max_us, 12);
+  // A folder that does not exist: an error with the path, and the book stays dirty.
+  topoaware_status_finished(st, 9);
+  std::string bad = std::string(dir) + "/missing/status.json";
+  assert_int_equal(topoaware_status_write(st, bad.c_str(), 60, 1, 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "missing/status.json"));
+  assert_int_equal(topoaware_status_write(st, path.c_str(), 61, 1, 0, err, sizeof err), 1);
+  assert_int_equal(load_status_file(path).jobs.size(), 0);
+  topoaware_status_free(st);
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_waiting_keeps_since_and_throttles),
+      cmocka_unit_test(test_stale_waiting_pruned_placed_kept),
+      cmocka_unit_test(test_bounded),
+      cmocka_unit_test(test_strict_reader),
+      cmocka_unit_test(test_c_api_write),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
