@@ -1,23 +1,29 @@
 # The demo ("the main job") that tools/setup.sh runs last: generate a fat-tree fabric, run it under
-# ibsim, discover it live through libibnetdisc with the topoaware command, and print the summary and
-# the Slurm topology.conf. Sourced by setup.sh; also runnable alone:
+# ibsim, discover it live through libibnetdisc with the topoaware command, print the summary and the
+# Slurm topology.conf; then (tools/demo_cluster.sh) start a localhost Slurm cluster on that fabric,
+# submit the same sbatch --tp/--pp/--dp jobs onto a fragmented cluster under stock cons_tres +
+# topology/tree and under select/cons_tres_topoaware, and draw both with `topoaware show`.
+# Sourced by setup.sh; also runnable alone:
 #
 #   bash tools/demo.sh [BUILD_DIR]
 #
 # Outputs stay in $TOPOAWARE_DEMO_DIR (default $TOPOAWARE_CACHE/demo): fabric.net, topology.json,
-# topology.conf (tree), topology-block.conf, fabric.dot (and fabric.svg with Graphviz).
+# topology.conf (tree), topology-block.conf, fabric.dot (and fabric.svg with Graphviz), and the
+# cluster part's show.{stock,topo}.{txt,svg} and jobs.{stock,topo}.
 # The fabric's shape comes from TOPOAWARE_DEMO_GENERATE (options of `topoaware generate fat-tree`).
 
 # shellcheck source=tools/lib/ibsim.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/ibsim.sh"
+# shellcheck source=tools/demo_cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/demo_cluster.sh"
 
 run_demo() {
   local build=${1:?usage: run_demo BUILD_DIR}
   local bin="$build/topoaware"
   local dir=${TOPOAWARE_DEMO_DIR:-${TOPOAWARE_CACHE:-/var/cache/topoaware}/demo}
-  # 8 leaves x 16 hosts, 4 spines, 2:1 oversubscribed (16 hosts over 8 uplinks), HDR: big enough to
-  # show levels and oversubscription, small enough to discover in well under a second.
-  local gen=${TOPOAWARE_DEMO_GENERATE:---levels 2 --leaves 8 --hosts-per-leaf 16 --spines 4 --uplinks 8 --speed HDR}
+  # 8 leaves x 4 hosts, 2 spines, 2:1 oversubscribed (4 hosts over 2 uplinks), HDR: levels and
+  # oversubscription to see, and few enough hosts to run one slurmd per host on a small machine.
+  local gen=${TOPOAWARE_DEMO_GENERATE:---levels 2 --leaves 8 --hosts-per-leaf 4 --spines 2 --uplinks 2 --speed HDR}
   [ -x "$bin" ] || { echo "run_demo: $bin not built" >&2; return 1; }
   mkdir -p "$dir"
   echo "==> demo: generate fat-tree $gen"
@@ -49,6 +55,12 @@ run_demo() {
     echo "==> demo: warning: the live walk differs from the generated fabric (compare $dir/expected.json and $dir/topology.json)" >&2
   fi
   echo "==> demo: outputs in $dir (topology.json, topology.conf, topology-block.conf, fabric.dot${DOT:+, fabric.svg})"
+  # The cluster part's busy pattern is made for the default fabric (8 leaves x 4 hosts).
+  if [ -n "${TOPOAWARE_DEMO_GENERATE:-}" ]; then
+    echo "==> demo: TOPOAWARE_DEMO_GENERATE is set: the cluster part (made for the default fabric) is skipped"
+  elif [ "${TOPOAWARE_DEMO_CLUSTER:-yes}" != no ]; then
+    run_demo_cluster "$build" "$dir" || return 1
+  fi
 }
 
 # Run alone: bash tools/demo.sh [BUILD_DIR]
