@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <sys/stat.h>
+#include <set>
 #include <vector>
 
 namespace topoaware {
@@ -99,6 +100,58 @@ std::string wait_to_string(uint32_t s) {
   return std::to_string(s) + "s";
 }
 
+LogLevel parse_log_level(std::string_view text) {
+  if (text == "quiet") return LogLevel::Quiet;
+  if (text == "info") return LogLevel::Info;
+  if (text == "verbose") return LogLevel::Verbose;
+  if (text == "debug") return LogLevel::Debug;
+  throw ConfigError("LogLevel=" + shown(text) +
+                    " is not known; use quiet (errors and topology problems only), info (the default: also "
+                    "topology loads, fallbacks and waits), verbose (also every placement) or debug (every decision)");
+}
+
+const char *log_level_name(LogLevel level) {
+  switch (level) {
+    case LogLevel::Quiet: return "quiet";
+    case LogLevel::Verbose: return "verbose";
+    case LogLevel::Debug: return "debug";
+    default: return "info";
+  }
+}
+
+MissingNodes parse_missing_nodes(std::string_view text) {
+  if (text == "avoid") return MissingNodes::Avoid;
+  if (text == "fallback") return MissingNodes::Fallback;
+  throw ConfigError("MissingNodes=" + shown(text) +
+                    " is not known; use avoid (layout jobs never get nodes that are not in the topology) or "
+                    "fallback (plain select/cons_tres may use them when the topology's nodes cannot hold a job)");
+}
+
+const char *missing_nodes_name(MissingNodes m) { return m == MissingNodes::Fallback ? "fallback" : "avoid"; }
+
+namespace {
+
+// A whole number lo..hi with an optional unit suffix (`unit`, may be empty: none accepted).
+// `fix` says what would work.
+uint32_t parse_bounded(std::string_view name, std::string_view text, uint32_t lo, uint32_t hi, std::string_view unit,
+                       const std::string &fix) {
+  const std::string who = str(name) + "=" + shown(text);
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) throw ConfigError(who + " is not a whole number; " + fix);
+  std::string_view rest = text.substr(digits);
+  if (!rest.empty() && (unit.empty() || rest != unit))
+    throw ConfigError(who + ": unknown unit '" + shown(rest) + "'; " + fix);
+  if (digits > 1 && text[0] == '0') throw ConfigError(who + ": leading zeros are not accepted; " + fix);
+  if (digits > 9) throw ConfigError(who + " is out of range; " + fix);
+  uint64_t v = 0;
+  for (size_t i = 0; i < digits; ++i) v = v * 10 + uint64_t(text[i] - '0');
+  if (v < lo || v > hi) throw ConfigError(who + " is out of range; " + fix);
+  return uint32_t(v);
+}
+
+}  // namespace
+
 TopoMode Config::mode_for(std::string_view partition) const {
   auto it = partitions.find(str(partition));
   if (it != partitions.end() && it->second.has_mode) return it->second.mode;
@@ -115,7 +168,7 @@ Config parse_config(std::string_view text, std::string_view source) {
   Config cfg;
   if (text.size() > kMaxConfigBytes)
     throw ConfigError(str(source) + " is larger than 1 MiB; it holds a few key=value lines");
-  bool seen_topology = false, seen_mode = false, seen_wait = false;
+  std::set<std::string> seen;  // global keys already set, by canonical name
   size_t pos = 0, lineno = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
@@ -184,31 +237,59 @@ Config parse_config(std::string_view text, std::string_view source) {
       continue;
     }
     for (auto [key, v] : words) {
-      if (iequal(key, "TopologyFile")) {
-        if (seen_topology) throw ConfigError(at + "TopologyFile is set twice");
-        std::string_view path = value_of(key, v);
-        if (path[0] != '/') throw ConfigError(at + "TopologyFile=" + shown(path) + " is not an absolute path");
-        cfg.topology_file = str(path);
-        seen_topology = true;
-      } else if (iequal(key, "DefaultMode")) {
-        if (seen_mode) throw ConfigError(at + "DefaultMode is set twice");
-        try {
-          cfg.default_mode = parse_topo_mode(value_of(key, v));
-        } catch (const ConfigError &e) {
-          throw ConfigError(at + "DefaultMode: " + e.what());
+      // Each global key once in the file (keys compared case-insensitively).
+      auto once = [&](const char *canonical) {
+        if (!iequal(key, canonical)) return false;
+        if (!seen.insert(canonical).second) throw ConfigError(at + canonical + " is set twice");
+        value_of(key, v);
+        return true;
+      };
+      try {
+        if (once("TopologyFile")) {
+          if (v[0] != '/') throw ConfigError(at + "TopologyFile=" + shown(v) + " is not an absolute path");
+          cfg.topology_file = str(v);
+        } else if (once("DefaultMode")) {
+          try {
+            cfg.default_mode = parse_topo_mode(v);
+          } catch (const ConfigError &e) {
+            throw ConfigError(at + "DefaultMode: " + e.what());
+          }
+        } else if (once("DefaultMaxWait")) {
+          cfg.default_max_wait = parse_wait("DefaultMaxWait", v);
+        } else if (once("MaxTriesPerCall")) {
+          cfg.max_tries = parse_bounded("MaxTriesPerCall", v, 1, kMaxTriesLimit, "",
+                                        "write a whole number of blocks from 1 to 64, e.g. MaxTriesPerCall=4");
+        } else if (once("MaxTimePerCall")) {
+          cfg.max_time_ms = parse_bounded(
+              "MaxTimePerCall", v, 1, kMaxTimeLimitMs, "ms",
+              "write milliseconds from 1 to 10000, with an optional unit ms, e.g. MaxTimePerCall=200 or 200ms");
+        } else if (once("LogLevel")) {
+          cfg.log_level = parse_log_level(v);
+        } else if (once("MissingNodes")) {
+          cfg.missing_nodes = parse_missing_nodes(v);
+        } else if (once("StatusFile")) {
+          if (v == "none") {
+            cfg.status_none = true;
+          } else if (v[0] != '/') {
+            throw ConfigError(at + "StatusFile=" + shown(v) + " is not an absolute path; give one, or none (no status file)");
+          } else if (v.back() == '/') {
+            throw ConfigError(at + "StatusFile=" + shown(v) + " names a folder; give the file's path, e.g. StatusFile=/var/spool/slurmctld/topoaware-status.json");
+          } else {
+            cfg.status_file = str(v);
+          }
+        } else if (once("StatusInterval")) {
+          cfg.status_interval = parse_bounded(
+              "StatusInterval", v, 0, kMaxStatusInterval, "s",
+              "write seconds from 0 to 3600, with an optional unit s, e.g. StatusInterval=2");
+        } else {
+          throw ConfigError(at + "unknown key '" + shown(key) +
+                            "'; use TopologyFile=, DefaultMode=, DefaultMaxWait=, MaxTriesPerCall=, MaxTimePerCall=, "
+                            "LogLevel=, MissingNodes=, StatusFile=, StatusInterval= or PartitionName= lines");
         }
-        seen_mode = true;
-      } else if (iequal(key, "DefaultMaxWait")) {
-        if (seen_wait) throw ConfigError(at + "DefaultMaxWait is set twice");
-        try {
-          cfg.default_max_wait = parse_wait("DefaultMaxWait", value_of(key, v));
-        } catch (const ConfigError &e) {
-          throw ConfigError(at + e.what());
-        }
-        seen_wait = true;
-      } else {
-        throw ConfigError(at + "unknown key '" + shown(key) +
-                          "'; use TopologyFile=, DefaultMode=, DefaultMaxWait= or PartitionName= lines");
+      } catch (const ConfigError &e) {
+        // Messages of the value parsers get the line; those built here have it already.
+        if (std::strncmp(e.what(), at.c_str(), at.size()) == 0) throw;
+        throw ConfigError(at + e.what());
       }
     }
   }
@@ -242,6 +323,17 @@ std::string config_path(const char *topoaware_conf_env, const char *slurm_conf_e
     return s.substr(0, slash + 1) + "topoaware.conf";
   }
   return "/etc/slurm/topoaware.conf";
+}
+
+std::string status_path(const Config &cfg, const std::string &state_save_location) {
+  if (cfg.status_none) return "";
+  if (!cfg.status_file.empty()) return cfg.status_file;
+  if (state_save_location.empty())
+    throw ConfigError("no StateSaveLocation for the default status file; set StatusFile=PATH or StatusFile=none");
+  std::string d = state_save_location;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  if (d == "/") return d + kDefaultStatusName;
+  return d + "/" + kDefaultStatusName;
 }
 
 std::string topology_path(const Config &cfg, const std::string &conf_path) {

@@ -267,6 +267,56 @@ int topoaware_conf_topology(const topoaware_conf_t *conf, char *buf, size_t len)
   });
 }
 
+uint32_t topoaware_conf_max_tries(const topoaware_conf_t *conf) { return conf ? conf->cfg.max_tries : kDefaultMaxTries; }
+
+uint32_t topoaware_conf_max_time_ms(const topoaware_conf_t *conf) {
+  return conf ? conf->cfg.max_time_ms : kDefaultMaxTimeMs;
+}
+
+static_assert(int(LogLevel::Quiet) == TOPOAWARE_LOG_QUIET && int(LogLevel::Info) == TOPOAWARE_LOG_INFO &&
+                  int(LogLevel::Verbose) == TOPOAWARE_LOG_VERBOSE && int(LogLevel::Debug) == TOPOAWARE_LOG_DEBUG,
+              "enum topoaware_log_level and LogLevel differ");
+
+int topoaware_conf_log_level(const topoaware_conf_t *conf) {
+  return int(conf ? conf->cfg.log_level : LogLevel::Info);  // the C enum has the same values
+}
+
+int topoaware_conf_missing_nodes(const topoaware_conf_t *conf) {
+  return conf && conf->cfg.missing_nodes == MissingNodes::Fallback ? TOPOAWARE_MISSING_FALLBACK
+                                                                   : TOPOAWARE_MISSING_AVOID;
+}
+
+uint32_t topoaware_conf_status_interval(const topoaware_conf_t *conf) {
+  return conf ? conf->cfg.status_interval : kDefaultStatusInterval;
+}
+
+const char *topoaware_log_level_name(int level) {
+  if (level < TOPOAWARE_LOG_QUIET || level > TOPOAWARE_LOG_DEBUG) return "info";
+  return log_level_name(LogLevel(level));
+}
+
+const char *topoaware_missing_nodes_name(int missing) {
+  return missing == TOPOAWARE_MISSING_FALLBACK ? "fallback" : "avoid";
+}
+
+int topoaware_conf_status_file(const topoaware_conf_t *conf, const char *state_save_location, char *buf,
+                               size_t len) {
+  if (!buf || len == 0) return -1;
+  int rc = guarded(buf, len, [&]() -> int {
+    static const Config defaults;
+    const Config &cfg = conf ? conf->cfg : defaults;
+    if (cfg.status_none) {
+      buf[0] = '\0';
+      return 1;
+    }
+    std::string p = status_path(cfg, state_save_location ? state_save_location : "");
+    if (p.size() >= len) return fail(buf, len, "the status file's path is too long");
+    put(buf, len, p.c_str());
+    return 0;
+  });
+  return rc;
+}
+
 const char *topoaware_conf_loaded_path(const topoaware_conf_t *conf) { return conf ? conf->path.c_str() : ""; }
 
 int topoaware_conf_default_path(char *buf, size_t len) {

@@ -111,6 +111,28 @@ uint32_t topoaware_conf_max_wait(const topoaware_conf_t *conf, const char *parti
 int topoaware_conf_topology(const topoaware_conf_t *conf, char *buf, size_t len);
 /* The path that was loaded. */
 const char *topoaware_conf_loaded_path(const topoaware_conf_t *conf);
+/* The select plugin's settings (select_cons_tres_topoaware(8)); a NULL conf gives the defaults. */
+enum topoaware_log_level {
+  TOPOAWARE_LOG_QUIET = 0,   /* errors and topology load problems only */
+  TOPOAWARE_LOG_INFO = 1,    /* also topology loads, fallbacks to cons_tres, waits (default) */
+  TOPOAWARE_LOG_VERBOSE = 2, /* also every placement with its block and node order */
+  TOPOAWARE_LOG_DEBUG = 3    /* every decision */
+};
+enum topoaware_missing_nodes { TOPOAWARE_MISSING_AVOID = 0, TOPOAWARE_MISSING_FALLBACK = 1 };
+uint32_t topoaware_conf_max_tries(const topoaware_conf_t *conf);   /* MaxTriesPerCall, 1..64 (4) */
+uint32_t topoaware_conf_max_time_ms(const topoaware_conf_t *conf); /* MaxTimePerCall in ms, 1..10000 (200) */
+int topoaware_conf_log_level(const topoaware_conf_t *conf);        /* enum topoaware_log_level */
+int topoaware_conf_missing_nodes(const topoaware_conf_t *conf);    /* enum topoaware_missing_nodes */
+uint32_t topoaware_conf_status_interval(const topoaware_conf_t *conf); /* StatusInterval, s, 0..3600 (2) */
+const char *topoaware_log_level_name(int level);                   /* "quiet" ... "debug" */
+const char *topoaware_missing_nodes_name(int missing);             /* "avoid" | "fallback" */
+/* The status file in effect: StatusFile=PATH, else topoaware-status.json in
+ * `state_save_location` (Slurm's StateSaveLocation). Returns 0 with the path in buf, 1 for
+ * StatusFile=none (buf = ""), -1 with a message in buf (no StateSaveLocation for the default, or
+ * buf too small). */
+int topoaware_conf_status_file(const topoaware_conf_t *conf, const char *state_save_location, char *buf,
+                               size_t len);
+
 /* $TOPOAWARE_CONF, else topoaware.conf in the folder of $SLURM_CONF, else
  * /etc/slurm/topoaware.conf. Returns 0 or -1 (buf too small). */
 int topoaware_conf_default_path(char *buf, size_t len);

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace topoaware {
 
@@ -160,6 +162,35 @@ Status load_status_file(const std::string &path) {
   return status_from_json(text, path);
 }
 
+void write_status_file(const std::string &path, const std::string &text) {
+  if (path.empty() || path[0] != '/') throw StatusError("status file '" + path + "': not an absolute path");
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw StatusError(path + ": cannot create " + tmp + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int e = w < 0 ? errno : EIO;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw StatusError(path + ": cannot write " + tmp + ": " + std::strerror(e));
+    }
+    done += size_t(w);
+  }
+  if (::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw StatusError(path + ": cannot write " + tmp + ": " + std::strerror(e));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw StatusError(path + ": cannot replace it with " + tmp + ": " + std::strerror(e));
+  }
+}
+
 void StatusBook::set_topology(std::string file, std::string hash, std::string error) {
   status_.topology_file = std::move(file);
   status_.topology_hash = std::move(hash);
@@ -167,13 +198,26 @@ void StatusBook::set_topology(std::string file, std::string hash, std::string er
   dirty_ = true;
 }
 
-void StatusBook::waiting(const StatusJob &job, int64_t now) {
+void StatusBook::waiting(const StatusJob &job, int64_t now) { record_waiting(job, now, false); }
+
+void StatusBook::waiting_hint(const StatusJob &job, int64_t now) { record_waiting(job, now, true); }
+
+void StatusBook::record_waiting(const StatusJob &job, int64_t now, bool hint) {
   auto it = jobs_.find(job.job_id);
-  int64_t since = now;
+  int64_t since = now, reason_at = hint ? 0 : now;
+  std::string reason = job.reason;
+  bool is_hint = hint;
   if (it != jobs_.end() && it->second.phase == JobPhase::Waiting) {
-    since = it->second.since;
+    const StatusJob &old = it->second;
+    since = old.since;
+    if (hint && !old.hint && now - old.reason_at <= kStatusWaitingTtl) {
+      // A fresh run-now reason says more than backfill's plan: keep it, refresh the entry.
+      reason = old.reason;
+      reason_at = old.reason_at;
+      is_hint = false;
+    }
     // An unchanged verdict only refreshes the entry: no rewrite every scheduling cycle.
-    if (it->second.reason != job.reason || it->second.mode != job.mode || it->second.layout != job.layout) dirty_ = true;
+    if (old.reason != reason || old.mode != job.mode || old.layout != job.layout) dirty_ = true;
   } else {
     dirty_ = true;
   }
@@ -181,8 +225,11 @@ void StatusBook::waiting(const StatusJob &job, int64_t now) {
   StatusJob &e = jobs_[job.job_id];
   e = job;
   e.phase = JobPhase::Waiting;
+  e.reason = std::move(reason);
   e.since = since;
   e.updated = now;
+  e.hint = is_hint;
+  e.reason_at = reason_at;
 }
 
 void StatusBook::placed(const StatusJob &job, int64_t now) {

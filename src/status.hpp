@@ -34,12 +34,18 @@ struct StatusJob {
   std::string layout;     // canonical layout text (to_string(Layout))
   std::string mode;       // "strict" | "prefer"
   uint32_t gpus_per_node = 0;
-  std::string placement;  // Placed: "ideal" | "fallback" | "cons_tres"; Waiting: ""
+  std::string placement;  // Placed: "ideal" | "fallback" | "cons_tres" | "unknown" (found running at
+                          // slurmctld start-up, placed before it); Waiting: ""
   std::string nodes;      // Placed: Slurm host list of the job's nodes
   std::string node_order; // Placed: host names in rank order, comma-separated (the engine's order)
   std::string reason;     // Waiting: why; Placed: a note (e.g. why it is not ideal), may be empty
   int64_t since = 0;      // unix time of the first decision in this phase
   int64_t updated = 0;    // unix time of the last decision
+  // In memory only (not in the file): a Waiting reason from backfill's will-run test (a hint)
+  // does not replace a run-now reason younger than kStatusWaitingTtl; reason_at is when the
+  // reason was last given by run-now.
+  bool hint = false;
+  int64_t reason_at = 0;
 };
 
 // Time spent in select_p_job_test, by the plugin's own clock (both the placing build and the
@@ -65,6 +71,10 @@ std::string status_to_json(const Status &status);
 // Parses and validates; throws StatusError naming `source` and what is wrong.
 Status status_from_json(std::string_view text, std::string_view source);
 Status load_status_file(const std::string &path);  // throws StatusError
+// Replaces `path` atomically with `text`: a temporary file in the same folder (created with mode
+// 0644 less the process umask, never through a symbolic link), then rename(2). Throws StatusError
+// naming the path and the system's reason.
+void write_status_file(const std::string &path, const std::string &text);
 
 // What the plugin keeps in memory between writes.
 class StatusBook {
@@ -73,20 +83,42 @@ class StatusBook {
   void set_topology(std::string file, std::string hash, std::string error);
   // A decision for a layout job. Waiting keeps `since` while the job keeps waiting.
   void waiting(const StatusJob &job, int64_t now);
+  // The same from backfill's will-run test: it refreshes the entry, but its reason replaces only
+  // a hint or a run-now reason older than kStatusWaitingTtl.
+  void waiting_hint(const StatusJob &job, int64_t now);
   void placed(const StatusJob &job, int64_t now);
   void finished(uint32_t job_id);  // job ended (or was requeued): forget it
+  // Forgets every waiting entry for which gone(job_id) is true (a pending job that was
+  // cancelled: Slurm tells a select plugin nothing about it). Returns how many went.
+  template <class Gone>
+  size_t forget_waiting_if(Gone gone) {
+    size_t n = 0;
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+      if (it->second.phase == JobPhase::Waiting && gone(it->first)) {
+        it = jobs_.erase(it);
+        ++n;
+      } else {
+        ++it;
+      }
+    }
+    if (n) dirty_ = true;
+    return n;
+  }
   void count_call(uint64_t us, bool layout_job) { status_.counters.add(us, layout_job); }
+  void set_counters(const CallCounters &c) { status_.counters = c; }  // the caller's own counters
   const CallCounters &counters() const { return status_.counters; }
   const std::map<uint32_t, StatusJob> &jobs() const { return jobs_; }
   // Drops stale waiting entries, then the JSON text with written_at = now.
   std::string render(int64_t now);
-  void written(int64_t now);  // the last render reached the file
+  void written(int64_t now);  // the last render reached the file (or is on its way: see write_failed)
+  void write_failed() { dirty_ = true; }  // it did not: the next due write retries
   // True if something changed since the last render and at least `min_interval` seconds passed
   // (or `force`). Counters alone do not make the book dirty.
   bool should_write(int64_t now, int64_t min_interval, bool force) const;
 
  private:
   void prune(int64_t now);
+  void record_waiting(const StatusJob &job, int64_t now, bool hint);
   bool make_room(int64_t now);  // room for one more entry; false if every entry is a placed job
   Status status_;
   std::map<uint32_t, StatusJob> jobs_;

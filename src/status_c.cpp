@@ -1,12 +1,13 @@
 // C API over the status book (status_c.h).
 #include "status_c.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <new>
 
 #include "c_api_util.hpp"
 #include "status.hpp"
-#include "topology_json.hpp"
 
 using namespace topoaware;
 
@@ -75,8 +76,42 @@ int topoaware_status_placed(topoaware_status_t *st, const topoaware_status_job_t
   }
 }
 
+int topoaware_status_waiting_hint(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now) {
+  if (!st || !job) return -1;
+  try {
+    st->book.waiting_hint(job_from_c(*job), now);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_counters_t *c) {
+  if (!st || !c) return;
+  CallCounters k;
+  k.calls = c->calls;
+  k.total_us = c->total_us;
+  k.max_us = c->max_us;
+  k.layout_calls = c->layout_calls;
+  k.layout_total_us = c->layout_total_us;
+  k.layout_max_us = c->layout_max_us;
+  st->book.set_counters(k);
+}
+
 void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id) {
   if (st) st->book.finished(job_id);  // map erase: does not throw
+}
+
+size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg) {
+  if (!st || !gone) return 0;
+  return st->book.forget_waiting_if([&](uint32_t id) { return gone(id, arg) != 0; });  // erase: no throw
+}
+
+int topoaware_status_job_phase(const topoaware_status_t *st, uint32_t job_id) {
+  if (!st) return -1;
+  auto it = st->book.jobs().find(job_id);  // map lookup: does not throw
+  if (it == st->book.jobs().end()) return -1;
+  return it->second.phase == JobPhase::Placed ? 1 : 0;
 }
 
 void topoaware_status_count_call(topoaware_status_t *st, uint64_t us, int layout_job) {
@@ -100,7 +135,7 @@ int topoaware_status_write(topoaware_status_t *st, const char *path, int64_t now
   }
   try {
     if (!st->book.should_write(now, min_interval, force != 0)) return 0;
-    write_file_atomic(path, st->book.render(now));
+    write_status_file(path, st->book.render(now));
     st->book.written(now);
     return 1;
   } catch (const std::exception &e) {
@@ -110,6 +145,59 @@ int topoaware_status_write(topoaware_status_t *st, const char *path, int64_t now
     copy_c_error("unknown error", err, errlen);
     return -1;
   }
+}
+
+int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_interval, int force, char **text,
+                            size_t *len, char *err, size_t errlen) {
+  copy_c_error("", err, errlen);
+  if (text) *text = nullptr;
+  if (len) *len = 0;
+  if (!st || !text || !len) {
+    copy_c_error("no status book or no place for the text", err, errlen);
+    return -1;
+  }
+  try {
+    if (!st->book.should_write(now, min_interval, force != 0)) return 0;
+    std::string t = st->book.render(now);
+    char *out = static_cast<char *>(std::malloc(t.size() + 1));
+    if (!out) throw std::bad_alloc();
+    std::memcpy(out, t.data(), t.size());
+    out[t.size()] = '\0';
+    st->book.written(now);
+    *text = out;
+    *len = t.size();
+    return 1;
+  } catch (const std::exception &e) {
+    copy_c_error(e.what(), err, errlen);
+    return -1;
+  } catch (...) {
+    copy_c_error("unknown error", err, errlen);
+    return -1;
+  }
+}
+
+void topoaware_status_text_free(char *text) { std::free(text); }
+
+int topoaware_status_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen) {
+  copy_c_error("", err, errlen);
+  if (!path || !*path || !text) {
+    copy_c_error("no status file path or no text", err, errlen);
+    return -1;
+  }
+  try {
+    write_status_file(path, std::string(text, len));
+    return 0;
+  } catch (const std::exception &e) {
+    copy_c_error(e.what(), err, errlen);
+    return -1;
+  } catch (...) {
+    copy_c_error("unknown error", err, errlen);
+    return -1;
+  }
+}
+
+void topoaware_status_write_failed(topoaware_status_t *st) {
+  if (st) st->book.write_failed();
 }
 
 }  // extern "C"

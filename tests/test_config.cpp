@@ -2,7 +2,12 @@
 #include <cstring>
 #include <string>
 
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
 #include "config.hpp"
+#include "layout_c.h"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
@@ -82,6 +87,147 @@ void test_errors(void **) {
   expect_error(many, "more than 4096 PartitionName lines");
 }
 
+// The select plugin's keys: defaults, every value, case-insensitive keys, case-sensitive values.
+void test_plugin_keys(void **) {
+  Config d = parse_config("", "x");
+  assert_int_equal(d.max_tries, 4);
+  assert_int_equal(d.max_time_ms, 200);
+  assert_true(d.log_level == LogLevel::Info);
+  assert_true(d.missing_nodes == MissingNodes::Avoid);
+  assert_false(d.status_none);
+  assert_true(d.status_file.empty());
+  assert_int_equal(d.status_interval, 2);
+  Config c = parse_config(
+      "maxtriespercall=64 MAXTIMEPERCALL=10000ms\n"
+      "LogLevel=debug missingnodes=fallback\n"
+      "StatusFile=/var/spool/slurmctld/ta.json StatusInterval=3600s\n"
+      "PartitionName=gpu DefaultMode=strict\n",
+      "x");
+  assert_int_equal(c.max_tries, 64);
+  assert_int_equal(c.max_time_ms, 10000);
+  assert_true(c.log_level == LogLevel::Debug);
+  assert_true(c.missing_nodes == MissingNodes::Fallback);
+  assert_string_equal(c.status_file.c_str(), "/var/spool/slurmctld/ta.json");
+  assert_int_equal(c.status_interval, 3600);
+  assert_true(c.mode_for("gpu") == TopoMode::Strict);  // PartitionName lines keep working
+  c = parse_config("MaxTriesPerCall=1 MaxTimePerCall=1 StatusInterval=0 StatusFile=none LogLevel=quiet\n", "x");
+  assert_int_equal(c.max_tries, 1);
+  assert_int_equal(c.max_time_ms, 1);
+  assert_int_equal(c.status_interval, 0);
+  assert_true(c.status_none);
+  assert_true(c.log_level == LogLevel::Quiet);
+  assert_true(parse_config("LogLevel=verbose", "x").log_level == LogLevel::Verbose);
+  assert_true(parse_config("LogLevel=info", "x").log_level == LogLevel::Info);
+  assert_true(parse_config("MissingNodes=avoid", "x").missing_nodes == MissingNodes::Avoid);
+  for (LogLevel l : {LogLevel::Quiet, LogLevel::Info, LogLevel::Verbose, LogLevel::Debug})
+    assert_true(parse_log_level(log_level_name(l)) == l);
+  assert_string_equal(missing_nodes_name(MissingNodes::Fallback), "fallback");
+
+  expect_error("MaxTriesPerCall=0\n", "line 1: MaxTriesPerCall=0 is out of range; write a whole number of blocks from 1 to 64");
+  expect_error("MaxTriesPerCall=65\n", "MaxTriesPerCall=65 is out of range");
+  expect_error("MaxTriesPerCall=4x\n", "MaxTriesPerCall=4x: unknown unit 'x'");
+  expect_error("MaxTriesPerCall=-1\n", "MaxTriesPerCall=-1 is not a whole number");
+  expect_error("MaxTriesPerCall=04\n", "leading zeros");
+  expect_error("MaxTriesPerCall=99999999999\n", "out of range");
+  expect_error("MaxTriesPerCall=\n", "MaxTriesPerCall= needs a value");
+  expect_error("MaxTriesPerCall=2\nmaxtriespercall=3\n", "line 2: MaxTriesPerCall is set twice");
+  expect_error("MaxTimePerCall=0\n", "MaxTimePerCall=0 is out of range; write milliseconds from 1 to 10000");
+  expect_error("MaxTimePerCall=10001\n", "out of range");
+  expect_error("MaxTimePerCall=1s\n", "MaxTimePerCall=1s: unknown unit 's'");
+  expect_error("MaxTimePerCall=200 ms\n", "'ms' is not Key=Value");
+  expect_error("LogLevel=Debug\n", "line 1: LogLevel=Debug is not known; use quiet");
+  expect_error("LogLevel=error\n", "LogLevel=error is not known");
+  expect_error("MissingNodes=use\n", "line 1: MissingNodes=use is not known; use avoid");
+  expect_error("StatusFile=status.json\n", "StatusFile=status.json is not an absolute path");
+  expect_error("StatusFile=/var/spool/\n", "names a folder");
+  expect_error("StatusFile=\n", "StatusFile= needs a value");
+  expect_error("StatusFile=none StatusFile=/x\n", "StatusFile is set twice");
+  expect_error("StatusInterval=3601\n", "StatusInterval=3601 is out of range; write seconds from 0 to 3600");
+  expect_error("StatusInterval=2m\n", "unknown unit 'm'");
+  expect_error("PartitionName=gpu LogLevel=debug\n", "unknown key 'LogLevel' on a PartitionName line");
+  expect_error("StatusIntervall=2\n", "unknown key 'StatusIntervall'; use TopologyFile=");
+}
+
+void test_status_path(void **) {
+  Config c;
+  assert_string_equal(status_path(c, "/var/spool/slurmctld").c_str(), "/var/spool/slurmctld/topoaware-status.json");
+  assert_string_equal(status_path(c, "/var/spool/slurmctld//").c_str(), "/var/spool/slurmctld/topoaware-status.json");
+  assert_string_equal(status_path(c, "/").c_str(), "/topoaware-status.json");
+  bool threw = false;
+  try {
+    status_path(c, "");
+  } catch (const ConfigError &e) {
+    threw = std::strstr(e.what(), "StatusFile=") != nullptr;
+  }
+  assert_true(threw);
+  c.status_file = "/srv/ta.json";
+  assert_string_equal(status_path(c, "").c_str(), "/srv/ta.json");
+  c.status_none = true;
+  assert_string_equal(status_path(c, "/var/spool").c_str(), "");
+}
+
+// The C accessors the select plugin uses (layout_c.h), on a loaded file and on NULL (defaults).
+void test_c_accessors(void **) {
+  char buf[TOPOAWARE_ERR_LEN], err[TOPOAWARE_ERR_LEN];
+  assert_int_equal(topoaware_conf_max_tries(nullptr), 4);
+  assert_int_equal(topoaware_conf_max_time_ms(nullptr), 200);
+  assert_int_equal(topoaware_conf_log_level(nullptr), TOPOAWARE_LOG_INFO);
+  assert_int_equal(topoaware_conf_missing_nodes(nullptr), TOPOAWARE_MISSING_AVOID);
+  assert_int_equal(topoaware_conf_status_interval(nullptr), 2);
+  assert_int_equal(topoaware_conf_status_file(nullptr, "/var/spool/ctld", buf, sizeof buf), 0);
+  assert_string_equal(buf, "/var/spool/ctld/topoaware-status.json");
+  assert_int_equal(topoaware_conf_status_file(nullptr, nullptr, buf, sizeof buf), -1);
+  assert_non_null(std::strstr(buf, "StateSaveLocation"));
+  assert_int_equal(topoaware_conf_status_file(nullptr, "/var/spool/ctld", buf, 8), -1);  // too small
+  assert_int_equal(topoaware_conf_status_file(nullptr, "/x", nullptr, 0), -1);
+  assert_string_equal(topoaware_log_level_name(TOPOAWARE_LOG_QUIET), "quiet");
+  assert_string_equal(topoaware_log_level_name(TOPOAWARE_LOG_VERBOSE), "verbose");
+  assert_string_equal(topoaware_log_level_name(TOPOAWARE_LOG_DEBUG), "debug");
+  assert_string_equal(topoaware_log_level_name(42), "info");
+  assert_string_equal(topoaware_missing_nodes_name(TOPOAWARE_MISSING_FALLBACK), "fallback");
+  assert_string_equal(topoaware_missing_nodes_name(TOPOAWARE_MISSING_AVOID), "avoid");
+
+  char dir[] = "/tmp/ta-conf-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::string path = std::string(dir) + "/topoaware.conf";
+  {
+    std::ofstream f(path);
+    f << "MaxTriesPerCall=8 MaxTimePerCall=50ms LogLevel=verbose\nMissingNodes=fallback StatusInterval=10\n"
+         "StatusFile=/srv/ta/status.json\n";
+  }
+  int found = 0;
+  topoaware_conf_t *conf = topoaware_conf_load(path.c_str(), &found, err, sizeof err);
+  assert_non_null(conf);
+  assert_int_equal(found, 1);
+  assert_int_equal(topoaware_conf_max_tries(conf), 8);
+  assert_int_equal(topoaware_conf_max_time_ms(conf), 50);
+  assert_int_equal(topoaware_conf_log_level(conf), TOPOAWARE_LOG_VERBOSE);
+  assert_int_equal(topoaware_conf_missing_nodes(conf), TOPOAWARE_MISSING_FALLBACK);
+  assert_int_equal(topoaware_conf_status_interval(conf), 10);
+  assert_int_equal(topoaware_conf_status_file(conf, nullptr, buf, sizeof buf), 0);
+  assert_string_equal(buf, "/srv/ta/status.json");
+  assert_int_equal(topoaware_conf_mode(conf, "any"), TOPOAWARE_MODE_PREFER);
+  topoaware_conf_free(conf);
+  {
+    std::ofstream f(path);
+    f << "StatusFile=none LogLevel=quiet\n";
+  }
+  conf = topoaware_conf_load(path.c_str(), &found, err, sizeof err);
+  assert_non_null(conf);
+  assert_int_equal(topoaware_conf_status_file(conf, "/var/spool", buf, sizeof buf), 1);
+  assert_string_equal(buf, "");
+  assert_int_equal(topoaware_conf_log_level(conf), TOPOAWARE_LOG_QUIET);
+  topoaware_conf_free(conf);
+  {
+    std::ofstream f(path);
+    f << "# a typo\nMaxTriesPerCall=0\n";
+  }
+  assert_null(topoaware_conf_load(path.c_str(), &found, err, sizeof err));
+  assert_non_null(std::strstr(err, "topoaware.conf line 2: MaxTriesPerCall=0 is out of range"));
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
 void test_parsers(void **) {
   assert_true(parse_topo_mode("strict") == TopoMode::Strict);
   assert_true(parse_topo_mode("prefer") == TopoMode::Prefer);
@@ -137,6 +283,8 @@ int main() {
   const CMUnitTest tests[] = {
       cmocka_unit_test(test_empty_and_defaults), cmocka_unit_test(test_full), cmocka_unit_test(test_errors),
       cmocka_unit_test(test_parsers),            cmocka_unit_test(test_paths), cmocka_unit_test(test_load),
+      cmocka_unit_test(test_plugin_keys),        cmocka_unit_test(test_status_path),
+      cmocka_unit_test(test_c_accessors),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "status.hpp"
@@ -182,6 +183,128 @@ void test_c_api_write(void **) {
   rmdir(dir);
 }
 
+// Backfill's will-run verdicts (hints) refresh an entry but do not replace a fresh run-now reason.
+void test_waiting_hint(void **) {
+  StatusBook b;
+  b.waiting_hint(job(1, "backfill plans its start for T1"), 10);
+  assert_string_equal(b.jobs().at(1).reason.c_str(), "backfill plans its start for T1");
+  b.waiting_hint(job(1, "backfill plans its start for T2"), 11);  // a hint replaces a hint
+  assert_string_equal(b.jobs().at(1).reason.c_str(), "backfill plans its start for T2");
+  b.waiting(job(1, "no ideal block"), 12);
+  assert_string_equal(b.jobs().at(1).reason.c_str(), "no ideal block");
+  assert_int_equal(b.jobs().at(1).since, 10);
+  b.render(12);
+  b.written(12);
+  b.waiting_hint(job(1, "backfill plans its start for T3"), 20);  // kept: run-now said more
+  assert_string_equal(b.jobs().at(1).reason.c_str(), "no ideal block");
+  assert_int_equal(b.jobs().at(1).updated, 20);
+  assert_false(b.should_write(100, 1, false));  // refreshed, not changed
+  b.waiting_hint(job(1, "backfill plans its start for T4"), 12 + kStatusWaitingTtl + 1);  // run-now reason stale
+  assert_string_equal(b.jobs().at(1).reason.c_str(), "backfill plans its start for T4");
+  assert_true(b.should_write(12 + kStatusWaitingTtl + 1, 1, false));
+  // The file holds only the schema's fields.
+  std::string text = b.render(12 + kStatusWaitingTtl + 1);
+  assert_null(std::strstr(text.c_str(), "hint"));
+  assert_null(std::strstr(text.c_str(), "reason_at"));
+}
+
+void test_set_counters(void **) {
+  StatusBook b;
+  b.render(1);
+  b.written(1);
+  CallCounters c;
+  c.calls = 10;
+  c.total_us = 100;
+  c.max_us = 30;
+  c.layout_calls = 2;
+  c.layout_total_us = 50;
+  c.layout_max_us = 30;
+  b.set_counters(c);
+  assert_false(b.should_write(5, 1, false));  // counters alone do not make a write due
+  Status s = status_from_json(b.render(5), "x");
+  assert_int_equal(s.counters.calls, 10);
+  assert_int_equal(s.counters.layout_total_us, 50);
+}
+
+// The split write the plugin's thread uses: render under the lock, write outside, retry on failure;
+// the file's mode (0644 less the umask) and no writing through a symbolic link.
+void test_c_api_render_write(void **) {
+  char dir[] = "/tmp/ta-status-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::string path = std::string(dir) + "/status.json";
+  char err[512];
+  char *text = nullptr;
+  size_t len = 0;
+  topoaware_status_t *st = topoaware_status_create("select/cons_tres_topoaware");
+  topoaware_status_job_t j{};
+  j.job_id = 4;
+  j.layout = "tp=8";
+  j.mode = "strict";
+  j.reason = "run-now reason";
+  assert_int_equal(topoaware_status_job_phase(st, 4), -1);
+  assert_int_equal(topoaware_status_waiting(st, &j, 100), 0);
+  assert_int_equal(topoaware_status_job_phase(st, 4), 0);
+  j.reason = "backfill reason";
+  assert_int_equal(topoaware_status_waiting_hint(st, &j, 101), 0);
+  topoaware_call_counters_t c{7, 70, 20, 3, 40, 20};
+  topoaware_status_set_counters(st, &c);
+  assert_int_equal(topoaware_status_render(st, 102, 2, 0, &text, &len, err, sizeof err), 1);
+  assert_non_null(text);
+  assert_int_equal(std::strlen(text), len);
+  mode_t old = umask(022);
+  assert_int_equal(topoaware_status_write_text(path.c_str(), text, len, err, sizeof err), 0);
+  umask(old);
+  topoaware_status_text_free(text);
+  struct stat sb;
+  assert_int_equal(stat(path.c_str(), &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0644);
+  Status s = load_status_file(path);
+  assert_int_equal(s.counters.calls, 7);
+  assert_int_equal(s.counters.layout_calls, 3);
+  assert_string_equal(s.jobs[0].reason.c_str(), "run-now reason");
+  // Not due again within the interval, even after a change.
+  j.reason = "another run-now reason";
+  topoaware_status_waiting(st, &j, 103);
+  assert_int_equal(topoaware_status_render(st, 103, 2, 0, &text, &len, err, sizeof err), 0);
+  assert_null(text);
+  // Due at 104; the write fails (a symbolic link where the temporary file goes): retried later.
+  assert_int_equal(topoaware_status_render(st, 104, 2, 0, &text, &len, err, sizeof err), 1);
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  assert_int_equal(symlink("/nonexistent/target", tmp.c_str()), 0);
+  assert_int_equal(topoaware_status_write_text(path.c_str(), text, len, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "cannot create"));
+  unlink(tmp.c_str());
+  topoaware_status_text_free(text);
+  topoaware_status_write_failed(st);
+  assert_int_equal(topoaware_status_render(st, 105, 2, 0, &text, &len, err, sizeof err), 0);  // interval
+  assert_int_equal(topoaware_status_render(st, 106, 2, 0, &text, &len, err, sizeof err), 1);  // retried
+  assert_int_equal(topoaware_status_write_text(path.c_str(), text, len, err, sizeof err), 0);
+  topoaware_status_text_free(text);
+  assert_string_equal(load_status_file(path).jobs[0].reason.c_str(), "another run-now reason");
+  // Forced (the last write at shutdown) even when nothing changed.
+  assert_int_equal(topoaware_status_render(st, 106, 2, 1, &text, &len, err, sizeof err), 1);
+  topoaware_status_text_free(text);
+  // Waiting entries of jobs that are gone (cancelled while pending) are forgotten; placed ones stay.
+  topoaware_status_job_t p{};
+  p.job_id = 5;
+  p.placement = "ideal";
+  topoaware_status_placed(st, &p, 107);
+  assert_int_equal(topoaware_status_forget_waiting(st, [](uint32_t, void *) { return 1; }, nullptr), 1);
+  assert_int_equal(topoaware_status_job_phase(st, 4), -1);
+  assert_int_equal(topoaware_status_job_phase(st, 5), 1);
+  assert_int_equal(topoaware_status_forget_waiting(st, nullptr, nullptr), 0);
+  // Bad arguments: errors, never a crash.
+  assert_int_equal(topoaware_status_render(nullptr, 1, 1, 1, &text, &len, err, sizeof err), -1);
+  assert_int_equal(topoaware_status_write_text("relative.json", "x", 1, err, sizeof err), -1);
+  assert_int_equal(topoaware_status_write_text(nullptr, "x", 1, err, sizeof err), -1);
+  assert_int_equal(topoaware_status_job_phase(nullptr, 1), -1);
+  topoaware_status_set_counters(nullptr, &c);
+  topoaware_status_write_failed(nullptr);
+  topoaware_status_free(st);
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
 }  // namespace
 
 int main() {
@@ -192,6 +315,9 @@ int main() {
       cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_strict_reader),
       cmocka_unit_test(test_c_api_write),
+      cmocka_unit_test(test_waiting_hint),
+      cmocka_unit_test(test_set_counters),
+      cmocka_unit_test(test_c_api_render_write),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

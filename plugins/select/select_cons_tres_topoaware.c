@@ -7,7 +7,8 @@
  *
  * Built twice from this file: select_cons_tres_topoaware.so (placement) and, with
  * TA_SELECT_PASSTHROUGH, select_cons_tres_passthrough.so, which only forwards (the baseline of the
- * benchmark: the cost of the wrapper itself). Both keep a per-call timer of select_p_job_test.
+ * benchmark: the cost of the wrapper itself). Both count and time every select_p_job_test with
+ * the same code and log one counters line at every node_init and when slurmctld stops.
  *
  * The type names contain "cons_tres" on purpose: Slurm 22.05 enables heterogeneous GRES
  * allocations, dynamic nodes and MaxNodeCount by a substring match on SelectType (PLATFORM.md).
@@ -21,6 +22,7 @@
  * logs nothing outside slurmctld. */
 #include "config.h" /* Slurm's */
 
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -100,9 +102,16 @@ _Static_assert(sizeof(ta_syms) == sizeof(slurm_select_ops_t),
 static slurm_select_ops_t cons;           /* cons_tres's functions */
 static plugin_context_t *cons_ctx = NULL; /* its context (one per process) */
 
-/* select_p_job_test timer: calls and nanoseconds (slurmctld calls job_test with the job write
- * lock held, one at a time, but the backfill thread may call too: keep them atomic). */
-static uint64_t ta_calls, ta_ns, ta_max_ns;
+/* select_p_job_test counters, the same code in both builds (the benchmark compares them): calls,
+ * total and largest time by CLOCK_MONOTONIC in nanoseconds, for all calls and for layout-job
+ * calls (calls in which the topoaware build ran its placement; always 0 in the pass-through).
+ * slurmctld calls job_test with the job write lock held, one at a time, but keep them atomic. */
+static uint64_t ta_calls, ta_ns, ta_max_ns, ta_lcalls, ta_lns, ta_lmax_ns;
+static int ta_final_logged; /* the counters line of the shutdown was logged */
+/* slurmctld's own slurmctld_config (for shutdown_time), looked up at run time: the symbol lives
+ * in the slurmctld binary, and every Slurm command loads this plugin too (a direct reference
+ * would not resolve there). NULL outside slurmctld. */
+static slurmctld_config_t *ta_ctld_config;
 
 static uint64_t ta_now_ns(void)
 {
@@ -112,16 +121,64 @@ static uint64_t ta_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void ta_log_timer(const char *when)
+static void ta_atomic_max(uint64_t *where, uint64_t v)
+{
+	uint64_t max = __atomic_load_n(where, __ATOMIC_RELAXED);
+
+	while (v > max && !__atomic_compare_exchange_n(where, &max, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void ta_count(uint64_t dt, int layout)
+{
+	__atomic_add_fetch(&ta_calls, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ta_ns, dt, __ATOMIC_RELAXED);
+	ta_atomic_max(&ta_max_ns, dt);
+	if (layout) {
+		__atomic_add_fetch(&ta_lcalls, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&ta_lns, dt, __ATOMIC_RELAXED);
+		ta_atomic_max(&ta_lmax_ns, dt);
+	}
+}
+
+void ta_job_test_counters(ta_counters_t *c)
+{
+	c->calls = __atomic_load_n(&ta_calls, __ATOMIC_RELAXED);
+	c->total_us = __atomic_load_n(&ta_ns, __ATOMIC_RELAXED) / 1000u;
+	c->max_us = __atomic_load_n(&ta_max_ns, __ATOMIC_RELAXED) / 1000u;
+	c->layout_calls = __atomic_load_n(&ta_lcalls, __ATOMIC_RELAXED);
+	c->layout_total_us = __atomic_load_n(&ta_lns, __ATOMIC_RELAXED) / 1000u;
+	c->layout_max_us = __atomic_load_n(&ta_lmax_ns, __ATOMIC_RELAXED) / 1000u;
+}
+
+/* The counters line (select_cons_tres_topoaware(8), parsed by the benchmark: keep it stable). */
+static void ta_log_counters(void)
 {
 	uint64_t calls = __atomic_load_n(&ta_calls, __ATOMIC_RELAXED);
 	uint64_t ns = __atomic_load_n(&ta_ns, __ATOMIC_RELAXED);
 	uint64_t max = __atomic_load_n(&ta_max_ns, __ATOMIC_RELAXED);
+	uint64_t lcalls = __atomic_load_n(&ta_lcalls, __ATOMIC_RELAXED);
+	uint64_t lns = __atomic_load_n(&ta_lns, __ATOMIC_RELAXED);
+	uint64_t lmax = __atomic_load_n(&ta_lmax_ns, __ATOMIC_RELAXED);
 
-	if (!calls)
+	info("%s: select_p_job_test: calls=%" PRIu64 " total_us=%" PRIu64 " mean_us=%.1f max_us=%" PRIu64
+	     " layout_calls=%" PRIu64 " layout_mean_us=%.1f layout_max_us=%" PRIu64,
+	     TA, calls, ns / 1000u, calls ? (double)ns / (double)calls / 1000.0 : 0.0, max / 1000u, lcalls,
+	     lcalls ? (double)lns / (double)lcalls / 1000.0 : 0.0, lmax / 1000u);
+}
+
+/* slurmctld's last call into a select plugin when it stops: production builds of slurmctld never
+ * call fini() (controller.c calls select_g_fini only with MEMORY_LEAK_DEBUG), but they save the
+ * state once more after setting shutdown_time. */
+static void ta_shutdown(void)
+{
+	if (ta_final_logged)
 		return;
-	info("%s: job_test timer (%s): calls=%" PRIu64 " mean_us=%.1f max_us=%.1f", TA, when, calls,
-	     (double)ns / (double)calls / 1000.0, (double)max / 1000.0);
+	ta_final_logged = 1;
+	ta_log_counters();
+#ifndef TA_SELECT_PASSTHROUGH
+	ta_select_shutdown();
+#endif
 }
 
 extern int init(void)
@@ -136,6 +193,9 @@ extern int init(void)
 	}
 	if (running_in_slurmctld()) {
 		info("%s: wrapping select/cons_tres (plugin id %u)", TA, plugin_id);
+		ta_ctld_config = dlsym(RTLD_DEFAULT, "slurmctld_config");
+		if (!ta_ctld_config)
+			error("%s: slurmctld_config not found; the counters line is not logged when slurmctld stops", TA);
 #ifndef TA_SELECT_PASSTHROUGH
 		ta_select_init();
 #endif
@@ -148,7 +208,7 @@ extern int fini(void)
 	int rc = SLURM_SUCCESS;
 
 	if (running_in_slurmctld()) {
-		ta_log_timer("at exit");
+		ta_shutdown();
 #ifndef TA_SELECT_PASSTHROUGH
 		ta_select_fini();
 #endif
@@ -164,7 +224,11 @@ extern int fini(void)
 
 extern int select_p_state_save(char *dir_name)
 {
-	return (*cons.state_save)(dir_name);
+	int rc = (*cons.state_save)(dir_name);
+
+	if (ta_ctld_config && ta_ctld_config->shutdown_time)
+		ta_shutdown();
+	return rc;
 }
 
 extern int select_p_state_restore(char *dir_name)
@@ -174,7 +238,13 @@ extern int select_p_state_restore(char *dir_name)
 
 extern int select_p_job_init(List job_list)
 {
-	return (*cons.job_init)(job_list);
+	int rc = (*cons.job_init)(job_list);
+
+#ifndef TA_SELECT_PASSTHROUGH
+	if (running_in_slurmctld())
+		ta_select_job_init(job_list);
+#endif
+	return rc;
 }
 
 /* Called at start-up and after every scontrol reconfigure, once the node table is rebuilt: the
@@ -183,11 +253,13 @@ extern int select_p_node_init(void)
 {
 	int rc = (*cons.node_init)();
 
-	ta_log_timer("so far");
+	if (running_in_slurmctld()) {
+		ta_log_counters();
+		ta_final_logged = 0; /* running (again) */
 #ifndef TA_SELECT_PASSTHROUGH
-	if (running_in_slurmctld())
 		ta_select_node_init();
 #endif
+	}
 	return rc;
 }
 
@@ -195,23 +267,17 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 			     uint32_t req_nodes, uint16_t mode, List preemptee_candidates, List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	uint64_t t0 = ta_now_ns(), dt, max;
-	int rc;
+	uint64_t t0 = ta_now_ns();
+	int rc, layout = 0;
 
 #ifdef TA_SELECT_PASSTHROUGH
 	rc = (*cons.job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
 			      preemptee_job_list, exc_core_bitmap);
 #else
 	rc = ta_select_job_test(cons.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-				preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+				preemptee_candidates, preemptee_job_list, exc_core_bitmap, &layout);
 #endif
-	dt = ta_now_ns() - t0;
-	__atomic_add_fetch(&ta_calls, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&ta_ns, dt, __ATOMIC_RELAXED);
-	max = __atomic_load_n(&ta_max_ns, __ATOMIC_RELAXED);
-	while (dt > max && !__atomic_compare_exchange_n(&ta_max_ns, &max, dt, true, __ATOMIC_RELAXED,
-							  __ATOMIC_RELAXED))
-		;
+	ta_count(ta_now_ns() - t0, layout);
 	return rc;
 }
 
@@ -233,12 +299,25 @@ extern int select_p_job_ready(job_record_t *job_ptr)
 
 extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr)
 {
-	return (*cons.job_expand)(from_job_ptr, to_job_ptr);
+	int rc = (*cons.job_expand)(from_job_ptr, to_job_ptr);
+
+#ifndef TA_SELECT_PASSTHROUGH
+	/* from_job gives all its nodes to to_job and ends; to_job's nodes are not its placement any more. */
+	if (rc == SLURM_SUCCESS)
+		ta_select_job_resized(from_job_ptr, to_job_ptr);
+#endif
+	return rc;
 }
 
 extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
 {
-	return (*cons.job_resized)(job_ptr, node_ptr);
+	int rc = (*cons.job_resized)(job_ptr, node_ptr);
+
+#ifndef TA_SELECT_PASSTHROUGH
+	if (rc == SLURM_SUCCESS)
+		ta_select_job_resized(NULL, job_ptr);
+#endif
+	return rc;
 }
 
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
@@ -248,7 +327,12 @@ extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
-	return (*cons.job_fini)(job_ptr);
+	int rc = (*cons.job_fini)(job_ptr);
+
+#ifndef TA_SELECT_PASSTHROUGH
+	ta_select_job_fini(job_ptr);
+#endif
+	return rc;
 }
 
 extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)

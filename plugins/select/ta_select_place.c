@@ -5,8 +5,11 @@
  *   RUN_NOW   ask the engine for the best block among the usable nodes (free GPUs per node from
  *             the node's gres, whole idle nodes for exclusive jobs), narrow a copy of the bitmap to
  *             it and call cons_tres; if cons_tres cannot place the job there (cores, memory, GPUs),
- *             drop that block's nodes and ask again, at most TA_MAX_TRIES blocks and TA_MAX_CALL_MS
- *             per call. Then the mode decides: prefer = plain cons_tres on the original bitmap;
+ *             drop that block's nodes and ask again, at most MaxTriesPerCall blocks and no new one
+ *             after MaxTimePerCall ms (topoaware.conf). Then the mode decides: prefer = plain
+ *             cons_tres on the original bitmap without the nodes that are not in the topology
+ *             (MissingNodes=avoid; with MissingNodes=fallback they are kept when the topology's
+ *             nodes cannot hold the job now);
  *             strict = fail (the job stays pending, reason Resources) until TA max wait has
  *             passed since the job became eligible (details->begin_time), then prefer.
  *   WILL_RUN  (backfill) the same choice in the future: the engine places the job as if every
@@ -24,10 +27,18 @@
  *
  * State: topoaware.conf and the topology are (re)read in select_p_node_init (start-up and every
  * scontrol reconfigure), the node-name map is rebuilt there from the new node table; a new file
- * that does not load keeps the last good topology. All state is behind one mutex (job_test is
- * called by the main and the backfill scheduler, node_init by reconfigure). */
+ * that does not load keeps the last good topology, a topoaware.conf that does not parse keeps the
+ * last good settings. All state is behind one mutex (job_test is called by the main and the
+ * backfill scheduler, node_init by reconfigure, the status writer from its own thread).
+ *
+ * Status file (topoaware-status/1, src/status_c.h): waiting verdicts of job_test, placements of
+ * job_begin, ends of job_fini, the topology of every node_init and the job_test counters are kept
+ * in a bounded book; a thread of this plugin writes it (atomically) at most once per
+ * StatusInterval, outside slurmctld's locks and with the file I/O outside ours; the last write is
+ * forced when slurmctld stops. Errors are logged once per distinct message and never stop anything. */
 #include "config.h" /* Slurm's */
 
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,25 +50,27 @@
 
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
+#include "src/common/hostlist.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "layout_c.h"
 #include "ta_env.h"
+#include "status_c.h"
 #include "ta_select.h"
 #include "topoaware_c.h"
 
 #define TA "select/cons_tres_topoaware"
 
-/* Limits per select_p_job_test call (select_cons_tres_topoaware(8)). */
-#define TA_MAX_TRIES 4           /* blocks handed to cons_tres in run-now mode */
+/* Limits per select_p_job_test call (select_cons_tres_topoaware(8)); MaxTriesPerCall and
+ * MaxTimePerCall of topoaware.conf(5) set the others. */
 #define TA_MAX_WILL_RUN_TRIES 3  /* blocks handed to cons_tres's will-run (each simulates job ends) */
-#define TA_MAX_CALL_MS 200       /* no new block is tried after this much time in one call */
 #define TA_LOG_EVERY 300         /* a job's fallback/wait reason is logged at most every 5 minutes */
 #define TA_LOG_SLOTS 256         /* jobs remembered for that (direct-mapped by job id) */
 #define TA_HASH_ENV "TOPOAWARE_TOPO_HASH" /* job_begin: reaches the prolog as SPANK_TOPOAWARE_TOPO_HASH */
@@ -74,6 +87,52 @@ static uint32_t ta_nodes;               /* node table size the placer was built 
 static uint16_t *ta_free;               /* scratch: free GPUs per node-table index */
 static uint32_t *ta_out;                /* scratch: the engine's block */
 static uint32_t ta_gpu_id;              /* gres plugin id of "gpu" */
+static bitstr_t *ta_known;              /* nodes in the topology; NULL: all are (or no placer) */
+static uint32_t ta_missing;             /* Slurm nodes not in the topology */
+
+/* Settings of the last good topoaware.conf (topoaware.conf(5)). */
+static uint32_t ta_max_tries = 4, ta_max_time_ms = 200, ta_status_interval = 2;
+static int ta_log_level = TOPOAWARE_LOG_INFO, ta_missing_mode = TOPOAWARE_MISSING_AVOID;
+static char ta_status_path[TA_PATH_MAX]; /* "" = no status file */
+
+/* The status book and its writer thread (uses ta_lock). */
+static topoaware_status_t *ta_status;
+static char ta_status_err[TOPOAWARE_ERR_LEN]; /* last write error logged, "" = none */
+static pthread_t ta_writer;
+static pthread_cond_t ta_writer_cond = PTHREAD_COND_INITIALIZER;
+static int ta_writer_running, ta_writer_stop;
+static time_t ta_last_sweep;
+
+/* slurmctld's own functions, looked up at run time in slurmctld (they live in its binary; every
+ * Slurm command loads this plugin too). NULL: no sweep of cancelled pending jobs. */
+static void (*ta_lock_ctld)(slurmctld_lock_t);
+static void (*ta_unlock_ctld)(slurmctld_lock_t);
+static job_record_t *(*ta_find_job)(uint32_t);
+#define TA_SWEEP_EVERY 5 /* seconds between two looks for cancelled pending jobs */
+
+/* A message of the plugin's own level (LogLevel=): at or below the level it goes to Slurm's info
+ * (so that it shows with the usual SlurmctldDebug=info); above, one step below in Slurm's scale
+ * (info -> verbose, verbose -> debug, debug -> debug2), so that a higher SlurmctldDebug shows it
+ * too. Errors always go to error(). */
+#define TA_LOG(lvl, fmt, ...)                                  \
+	do {                                                   \
+		if (ta_log_level >= (lvl))                     \
+			info(fmt, ##__VA_ARGS__);              \
+		else if ((lvl) <= TOPOAWARE_LOG_INFO)          \
+			verbose(fmt, ##__VA_ARGS__);           \
+		else if ((lvl) == TOPOAWARE_LOG_VERBOSE)       \
+			debug(fmt, ##__VA_ARGS__);             \
+		else                                           \
+			debug2(fmt, ##__VA_ARGS__);            \
+	} while (0)
+
+/* What run-now decided for a job that cons_tres then placed, for job_begin (which follows in the
+ * same select_nodes call, under the same job write lock). Direct-mapped by job id. */
+static struct {
+	uint32_t job_id;
+	const char *placement; /* "ideal" | "fallback" | "cons_tres" */
+	char note[192];
+} ta_decided[TA_LOG_SLOTS];
 
 static struct {
 	uint32_t job_id;
@@ -81,7 +140,8 @@ static struct {
 	int what;
 } ta_logged[TA_LOG_SLOTS];
 
-/* 1 if this (job, reason) was not logged in the last TA_LOG_EVERY seconds. */
+/* 1 if this (job, reason) was not logged in the last TA_LOG_EVERY seconds: a reason that changes
+ * is logged at once, the same one again after 5 minutes. */
 static int ta_should_log(uint32_t job_id, int what)
 {
 	time_t now = time(NULL);
@@ -103,13 +163,194 @@ static uint64_t ta_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* "2026-01-31T12:00:00" (local time, as Slurm's own logs). */
+static void ta_time_string(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(buf, len, "%ld", (long)t);
+}
+
+static void ta_decide(uint32_t job_id, const char *placement, const char *note)
+{
+	unsigned k = job_id % TA_LOG_SLOTS;
+
+	ta_decided[k].job_id = job_id;
+	ta_decided[k].placement = placement;
+	snprintf(ta_decided[k].note, sizeof(ta_decided[k].note), "%s", note ? note : "");
+}
+
+/* ---- status file ---------------------------------------------------------------------------- */
+
+/* A write error, logged once per distinct message. ta_lock held. */
+static void ta_status_error(const char *path, const char *err)
+{
+	if (!strcmp(ta_status_err, err))
+		return;
+	snprintf(ta_status_err, sizeof(ta_status_err), "%s", err);
+	error("%s: cannot write the status file %s: %s; retrying every StatusInterval (slurmctld is not affected, topoaware show sees old data)",
+	      TA, path, err);
+}
+
+/* Writes the status file if a write is due (or `force`). Called with ta_lock held; the file is
+ * written with ta_lock released (never with slurmctld's locks: from the writer thread, or at
+ * shutdown). */
+static void ta_status_flush_locked(int force)
+{
+	char *text = NULL, err[TOPOAWARE_ERR_LEN], path[TA_PATH_MAX];
+	size_t len = 0;
+	ta_counters_t c;
+	topoaware_call_counters_t cc;
+	int r;
+
+	if (!ta_status || !ta_status_path[0])
+		return;
+	ta_job_test_counters(&c);
+	cc.calls = c.calls;
+	cc.total_us = c.total_us;
+	cc.max_us = c.max_us;
+	cc.layout_calls = c.layout_calls;
+	cc.layout_total_us = c.layout_total_us;
+	cc.layout_max_us = c.layout_max_us;
+	topoaware_status_set_counters(ta_status, &cc);
+	r = topoaware_status_render(ta_status, (int64_t)time(NULL), (int64_t)ta_status_interval, force, &text, &len, err,
+				    sizeof(err));
+	if (r < 0) {
+		ta_status_error(ta_status_path, err);
+		return;
+	}
+	if (r == 0)
+		return;
+	snprintf(path, sizeof(path), "%s", ta_status_path);
+	pthread_mutex_unlock(&ta_lock);
+	r = topoaware_status_write_text(path, text, len, err, sizeof(err));
+	topoaware_status_text_free(text);
+	pthread_mutex_lock(&ta_lock);
+	if (r != 0) {
+		if (ta_status)
+			topoaware_status_write_failed(ta_status);
+		ta_status_error(path, err);
+	} else if (ta_status_err[0]) {
+		info("%s: status file %s written again", TA, path);
+		ta_status_err[0] = '\0';
+	}
+}
+
+/* A waiting entry whose job is no longer pending (cancelled, or gone): Slurm tells a select
+ * plugin nothing when a pending job is cancelled. Runs with slurmctld's job read lock held. */
+static int ta_job_gone(uint32_t job_id, void *arg)
+{
+	job_record_t *job_ptr = ta_find_job(job_id);
+
+	(void)arg;
+	return !job_ptr || !IS_JOB_PENDING(job_ptr);
+}
+
+/* Forgets the waiting entries of jobs that are not pending any more. Called WITHOUT ta_lock: the
+ * order is always slurmctld's locks first, then ta_lock (as in every select_p_* call). */
+static void ta_sweep(void)
+{
+	slurmctld_lock_t job_read = {NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
+	time_t now = time(NULL);
+
+	if (!ta_lock_ctld || !ta_unlock_ctld || !ta_find_job || now - ta_last_sweep < TA_SWEEP_EVERY)
+		return;
+	ta_last_sweep = now;
+	ta_lock_ctld(job_read);
+	pthread_mutex_lock(&ta_lock);
+	if (ta_status && !ta_writer_stop)
+		topoaware_status_forget_waiting(ta_status, ta_job_gone, NULL);
+	pthread_mutex_unlock(&ta_lock);
+	ta_unlock_ctld(job_read);
+}
+
+static void *ta_writer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ta_lock);
+	while (!ta_writer_stop) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1; /* due writes are at most ~1 s late */
+		pthread_cond_timedwait(&ta_writer_cond, &ta_lock, &ts);
+		if (ta_writer_stop)
+			break;
+		if (!ta_status || !ta_status_path[0])
+			continue;
+		pthread_mutex_unlock(&ta_lock);
+		ta_sweep();
+		pthread_mutex_lock(&ta_lock);
+		if (!ta_writer_stop)
+			ta_status_flush_locked(0);
+	}
+	pthread_mutex_unlock(&ta_lock);
+	return NULL;
+}
+
+/* ta_lock held. */
+static void ta_writer_start_locked(void)
+{
+	pthread_attr_t attr;
+
+	if (ta_writer_running || !ta_status)
+		return;
+	ta_writer_stop = 0;
+	if (pthread_attr_init(&attr) == 0) {
+		if (pthread_create(&ta_writer, &attr, ta_writer_main, NULL) == 0)
+			ta_writer_running = 1;
+		else
+			error("%s: cannot start the status file writer: %m; no status file", TA);
+		pthread_attr_destroy(&attr);
+	}
+}
+
+/* ta_lock NOT held. */
+static void ta_writer_join(void)
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&ta_lock);
+	if (!ta_writer_running) {
+		pthread_mutex_unlock(&ta_lock);
+		return;
+	}
+	ta_writer_stop = 1;
+	t = ta_writer;
+	pthread_cond_signal(&ta_writer_cond);
+	pthread_mutex_unlock(&ta_lock);
+	pthread_join(t, NULL);
+	pthread_mutex_lock(&ta_lock);
+	ta_writer_running = 0;
+	pthread_mutex_unlock(&ta_lock);
+}
+
 void ta_select_init(void)
 {
 	ta_gpu_id = gres_build_id("gpu");
+	*(void **)&ta_lock_ctld = dlsym(RTLD_DEFAULT, "lock_slurmctld");
+	*(void **)&ta_unlock_ctld = dlsym(RTLD_DEFAULT, "unlock_slurmctld");
+	*(void **)&ta_find_job = dlsym(RTLD_DEFAULT, "find_job_record");
+	pthread_mutex_lock(&ta_lock);
+	if (!ta_status)
+		ta_status = topoaware_status_create(TA);
+	if (!ta_status)
+		error("%s: out of memory for the status book; no status file", TA);
+	pthread_mutex_unlock(&ta_lock);
+}
+
+void ta_select_shutdown(void)
+{
+	ta_writer_join();
+	pthread_mutex_lock(&ta_lock);
+	ta_status_flush_locked(1);
+	pthread_mutex_unlock(&ta_lock);
 }
 
 void ta_select_fini(void)
 {
+	ta_writer_join();
 	pthread_mutex_lock(&ta_lock);
 	topoaware_placer_free(ta_placer);
 	ta_placer = NULL;
@@ -117,11 +358,16 @@ void ta_select_fini(void)
 	ta_topo = NULL;
 	topoaware_conf_free(ta_conf);
 	ta_conf = NULL;
+	topoaware_status_free(ta_status);
+	ta_status = NULL;
 	xfree(ta_free);
 	xfree(ta_out);
+	FREE_NULL_BITMAP(ta_known);
 	ta_nodes = 0;
 	pthread_mutex_unlock(&ta_lock);
 }
+
+/* ---- topoaware.conf and the topology --------------------------------------------------------- */
 
 /* topoaware.conf: $TOPOAWARE_CONF, else beside the slurm.conf slurmctld read. */
 static void ta_conf_path(char *buf, size_t len)
@@ -142,6 +388,78 @@ static void ta_conf_path(char *buf, size_t len)
 		snprintf(buf, len, "/etc/slurm/topoaware.conf");
 }
 
+/* The settings of ta_conf (NULL: the defaults) into the plugin's variables. ta_lock held. */
+static void ta_apply_settings_locked(const char *conf_path)
+{
+	char buf[TA_PATH_MAX], shown[TA_PATH_MAX + 16];
+	int r;
+
+	ta_max_tries = topoaware_conf_max_tries(ta_conf);
+	ta_max_time_ms = topoaware_conf_max_time_ms(ta_conf);
+	ta_log_level = topoaware_conf_log_level(ta_conf);
+	ta_missing_mode = topoaware_conf_missing_nodes(ta_conf);
+	ta_status_interval = topoaware_conf_status_interval(ta_conf);
+	r = topoaware_conf_status_file(ta_conf, slurm_conf.state_save_location, buf, sizeof(buf));
+	if (r == 0) {
+		if (strcmp(buf, ta_status_path))
+			ta_status_err[0] = '\0'; /* a new file: its errors are new */
+		snprintf(ta_status_path, sizeof(ta_status_path), "%s", buf);
+		snprintf(shown, sizeof(shown), "%s", buf);
+	} else {
+		ta_status_path[0] = '\0';
+		snprintf(shown, sizeof(shown), "none");
+		if (r < 0)
+			error("%s: no status file: %s", TA, buf);
+	}
+	TA_LOG(TOPOAWARE_LOG_INFO,
+	       "%s: settings%s%s: MaxTriesPerCall=%u MaxTimePerCall=%ums LogLevel=%s MissingNodes=%s StatusFile=%s StatusInterval=%us",
+	       TA, conf_path ? " from " : " (built-in defaults)", conf_path ? conf_path : "", ta_max_tries,
+	       ta_max_time_ms, topoaware_log_level_name(ta_log_level), topoaware_missing_nodes_name(ta_missing_mode),
+	       shown, ta_status_interval);
+}
+
+/* Which Slurm nodes the placer does not know: ta_known, ta_missing, and one log line with their
+ * names. The placer lists them in node-table order. ta_lock held. */
+static void ta_map_missing_locked(const char *const *names, uint32_t n)
+{
+	uint32_t missing = topoaware_placer_missing(ta_placer), k = 0, named = 0;
+	hostlist_t hl;
+	char *list;
+
+	FREE_NULL_BITMAP(ta_known);
+	ta_missing = 0;
+	if (!missing)
+		return;
+	ta_known = bit_alloc(n);
+	bit_set_all(ta_known);
+	hl = hostlist_create(NULL);
+	for (uint32_t i = 0; i < n && k < missing; i++) {
+		const char *m = topoaware_placer_missing_name(ta_placer, k);
+
+		if (!m || strcmp(names[i], m))
+			continue;
+		k++;
+		bit_clear(ta_known, i);
+		if (!*m)
+			continue; /* a defunct slot of the node table, not a node */
+		named++;
+		hostlist_push_host(hl, m);
+	}
+	ta_missing = named;
+	if (named) {
+		list = hostlist_ranged_string_xmalloc(hl);
+		/* At every LogLevel (a topology problem), once per load. */
+		info("%s: %u of %u Slurm nodes are not in topology %s: %.2000s; %s", TA, named, n, ta_topo_path, list,
+		     ta_missing_mode == TOPOAWARE_MISSING_FALLBACK
+			     ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that the topology's nodes cannot hold now"
+			     : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover again to add them)");
+		xfree(list);
+	} else {
+		FREE_NULL_BITMAP(ta_known); /* only empty slots: every real node is known */
+	}
+	hostlist_destroy(hl);
+}
+
 /* Called with ta_lock held. */
 static void ta_reload_locked(void)
 {
@@ -156,13 +474,12 @@ static void ta_reload_locked(void)
 	ta_conf_path(path, sizeof(path));
 	conf = topoaware_conf_load(path, &found, err, sizeof(err));
 	if (!conf) {
-		error("%s: %s: %s; keeping the %s settings", TA, path, err,
-		      ta_conf ? "previous" : "built-in default");
+		/* At every LogLevel: an admin's mistake that changes nothing until it is fixed. */
+		error("%s: %s: %s; keeping the %s settings", TA, path, err, ta_conf ? "previous" : "built-in default");
 	} else {
 		topoaware_conf_free(ta_conf);
 		ta_conf = conf;
-		if (found)
-			verbose("%s: read %s", TA, path);
+		ta_apply_settings_locked(found ? path : NULL);
 	}
 	if (!ta_conf || topoaware_conf_topology(ta_conf, topo_path, sizeof(topo_path)) != 0) {
 		/* Defaults without a file: topology.json beside topoaware.conf (topoaware.conf(5)). */
@@ -173,14 +490,17 @@ static void ta_reload_locked(void)
 
 	topo = topoaware_topo_load(topo_path, err, sizeof(err));
 	if (topo) {
-		info("%s: topology %s loaded (%u hosts, %s)", TA, topo_path, topoaware_topo_hosts(topo),
-		     topoaware_topo_hash(topo));
+		TA_LOG(TOPOAWARE_LOG_INFO, "%s: topology %s loaded (%u hosts, %s)", TA, topo_path,
+		       topoaware_topo_hosts(topo), topoaware_topo_hash(topo));
+		topoaware_status_set_topology(ta_status, topo_path, topoaware_topo_hash(topo), "");
 	} else if (ta_topo) {
 		error("%s: cannot load topology %s: %s; keeping the previous topology %s (%s)", TA, topo_path, err,
 		      ta_topo_path, topoaware_topo_hash(ta_topo));
+		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
 	} else {
 		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until a topology loads (scontrol reconfigure)",
 		      TA, topo_path, err);
+		topoaware_status_set_topology(ta_status, "", "", err);
 	}
 
 	/* A new node table needs a new map, also for the old topology; no index survives this. */
@@ -193,6 +513,8 @@ static void ta_reload_locked(void)
 	}
 	xfree(ta_free);
 	xfree(ta_out);
+	FREE_NULL_BITMAP(ta_known);
+	ta_missing = 0;
 	ta_nodes = 0;
 	if (!ta_topo || !n)
 		return;
@@ -204,19 +526,16 @@ static void ta_reload_locked(void)
 		names[i] = (node_ptr && node_ptr->name) ? node_ptr->name : "";
 	}
 	placer = topoaware_placer_create(ta_topo, names, n, err, sizeof(err));
-	xfree(names);
 	if (!placer) {
+		xfree(names);
 		error("%s: cannot map Slurm's nodes onto topology %s: %s; layout jobs go to plain select/cons_tres",
 		      TA, ta_topo_path, err);
+		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
 		return;
 	}
-	{
-		uint32_t missing = topoaware_placer_missing(placer);
-		if (missing)
-			info("%s: %u of %u Slurm nodes are not in topology %s (first: %s); they are never chosen for layout jobs",
-			     TA, missing, n, ta_topo_path, topoaware_placer_missing_name(placer, 0));
-	}
 	ta_placer = placer;
+	ta_map_missing_locked(names, n);
+	xfree(names);
 	ta_nodes = n;
 	ta_free = xcalloc(n, sizeof(*ta_free));
 	ta_out = xcalloc(n, sizeof(*ta_out));
@@ -226,6 +545,8 @@ void ta_select_node_init(void)
 {
 	pthread_mutex_lock(&ta_lock);
 	ta_reload_locked();
+	ta_writer_start_locked();
+	pthread_cond_signal(&ta_writer_cond); /* the new topology into the file soon */
 	pthread_mutex_unlock(&ta_lock);
 }
 
@@ -236,15 +557,14 @@ typedef struct {
 	int mode;          /* enum topoaware_mode in effect */
 	uint32_t max_wait; /* seconds */
 	uint32_t nodes, gpus_per_node;
+	char layout[160];  /* canonical layout text */
 } ta_job_t;
 
-/* 1: a layout job we place; 0: not a layout job, or one we leave to cons_tres (logged). */
-static int ta_job_read(job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j)
+/* The layout options and the defaults that apply. 1: a layout job; 0: none or unusable (logged). */
+static int ta_job_options(job_record_t *job_ptr, ta_job_t *j)
 {
 	char err[TOPOAWARE_ERR_LEN];
 	const char *part = (job_ptr->part_ptr && job_ptr->part_ptr->name) ? job_ptr->part_ptr->name : NULL;
-	const char *why = NULL;
-	uint64_t world;
 
 	if (!job_ptr->spank_job_env || !job_ptr->spank_job_env_size)
 		return 0;
@@ -258,28 +578,62 @@ static int ta_job_read(job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j)
 	}
 	if (!topoaware_options_has_layout(&j->opts))
 		return 0;
-
 	j->mode = (j->opts.set & TOPOAWARE_OPT_TOPO_MODE) ? j->opts.mode : topoaware_conf_mode(ta_conf, part);
 	j->max_wait =
 		(j->opts.set & TOPOAWARE_OPT_MAX_WAIT) ? j->opts.max_wait : topoaware_conf_max_wait(ta_conf, part);
+	if (topoaware_layout_string(&j->opts.layout, j->layout, sizeof(j->layout)) != 0)
+		j->layout[0] = '\0';
+	j->nodes = j->gpus_per_node = 0;
+	return 1;
+}
+
+/* 1: a layout job we place; 0: not a layout job; -1: a layout job we leave to plain cons_tres,
+ * *why says why (logged). */
+static int ta_job_read(job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j, const char **why)
+{
+	uint64_t world;
+
+	*why = NULL;
+	if (!ta_job_options(job_ptr, j))
+		return 0;
 	world = (uint64_t)j->opts.layout.tp * j->opts.layout.cp * j->opts.layout.dp * j->opts.layout.pp;
 	j->nodes = min_nodes;
+	if (j->nodes && world % j->nodes == 0 && world / j->nodes <= UINT16_MAX)
+		j->gpus_per_node = (uint32_t)(world / j->nodes);
 
 	if (!ta_placer)
-		why = "no topology loaded";
+		*why = "no topology loaded";
 	else if (job_ptr->het_job_id)
-		why = "heterogeneous jobs are not placed by topology";
+		*why = "heterogeneous jobs are not placed by topology";
 	else if (job_ptr->details && job_ptr->details->req_node_bitmap)
-		why = "the job requires specific nodes (-w)";
-	else if (!j->nodes || world % j->nodes || world / j->nodes > UINT16_MAX)
-		why = "its node count does not divide the layout's world size";
-	if (why) {
+		*why = "the job requires specific nodes (-w)";
+	else if (!j->gpus_per_node)
+		*why = "its node count does not divide the layout's world size";
+	if (*why) {
 		if (ta_should_log(job_ptr->job_id, 2))
-			info("%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, why);
-		return 0;
+			TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, *why);
+		return -1;
 	}
-	j->gpus_per_node = (uint32_t)(world / j->nodes);
 	return 1;
+}
+
+/* A waiting verdict into the status book (hint: from will-run). */
+static void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int hint)
+{
+	topoaware_status_job_t s;
+
+	if (!ta_status)
+		return;
+	memset(&s, 0, sizeof(s));
+	s.job_id = job_ptr->job_id;
+	s.layout = j->layout;
+	s.mode = topoaware_mode_name(j->mode);
+	s.gpus_per_node = j->gpus_per_node;
+	s.reason = why;
+	if (hint)
+		topoaware_status_waiting_hint(ta_status, &s, (int64_t)time(NULL));
+	else
+		topoaware_status_waiting(ta_status, &s, (int64_t)time(NULL));
 }
 
 static int ta_gres_is_gpu(void *x, void *key)
@@ -350,28 +704,55 @@ static int ta_next_block(job_record_t *job_ptr, const ta_job_t *j, bitstr_t *wor
 	return st;
 }
 
-static void ta_log_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, time_t left)
+/* cons_tres on `bitmap`, without the nodes that are not in the topology unless `any` (then on the
+ * whole bitmap). On success the chosen nodes are in `bitmap`. */
+static int ta_plain(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+		    uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
+		    List *preemptee_job_list, bitstr_t *exc_core_bitmap, int any)
 {
-	if (ta_should_log(job_ptr->job_id, 4))
-		info("%s: %pJ (strict, %u nodes x %u GPUs) waits: %s; at most %ld s more, then best available", TA,
-		     job_ptr, j->nodes, j->gpus_per_node, why, (long)left);
+	bitstr_t *known;
+	int rc;
+
+	if (any || !ta_known)
+		return (*cons_job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+					preemptee_job_list, exc_core_bitmap);
+	known = bit_copy(bitmap);
+	bit_and(known, ta_known);
+	rc = (*cons_job_test)(job_ptr, known, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+			      preemptee_job_list, exc_core_bitmap);
+	if (rc == SLURM_SUCCESS)
+		bit_copybits(bitmap, known);
+	FREE_NULL_BITMAP(known);
+	return rc;
+}
+
+/* Why the wait, for a code of the engine (kept stable: it is the status file's reason). */
+static const char *ta_wait_reason(int st, int strict)
+{
+	if (st == TOPOAWARE_PLACE_NO_BLOCK)
+		return "no block that keeps every DP ring/PP chain on its ideal leaves is free";
+	if (st == TOPOAWARE_PLACE_NO_NODES)
+		return ta_missing && ta_missing_mode == TOPOAWARE_MISSING_AVOID
+			       ? "not enough nodes with free GPUs in the topology (MissingNodes=avoid: the Slurm nodes not in it are not used)"
+			       : "not enough nodes with free GPUs";
+	return strict ? "cons_tres refused every ideal block tried" : "select/cons_tres finds no free resources for it now";
 }
 
 static int ta_run_now(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const ta_job_t *j, bitstr_t *bitmap,
 		      uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
 		      List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap,
-		      time_t deadline, int *placed)
+		      time_t deadline)
 {
 	bitstr_t *work = bit_copy(bitmap), *block = bit_alloc(ta_nodes);
 	uint64_t t0 = ta_ms();
-	int rc = SLURM_ERROR, st = TOPOAWARE_PLACE_NO_NODES, tries = 0;
+	int rc = SLURM_ERROR, st = TOPOAWARE_PLACE_NO_NODES, tries = 0, any;
 	topoaware_place_info_t inf = {0};
 	time_t now = time(NULL);
 	int emode = (j->mode == TOPOAWARE_MODE_STRICT && now < deadline) ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER;
+	char note[192], why[512], until[32];
 
-	*placed = 0;
 	ta_fill_free(job_ptr, bitmap, 0);
-	while (tries < TA_MAX_TRIES && (tries == 0 || ta_ms() - t0 < TA_MAX_CALL_MS)) {
+	while (tries < (int)ta_max_tries && (tries == 0 || ta_ms() - t0 < ta_max_time_ms)) {
 		st = ta_next_block(job_ptr, j, work, emode, block, &inf);
 		if (st != TOPOAWARE_PLACE_IDEAL && st != TOPOAWARE_PLACE_FALLBACK)
 			break;
@@ -380,9 +761,13 @@ static int ta_run_now(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const
 				      preemptee_job_list, exc_core_bitmap);
 		if (rc == SLURM_SUCCESS) {
 			bit_copybits(bitmap, block);
-			*placed = 1;
-			debug("%s: %pJ: %s block after %d tries (%u leaf groups, %u split segments)", TA, job_ptr,
-			      topoaware_place_status_name(st), tries, inf.leaf_groups, inf.split_segments);
+			snprintf(note, sizeof(note), "%u leaf groups, %u split segments (block %d tried)",
+				 inf.leaf_groups, inf.split_segments, tries);
+			ta_decide(job_ptr->job_id, st == TOPOAWARE_PLACE_IDEAL ? "ideal" : "fallback",
+				  st == TOPOAWARE_PLACE_IDEAL ? "" : note);
+			TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now %s: %s block after %d tries (%u leaf groups, %u split segments)",
+			       TA, job_ptr, topoaware_mode_name(emode), topoaware_place_status_name(st), tries,
+			       inf.leaf_groups, inf.split_segments);
 			goto out;
 		}
 		/* cons_tres said no (cores, memory, GPU topology): the next block without these nodes. */
@@ -390,16 +775,55 @@ static int ta_run_now(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const
 			bit_clear(work, ta_out[k]);
 	}
 	if (emode == TOPOAWARE_MODE_STRICT && st != TOPOAWARE_PLACE_ERROR) {
-		ta_log_wait(job_ptr, j,
-			    st == TOPOAWARE_PLACE_NO_BLOCK ? "no block that keeps every DP ring/PP chain on its ideal leaves is free"
-			    : st == TOPOAWARE_PLACE_NO_NODES ? "not enough nodes with free GPUs"
-							     : "cons_tres refused every ideal block tried",
-			    deadline - now);
+		const char *reason = ta_wait_reason(st, 1);
+
+		if (ta_should_log(job_ptr->job_id, 16 + st))
+			TA_LOG(TOPOAWARE_LOG_INFO,
+			       "%s: %pJ (strict, %u nodes x %u GPUs) waits: %s; at most %ld s more, then best available",
+			       TA, job_ptr, j->nodes, j->gpus_per_node, reason, (long)(deadline - now));
+		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now strict: %s after %d tries; waits", TA, job_ptr,
+		       topoaware_place_status_name(st), tries);
+		ta_time_string(deadline, until, sizeof(until));
+		snprintf(why, sizeof(why), "%s; strict: waits until %s at most, then takes the best available", reason,
+			 until);
+		ta_book_wait(job_ptr, j, why, 0);
 		rc = SLURM_ERROR;
-		*placed = 1; /* decided: wait */
 		goto out;
 	}
-	rc = SLURM_ERROR; /* prefer: plain cons_tres on the original bitmap (caller) */
+	/* prefer (or strict past its maximum wait): plain cons_tres; the nodes that are not in the
+	 * topology only with MissingNodes=fallback and when the topology's nodes cannot hold it. */
+	any = ta_missing_mode == TOPOAWARE_MISSING_FALLBACK && st == TOPOAWARE_PLACE_NO_NODES;
+	rc = ta_plain(cons_job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+		      preemptee_job_list, exc_core_bitmap, any);
+	if (rc == SLURM_SUCCESS) {
+		if (any && ta_missing) {
+			snprintf(note, sizeof(note),
+				 "the topology's nodes cannot hold it now; MissingNodes=fallback: plain select/cons_tres on any node");
+			if (ta_should_log(job_ptr->job_id, 5))
+				TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ: %s", TA, job_ptr, note);
+		} else if (st == TOPOAWARE_PLACE_ERROR) {
+			snprintf(note, sizeof(note), "the placement failed (see the log); plain select/cons_tres");
+		} else if (tries) {
+			snprintf(note, sizeof(note), "select/cons_tres refused the %d blocks tried; plain select/cons_tres",
+				 tries);
+		} else {
+			snprintf(note, sizeof(note), "%s; plain select/cons_tres", ta_wait_reason(st, 0));
+		}
+		ta_decide(job_ptr->job_id, "cons_tres", note);
+		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now prefer: %s after %d tries; %s", TA, job_ptr,
+		       topoaware_place_status_name(st), tries, note);
+	} else {
+		const char *reason = ta_wait_reason(st, 0);
+
+		/* A prefer job that cannot run is Slurm's normal business (Resources), except when the
+		 * nodes left out (MissingNodes=avoid) are the cause: that one is worth a line. */
+		if (st == TOPOAWARE_PLACE_NO_NODES && ta_missing && !any && ta_should_log(job_ptr->job_id, 16 + st))
+			TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ (%s, %u nodes x %u GPUs) waits: %s", TA, job_ptr,
+			       topoaware_mode_name(j->mode), j->nodes, j->gpus_per_node, reason);
+		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now prefer: %s after %d tries; plain select/cons_tres failed too",
+		       TA, job_ptr, topoaware_place_status_name(st), tries);
+		ta_book_wait(job_ptr, j, reason, 0);
+	}
 out:
 	FREE_NULL_BITMAP(work);
 	FREE_NULL_BITMAP(block);
@@ -413,15 +837,18 @@ static int ta_will_run(ta_job_test_fn cons_job_test, job_record_t *job_ptr, cons
 {
 	bitstr_t *work = bit_copy(bitmap), *block = bit_alloc(ta_nodes), *try = bit_alloc(ta_nodes);
 	bitstr_t *best = NULL, *plain = bit_copy(bitmap);
-	time_t best_start = 0, plain_start = 0, now = time(NULL);
+	time_t best_start = 0, plain_start = 0, now = time(NULL), start;
 	uint64_t t0 = ta_ms();
 	int strict = j->mode == TOPOAWARE_MODE_STRICT && now < deadline;
-	int tries = 0, rc_plain;
+	int tries = 0, rc_plain, rc, st = TOPOAWARE_PLACE_NO_NODES, best_st = 0, max_tries;
+	const char *on;
+	char why[256], when[32];
 
+	max_tries = ta_max_tries < TA_MAX_WILL_RUN_TRIES ? (int)ta_max_tries : TA_MAX_WILL_RUN_TRIES;
 	ta_fill_free(job_ptr, bitmap, 1);
-	while (tries < TA_MAX_WILL_RUN_TRIES && (tries == 0 || ta_ms() - t0 < TA_MAX_CALL_MS)) {
-		int st = ta_next_block(job_ptr, j, work, strict ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER,
-				       block, NULL);
+	while (tries < max_tries && (tries == 0 || ta_ms() - t0 < ta_max_time_ms)) {
+		st = ta_next_block(job_ptr, j, work, strict ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER, block,
+				   NULL);
 		if (st != TOPOAWARE_PLACE_IDEAL && st != TOPOAWARE_PLACE_FALLBACK)
 			break;
 		tries++;
@@ -433,12 +860,16 @@ static int ta_will_run(ta_job_test_fn cons_job_test, job_record_t *job_ptr, cons
 				best = bit_alloc(ta_nodes);
 			bit_copybits(best, try);
 			best_start = job_ptr->start_time;
+			best_st = st;
 		}
 		for (uint32_t k = 0; k < j->nodes; k++)
 			bit_clear(work, ta_out[k]);
 	}
-	rc_plain = (*cons_job_test)(job_ptr, plain, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-				    preemptee_job_list, exc_core_bitmap);
+	/* The unrestricted answer, without the nodes that are not in the topology unless
+	 * MissingNodes=fallback and the topology cannot hold the job even with all its nodes free. */
+	rc_plain = ta_plain(cons_job_test, job_ptr, plain, min_nodes, max_nodes, req_nodes, mode,
+			    preemptee_candidates, preemptee_job_list, exc_core_bitmap,
+			    ta_missing_mode == TOPOAWARE_MISSING_FALLBACK && !tries && st == TOPOAWARE_PLACE_NO_NODES);
 	if (rc_plain == SLURM_SUCCESS) {
 		plain_start = job_ptr->start_time;
 		if (strict && plain_start < deadline)
@@ -451,49 +882,83 @@ static int ta_will_run(ta_job_test_fn cons_job_test, job_record_t *job_ptr, cons
 	if (best && (rc_plain != SLURM_SUCCESS || best_start <= plain_start)) {
 		bit_copybits(bitmap, best);
 		job_ptr->start_time = best_start;
-		FREE_NULL_BITMAP(best);
-		FREE_NULL_BITMAP(plain);
-		return SLURM_SUCCESS;
+		on = best_st == TOPOAWARE_PLACE_IDEAL ? "an ideal block" : "the best block available then";
+		rc = SLURM_SUCCESS;
+	} else {
+		if (rc_plain == SLURM_SUCCESS) {
+			bit_copybits(bitmap, plain);
+			job_ptr->start_time = plain_start;
+		}
+		on = strict ? "the best available once the maximum wait is over" : "nodes chosen by select/cons_tres";
+		rc = rc_plain;
 	}
 	FREE_NULL_BITMAP(best);
-	if (rc_plain == SLURM_SUCCESS) {
-		bit_copybits(bitmap, plain);
-		job_ptr->start_time = plain_start;
-	}
 	FREE_NULL_BITMAP(plain);
-	return rc_plain;
+	start = job_ptr->start_time;
+	TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: will-run %s: %d blocks tried, %s; start %ld on %s", TA, job_ptr,
+	       strict ? "strict" : "prefer", tries, rc == SLURM_SUCCESS ? "answered" : "no start found",
+	       (long)(rc == SLURM_SUCCESS ? start : 0), on);
+	if (rc != SLURM_SUCCESS) {
+		ta_book_wait(job_ptr, j, "backfill finds no start time for it", 1);
+	} else if (start > now) {
+		ta_time_string(start, when, sizeof(when));
+		snprintf(why, sizeof(why), "backfill plans its start for %s on %s", when, on);
+		ta_book_wait(job_ptr, j, why, 1);
+	}
+	return rc;
 }
 
 int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 		       uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-		       List *preemptee_job_list, bitstr_t *exc_core_bitmap)
+		       List *preemptee_job_list, bitstr_t *exc_core_bitmap, int *layout)
 {
 	ta_job_t j;
-	int rc, placed = 0, run_now = SELECT_IS_MODE_RUN_NOW(mode);
+	const char *why = NULL;
+	int rc, r, run_now = SELECT_IS_MODE_RUN_NOW(mode);
 	int will_run = !run_now && (mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN && !SELECT_IS_CHECK_FULL_SET(mode);
 	time_t deadline;
 
+	*layout = 0;
 	/* Fast path: test-only, reservations, preemption tests and jobs without our options. */
 	if ((!run_now && !will_run) || !job_ptr || !job_ptr->details || !job_ptr->spank_job_env_size ||
 	    (preemptee_candidates && list_count(preemptee_candidates)))
 		goto plain;
 
 	pthread_mutex_lock(&ta_lock);
-	if (!ta_job_read(job_ptr, min_nodes, &j) || (uint32_t)bit_size(bitmap) != ta_nodes) {
+	r = ta_job_read(job_ptr, min_nodes, &j, &why);
+	if (r == 1 && (uint32_t)bit_size(bitmap) != ta_nodes) {
+		r = -1; /* cannot happen: node_init maps every new node table */
+		why = "Slurm's node table differs from the one the topology was mapped onto";
+	}
+	if (r == 0) {
 		pthread_mutex_unlock(&ta_lock);
 		goto plain;
 	}
+	if (r < 0) {
+		/* A layout job that plain cons_tres places: recorded, so that the status file and the
+		 * verbose log say so. */
+		rc = (*cons_job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+				      preemptee_job_list, exc_core_bitmap);
+		if (run_now && rc == SLURM_SUCCESS) {
+			ta_decide(job_ptr->job_id, "cons_tres", why);
+		} else if (run_now) {
+			char reason[512];
+
+			snprintf(reason, sizeof(reason), "%s; plain select/cons_tres finds no free resources for it now",
+				 why);
+			ta_book_wait(job_ptr, &j, reason, 0);
+		}
+		pthread_mutex_unlock(&ta_lock);
+		return rc;
+	}
+	*layout = 1;
 	deadline = (job_ptr->details->begin_time ? job_ptr->details->begin_time : time(NULL)) + (time_t)j.max_wait;
-	if (run_now) {
+	if (run_now)
 		rc = ta_run_now(cons_job_test, job_ptr, &j, bitmap, min_nodes, max_nodes, req_nodes, mode,
-				preemptee_candidates, preemptee_job_list, exc_core_bitmap, deadline, &placed);
-		pthread_mutex_unlock(&ta_lock);
-		if (placed)
-			return rc;
-		goto plain;
-	}
-	rc = ta_will_run(cons_job_test, job_ptr, &j, bitmap, min_nodes, max_nodes, req_nodes, mode,
-			 preemptee_candidates, preemptee_job_list, exc_core_bitmap, deadline);
+				preemptee_candidates, preemptee_job_list, exc_core_bitmap, deadline);
+	else
+		rc = ta_will_run(cons_job_test, job_ptr, &j, bitmap, min_nodes, max_nodes, req_nodes, mode,
+				 preemptee_candidates, preemptee_job_list, exc_core_bitmap, deadline);
 	pthread_mutex_unlock(&ta_lock);
 	return rc;
 
@@ -502,23 +967,118 @@ plain:
 				preemptee_job_list, exc_core_bitmap);
 }
 
+/* ---- allocations ---------------------------------------------------------------------------- */
+
+/* The job's nodes in rank order ("n1,n2,..."), xmalloc'd, from the same engine function as the
+ * SPANK plugin's TOPOAWARE_NODE_RANK (topoaware_node_ranks is built on topoaware_rank_order).
+ * NULL with a message in err if there is no order (no topology, a node not in it). ta_lock held. */
+static char *ta_node_order(job_record_t *job_ptr, const topoaware_layout_t *layout, uint32_t *count, char *err,
+			   size_t errlen)
+{
+	const char **names;
+	uint32_t *order, n = 0;
+	char *out = NULL;
+	int first, last;
+
+	*count = 0;
+	if (!job_ptr->node_bitmap || (first = bit_ffs(job_ptr->node_bitmap)) < 0) {
+		snprintf(err, errlen, "the job has no nodes");
+		return NULL;
+	}
+	last = bit_fls(job_ptr->node_bitmap);
+	names = xcalloc((size_t)(last - first + 1), sizeof(*names));
+	for (int i = first; i <= last; i++) {
+		node_record_t *node_ptr;
+
+		if (!bit_test(job_ptr->node_bitmap, i) || i >= node_record_count ||
+		    !(node_ptr = node_record_table_ptr[i]) || !node_ptr->name)
+			continue;
+		names[n++] = node_ptr->name;
+	}
+	*count = n;
+	if (!ta_topo) {
+		snprintf(err, errlen, "no topology loaded");
+		xfree(names);
+		return NULL;
+	}
+	order = xcalloc(n ? n : 1, sizeof(*order));
+	if (n && topoaware_rank_order(ta_topo, names, n, layout, order, err, errlen) == 0) {
+		for (uint32_t k = 0; k < n; k++)
+			xstrfmtcat(out, "%s%s", k ? "," : "", names[order[k]]);
+	} else if (!n) {
+		snprintf(err, errlen, "the job has no nodes");
+	}
+	xfree(order);
+	xfree(names);
+	return out;
+}
+
+/* The job's placement into the status book and (LogLevel=verbose) the log. placement/note
+ * override what run-now decided (NULL: use that). ta_lock held. */
+static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *placement, const char *note)
+{
+	unsigned k = job_ptr->job_id % TA_LOG_SLOTS;
+	char err[TOPOAWARE_ERR_LEN], full[TOPOAWARE_ERR_LEN + 256];
+	char *order;
+	uint32_t n = 0;
+	uint64_t world = (uint64_t)j->opts.layout.tp * j->opts.layout.cp * j->opts.layout.dp * j->opts.layout.pp;
+	topoaware_status_job_t s;
+
+	if (!placement) {
+		if (ta_decided[k].job_id == job_ptr->job_id) {
+			placement = ta_decided[k].placement;
+			note = ta_decided[k].note;
+		} else {
+			placement = "cons_tres";
+			note = "placed by select/cons_tres without a decision of this plugin (e.g. a preemption)";
+		}
+	}
+	err[0] = '\0';
+	order = ta_node_order(job_ptr, &j->opts.layout, &n, err, sizeof(err));
+	if (!order && note && *note)
+		snprintf(full, sizeof(full), "%s; no rank order: %s", note, err);
+	else if (!order)
+		snprintf(full, sizeof(full), "no rank order: %s", err);
+	else
+		snprintf(full, sizeof(full), "%s", note ? note : "");
+	j->gpus_per_node = n && world % n == 0 ? (uint32_t)(world / n) : 0;
+	if (ta_status) {
+		memset(&s, 0, sizeof(s));
+		s.job_id = job_ptr->job_id;
+		s.layout = j->layout;
+		s.mode = topoaware_mode_name(j->mode);
+		s.gpus_per_node = j->gpus_per_node;
+		s.placement = placement;
+		s.nodes = job_ptr->nodes ? job_ptr->nodes : "";
+		s.node_order = order ? order : "";
+		s.reason = full;
+		topoaware_status_placed(ta_status, &s, (int64_t)time(NULL));
+	}
+	TA_LOG(TOPOAWARE_LOG_VERBOSE, "%s: %pJ placed: %s, %u nodes x %u GPUs, %s, on %s; node order %s%s%s", TA,
+	       job_ptr, placement, n, j->gpus_per_node, j->layout, job_ptr->nodes ? job_ptr->nodes : "?",
+	       order ? order : "(none)", full[0] ? "; " : "", full);
+	xfree(order);
+}
+
 /* The topology hash the placement used, for the nodes of a layout job: appended to the job's
  * spank_job_env (xmalloc'd, as Slurm frees it), it reaches the job prolog and spank_topoaware as
- * SPANK_TOPOAWARE_TOPO_HASH (spank_topoaware(8) compares it with its own copy). */
+ * SPANK_TOPOAWARE_TOPO_HASH (spank_topoaware(8) compares it with its own copy). Then the
+ * placement into the status book and the log. */
 void ta_select_job_begin(job_record_t *job_ptr)
 {
-	topoaware_options_t opts;
-	char err[TOPOAWARE_ERR_LEN];
+	ta_job_t j;
 	const char *hash;
 	size_t plen = strlen(TA_HASH_ENV "=");
 	uint32_t i;
+	unsigned k;
 
 	if (!job_ptr || !job_ptr->spank_job_env_size)
 		return;
-	if (ta_options_from_env(&opts, job_ptr->spank_job_env, job_ptr->spank_job_env_size, err, sizeof(err)) != 0 ||
-	    !topoaware_options_has_layout(&opts))
-		return;
 	pthread_mutex_lock(&ta_lock);
+	if (!ta_job_options(job_ptr, &j)) {
+		pthread_mutex_unlock(&ta_lock);
+		return;
+	}
 	hash = ta_topo ? topoaware_topo_hash(ta_topo) : NULL;
 	if (hash) {
 		for (i = 0; i < job_ptr->spank_job_env_size; i++)
@@ -532,5 +1092,56 @@ void ta_select_job_begin(job_record_t *job_ptr)
 		}
 		job_ptr->spank_job_env[i] = xstrdup_printf("%s=%s", TA_HASH_ENV, hash);
 	}
+	ta_record_placed(job_ptr, &j, NULL, NULL);
+	k = job_ptr->job_id % TA_LOG_SLOTS;
+	if (ta_decided[k].job_id == job_ptr->job_id)
+		ta_decided[k].job_id = 0;
+	pthread_mutex_unlock(&ta_lock);
+}
+
+void ta_select_job_fini(job_record_t *job_ptr)
+{
+	if (!job_ptr || !job_ptr->spank_job_env_size)
+		return; /* never a layout job: not in the book */
+	pthread_mutex_lock(&ta_lock);
+	topoaware_status_finished(ta_status, job_ptr->job_id);
+	pthread_mutex_unlock(&ta_lock);
+}
+
+void ta_select_job_resized(job_record_t *ended, job_record_t *changed)
+{
+	ta_job_t j;
+
+	pthread_mutex_lock(&ta_lock);
+	if (ended)
+		topoaware_status_finished(ta_status, ended->job_id);
+	if (changed && changed->spank_job_env_size && ta_job_options(changed, &j) &&
+	    topoaware_status_job_phase(ta_status, changed->job_id) == 1)
+		ta_record_placed(changed, &j, "cons_tres", "its node set was changed by Slurm after placement (resize or expansion)");
+	pthread_mutex_unlock(&ta_lock);
+}
+
+/* Running layout jobs that the book does not know: placed before this slurmctld started. */
+void ta_select_job_init(List job_list)
+{
+	ListIterator it;
+	job_record_t *job_ptr;
+	ta_job_t j;
+
+	if (!job_list)
+		return;
+	pthread_mutex_lock(&ta_lock);
+	if (!ta_status) {
+		pthread_mutex_unlock(&ta_lock);
+		return;
+	}
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (!job_ptr->spank_job_env_size || !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) ||
+		    topoaware_status_job_phase(ta_status, job_ptr->job_id) == 1 || !ta_job_options(job_ptr, &j))
+			continue;
+		ta_record_placed(job_ptr, &j, "unknown", "found running when slurmctld started; placed before");
+	}
+	list_iterator_destroy(it);
 	pthread_mutex_unlock(&ta_lock);
 }
