@@ -8,13 +8,16 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "hostlist.hpp"
 #include "hwloc_probe.hpp"
+#include "rank_order.hpp"
 #include "topoaware_c.h"
+#include "topology_json.hpp"
 
 struct topoaware_task_plan {
   struct Var {
@@ -25,7 +28,26 @@ struct topoaware_task_plan {
   std::string map_line, note, hash;
 };
 
+struct topoaware_job_map {
+  std::string hostfile, rankmap, hash;
+  uint32_t ranks = 0, nodes = 0;
+};
+
 namespace {
+
+// Every variable a plan sets only when the task's environment does not have it yet (kind
+// TOPOAWARE_VAR_DEFAULT), in one place: plugstack.conf's override_env= names are checked against it.
+constexpr const char *kDefaultVars[] = {"RANK",        "LOCAL_RANK",        "WORLD_SIZE",
+                                        "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+                                        "CUDA_DEVICE_ORDER", "NCCL_IB_HCA",  "NCCL_CROSS_NIC"};
+constexpr uint32_t kDefaultVarCount = sizeof(kDefaultVars) / sizeof(kDefaultVars[0]);
+
+bool is_default_var(const char *name) {
+  if (!name) return false;
+  for (const char *v : kDefaultVars)
+    if (std::strcmp(v, name) == 0) return true;
+  return false;
+}
 
 void copy_err(const std::string &m, char *err, size_t errlen) { topoaware::copy_c_error(m.c_str(), err, errlen); }
 
@@ -80,7 +102,11 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
   char lay[256];
   topoaware_layout_string(&l, lay, sizeof(lay));
 
-  auto add = [&](const char *name, const std::string &v, int kind) { p->vars.push_back({name, v, kind}); };
+  auto add = [&](const char *name, const std::string &v, int kind) {
+    if ((kind == TOPOAWARE_VAR_DEFAULT) != is_default_var(name))
+      throw std::logic_error(std::string("internal error: ") + name + " is not declared in kDefaultVars as its kind says");
+    p->vars.push_back({name, v, kind});
+  };
   auto u = [](uint64_t v) { return std::to_string(v); };
   add("TOPOAWARE_RANK", u(r.rank), TOPOAWARE_VAR_OURS);
   add("TOPOAWARE_TP_RANK", u(r.tp), TOPOAWARE_VAR_OURS);
@@ -145,9 +171,90 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
   return p.release();
 }
 
+// The job as a whole (topoaware_job_map): the node order of topoaware_rank_order, through the
+// core's own types so that each node's leaf and pod are known too.
+topoaware_job_map_t *job_map(const topoaware_job_in_t &in) {
+  if (!in.topology_path || !in.nodelist || !in.layout)
+    throw std::invalid_argument("missing topology path, node list or layout");
+  const topoaware::Layout l = topoaware::layout_from_c(*in.layout);
+  topoaware::validate_layout(l);
+  const topoaware::Topology topo = topoaware::load_topology_file(in.topology_path);
+  if (in.expected_hash && *in.expected_hash && topo.hash != in.expected_hash)
+    throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + topo.hash +
+                             " but the job was placed with " + in.expected_hash + " (stale copy?)");
+  const std::vector<std::string> names = topoaware::hostlist_expand(in.nodelist, 1u << 17);
+  const uint64_t world = l.world();
+  if (names.empty() || world % names.size() != 0)
+    throw std::runtime_error("the layout's " + std::to_string(world) + " ranks do not split evenly over the job's " +
+                             std::to_string(names.size()) + " nodes");
+  if (world > TOPOAWARE_JOB_MAP_MAX_RANKS)
+    throw std::runtime_error("the layout has " + std::to_string(world) + " ranks, more than the " +
+                             std::to_string(TOPOAWARE_JOB_MAP_MAX_RANKS) + " a hostfile is written for");
+  const topoaware::TopoIndex index(topo);
+  std::vector<int> hosts;
+  hosts.reserve(names.size());
+  for (const std::string &n : names) {
+    const int h = index.find_host(n);
+    if (h < 0) throw std::runtime_error("node " + n + " is not in the topology file (stale topology?)");
+    hosts.push_back(h);
+  }
+  topoaware::RankOrderer ro(index);
+  std::vector<int> ordered;
+  ro.order(hosts, l, ordered);  // throws on duplicates and on a layout that does not fit
+  const uint32_t n = static_cast<uint32_t>(ordered.size());
+  const uint32_t per_node = static_cast<uint32_t>(world / n);
+  auto m = std::make_unique<topoaware_job_map_t>();
+  m->hash = topo.hash;
+  m->ranks = static_cast<uint32_t>(world);
+  m->nodes = n;
+  char lay[256];
+  topoaware_layout_string(in.layout, lay, sizeof(lay));
+  m->rankmap = std::string("# topoaware rank map: ") + lay + ", " + std::to_string(n) + " nodes, topology " + topo.hash +
+               "\n";
+  auto u = [](uint64_t v) { return std::to_string(v); };
+  auto idx = [&](int v) { return v < 0 ? std::string("-") : u(static_cast<uint64_t>(v)); };
+  for (uint32_t k = 0; k < n; ++k) {
+    const topoaware::Host &h = topo.hosts[size_t(ordered[k])];
+    const std::string leaf = h.leaf >= 0 && size_t(h.leaf) < topo.switches.size() ? topo.switches[size_t(h.leaf)].name : "-";
+    const std::string tail = " leaf=" + leaf + " leaf_group=" + idx(h.leaf_group) + " pod=" + idx(h.pod) + "\n";
+    for (uint32_t j = 0; j < per_node; ++j) {
+      const uint32_t r = k * per_node + j;
+      const topoaware::RankCoord c = topoaware::rank_coord(l, r);
+      m->hostfile += h.name + "\n";
+      m->rankmap += "rank=" + u(r) + " node=" + u(k) + " host=" + h.name + " local=" + u(j) + " tp=" + u(c.tp) +
+                    " cp=" + u(c.cp) + " ep=" + u(c.ep) + " dp=" + u(c.dp) + " pp=" + u(c.pp) + " edp=" + u(c.edp) +
+                    tail;
+    }
+  }
+  return m.release();
+}
+
 }  // namespace
 
 extern "C" {
+
+const char *topoaware_task_default_var(uint32_t i) { return i < kDefaultVarCount ? kDefaultVars[i] : nullptr; }
+int topoaware_task_is_default_var(const char *name) { return is_default_var(name) ? 1 : 0; }
+
+topoaware_job_map_t *topoaware_job_map(const topoaware_job_in_t *in, char *err, size_t errlen) {
+  try {
+    if (!in) throw std::invalid_argument("no input");
+    return job_map(*in);
+  } catch (const std::bad_alloc &) {
+    copy_err("out of memory", err, errlen);
+  } catch (const std::exception &e) {
+    copy_err(e.what(), err, errlen);
+  } catch (...) {
+    copy_err("unknown error", err, errlen);
+  }
+  return nullptr;
+}
+void topoaware_job_map_free(topoaware_job_map_t *m) { delete m; }
+const char *topoaware_job_map_hostfile(const topoaware_job_map_t *m) { return m ? m->hostfile.c_str() : ""; }
+const char *topoaware_job_map_rankmap(const topoaware_job_map_t *m) { return m ? m->rankmap.c_str() : ""; }
+uint32_t topoaware_job_map_ranks(const topoaware_job_map_t *m) { return m ? m->ranks : 0; }
+uint32_t topoaware_job_map_nodes(const topoaware_job_map_t *m) { return m ? m->nodes : 0; }
+const char *topoaware_job_map_hash(const topoaware_job_map_t *m) { return m ? m->hash.c_str() : ""; }
 
 uint32_t topoaware_master_port(uint32_t job_id) { return 20000u + job_id % 12000u; }
 

@@ -34,9 +34,17 @@ typedef struct topoaware_task_in {
 /* What a variable is to the caller. */
 enum topoaware_task_var_kind {
   TOPOAWARE_VAR_OURS = 0,     /* TOPOAWARE_*: always set */
-  TOPOAWARE_VAR_DEFAULT = 1,  /* RANK, NCCL_IB_HCA, ...: set only if the user did not */
+  TOPOAWARE_VAR_DEFAULT = 1,  /* RANK, NCCL_IB_HCA, ...: set only if the user did not (unless the
+                                 admin's override_env= names it) */
   TOPOAWARE_VAR_SLURM = 2,    /* CUDA_VISIBLE_DEVICES: Slurm's value, reordered */
 };
+
+/* The names of every variable of kind TOPOAWARE_VAR_DEFAULT, declared once: the i-th name, NULL
+ * past the end. A plan only ever holds DEFAULT variables of this list (what plugstack.conf's
+ * override_env= may name). */
+const char *topoaware_task_default_var(uint32_t i);
+/* 1 if name is one of them. */
+int topoaware_task_is_default_var(const char *name);
 
 typedef struct topoaware_task_plan topoaware_task_plan_t;
 
@@ -52,6 +60,37 @@ const char *topoaware_task_plan_map_line(const topoaware_task_plan_t *plan);
 const char *topoaware_task_plan_note(const topoaware_task_plan_t *plan);
 /* The topology's hash that was used. */
 const char *topoaware_task_plan_hash(const topoaware_task_plan_t *plan);
+
+/* The job as a whole, for the batch step: the hostfile of `srun --distribution=arbitrary` and the
+ * rank map, from the topology, the job's node list and the layout alone (no hwloc: a node's GPUs
+ * and NICs are known only on that node). */
+typedef struct topoaware_job_in {
+  const char *topology_path;
+  const char *expected_hash;        /* as in topoaware_task_in_t */
+  const char *nodelist;             /* the job's Slurm host list (SLURM_JOB_NODELIST) */
+  const topoaware_layout_t *layout;
+} topoaware_job_in_t;
+
+/* The most ranks a job map is made for (a hostfile line per rank). */
+#define TOPOAWARE_JOB_MAP_MAX_RANKS (1u << 20)
+
+typedef struct topoaware_job_map topoaware_job_map_t;
+
+/* NULL with err on error (node not in the topology, hash differs, the layout's ranks do not
+ * split evenly over the nodes, more than TOPOAWARE_JOB_MAP_MAX_RANKS ranks). */
+topoaware_job_map_t *topoaware_job_map(const topoaware_job_in_t *in, char *err, size_t errlen);
+void topoaware_job_map_free(topoaware_job_map_t *map);
+/* One Slurm node name per line, line r (from 0) = the node of rank r: node k of the topology
+ * order on lines k*G .. k*G+G-1. SLURM_HOSTFILE for srun --distribution=arbitrary. */
+const char *topoaware_job_map_hostfile(const topoaware_job_map_t *map);
+/* A comment line "# topoaware rank map: ..." then one line per rank:
+ * "rank=R node=N host=H local=L tp=.. cp=.. ep=.. dp=.. pp=.. edp=.. leaf=SWITCH leaf_group=G pod=P"
+ * (leaf: the node's rail-0 leaf switch; leaf_group and pod: indices in topology.json, "-" if none). */
+const char *topoaware_job_map_rankmap(const topoaware_job_map_t *map);
+uint32_t topoaware_job_map_ranks(const topoaware_job_map_t *map);
+uint32_t topoaware_job_map_nodes(const topoaware_job_map_t *map);
+/* The topology's hash that was used. */
+const char *topoaware_job_map_hash(const topoaware_job_map_t *map);
 
 /* The deterministic MASTER_PORT of a job: 20000 + job_id % 12000 (below Linux's ephemeral range). */
 uint32_t topoaware_master_port(uint32_t job_id);

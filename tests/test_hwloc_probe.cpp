@@ -1,16 +1,27 @@
 // topology/hwloc_probe over the recorded GPU nodes in tests/fixtures/hwloc (PROVENANCE.md) and the
 // synthetic HGX-style node, with the expected GPUs, NICs and pairs written by reading the
-// recordings (lstopo-no-graphics --of console -i FILE); and the task plan of src/task_c.h.
+// recordings (lstopo-no-graphics --of console -i FILE); the task plan and the job map of
+// src/task_c.h; the per-job folders of src/job_dir_c.h (as root: owners, symbolic links, removal).
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "engine_topologies.hpp"
 #include "hwloc_probe.hpp"
+#include "job_dir_c.h"
 #include "task_c.h"
 #include "topology_json.hpp"
 #include "cmocka_cxx.hpp"
@@ -235,13 +246,325 @@ void test_task_plan(void **) {
   unlink(topo.c_str());
 }
 
+// The list behind override_env=: exactly the variables a plan gives kind DEFAULT.
+void test_default_vars(void **) {
+  std::set<std::string> list;
+  uint32_t i = 0;
+  for (; topoaware_task_default_var(i); i++) list.insert(topoaware_task_default_var(i));
+  assert_int_equal(list.size(), i);  // no duplicates
+  assert_null(topoaware_task_default_var(i));
+  assert_null(topoaware_task_default_var(1000));
+  for (const char *n : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+                        "CUDA_DEVICE_ORDER", "NCCL_IB_HCA", "NCCL_CROSS_NIC"})
+    assert_true(topoaware_task_is_default_var(n));
+  assert_int_equal(list.size(), 9);
+  for (const char *n : {"TOPOAWARE_RANK", "CUDA_VISIBLE_DEVICES", "rank", "", "RANK ", "SLURM_PROCID"})
+    assert_false(topoaware_task_is_default_var(n));
+  assert_false(topoaware_task_is_default_var(nullptr));
+
+  // Every DEFAULT variable of a real plan is on the list, and nothing else is.
+  const std::string topo = write_topology();
+  const std::string xml = fixture("jrc0323-4gpu-4mlx5.xml");
+  topoaware_layout_t l = {2, 1, 1, 2, 2, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
+  topoaware_task_in_t in = {};
+  in.topology_path = topo.c_str();
+  in.nodelist = "n[0001-0002]";
+  in.self = "n0001";
+  in.local_tasks = 4;
+  in.total_tasks = 8;
+  in.job_id = 7;
+  in.layout = &l;
+  in.cuda_visible_devices = "0,1,2,3";
+  in.hwloc_xml = xml.c_str();
+  in.gpu_hints = 1;
+  char err[1024] = "";
+  topoaware_task_plan_t *p = topoaware_task_plan(&in, err, sizeof err);
+  assert_non_null(p);
+  uint32_t defaults = 0;
+  for (uint32_t k = 0; k < topoaware_task_plan_vars(p); k++) {
+    const bool dflt = topoaware_task_plan_kind(p, k) == TOPOAWARE_VAR_DEFAULT;
+    assert_int_equal(dflt, topoaware_task_is_default_var(topoaware_task_plan_name(p, k)));
+    defaults += dflt;
+  }
+  assert_int_equal(defaults, 8);  // all but NCCL_CROSS_NIC (this fabric is not rail-optimized)
+  topoaware_task_plan_free(p);
+  unlink(topo.c_str());
+}
+
+std::vector<std::string> lines(const char *text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+// The job map: hostfile line r = the node of rank r, in the same order as every task's
+// TOPOAWARE_NODE_RANK; the rank map's coordinates, leaf and pod.
+void test_job_map(void **) {
+  const std::string topo = write_topology();  // leaf groups {n0001,n0002} {n0003,n0004} {n0005,n0006} ...
+  // tp=2 dp=2 pp=2 on 4 nodes of 2 GPUs: a DP ring (4 ranks) is a segment of 2 nodes. n0003+n0004
+  // make a whole segment on one leaf group; n0001 and n0005 are the remainders, combined after it.
+  topoaware_layout_t l = {2, 1, 1, 2, 2, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
+  topoaware_job_in_t in = {};
+  in.topology_path = topo.c_str();
+  in.nodelist = "n[0001,0003-0005]";
+  in.layout = &l;
+  char err[1024] = "";
+  topoaware_job_map_t *m = topoaware_job_map(&in, err, sizeof err);
+  if (!m) std::fprintf(stderr, "%s\n", err);
+  assert_non_null(m);
+  assert_int_equal(topoaware_job_map_ranks(m), 8);
+  assert_int_equal(topoaware_job_map_nodes(m), 4);
+  assert_string_equal(topoaware_job_map_hostfile(m), "n0003\nn0003\nn0004\nn0004\nn0001\nn0001\nn0005\nn0005\n");
+  const std::vector<std::string> hf = lines(topoaware_job_map_hostfile(m));
+  // The same order as the task plan's TOPOAWARE_NODE_RANK on each node (what RANK follows).
+  for (const char *self : {"n0001", "n0003", "n0004", "n0005"}) {
+    topoaware_task_in_t t = {};
+    t.topology_path = topo.c_str();
+    t.nodelist = in.nodelist;
+    t.self = self;
+    t.local_tasks = 2;
+    t.total_tasks = 8;
+    t.job_id = 1;
+    t.layout = &l;
+    for (uint32_t local = 0; local < 2; local++) {
+      t.local_id = local;
+      topoaware_task_plan_t *p = topoaware_task_plan(&t, err, sizeof err);
+      assert_non_null(p);
+      const int rank = std::atoi(var(p, "RANK"));
+      assert_string_equal(hf[size_t(rank)].c_str(), self);
+      topoaware_task_plan_free(p);
+    }
+  }
+  const std::vector<std::string> rm = lines(topoaware_job_map_rankmap(m));
+  assert_int_equal(rm.size(), 9);
+  assert_true(rm[0].rfind("# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp, 4 nodes, topology sha256:", 0) == 0);
+  assert_string_equal(rm[1].c_str(),
+                      "rank=0 node=0 host=n0003 local=0 tp=0 cp=0 ep=0 dp=0 pp=0 edp=0 leaf=leaf1r0 leaf_group=1 pod=-");
+  assert_string_equal(rm[6].c_str(),
+                      "rank=5 node=2 host=n0001 local=1 tp=1 cp=0 ep=0 dp=0 pp=1 edp=0 leaf=leaf0r0 leaf_group=0 pod=-");
+  assert_string_equal(rm[8].c_str(),
+                      "rank=7 node=3 host=n0005 local=1 tp=1 cp=0 ep=0 dp=1 pp=1 edp=1 leaf=leaf2r0 leaf_group=2 pod=-");
+  assert_string_equal(topoaware_job_map_hash(m), rm[0].substr(rm[0].find("sha256:")).c_str());
+  // The expected hash matches: the same map.
+  const std::string h = topoaware_job_map_hash(m);
+  in.expected_hash = h.c_str();
+  topoaware_job_map_t *m2 = topoaware_job_map(&in, err, sizeof err);
+  assert_non_null(m2);
+  assert_string_equal(topoaware_job_map_hostfile(m2), topoaware_job_map_hostfile(m));
+  topoaware_job_map_free(m2);
+  topoaware_job_map_free(m);
+
+  // No map rather than a wrong one.
+  in.expected_hash = "sha256:0000";
+  assert_null(topoaware_job_map(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "stale"));
+  in.expected_hash = nullptr;
+  in.nodelist = "n[0001-0003]";  // 8 ranks on 3 nodes
+  assert_null(topoaware_job_map(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "do not split evenly"));
+  in.nodelist = "n[0001,0099]";
+  assert_null(topoaware_job_map(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "n0099"));
+  in.nodelist = "n[0001,0001]";
+  assert_null(topoaware_job_map(&in, err, sizeof err));
+  topoaware_layout_t big = {1024, 1, 1, 1024, 2, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};  // 2M ranks on one node
+  in.nodelist = "n0001";
+  in.layout = &big;
+  assert_null(topoaware_job_map(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "more than the"));
+  in.layout = &l;
+  in.topology_path = "/nonexistent/topology.json";
+  assert_null(topoaware_job_map(&in, err, sizeof err));
+  assert_null(topoaware_job_map(nullptr, err, sizeof err));
+  assert_string_equal(topoaware_job_map_hostfile(nullptr), "");
+  topoaware_job_map_free(nullptr);
+  unlink(topo.c_str());
+}
+
+// --- per-job folders (src/job_dir_c.h) ---
+constexpr uid_t kUser = 65534;  // nobody
+constexpr gid_t kGroup = 65534;
+
+std::string make_state_dir() {
+  char tmpl[] = "/tmp/ta-test-state-XXXXXX";
+  assert_non_null(mkdtemp(tmpl));
+  assert_int_equal(chmod(tmpl, 0755), 0);
+  return tmpl;
+}
+
+std::string slurp(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Runs f in a child process as kUser:kGroup; returns its exit status (0 = all checks passed).
+template <class F>
+int as_user(F f) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (setgroups(0, nullptr) != 0 || setresgid(kGroup, kGroup, kGroup) != 0 || setresuid(kUser, kUser, kUser) != 0)
+      _exit(99);
+    _exit(f());
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 98;
+}
+
+void test_state_dir(void **) {
+  char err[1024] = "";
+  if (geteuid() != 0) skip();  // owners are root's to give
+  const std::string d = make_state_dir();
+  int fd = topoaware_state_dir_open(d.c_str(), 0, err, sizeof err);
+  assert_true(fd >= 0);
+  close(fd);
+  // Writable by others, a symbolic link, a relative path, someone else's: refused.
+  assert_int_equal(chmod(d.c_str(), 0775), 0);
+  assert_int_equal(topoaware_state_dir_open(d.c_str(), 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "owned by root and writable only by root"));
+  assert_int_equal(chmod(d.c_str(), 0755), 0);
+  const std::string link = d + ".link";
+  assert_int_equal(symlink(d.c_str(), link.c_str()), 0);
+  assert_int_equal(topoaware_state_dir_open(link.c_str(), 0, err, sizeof err), -1);
+  assert_int_equal(topoaware_state_dir_open(link.c_str(), 1, err, sizeof err), -1);
+  unlink(link.c_str());
+  assert_int_equal(topoaware_state_dir_open("tmp/state", 1, err, sizeof err), -1);
+  assert_int_equal(chown(d.c_str(), kUser, kGroup), 0);
+  assert_int_equal(topoaware_state_dir_open(d.c_str(), 0, err, sizeof err), -1);
+  assert_int_equal(chown(d.c_str(), 0, 0), 0);
+  // Missing: ENOENT without create; made 0755 with it.
+  const std::string sub = d + "/state";
+  assert_int_equal(topoaware_state_dir_open(sub.c_str(), 0, err, sizeof err), -1);
+  assert_int_equal(errno, ENOENT);
+  fd = topoaware_state_dir_open(sub.c_str(), 1, err, sizeof err);
+  assert_true(fd >= 0);
+  struct stat st;
+  assert_int_equal(fstat(fd, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0755);
+  close(fd);
+  std::filesystem::remove_all(d);
+}
+
+// The job folder's whole life: root makes it for the user, the user writes into it (a planted
+// symbolic link is replaced, never followed), root removes everything without following links.
+void test_job_dir(void **) {
+  char err[1024] = "", name[32];
+  if (geteuid() != 0) skip();
+  assert_int_equal(topoaware_job_dir_name(4242, name, sizeof name), 0);
+  assert_string_equal(name, "job.4242");
+  assert_int_equal(topoaware_job_dir_name(4242, name, 5), -1);
+  const std::string d = make_state_dir();
+  const int sfd = topoaware_state_dir_open(d.c_str(), 0, err, sizeof err);
+  assert_true(sfd >= 0);
+  // Outside the state folder: what a hostile user would like root to touch.
+  const std::string victim_dir = d + ".victim";
+  assert_int_equal(mkdir(victim_dir.c_str(), 0755), 0);
+  const std::string victim = victim_dir + "/precious";
+  std::ofstream(victim) << "keep me\n";
+
+  assert_int_equal(topoaware_job_dir_create(sfd, 4242, kUser, kGroup, err, sizeof err), 0);
+  const std::string jd = d + "/job.4242";
+  struct stat st;
+  assert_int_equal(lstat(jd.c_str(), &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(st.st_uid, kUser);
+  assert_int_equal(st.st_gid, kGroup);
+  assert_int_equal(st.st_mode & 07777, 0700);
+  // Root may not use it as the user's folder (not its owner).
+  assert_int_equal(topoaware_job_dir_open(sfd, 4242, err, sizeof err), -1);
+  assert_int_equal(topoaware_job_dir_open(sfd, 4243, err, sizeof err), -1);
+  assert_int_equal(errno, ENOENT);
+
+  // As the user: open, plant links and junk, write the two files.
+  const int rc = as_user([&] {
+    char e[1024];
+    const int jfd = topoaware_job_dir_open(sfd, 4242, e, sizeof e);
+    if (jfd < 0) return 1;
+    if (symlinkat(victim.c_str(), jfd, "rankmap") != 0) return 2;          // a file name pointing outside
+    if (symlinkat(victim_dir.c_str(), jfd, "outside") != 0) return 3;      // a folder name pointing outside
+    if (mkdirat(jfd, "a", 0700) != 0 || mkdirat(jfd, "a/b", 0555) != 0) return 4;  // nested, read-only
+    if (symlinkat(victim_dir.c_str(), jfd, "a/b/up") != 0 && errno != EACCES) return 5;
+    if (mkfifoat(jfd, "fifo", 0600) != 0) return 6;
+    const char text[] = "n0001\nn0002\n";
+    if (topoaware_file_write_at(jfd, "hostfile", text, sizeof text - 1, e, sizeof e) != 0) return 7;
+    if (topoaware_file_write_at(jfd, "rankmap", "x\n", 2, e, sizeof e) != 0) return 8;
+    if (topoaware_file_write_at(jfd, "../escape", "x", 1, e, sizeof e) != -1) return 9;
+    if (topoaware_file_write_at(jfd, "..", "x", 1, e, sizeof e) != -1) return 10;
+    if (topoaware_file_write_at(jfd, "", "x", 1, e, sizeof e) != -1) return 11;
+    close(jfd);
+    return 0;
+  });
+  assert_int_equal(rc, 0);
+  assert_string_equal(slurp(victim).c_str(), "keep me\n");  // the planted link was replaced, not followed
+  assert_int_equal(lstat((jd + "/rankmap").c_str(), &st), 0);
+  assert_true(S_ISREG(st.st_mode));
+  assert_int_equal(st.st_uid, kUser);
+  assert_int_equal(st.st_mode & 07777, 0600);
+  assert_int_equal(lstat((jd + "/hostfile").c_str(), &st), 0);
+  assert_int_equal(st.st_uid, kUser);
+  assert_string_equal(slurp(jd + "/hostfile").c_str(), "n0001\nn0002\n");
+  assert_int_equal(access((jd + "/.hostfile." + std::to_string(getpid())).c_str(), F_OK), -1);  // no temp left
+
+  // A new job with the same id (a node that crashed): a fresh, empty folder.
+  assert_int_equal(topoaware_job_dir_create(sfd, 4242, kUser, kGroup, err, sizeof err), 0);
+  assert_int_equal(access((jd + "/hostfile").c_str(), F_OK), -1);
+  const int rc2 = as_user([&] {
+    char e[1024];
+    const int jfd = topoaware_job_dir_open(sfd, 4242, e, sizeof e);
+    if (jfd < 0) return 1;
+    if (symlinkat(victim_dir.c_str(), jfd, "outside") != 0 || mkdirat(jfd, "a", 0700) != 0 ||
+        mkdirat(jfd, "a/b", 0700) != 0 || symlinkat(victim.c_str(), jfd, "a/b/link") != 0 ||
+        topoaware_file_write_at(jfd, "hostfile", "n\n", 2, e, sizeof e) != 0 || fchmod(jfd, 0500) != 0)
+      return 2;  // the user even makes its folder read-only
+    close(jfd);
+    return 0;
+  });
+  assert_int_equal(rc2, 0);
+  // The epilog: everything goes, nothing outside is touched.
+  assert_int_equal(topoaware_job_dir_remove(sfd, 4242, err, sizeof err), 0);
+  assert_int_equal(lstat(jd.c_str(), &st), -1);
+  assert_string_equal(slurp(victim).c_str(), "keep me\n");
+  assert_int_equal(access(victim.c_str(), F_OK), 0);
+  // Gone already: fine.
+  assert_int_equal(topoaware_job_dir_remove(sfd, 4242, err, sizeof err), 0);
+  // A non-folder of that name (whatever put it there) is removed as a name.
+  assert_int_equal(symlinkat(victim_dir.c_str(), sfd, "job.77"), 0);
+  assert_int_equal(topoaware_job_dir_remove(sfd, 77, err, sizeof err), 0);
+  assert_int_equal(access(victim.c_str(), F_OK), 0);
+  assert_int_equal(topoaware_job_dir_create(sfd, 77, kUser, kGroup, err, sizeof err), 0);
+  assert_int_equal(lstat((d + "/job.77").c_str(), &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(topoaware_job_dir_remove(sfd, 77, err, sizeof err), 0);
+
+  // Deeper than TOPOAWARE_JOB_DIR_MAX_DEPTH: refused and reported, and taken back from the user.
+  assert_int_equal(topoaware_job_dir_create(sfd, 9, kUser, kGroup, err, sizeof err), 0);
+  std::string deep = d + "/job.9";
+  for (int i = 0; i < TOPOAWARE_JOB_DIR_MAX_DEPTH + 2; i++) {
+    deep += "/d";
+    assert_int_equal(mkdir(deep.c_str(), 0700), 0);
+  }
+  assert_int_equal(topoaware_job_dir_remove(sfd, 9, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "nested deeper"));
+  assert_int_equal(lstat((d + "/job.9").c_str(), &st), 0);
+  assert_int_equal(st.st_uid, 0);
+  assert_int_equal(topoaware_job_dir_remove(sfd, 0, err, sizeof err), -1);
+
+  close(sfd);
+  std::filesystem::remove_all(d);
+  std::filesystem::remove_all(victim_dir);
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_jrc),           cmocka_unit_test(test_lassen),     cmocka_unit_test(test_hwloc_test_file),
       cmocka_unit_test(test_synthetic_hgx), cmocka_unit_test(test_env_xmlfile), cmocka_unit_test(test_missing_xml),
-      cmocka_unit_test(test_split_names),   cmocka_unit_test(test_task_plan),
+      cmocka_unit_test(test_split_names),   cmocka_unit_test(test_task_plan),   cmocka_unit_test(test_default_vars),
+      cmocka_unit_test(test_job_map),       cmocka_unit_test(test_state_dir),   cmocka_unit_test(test_job_dir),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

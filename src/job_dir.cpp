@@ -1,0 +1,291 @@
+// See job_dir_c.h. POSIX calls on descriptors only; every error path closes what it opened.
+#include "job_dir_c.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+void set_err(char *err, size_t errlen, const std::string &m) {
+  if (err && errlen) std::snprintf(err, errlen, "%s", m.c_str());
+}
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+// Closes an fd on scope exit, keeping errno.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd &) = delete;
+  Fd &operator=(const Fd &) = delete;
+  ~Fd() {
+    if (fd >= 0) {
+      const int e = errno;
+      close(fd);
+      errno = e;
+    }
+  }
+};
+
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+
+// Removes `name` in the folder parent_fd: a non-folder with unlinkat, a folder after its contents
+// (taken back first when running as root). dev: the file system it must stay on. Appends what is
+// left to *left and returns false on any failure.
+bool remove_entry(int parent_fd, const char *name, int depth, dev_t dev, std::string *left) {
+  const int fd = openat(parent_fd, name, kDirFlags);
+  if (fd < 0) {
+    const int e = errno;
+    if (e == ENOENT) return true;
+    if (e == ENOTDIR || e == ELOOP) {  // a file, a symbolic link, a FIFO, ...: the name only goes
+      if (unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return true;
+      *left = std::string(name) + ": " + errno_text(errno);
+      return false;
+    }
+    *left = std::string(name) + ": " + errno_text(e);
+    return false;
+  }
+  Fd guard(fd);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *left = std::string(name) + ": " + errno_text(errno);
+    return false;
+  }
+  if (st.st_dev != dev) {
+    *left = std::string(name) + ": another file system is mounted there; not entered";
+    return false;
+  }
+  if (depth >= TOPOAWARE_JOB_DIR_MAX_DEPTH) {
+    *left = std::string(name) + ": nested deeper than " + std::to_string(TOPOAWARE_JOB_DIR_MAX_DEPTH) + " folders";
+    return false;
+  }
+  // Take the folder back: from now on only root may add or rename entries in it.
+  if (geteuid() == 0 && (fchown(fd, 0, 0) != 0 || fchmod(fd, 0700) != 0)) {
+    *left = std::string(name) + ": cannot take it back: " + errno_text(errno);
+    return false;
+  }
+  std::vector<std::string> entries;
+  {
+    const int lfd = dup(fd);
+    DIR *d = lfd >= 0 ? fdopendir(lfd) : nullptr;
+    if (!d) {
+      if (lfd >= 0) close(lfd);
+      *left = std::string(name) + ": " + errno_text(errno);
+      return false;
+    }
+    errno = 0;
+    while (struct dirent *de = readdir(d)) {
+      if (std::strcmp(de->d_name, ".") != 0 && std::strcmp(de->d_name, "..") != 0) entries.emplace_back(de->d_name);
+    }
+    closedir(d);
+  }
+  bool ok = true;
+  for (const std::string &e : entries) {
+    std::string sub;
+    if (!remove_entry(fd, e.c_str(), depth + 1, dev, &sub)) {
+      if (ok) *left = std::string(name) + "/" + sub;
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+  if (unlinkat(parent_fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    *left = std::string(name) + ": " + errno_text(errno);
+    return false;
+  }
+  return true;
+}
+
+bool plain_name(const char *name) {
+  return name && *name && std::strchr(name, '/') == nullptr && std::strcmp(name, ".") != 0 &&
+         std::strcmp(name, "..") != 0 && std::strlen(name) < 200;
+}
+
+
+
+int state_dir_open_impl(const char *path, int create, char *err, size_t errlen) {
+  if (!path || path[0] != '/') {
+    set_err(err, errlen, "the state folder must be an absolute path");
+    errno = EINVAL;
+    return -1;
+  }
+  if (create && mkdir(path, 0755) != 0 && errno != EEXIST) {
+    const int e = errno;
+    set_err(err, errlen, std::string("cannot create ") + path + ": " + errno_text(e));
+    errno = e;
+    return -1;
+  }
+  const int fd = open(path, kDirFlags);
+  if (fd < 0) {
+    const int e = errno;
+    set_err(err, errlen, std::string("cannot open ") + path + ": " + errno_text(e));
+    errno = e;
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+    close(fd);
+    set_err(err, errlen, std::string(path) + " must be a folder owned by root and writable only by root");
+    errno = EPERM;
+    return -1;
+  }
+  return fd;
+}
+
+
+int job_dir_remove_impl(int state_fd, uint32_t job_id, char *err, size_t errlen) {
+  char name[32];
+  struct stat st;
+  if (topoaware_job_dir_name(job_id, name, sizeof name) != 0 || job_id == 0) {
+    set_err(err, errlen, "no job id");
+    return -1;
+  }
+  if (fstat(state_fd, &st) != 0) {
+    set_err(err, errlen, "the state folder: " + errno_text(errno));
+    return -1;
+  }
+  std::string left;
+  try {
+    if (remove_entry(state_fd, name, 0, st.st_dev, &left)) return 0;
+  } catch (...) {  // std::bad_alloc from the name lists
+    left = std::string(name) + ": out of memory";
+  }
+  set_err(err, errlen, "cannot remove all of " + std::string(name) + ": " + left);
+  return -1;
+}
+
+int job_dir_create_impl(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, char *err, size_t errlen) {
+  char name[32];
+  if (topoaware_job_dir_name(job_id, name, sizeof name) != 0 || job_id == 0) {
+    set_err(err, errlen, "no job id");
+    return -1;
+  }
+  if (job_dir_remove_impl(state_fd, job_id, err, errlen) != 0) return -1;  // a stale one
+  if (mkdirat(state_fd, name, 0700) != 0) {
+    set_err(err, errlen, std::string("cannot create ") + name + ": " + errno_text(errno));
+    return -1;
+  }
+  const int fd = openat(state_fd, name, kDirFlags);
+  struct stat st;
+  std::string why;
+  if (fd < 0) {
+    why = "cannot open it: " + errno_text(errno);
+  } else if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+    why = "not the folder just made";
+  } else if (fchown(fd, uid, gid) != 0 || fchmod(fd, 0700) != 0) {
+    why = "cannot give it to uid " + std::to_string(uid) + ": " + errno_text(errno);
+  }
+  if (fd >= 0) close(fd);
+  if (why.empty()) return 0;
+  unlinkat(state_fd, name, AT_REMOVEDIR);
+  set_err(err, errlen, std::string(name) + ": " + why);
+  return -1;
+}
+
+int job_dir_open_impl(int state_fd, uint32_t job_id, char *err, size_t errlen) {
+  char name[32];
+  if (topoaware_job_dir_name(job_id, name, sizeof name) != 0 || job_id == 0) {
+    set_err(err, errlen, "no job id");
+    errno = EINVAL;
+    return -1;
+  }
+  const int fd = openat(state_fd, name, kDirFlags);
+  if (fd < 0) {
+    const int e = errno;
+    set_err(err, errlen, std::string("cannot open ") + name + ": " + errno_text(e));
+    errno = e;
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+    close(fd);
+    set_err(err, errlen, std::string(name) + " is not a folder of uid " + std::to_string(geteuid()) +
+                             " closed to group and others");
+    errno = EPERM;
+    return -1;
+  }
+  return fd;
+}
+
+int file_write_at_impl(int dir_fd, const char *name, const char *data, size_t len, char *err, size_t errlen) {
+  if (!plain_name(name) || (!data && len)) {
+    set_err(err, errlen, "not a plain file name");
+    return -1;
+  }
+  const std::string tmp = "." + std::string(name) + "." + std::to_string(getpid());
+  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = openat(dir_fd, tmp.c_str(), flags, 0600);
+  if (fd < 0 && errno == EEXIST && unlinkat(dir_fd, tmp.c_str(), 0) == 0)  // left by a dead process of this pid
+    fd = openat(dir_fd, tmp.c_str(), flags, 0600);
+  if (fd < 0) {
+    set_err(err, errlen, "cannot create " + tmp + ": " + errno_text(errno));
+    return -1;
+  }
+  size_t done = 0;
+  int e = 0;
+  while (done < len) {
+    const ssize_t w = write(fd, data + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      e = w < 0 ? errno : EIO;
+      break;
+    }
+    done += size_t(w);
+  }
+  if (close(fd) != 0 && !e) e = errno;
+  if (!e && renameat(dir_fd, tmp.c_str(), dir_fd, name) != 0) e = errno;
+  if (e) {
+    unlinkat(dir_fd, tmp.c_str(), 0);
+    set_err(err, errlen, std::string("cannot write ") + name + ": " + errno_text(e));
+    return -1;
+  }
+  return 0;
+}
+
+
+// No C++ exception (std::bad_alloc from a message) leaves the C API.
+template <class F>
+int guarded(char *err, size_t errlen, F f) {
+  try {
+    return f();
+  } catch (...) {
+    set_err(err, errlen, "out of memory");
+    errno = ENOMEM;
+    return -1;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int topoaware_job_dir_name(uint32_t job_id, char *buf, size_t len) {
+  if (!buf || len == 0) return -1;
+  const int n = std::snprintf(buf, len, "job.%u", job_id);
+  return n > 0 && size_t(n) < len ? 0 : -1;
+}
+
+int topoaware_state_dir_open(const char *path, int create, char *err, size_t errlen) {
+  return guarded(err, errlen, [&] { return state_dir_open_impl(path, create, err, errlen); });
+}
+int topoaware_job_dir_create(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, char *err, size_t errlen) {
+  return guarded(err, errlen, [&] { return job_dir_create_impl(state_fd, job_id, uid, gid, err, errlen); });
+}
+int topoaware_job_dir_remove(int state_fd, uint32_t job_id, char *err, size_t errlen) {
+  return guarded(err, errlen, [&] { return job_dir_remove_impl(state_fd, job_id, err, errlen); });
+}
+int topoaware_job_dir_open(int state_fd, uint32_t job_id, char *err, size_t errlen) {
+  return guarded(err, errlen, [&] { return job_dir_open_impl(state_fd, job_id, err, errlen); });
+}
+int topoaware_file_write_at(int dir_fd, const char *name, const char *data, size_t len, char *err, size_t errlen) {
+  return guarded(err, errlen, [&] { return file_write_at_impl(dir_fd, name, data, len, err, errlen); });
+}
+
+}  // extern "C"

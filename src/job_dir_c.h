@@ -1,0 +1,64 @@
+/* C API of spank_topoaware's folders on a compute node (spank_topoaware(8), FILES): the state
+ * folder (root's, e.g. /run/topoaware) and in it one private folder per job, job.<JOBID>, that the
+ * job prolog (root) creates for the job's user and the job epilog (root) removes; in between the
+ * batch step (as the job's user) writes the hostfile and the rank map into it.
+ *
+ * Safety: every call works on folder descriptors (openat/mkdirat/unlinkat/renameat), never on a
+ * path below the state folder; nothing follows a symbolic link (O_NOFOLLOW, unlinkat); root only
+ * creates an empty folder, hands it over with fchown/fchmod on its descriptor, and removes it; no
+ * content a user wrote is ever read by root. No Slurm, no C++ exception leaves these functions;
+ * errors are -1 with a message in err (errlen bytes, NUL-terminated). Built into
+ * topology/libtopoaware_task.la. */
+#ifndef TOPOAWARE_JOB_DIR_C_H
+#define TOPOAWARE_JOB_DIR_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The deepest folder nesting topoaware_job_dir_remove descends into. */
+#define TOPOAWARE_JOB_DIR_MAX_DEPTH 32
+
+/* Opens the state folder `path` (absolute) as a descriptor: with `create`, makes it first (mode
+ * 0755) if it is missing. It must be a real folder (not a symbolic link), owned by root and not
+ * writable by group or others: only then can no user swap the names in it. Returns the fd, or -1
+ * with err (errno ENOENT kept when it is merely missing and create is 0). */
+int topoaware_state_dir_open(const char *path, int create, char *err, size_t errlen);
+
+/* "job.<JOBID>" into buf. Returns 0, or -1 if buf is too small. */
+int topoaware_job_dir_name(uint32_t job_id, char *buf, size_t len);
+
+/* Root, in the job prolog: makes job.<JOBID> in the state folder open as state_fd, owned by
+ * uid:gid, mode 0700 (made 0700 by root first, handed over through its descriptor). Anything of
+ * that name already there (a folder left by an earlier job with the same id, on a crashed node) is
+ * removed first (topoaware_job_dir_remove). Returns 0 or -1. */
+int topoaware_job_dir_create(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, char *err, size_t errlen);
+
+/* Root, in the job epilog: removes job.<JOBID> and everything the job's user put in it. Each
+ * folder of the tree is first taken back (owner root, mode 0700, through its descriptor) so that
+ * the user can no longer add to it; entries are removed with unlinkat, folders entered with
+ * openat(O_NOFOLLOW | O_DIRECTORY), never across a file system boundary and at most
+ * TOPOAWARE_JOB_DIR_MAX_DEPTH deep. Returns 0 (removed, or there was none) or -1 (err names what
+ * is left). */
+int topoaware_job_dir_remove(int state_fd, uint32_t job_id, char *err, size_t errlen);
+
+/* The job's user, in task_init: opens job.<JOBID> and checks that it is a real folder owned by
+ * the caller's effective uid with no access for group or others. Returns the fd, or -1 with err
+ * (errno ENOENT kept when it does not exist). */
+int topoaware_job_dir_open(int state_fd, uint32_t job_id, char *err, size_t errlen);
+
+/* Writes len bytes of data as `name` in the folder dir_fd, atomically: a new file
+ * ".<name>.<pid>" created with O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600, written in full, then
+ * renamed onto `name` (renameat replaces a symbolic link of that name, never follows it). `name`
+ * is a plain file name (no '/', not "." or ".."). Returns 0 or -1. */
+int topoaware_file_write_at(int dir_fd, const char *name, const char *data, size_t len, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
