@@ -1,1 +1,20 @@
-# (filled in by the work that owns it)
+# Benchmark through real slurmctld (select plugin issue): the same synthetic trace replayed on a
+# localhost cluster of 64 slurmd (8 leaves x 8, 8 GPUs each) under stock select/cons_tres +
+# topology/tree, select/cons_tres_topoaware and select/cons_tres_passthrough; allocations scored
+# with `topoaware plan`, stock decisions checked against the simulator's Slurm tree replica,
+# select_p_job_test time per call compared (bench/README.md, "Replay through real slurmctld").
+# Needs root, Debian's slurmctld/slurmd and the select plugins (configure --with-slurm-source).
+# Opt-in, about 20 minutes: `make bench-slurm` (never part of `make check`);
+# `make bench-slurm BENCH_SLURM_ARGS=--quick` for a short smoke run.
+noinst_PROGRAMS += bench/slurm_replay_tool
+bench_slurm_replay_tool_SOURCES = bench/slurm_replay/replay_tool.cpp
+bench_slurm_replay_tool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim
+bench_slurm_replay_tool_CXXFLAGS = $(AM_CXXFLAGS) -O2
+bench_slurm_replay_tool_LDADD = bench/libtopoaware_sim.la topology/libtopoaware_discovery.la src/libtopoaware_core.la
+dist_noinst_SCRIPTS += bench/slurm_replay.sh
+EXTRA_DIST += bench/slurm_replay/analyze.py
+
+bench-slurm: topoaware$(EXEEXT) bench/slurm_replay_tool$(EXEEXT) bench/placement_latency$(EXEEXT) \
+	$(taselect_LTLIBRARIES) $(slurmplugin_LTLIBRARIES)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/slurm_replay.sh $(BENCH_SLURM_ARGS)
+.PHONY: bench-slurm

@@ -1,0 +1,538 @@
+#!/usr/bin/env python3
+"""Analysis of bench/slurm_replay.sh: the real allocations of the replays (stock, topo, pass),
+scored with `topoaware plan`; stock's decisions against the simulator's Slurm tree replica; the
+select_p_job_test counters of slurmctld.log.
+
+usage: analyze.py --out DIR --topoaware BIN --tool SLURM_REPLAY_TOOL
+
+DIR holds topology.json, topology.conf, trace.txt and one folder per run (jobs.txt = `scontrol -o
+show job`, slurmctld.log). Writes DIR/jobs.csv (one row per run and job), DIR/replica.txt (every
+stock decision with the replica's answer) and prints the report.
+"""
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+RUNS = [("stock", "select/cons_tres + topology/tree"),
+        ("topo", "select/cons_tres_topoaware"),
+        ("pass", "select/cons_tres_passthrough")]
+
+
+# ---- host lists -------------------------------------------------------------------------------
+def _split_top(s):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur:
+        out.append(cur)
+    return out
+
+
+def hl_expand(s):
+    if not s or s in ("(null)", "-", "None"):
+        return []
+    names = []
+    for part in _split_top(s):
+        m = re.fullmatch(r"([^\[]*)\[([^\]]*)\](.*)", part)
+        if not m:
+            names.append(part)
+            continue
+        pre, body, post = m.groups()
+        for r in body.split(","):
+            if "-" in r:
+                a, b = r.split("-")
+                for k in range(int(a), int(b) + 1):
+                    names.append(f"{pre}{k:0{len(a)}d}{post}")
+            else:
+                names.append(pre + r + post)
+    return names
+
+
+def hl_compress(names):
+    nums = sorted(int(n[1:]) for n in names)
+    parts, i = [], 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        parts.append(f"{nums[i]:04d}" if i == j else f"{nums[i]:04d}-{nums[j]:04d}")
+        i = j + 1
+    if not parts:
+        return "-"
+    if len(parts) == 1 and "-" not in parts[0]:
+        return "n" + parts[0]
+    return "n[" + ",".join(parts) + "]"
+
+
+def leaf(name, per_leaf=8):
+    return (int(name[1:]) - 1) // per_leaf
+
+
+def per_leaf_counts(names):
+    c = {}
+    for n in names:
+        c[leaf(n)] = c.get(leaf(n), 0) + 1
+    return "+".join(str(v) for v in sorted(c.values(), reverse=True))
+
+
+# ---- inputs -----------------------------------------------------------------------------------
+def read_trace(path):
+    jobs = {}
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        idx, arr, rt, n, tp, pp, dp, kind, node = line.split()
+        jobs[int(idx)] = dict(idx=int(idx), arrival=float(arr), runtime=float(rt), nodes=int(n), tp=int(tp),
+                              pp=int(pp), dp=int(dp), kind=kind, node=node)
+    return jobs
+
+
+def ts(s):
+    if not s or s in ("Unknown", "None", "(null)"):
+        return None
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
+
+
+def read_jobs(path, trace):
+    out = []
+    for line in open(path):
+        line = line.strip()
+        if not line.startswith("JobId="):
+            continue
+        rec = {}
+        for tok in line.split(" "):
+            k, _, v = tok.partition("=")
+            if k and k not in rec:
+                rec[k] = v
+        m = re.fullmatch(r"ta\.(\d+)\.(\w+)", rec.get("JobName", ""))
+        if not m:
+            continue
+        t = trace[int(m.group(1))]
+        out.append(dict(id=int(rec["JobId"]), idx=t["idx"], kind=t["kind"], t=t, state=rec.get("JobState"),
+                        submit=ts(rec.get("SubmitTime")), start=ts(rec.get("StartTime")), end=ts(rec.get("EndTime")),
+                        nodes=hl_expand(rec.get("NodeList", "")), nodelist=rec.get("NodeList", "")))
+    return sorted(out, key=lambda j: j["id"])
+
+
+# ---- scoring with topoaware plan --------------------------------------------------------------
+class Scorer:
+    def __init__(self, binary, topology):
+        self.binary, self.topology, self.cache = binary, topology, {}
+
+    def score(self, t, nodes):
+        key = (t["tp"], t["pp"], t["dp"], tuple(sorted(nodes)))
+        if key not in self.cache:
+            cmd = [self.binary, "plan", "--topology", self.topology, "--tp", str(t["tp"]), "--pp", str(t["pp"]),
+                   "--dp", str(t["dp"]), "--gpus-per-node", "8", "--free", hl_compress(nodes), "--format", "json"]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode != 0:
+                raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+            j = json.loads(p.stdout)
+            got = sorted(h["host"] for h in j["rank_order"])
+            if got != sorted(nodes):
+                raise RuntimeError(f"plan did not take exactly the job's nodes: {got} vs {sorted(nodes)}")
+            self.cache[key] = j
+        return self.cache[key]
+
+
+def ideal(c):
+    return c["dp"]["at_ideal"] == c["dp"]["groups"] and c["pp"]["at_ideal"] == c["pp"]["groups"]
+
+
+def pct(xs, q):
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    k = max(0, min(len(s) - 1, math.ceil(q * len(s)) - 1))  # nearest rank
+    return s[k]
+
+
+def metrics(jobs, scorer, nodes_total):
+    trace_jobs = [j for j in jobs if j["kind"] != "frag"]
+    done = [j for j in trace_jobs if j["start"] and j["end"] and j["nodes"]]
+    m = dict(jobs=len(trace_jobs), done=len(done))
+    multi = [j for j in done if j["kind"] == "layout" and len(j["nodes"]) > 1]
+    m["multi"] = len(multi)
+    acc = dict(ideal_t=0, ideal_n=0, hop_t=0.0, hop_n=0.0, hop_i=0.0, spine_t=0.0, spine_n=0.0, dp_g=0, dp_i_t=0,
+               dp_i_n=0, pp_g=0, pp_i_t=0, pp_i_n=0, sd_ns=0.0, sd_w=0.0, ratio_sum_t=0.0)
+    for j in multi:
+        r = scorer.score(j["t"], j["nodes"])
+        ct, cn = r["cost"], r["first_fit_cost"]  # topoaware's rank order / node-index order
+        rt = j["t"]["runtime"]
+        j["score"] = r
+        acc["ideal_t"] += ideal(ct)
+        acc["ideal_n"] += ideal(cn)
+        acc["hop_t"] += ct["hop_bytes"] * rt
+        acc["hop_n"] += cn["hop_bytes"] * rt
+        acc["hop_i"] += ct["ideal_hop_bytes"] * rt
+        acc["spine_t"] += (ct["bytes_by_level"][2] + ct["bytes_by_level"][3]) * rt
+        acc["spine_n"] += (cn["bytes_by_level"][2] + cn["bytes_by_level"][3]) * rt
+        acc["ratio_sum_t"] += ct["ratio_to_ideal"]
+        if j["t"]["dp"] > 1:
+            acc["dp_g"] += ct["dp"]["groups"]
+            acc["dp_i_t"] += ct["dp"]["at_ideal"]
+            acc["dp_i_n"] += cn["dp"]["at_ideal"]
+        if j["t"]["pp"] > 1:
+            acc["pp_g"] += ct["pp"]["groups"]
+            acc["pp_i_t"] += ct["pp"]["at_ideal"]
+            acc["pp_i_n"] += cn["pp"]["at_ideal"]
+        w = len(j["nodes"]) * rt
+        acc["sd_ns"] += ct["slowdown"] * w
+        acc["sd_w"] += w
+    m.update(acc)
+    n = max(1, len(multi))
+    m["ideal_rate_t"] = acc["ideal_t"] / n
+    m["ideal_rate_n"] = acc["ideal_n"] / n
+    m["hop_vs_ideal_t"] = acc["hop_t"] / acc["hop_i"] if acc["hop_i"] else float("nan")
+    m["hop_vs_ideal_n"] = acc["hop_n"] / acc["hop_i"] if acc["hop_i"] else float("nan")
+    m["mean_job_ratio_t"] = acc["ratio_sum_t"] / n
+    m["dp_rate_t"] = acc["dp_i_t"] / acc["dp_g"] if acc["dp_g"] else float("nan")
+    m["dp_rate_n"] = acc["dp_i_n"] / acc["dp_g"] if acc["dp_g"] else float("nan")
+    m["pp_rate_t"] = acc["pp_i_t"] / acc["pp_g"] if acc["pp_g"] else float("nan")
+    m["pp_rate_n"] = acc["pp_i_n"] / acc["pp_g"] if acc["pp_g"] else float("nan")
+    m["slowdown_t"] = acc["sd_ns"] / acc["sd_w"] if acc["sd_w"] else float("nan")
+    waits = [j["start"] - j["submit"] for j in done]
+    lwaits = [j["start"] - j["submit"] for j in multi]
+    m["wait_mean"] = sum(waits) / len(waits) if waits else float("nan")
+    m["wait_p95"] = pct(waits, 0.95)
+    m["wait_mean_multi"] = sum(lwaits) / len(lwaits) if lwaits else float("nan")
+    if done:
+        t0 = min(j["submit"] for j in done)
+        t1 = max(j["end"] for j in done)
+        m["makespan"] = t1 - t0
+        busy = 0.0
+        for j in jobs:  # every job, pinned ones included, clipped to [t0, t1]
+            if j["start"] and j["end"] and j["nodes"]:
+                busy += len(j["nodes"]) * max(0.0, min(j["end"], t1) - max(j["start"], t0))
+        m["util"] = busy / (nodes_total * m["makespan"]) if m["makespan"] > 0 else float("nan")
+    return m
+
+
+# ---- replica agreement -------------------------------------------------------------------------
+LOG_TS = r"^\[(\S+)\] "
+RE_ALLOC = re.compile(LOG_TS + r"sched: Allocate JobId=(\d+) NodeList=(\S+)")
+RE_BF = re.compile(LOG_TS + r"(?:\S+: )*Started JobId=(\d+) in \S+ on (\S+)")
+RE_TEST = re.compile(LOG_TS + r"(?:\S+: )*Test JobId=(\d+) at \S+ on (\S+)")
+RE_EPI = re.compile(LOG_TS + r"(?:\S+: )*ROUTE: _slurm_rpc_epilog_complete: node_name = (\S+), JobId=(\d+)")
+
+
+def log_events(path):
+    """Starts (main scheduler / backfill, with backfill's tested node set) and node releases, in
+    slurmctld's own order (one log, written under its locks)."""
+    ev, tested, have_route = [], {}, False
+    for line in open(path, errors="replace"):
+        m = RE_EPI.search(line)
+        if m:
+            have_route = True
+            ev.append(("free", m.group(2), int(m.group(3))))
+            continue
+        m = RE_TEST.search(line)
+        if m:
+            tested[int(m.group(2))] = hl_expand(m.group(3))
+            continue
+        m = RE_ALLOC.search(line)
+        if m:
+            ev.append(("start", int(m.group(2)), hl_expand(m.group(3)), "main", None))
+            continue
+        m = RE_BF.search(line)
+        if m:
+            jid = int(m.group(2))
+            ev.append(("start", jid, hl_expand(m.group(3)), "backfill", tested.get(jid)))
+    return ev, have_route
+
+
+def decisions_from_log(path, all_nodes):
+    ev, have_route = log_events(path)
+    if not have_route:
+        return None
+    owner = {}  # node -> job holding it (allocated, not yet idle again)
+    out = []
+    for e in ev:
+        if e[0] == "free":
+            if owner.get(e[1]) == e[2]:
+                del owner[e[1]]
+            continue
+        _, jid, nodes, sched, tested = e
+        free = [n for n in all_nodes if n not in owner]
+        if sched == "backfill" and tested is not None:
+            ts_ = set(tested)
+            free = [n for n in free if n in ts_]
+        out.append(dict(id=jid, nodes=nodes, sched=sched, free=free))
+        for n in nodes:
+            owner[n] = jid
+    return out
+
+
+def decisions_from_times(jobs, all_nodes):
+    """The brief's reconstruction from scontrol times alone (1 s resolution): at a job's start the
+    nodes of jobs running then (started before it, same second: lower job id first; ending after
+    that second) are busy."""
+    rec = [j for j in jobs if j["start"] and j["nodes"]]
+    out = []
+    for j in rec:
+        busy = set()
+        for i in rec:
+            if i is j:
+                continue
+            started_before = i["start"] < j["start"] or (i["start"] == j["start"] and i["id"] < j["id"])
+            if started_before and (i["end"] is None or i["end"] > j["start"]):
+                busy.update(i["nodes"])
+        out.append(dict(id=j["id"], nodes=j["nodes"], sched="?", free=[n for n in all_nodes if n not in busy]))
+    return out
+
+
+def run_replica(tool, conf, all_nodes, reqs):
+    inp = "".join(f"{k} {n} {hl_compress(free)}\n" for k, n, free in reqs)
+    p = subprocess.run([tool, "replica", "--topology-conf", conf, "--node-order", hl_compress(all_nodes)], input=inp,
+                       capture_output=True, text=True, check=True)
+    res = {}
+    for line in p.stdout.splitlines():
+        k, status, chosen, _ = line.split()
+        res[k] = hl_expand(chosen) if status == "ok" else None
+    return res
+
+
+def agreement(decs, jobs_by_id, tool, conf, all_nodes):
+    decs = [d for d in decs if d["id"] in jobs_by_id and jobs_by_id[d["id"]]["kind"] != "frag"]
+    reqs = [(str(d["id"]), len(d["nodes"]), d["free"]) for d in decs]
+    res = run_replica(tool, conf, all_nodes, reqs)
+    rows = []
+    for d in decs:
+        got = res.get(str(d["id"]))
+        rows.append(dict(d, replica=got, match=got is not None and sorted(got) == sorted(d["nodes"]),
+                         job=jobs_by_id[d["id"]]))
+    return rows
+
+
+# ---- counters ----------------------------------------------------------------------------------
+RE_CNT = re.compile(r"(select/cons_tres_\w+): select_p_job_test: calls=(\d+) total_us=(\d+) mean_us=([\d.]+) "
+                    r"max_us=(\d+) layout_calls=(\d+) layout_mean_us=([\d.]+) layout_max_us=(\d+)")
+RE_OLD = re.compile(r"(select/cons_tres_\w+): job_test timer \(([^)]*)\): calls=(\d+) mean_us=([\d.]+) max_us=([\d.]+)")
+
+
+def counters(path):
+    """The last counters line (at shutdown) in the documented format, else the older
+    'job_test timer' line (calls, mean, max only), else None."""
+    last, old = None, None
+    for line in open(path, errors="replace"):
+        m = RE_CNT.search(line)
+        if m:
+            last = dict(plugin=m.group(1), calls=int(m.group(2)), total_us=int(m.group(3)), mean_us=float(m.group(4)),
+                        max_us=int(m.group(5)), layout_calls=int(m.group(6)), layout_mean_us=float(m.group(7)),
+                        layout_max_us=int(m.group(8)), format="select_p_job_test")
+            continue
+        m = RE_OLD.search(line)
+        if m:
+            old = dict(plugin=m.group(1), calls=int(m.group(3)), mean_us=float(m.group(4)), max_us=float(m.group(5)),
+                       total_us=int(m.group(3)) * float(m.group(4)), layout_calls=None, layout_mean_us=None,
+                       layout_max_us=None, format="job_test timer (older format)")
+    return last or old
+
+
+# ---- report ------------------------------------------------------------------------------------
+def ratio(a, b):
+    if a is None or b is None or (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
+        return float("nan")
+    return a / b if b else (float("inf") if a else 1.0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--topoaware", required=True)
+    ap.add_argument("--tool", required=True)
+    a = ap.parse_args()
+    out = a.out
+    topo_json, topo_conf = os.path.join(out, "topology.json"), os.path.join(out, "topology.conf")
+    trace = read_trace(os.path.join(out, "trace.txt"))
+    all_nodes = [f"n{k:04d}" for k in range(1, 65)]
+    scorer = Scorer(a.topoaware, topo_json)
+    runs, res = {}, {}
+    for tag, _ in RUNS:
+        path = os.path.join(out, tag, "jobs.txt")
+        if os.path.exists(path):
+            runs[tag] = read_jobs(path, trace)
+            res[tag] = metrics(runs[tag], scorer, len(all_nodes))
+    if not runs:
+        sys.exit("analyze.py: no run results in " + out)
+
+    print("# Replay through real slurmctld: the same trace under each select plugin (bench/slurm_replay.sh)")
+    mf = os.path.join(out, "machine.txt")
+    if os.path.exists(mf):
+        for line in open(mf):
+            print("# " + line.rstrip())
+    wt = os.path.join(out, "walltime.txt")
+    if os.path.exists(wt):
+        print("# wall time per replay (s): " + ", ".join(l.strip() for l in open(wt)))
+    ntr = [t for t in trace.values() if t["kind"] != "frag"]
+    print(f"# trace: {len(ntr)} jobs ({sum(t['kind'] == 'layout' for t in ntr)} with a layout, "
+          f"{sum(t['kind'] == 'plain' for t in ntr)} plain), {sum(t['kind'] == 'frag' for t in trace.values())} "
+          f"pinned single-node jobs first (fragmented start); 64 nodes, 8 leaves x 8, 2:1")
+    for tag, m in res.items():
+        if m["done"] != m["jobs"]:
+            print(f"# WARNING: {tag}: {m['jobs'] - m['done']} of {m['jobs']} trace jobs have no complete record")
+
+    # Table
+    rows = [
+        ("multi-node layout jobs scored", "multi", "{:.0f}", False),
+        ("ideal span, topoaware order (%)", "ideal_rate_t", "{:.1%}", True),
+        ("ideal span, native order (%)", "ideal_rate_n", "{:.1%}", True),
+        ("hop-bytes / ideal, topoaware order", "hop_vs_ideal_t", "{:.4f}", True),
+        ("hop-bytes / ideal, native order", "hop_vs_ideal_n", "{:.4f}", True),
+        ("DP rings at ideal, topoaware order", "dp_rate_t", "{:.1%}", True),
+        ("DP rings at ideal, native order", "dp_rate_n", "{:.1%}", True),
+        ("PP chains at ideal, topoaware order", "pp_rate_t", "{:.1%}", True),
+        ("PP chains at ideal, native order", "pp_rate_n", "{:.1%}", True),
+        ("est. slowdown f=0.3 (node-s weighted)", "slowdown_t", "{:.4f}", True),
+        ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}", True),
+        ("p95 wait (s)", "wait_p95", "{:.1f}", True),
+        ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}", True),
+        ("makespan (s)", "makespan", "{:.0f}", True),
+        ("utilization over the makespan", "util", "{:.1%}", True),
+    ]
+    # "native order": the order each run's tasks really get (stock and pass: Slurm's node-index
+    # order; topo: spank_topoaware's order). For topo the two orders are the same.
+    nat = {}
+    for tag in res:
+        nat[tag] = dict(res[tag])
+        if tag == "topo":
+            for k in ("ideal_rate", "hop_vs_ideal", "dp_rate", "pp_rate"):
+                nat[tag][k + "_n"] = res[tag][k + "_t"]
+    tags = [t for t, _ in RUNS if t in res]
+    hdr = f"{'metric':40s}" + "".join(f"{t:>11s}" for t in tags)
+    if "topo" in res and "stock" in res:
+        hdr += f"{'topo/stock':>12s}"
+    if "pass" in res and "stock" in res:
+        hdr += f"{'pass/stock':>12s}"
+    print("\n## Placement and schedule from the real allocations (scontrol show job), scored by topoaware plan")
+    print("## native order = the order the tasks really get: stock/pass node-index, topo spank_topoaware's")
+    print(hdr)
+    for label, key, fmt, rat in rows:
+        line = f"{label:40s}"
+        for t in tags:
+            v = nat[t].get(key, float("nan"))
+            line += f"{fmt.format(v):>11s}"
+        if rat and "topo" in res and "stock" in res:
+            line += f"{ratio(nat['topo'].get(key), nat['stock'].get(key)):12.3f}"
+        elif "topo" in res and "stock" in res:
+            line += f"{'':12s}"
+        if rat and "pass" in res and "stock" in res:
+            line += f"{ratio(nat['pass'].get(key), nat['stock'].get(key)):12.3f}"
+        print(line)
+    if "topo" in res and "stock" in res:
+        s, t = res["stock"], res["topo"]
+        print(f"excess hop-bytes above ideal, topo/stock: topoaware order "
+              f"{ratio(t['hop_t'] - t['hop_i'], s['hop_t'] - s['hop_i']):.3f}, native order "
+              f"{ratio(t['hop_t'] - t['hop_i'], s['hop_n'] - s['hop_i']):.3f}")
+
+    # jobs.csv
+    with open(os.path.join(out, "jobs.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["run", "jobid", "idx", "kind", "nodes", "tp", "pp", "dp", "runtime", "submit", "start", "end", "wait",
+                    "nodelist", "per_leaf", "ideal_topo_order", "ideal_node_order", "hop_ratio_topo_order",
+                    "hop_ratio_node_order"])
+        for tag in tags:
+            for j in runs[tag]:
+                sc = j.get("score")
+                w.writerow([tag, j["id"], j["idx"], j["kind"], len(j["nodes"]), j["t"]["tp"], j["t"]["pp"], j["t"]["dp"],
+                            j["t"]["runtime"], j["submit"], j["start"], j["end"],
+                            (j["start"] - j["submit"]) if j["start"] and j["submit"] else "", j["nodelist"],
+                            per_leaf_counts(j["nodes"]), int(ideal(sc["cost"])) if sc else "",
+                            int(ideal(sc["first_fit_cost"])) if sc else "",
+                            f"{sc['cost']['ratio_to_ideal']:.5f}" if sc else "",
+                            f"{sc['first_fit_cost']['ratio_to_ideal']:.5f}" if sc else ""])
+
+    # Replica agreement
+    print("\n## Agreement of the simulator's Slurm tree replica (bench/sim/slurm_tree.cpp) with real slurmctld")
+    rep = open(os.path.join(out, "replica.txt"), "w")
+    for tag in ("stock", "pass"):
+        if tag not in runs:
+            continue
+        by_id = {j["id"]: j for j in runs[tag]}
+        variants = []
+        lp = os.path.join(out, tag, "slurmctld.log")
+        if os.path.exists(lp):
+            d = decisions_from_log(lp, all_nodes)
+            if d is not None:
+                variants.append(("log order (epilog completions, backfill's tested nodes)", d))
+        variants.append(("scontrol times only (1 s resolution)", decisions_from_times(runs[tag], all_nodes)))
+        for vname, decs in variants:
+            rows_ = agreement(decs, by_id, a.tool, topo_conf, all_nodes)
+            if not rows_:
+                continue
+            nm = sum(r["match"] for r in rows_)
+            by = {}
+            for r in rows_:
+                b = by.setdefault(r["sched"], [0, 0])
+                b[0] += r["match"]
+                b[1] += 1
+            multi = [r for r in rows_ if len(r["nodes"]) > 1]
+            split = ", ".join(f"{k}: {v[0]}/{v[1]}" for k, v in sorted(by.items()) if k != "?")
+            print(f"{tag}, free sets from {vname}: {nm}/{len(rows_)} decisions identical "
+                  f"({sum(r['match'] for r in multi)}/{len(multi)} multi-node){'; ' + split if split else ''}")
+            rep.write(f"# {tag}: free sets from {vname}\n# jobid idx sched nodes match real replica free\n")
+            for r in rows_:
+                rep.write(f"{r['id']} {r['job']['idx']} {r['sched']} {len(r['nodes'])} {int(r['match'])} "
+                          f"{hl_compress(r['nodes'])} {hl_compress(r['replica']) if r['replica'] else 'FAIL'} "
+                          f"{hl_compress(r['free'])}\n")
+            mism = [r for r in rows_ if not r["match"]]
+            for r in mism[:20]:
+                real, repl = r["nodes"], r["replica"]
+                print(f"  mismatch JobId={r['id']} ({r['sched']}, {len(real)} nodes, {len(r['free'])} free): real "
+                      f"{hl_compress(real)} ({per_leaf_counts(real)}), replica "
+                      f"{hl_compress(repl) + ' (' + per_leaf_counts(repl) + ')' if repl else 'refuses'}")
+            if len(mism) > 20:
+                print(f"  ... {len(mism) - 20} more in replica.txt")
+    rep.close()
+
+    # Counters
+    print("\n## select_p_job_test time per call (slurmctld.log, line at shutdown; cons_tres included)")
+    cnt = {}
+    for tag in ("topo", "pass"):
+        lp = os.path.join(out, tag, "slurmctld.log")
+        if os.path.exists(lp):
+            cnt[tag] = counters(lp)
+    for tag, c in cnt.items():
+        if c is None:
+            print(f"{tag}: no counters line in slurmctld.log (the select_p_job_test counters have not landed "
+                  f"in this build)")
+        else:
+            extra = (f", layout calls {c['layout_calls']} (mean {c['layout_mean_us']:.1f} us, max "
+                     f"{c['layout_max_us']} us)") if c["layout_calls"] is not None else ""
+            print(f"{tag}: {c['plugin']} [{c['format']}]: {c['calls']} calls, mean {c['mean_us']:.1f} us, max "
+                  f"{c['max_us']} us{extra}")
+    if cnt.get("topo") and cnt.get("pass"):
+        t, p = cnt["topo"], cnt["pass"]
+        r = ratio(t["mean_us"], p["mean_us"])
+        print(f"mean time per call, topoaware/passthrough: {r:.2f}x (aim: <= 1.10x: "
+              f"{'MET' if r <= 1.10 else 'MISSED'})")
+        if t.get("layout_mean_us") is not None:
+            print(f"mean time per layout call (topoaware) / mean per call (passthrough): "
+                  f"{ratio(t['layout_mean_us'], p['mean_us']):.2f}x; max per call topo/pass: "
+                  f"{ratio(t['max_us'], p['max_us']):.2f}x; total time in job_test topo/pass: "
+                  f"{ratio(t['total_us'], p['total_us']):.2f}x over {t['calls']}/{p['calls']} calls")
+    lat = os.path.join(out, "placement_latency.txt")
+    if os.path.exists(lat):
+        for line in open(lat):
+            f = line.split()
+            if f and f[0] == "16384":
+                print(f"engine alone (bench/placement_latency, same run) at 16,384 nodes: mean {f[1]} us, p99 {f[2]} us "
+                      f"per decision ({float(f[1]) / float(f[3]):.0f}x a naive first-fit's {f[3]} us)")
+
+
+if __name__ == "__main__":
+    main()
