@@ -840,15 +840,27 @@ static int ta_will_run(ta_job_test_fn cons_job_test, job_record_t *job_ptr, cons
 	time_t best_start = 0, plain_start = 0, now = time(NULL), start;
 	uint64_t t0 = ta_ms();
 	int strict = j->mode == TOPOAWARE_MODE_STRICT && now < deadline;
-	int tries = 0, rc_plain, rc, st = TOPOAWARE_PLACE_NO_NODES, best_st = 0, max_tries;
+	int tries = 0, rc_plain, rc, st = TOPOAWARE_PLACE_NO_NODES, best_st = 0, max_tries, now_done = 0;
+	topoaware_place_info_t inf = {0};
 	const char *on;
 	char why[256], when[32];
 
 	max_tries = ta_max_tries < TA_MAX_WILL_RUN_TRIES ? (int)ta_max_tries : TA_MAX_WILL_RUN_TRIES;
-	ta_fill_free(job_ptr, bitmap, 1);
+	/* The first block among the nodes free now (it starts now, as run-now would take it), the
+	 * others as if every usable node were free (the future). */
+	ta_fill_free(job_ptr, bitmap, 0);
 	while (tries < max_tries && (tries == 0 || ta_ms() - t0 < ta_max_time_ms)) {
 		st = ta_next_block(job_ptr, j, work, strict ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER, block,
-				   NULL);
+				   &inf);
+		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: will-run %s block: %s (%u candidates of %d usable, %u leaf groups)",
+		       TA, job_ptr, now_done ? "future" : "now", topoaware_place_status_name(st), inf.candidates,
+		       bit_set_count(work), inf.leaf_groups);
+		if (!now_done) {
+			now_done = 1;
+			ta_fill_free(job_ptr, bitmap, 1);
+			if (st != TOPOAWARE_PLACE_IDEAL && st != TOPOAWARE_PLACE_FALLBACK)
+				continue; /* nothing free now: the future */
+		}
 		if (st != TOPOAWARE_PLACE_IDEAL && st != TOPOAWARE_PLACE_FALLBACK)
 			break;
 		tries++;
@@ -1019,7 +1031,7 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 {
 	unsigned k = job_ptr->job_id % TA_LOG_SLOTS;
 	char err[TOPOAWARE_ERR_LEN], full[TOPOAWARE_ERR_LEN + 256];
-	char *order;
+	char *order, *hosts;
 	uint32_t n = 0;
 	uint64_t world = (uint64_t)j->opts.layout.tp * j->opts.layout.cp * j->opts.layout.dp * j->opts.layout.pp;
 	topoaware_status_job_t s;
@@ -1034,6 +1046,8 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 		}
 	}
 	err[0] = '\0';
+	/* job_ptr->nodes is set only after select_p_job_begin (node_scheduler.c): from the bitmap. */
+	hosts = job_ptr->node_bitmap ? bitmap2node_name(job_ptr->node_bitmap) : NULL;
 	order = ta_node_order(job_ptr, &j->opts.layout, &n, err, sizeof(err));
 	if (!order && note && *note)
 		snprintf(full, sizeof(full), "%s; no rank order: %s", note, err);
@@ -1049,15 +1063,16 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 		s.mode = topoaware_mode_name(j->mode);
 		s.gpus_per_node = j->gpus_per_node;
 		s.placement = placement;
-		s.nodes = job_ptr->nodes ? job_ptr->nodes : "";
+		s.nodes = hosts ? hosts : "";
 		s.node_order = order ? order : "";
 		s.reason = full;
 		topoaware_status_placed(ta_status, &s, (int64_t)time(NULL));
 	}
 	TA_LOG(TOPOAWARE_LOG_VERBOSE, "%s: %pJ placed: %s, %u nodes x %u GPUs, %s, on %s; node order %s%s%s", TA,
-	       job_ptr, placement, n, j->gpus_per_node, j->layout, job_ptr->nodes ? job_ptr->nodes : "?",
-	       order ? order : "(none)", full[0] ? "; " : "", full);
+	       job_ptr, placement, n, j->gpus_per_node, j->layout, hosts ? hosts : "?", order ? order : "(none)",
+	       full[0] ? "; " : "", full);
 	xfree(order);
+	xfree(hosts);
 }
 
 /* The topology hash the placement used, for the nodes of a layout job: appended to the job's
