@@ -1,6 +1,7 @@
 // Pieces of the topoaware command shared by its subcommands.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace CLI {
@@ -28,5 +29,22 @@ struct PlanOptions {
 void add_plan_command(CLI::App &app, PlanOptions &options);
 // Exit status: 0 placed (ideal or not), 4 no nodes free for it now.
 int run_plan(const PlanOptions &options);
+
+// topoaware show (cli/show.cpp).
+struct ShowOptions {
+  CLI::App *command = nullptr;
+  std::string topology, status;
+  std::string format = "text";
+  uint32_t job = 0;  // 0: the whole picture
+  std::string output;
+  double comm_fraction = 0.3;
+  int timeout = 60;  // seconds per Slurm command
+};
+void add_show_command(CLI::App &app, ShowOptions &options);
+// --job: the status file's node order differs from the rank order of the node set over the
+// topology (or the status file was written with another topology).
+inline constexpr int kShowExitOrderMismatch = 5;
+// Exit status: 0, or kShowExitOrderMismatch; failures throw (main maps them to 2).
+int run_show(const ShowOptions &options);
 
 }  // namespace topoaware

@@ -1,5 +1,6 @@
 // topoaware: discover an InfiniBand fabric, classify it and write it out; generate test fabrics.
-// See topoaware(1). Exit codes: 0 success, 1 usage, 2 bad input or failure, 3 partial walk.
+// See topoaware(1). Exit codes: 0 success, 1 usage, 2 bad input or failure, 3 partial walk;
+// plan: 4 no nodes free for the job; show --job: 5 its rank order disagrees with the status file.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -349,6 +350,8 @@ int main(int argc, char **argv) {
 
   PlanOptions plan_opts;
   add_plan_command(app, plan_opts);
+  ShowOptions show_opts;
+  add_show_command(app, show_opts);
 
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
@@ -374,6 +377,7 @@ int main(int argc, char **argv) {
       return generate(g);
     }
     if (plan_opts.command && *plan_opts.command) return run_plan(plan_opts);
+    if (show_opts.command && *show_opts.command) return run_show(show_opts);
   } catch (const LayoutError &e) {
     std::fprintf(stderr, "topoaware: %s\n", e.what());
     return kExitUsage;

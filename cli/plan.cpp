@@ -11,6 +11,7 @@
 #include "cli_commands.hpp"
 #include "cost.hpp"
 #include "hostlist.hpp"
+#include "job_report.hpp"
 #include "layout.hpp"
 #include "placement.hpp"
 #include "rank_order.hpp"
@@ -49,14 +50,6 @@ struct Plan {
   bool has_ff = false;
 };
 
-std::string names(const Topology &t, const std::vector<int> &hosts) {
-  std::vector<std::string> n;
-  for (int h : hosts) n.push_back(t.hosts[h].name);
-  return hostlist_compress(n);
-}
-
-std::string fmt_ratio(double r) { return fmt::format("{:.2f}x", r); }
-
 std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, double f) {
   std::string out;
   const Layout &l = p.layout;
@@ -65,30 +58,16 @@ std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
   out += fmt::format("Placement: {} ({} usable nodes with enough free GPUs)\n", place_status_name(p.result.status),
                      p.result.candidates);
   if (p.result.nodes.empty()) return out + "No nodes: the job does not fit the free nodes now.\n";
-  out += fmt::format("Nodes: {}\n", names(t, p.result.nodes));
+  out += fmt::format("Nodes: {}\n", host_names(t, p.result.nodes));
   const auto &q = p.result.quality;
-  out += fmt::format("Span: {} leaf groups, {} pods (ideal {}); {} of {} segments above their ideal leaf groups\n",
-                     q.leaf_groups, q.pods, q.ideal_pods, q.split_segments, q.segments);
+  out += span_text(q) + "\n";
   // Which ranks share a node, a leaf group, a pod: the nodes in rank order, runs of one leaf group.
   uint32_t g = p.layout.world() / p.nodes;
   out += "\nRank layout (node k holds ranks k*" + std::to_string(g) + " ..):\n";
-  size_t k = 0;
-  while (k < p.result.nodes.size()) {
-    int lg = idx.host_leaf_group(p.result.nodes[k]);
-    size_t e = k;
-    std::vector<int> run;
-    while (e < p.result.nodes.size() && idx.host_leaf_group(p.result.nodes[e]) == lg) run.push_back(p.result.nodes[e++]);
-    out += fmt::format("  ranks {:>6}-{:<6} leaf group {:<4} pod {:<3} {}\n", k * g, e * g - 1, lg, idx.host_pod(run[0]),
-                       names(t, run));
-    k = e;
-  }
-  auto cost_lines = [&](const char *what, const JobCost &c) {
-    std::string s = fmt::format("  {:<28} DP rings at ideal {}/{}, PP chains at ideal {}/{}, hop-bytes {} of ideal, "
-                                "spine bytes {:.3g} GB, est. slowdown {:.3f} (f={})\n",
-                                what, c.dp.at_ideal, c.dp.groups, c.pp.at_ideal, c.pp.groups, fmt_ratio(c.ratio),
-                                c.spine_bytes() / 1e9, c.slowdown(f), f);
-    return s;
-  };
+  for (const RankRun &r : rank_runs(idx, p.result.nodes, g))
+    out += fmt::format("  ranks {:>6}-{:<6} leaf group {:<4} pod {:<3} {}\n", r.first_rank, r.last_rank, r.leaf_group,
+                       r.pod, host_names(t, r.hosts));
+  auto cost_lines = [&](const char *what, const JobCost &c) { return "  " + cost_text(what, c, f) + "\n"; };
   out += "\nCost per training step (cost model of topoaware(1); bytes per step):\n";
   out += cost_lines("topoaware:", p.cost);
   if (p.has_ff) {
@@ -97,21 +76,6 @@ std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
       out += fmt::format("  topoaware moves {:.2f} of first-fit's hop-bytes\n", p.cost.hop_bytes / p.ff_cost.hop_bytes);
   }
   return out;
-}
-
-nlohmann::ordered_json cost_json(const JobCost &c, double f) {
-  auto group = [](const GroupStats &g) {
-    return nlohmann::ordered_json{{"groups", g.groups}, {"at_ideal", g.at_ideal}, {"leaf_groups", g.leaf_groups},
-                                  {"ideal_leaf_groups", g.ideal_leaf_groups}, {"pods", g.pods}, {"ideal_pods", g.ideal_pods}};
-  };
-  return {{"dp", group(c.dp)},
-          {"pp", group(c.pp)},
-          {"bytes_by_level", {c.bytes[0], c.bytes[1], c.bytes[2], c.bytes[3]}},
-          {"hop_bytes", c.hop_bytes},
-          {"ideal_hop_bytes", c.ideal_hop_bytes},
-          {"ratio_to_ideal", c.ratio},
-          {"slowdown", c.slowdown(f)},
-          {"comm_fraction", f}};
 }
 
 std::string json_report(const Topology &t, const TopoIndex &idx, const Plan &p, double f) {

@@ -1,1 +1,8 @@
-# (filled in by the work that owns it)
+# tests: topoaware show (src/show.hpp, cli/show.cpp): units over generated fabrics with hand-made
+# status files and Slurm lists, the command against fake squeue/sinfo/scontrol, and a real
+# 16-node cluster running select/cons_tres_topoaware (root; skipped otherwise).
+check_PROGRAMS += tests/test_show
+TESTS += tests/test_show
+tests_test_show_SOURCES = tests/test_show.cpp
+tests_test_show_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS) $(FMT_CFLAGS)
+tests_test_show_LDADD = $(TESTS_LIBS)
