@@ -17,6 +17,9 @@
 #   --prefix P           node names P<number> (default n), numbers zero-padded to --width digits
 #   --width W            digits in node numbers (default: 2, or more if N needs it)
 #   --names "A B C"      explicit node names instead (overrides --nodes/--prefix)
+#   --node-attr LIST=ATTRS   extra attributes on the NodeName lines of the nodes in host list LIST
+#                        (e.g. 'n[0037-0040]=Feature=fast'; slurm.conf allows one NodeName line
+#                        per node, so --conf cannot add them), repeatable
 #   --conf LINE          extra slurm.conf line, repeatable. A line whose key is one the harness sets
 #                        (SelectType, TaskPlugin, ...) replaces the harness's value; a PartitionName=
 #                        line replaces the default partition; other lines are appended.
@@ -43,6 +46,7 @@
 CLUSTER_DIR="" CLUSTER_VDIR="" CLUSTER_CONF="" CLUSTER_ROOT="" CLUSTER_LOGDIR=""
 CLUSTER_CTLD_PID="" CLUSTER_SLURMD_PIDS=() CLUSTER_NODES=() CLUSTER_CTLD_PORT="" CLUSTER_SLOTS=()
 CLUSTER_OWN_DIR="" CLUSTER_STARTED="" CLUSTER_PREFIX=()
+declare -gA _CLUSTER_NODE_ATTR=()
 
 # Slurm's own plugin folder (Debian: slurm-wlm-basic-plugins).
 _cluster_system_plugindir() {
@@ -241,7 +245,7 @@ _cluster_write_conf() {
     local i=0 n gres=""
     [ "$gpus" -gt 0 ] && gres=" Gres=gpu:$gpus"
     for n in "${CLUSTER_NODES[@]}"; do
-      echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((CLUSTER_CTLD_PORT + 1 + i)) CPUs=$cpus RealMemory=$mem$gres State=UNKNOWN"
+      echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((CLUSTER_CTLD_PORT + 1 + i)) CPUs=$cpus RealMemory=$mem$gres${_CLUSTER_NODE_ATTR[$n]:-} State=UNKNOWN"
       i=$((i + 1))
     done
     for line in "${appended[@]}"; do echo "$line"; done
@@ -284,7 +288,7 @@ _cluster_wait_ctld() {
 
 cluster_start() {
   local nodes=4 gpus=0 cpus="" mem=16384 prefix=n width=0 names="" extra=() plugdir="" topology=""
-  local plugstack="" files=() hwloc="" hwloc_node=() dir="" timeout="" cgroup_disabled=no
+  local plugstack="" files=() hwloc="" hwloc_node=() dir="" timeout="" cgroup_disabled=no node_attr=()
   CLUSTER_ROOT=""
   while [ $# -gt 0 ]; do
     case $1 in
@@ -295,6 +299,7 @@ cluster_start() {
       --prefix) prefix=$2; shift ;;
       --width) width=$2; shift ;;
       --names) names=$2; shift ;;
+      --node-attr) node_attr+=("$2"); shift ;;
       --conf) extra+=("$2"); shift ;;
       --plugin-dir) plugdir=$2; shift ;;
       --topology) topology=$2; shift ;;
@@ -317,6 +322,12 @@ cluster_start() {
   _cluster_node_list "$nodes" "$prefix" "$width" "$names"
   nodes=${#CLUSTER_NODES[@]}
   [ "$nodes" -ge 1 ] || { echo "cluster_start: no nodes" >&2; return 1; }
+  _CLUSTER_NODE_ATTR=()
+  local spec n
+  for spec in "${node_attr[@]}"; do
+    [[ $spec == *=* ]] || { echo "cluster_start: --node-attr wants LIST=ATTRS, got '$spec'" >&2; return 1; }
+    for n in $(ta_hostnames "${spec%%=*}"); do _CLUSTER_NODE_ATTR[$n]+=" ${spec#*=}"; done
+  done
   [ -n "$timeout" ] || timeout=$((60 + nodes / 2))
 
   if [ -n "$dir" ]; then
@@ -393,6 +404,7 @@ _cluster_pids() {
     [ "$p" = $$ ] && continue
     grep -qzxF "SLURM_CONF=$CLUSTER_CONF" "/proc/$p/environ" 2>/dev/null && echo "$p"
   done
+  return 0 # not the last grep's status: pids=$(_cluster_pids) must not stop a `set -e` test
 }
 
 # Restart slurmctld keeping its state (jobs must survive; used by plugin switch tests).
