@@ -12,9 +12,12 @@
 # simulator's Slurm tree replica, and reads the select_p_job_test counters from slurmctld.log.
 #
 # usage: bench/slurm_replay.sh [--quick] [--seed S] [--span SEC] [--load L] [--runs stock,topo,pass]
-#                              [--out DIR] [--analyze-only]
-#   --quick         60 s of arrivals (a smoke run, ~3 min per replay instead of ~5)
-#   --analyze-only  re-run the analysis on the results already in DIR
+#                              [--timing-pairs N] [--out DIR] [--analyze-only]
+#   --quick           60 s of arrivals (a smoke run, ~2 min per replay instead of ~6)
+#   --timing-pairs N  then N more pairs of short replays (60 s of arrivals, another seed), pass
+#                     then topo, for the time per call only: a ratio from each pair, run minutes
+#                     apart rather than a quarter of an hour, shows how much machine noise moves it
+#   --analyze-only    re-run the analysis on the results already in DIR
 # Env: top_srcdir, top_builddir (set by `make bench-slurm`), OUT (default
 # $top_builddir/bench/slurm-results). Needs root and Debian's slurmctld/slurmd.
 set -euo pipefail
@@ -24,7 +27,7 @@ export top_srcdir top_builddir
 # shellcheck source=tests/lib/slurm_cluster.sh
 . "$top_srcdir/tests/lib/slurm_cluster.sh"
 
-SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no
+SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no PAIRS=0
 OUT=${OUT:-$top_builddir/bench/slurm-results}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     --span) SPAN=$2; shift ;;
     --load) LOAD=$2; shift ;;
     --runs) RUNS=$2; shift ;;
+    --timing-pairs) PAIRS=$2; shift ;;
     --out) OUT=$2; shift ;;
     --analyze-only) ANALYZE_ONLY=yes ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
@@ -60,6 +64,8 @@ setup() {
   grep -q '^SwitchName=leaf008 Nodes=n\[0057-0064\]' "$OUT/topology.conf" ||
     { echo "slurm_replay.sh: unexpected topology.conf:" >&2; cat "$OUT/topology.conf" >&2; exit 1; }
   "$TOOL" trace --seed "$SEED" --nodes "$NODES" --per-leaf "$PER_LEAF" --span "$SPAN" --load "$LOAD" --frag >"$OUT/trace.txt"
+  "$TOOL" trace --seed "$((SEED + 1000))" --nodes "$NODES" --per-leaf "$PER_LEAF" --span 60 --load "$LOAD" --frag \
+    >"$OUT/trace-timing.txt"
   echo "required $SPANK" >"$OUT/plugstack.conf"
   : >"$OUT/topoaware.conf"  # every key at its default (prefer mode, status file every 2 s)
 }
@@ -68,8 +74,8 @@ setup() {
 limit_min() { awk -v r="$1" 'BEGIN { m = int((r + 15) / 60); if (m * 60 < r + 15) m++; print m }'; }
 
 # ---- one replay ----------------------------------------------------------------------------------
-replay() { # TAG SELECTTYPE DEBUG
-  local tag=$1 sel=$2 debug=$3 dir=$OUT/$tag idx arr rt n tp pp dp kind node id t0 now wait_s opts ids=() pending deadline
+replay() { # TAG SELECTTYPE DEBUG TRACE
+  local tag=$1 sel=$2 debug=$3 trace=$4 dir=$OUT/$tag idx arr rt n tp pp dp kind node id t0 now wait_s opts ids=() pending deadline
   rm -rf "$dir"
   mkdir -p "$dir"
   log "$tag: starting slurmctld + $NODES slurmd ($sel)"
@@ -83,7 +89,7 @@ replay() { # TAG SELECTTYPE DEBUG
     [ "$kind" = frag ] || continue
     cluster_run sbatch --parsable --exclusive -N1 -w "$node" -J "ta.$idx.frag" -t "$(limit_min "$rt")" \
       -o /dev/null --wrap "sleep $rt" >>"$dir/submitted.txt"
-  done < <(grep -v '^#' "$OUT/trace.txt")
+  done < <(grep -v '^#' "$trace")
   deadline=$((SECONDS + 120))
   while [ "$(cluster_run squeue -h -t PD -o %i | wc -l)" -gt 0 ]; do
     [ "$SECONDS" -lt "$deadline" ] || { echo "slurm_replay.sh: frag jobs did not all start" >&2; return 1; }
@@ -100,7 +106,7 @@ replay() { # TAG SELECTTYPE DEBUG
     [ "$kind" != layout ] || opts+=(--tp="$tp" --pp="$pp" --dp="$dp")
     id=$(cluster_run sbatch --parsable "${opts[@]}" --wrap "sleep $rt") || { echo "slurm_replay.sh: sbatch failed for job $idx" >&2; return 1; }
     echo "$id" >>"$dir/submitted.txt"
-  done < <(grep -v '^#' "$OUT/trace.txt")
+  done < <(grep -v '^#' "$trace")
   log "$tag: all submitted; waiting for the queue to drain"
   deadline=$((SECONDS + 1800))
   while :; do
@@ -147,8 +153,16 @@ if [ "$ANALYZE_ONLY" = no ]; then
       *) echo "slurm_replay.sh: unknown run $tag" >&2; exit 2 ;;
     esac
     start_s=$SECONDS
-    ( replay "$tag" "$sel" "$debug" ) || { echo "slurm_replay.sh: replay $tag failed" >&2; exit 1; }
+    ( replay "$tag" "$sel" "$debug" "$OUT/trace.txt" ) || { echo "slurm_replay.sh: replay $tag failed" >&2; exit 1; }
     echo "$tag $((SECONDS - start_s))" >>"$OUT/walltime.txt"
+  done
+  rm -rf "$OUT"/timing.*
+  for ((k = 1; k <= PAIRS; k++)); do
+    for tag in pass topo; do
+      sel=select/cons_tres_passthrough
+      [ "$tag" = pass ] || sel=select/cons_tres_topoaware
+      ( replay "timing.$k.$tag" "$sel" info "$OUT/trace-timing.txt" ) || { echo "slurm_replay.sh: timing replay $k $tag failed" >&2; exit 1; }
+    done
   done
   log "engine alone: bench/placement_latency (256..16,384 nodes)"
   "$LAT" 1 "$([ "$QUICK" = yes ] && echo 50 || echo 200)" >"$OUT/placement_latency.txt"

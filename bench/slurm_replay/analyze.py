@@ -525,6 +525,27 @@ def main():
                   f"{ratio(t['layout_mean_us'], p['mean_us']):.2f}x; max per call topo/pass: "
                   f"{ratio(t['max_us'], p['max_us']):.2f}x; total time in job_test topo/pass: "
                   f"{ratio(t['total_us'], p['total_us']):.2f}x over {t['calls']}/{p['calls']} calls")
+    pairs = []
+    k = 1
+    while os.path.isdir(os.path.join(out, f"timing.{k}.pass")) or os.path.isdir(os.path.join(out, f"timing.{k}.topo")):
+        c = {}
+        for tag in ("pass", "topo"):
+            lp = os.path.join(out, f"timing.{k}.{tag}", "slurmctld.log")
+            c[tag] = counters(lp) if os.path.exists(lp) else None
+        if c["pass"] and c["topo"]:
+            pairs.append((k, c["topo"], c["pass"]))
+        k += 1
+    if pairs:
+        rs = [ratio(t["mean_us"], p["mean_us"]) for _, t, p in pairs]
+        print(f"timing pairs (short replays of another trace, pass then topo, minutes apart): mean per call "
+              f"topoaware/passthrough " + ", ".join(f"{r:.2f}x" for r in rs) +
+              f"; median {sorted(rs)[len(rs) // 2]:.2f}x" + (f" (with the main runs: "
+              f"{sorted(rs + [ratio(cnt['topo']['mean_us'], cnt['pass']['mean_us'])])[len(rs + [0]) // 2]:.2f}x)"
+              if cnt.get("topo") and cnt.get("pass") else ""))
+        for k, t, p in pairs:
+            lm = f", layout mean/pass mean {ratio(t['layout_mean_us'], p['mean_us']):.2f}x" \
+                if t.get("layout_mean_us") is not None else ""
+            print(f"  pair {k}: {t['calls']} vs {p['calls']} calls{lm}")
     lat = os.path.join(out, "placement_latency.txt")
     if os.path.exists(lat):
         for line in open(lat):
