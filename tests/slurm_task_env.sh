@@ -7,8 +7,13 @@
 # a user's own NCCL_IB_HCA and RANK are kept; --nccl-hints=off and a step without a layout get
 # nothing; a missing topology file or a hash that differs from the one given by
 # SPANK_TOPOAWARE_TOPO_HASH gives no hints and a warning; srun inside sbatch --tp inherits the
-# layout; --gpus-per-task=1 keeps Slurm's binding. Then with select/cons_tres_topoaware and
-# PrologFlags=Alloc: the hash channel (job prolog file) and a stale copy on the nodes.
+# layout; --gpus-per-task=1 keeps Slurm's binding. The admin's override_env= replaces exactly the
+# variables it names. The hostfile: with a topology whose order is not Slurm's (n0002 before
+# n0001), a batch job run as uid nobody finds $TOPOAWARE_HOSTFILE in its private folder (owned by
+# it, 0700), in the order of TOPOAWARE_NODE_RANK, and `SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun
+# --distribution=arbitrary` gives SLURM_PROCID = RANK; the folder is gone after the job. Then with
+# select/cons_tres_topoaware and PrologFlags=Alloc: the hash channel (job prolog file) and a stale
+# copy on the nodes.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
 ta_require_daemon_tests
@@ -31,7 +36,10 @@ chmod 755 "$work"
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 2 --json "$work/topology.json" >/dev/null ||
   ta_fail "topoaware generate failed"
 grep -q '"n0002"' "$work/topology.json" || ta_fail "generated topology has no host n0002"
-echo "required $spank topology=$work/topology.json" >"$work/plugstack.conf"
+# Every plugstack.conf of this test names its own state folder (the default /run/topoaware is
+# shared by every test cluster on this machine, whose job ids all start at 1).
+state=$work/state
+echo "required $spank topology=$work/topology.json state_dir=$state" >"$work/plugstack.conf"
 
 cluster_start --nodes 2 --width 4 --gpus 4 --plugstack "$work/plugstack.conf" \
   --hwloc-xml-node "n0001=$jrc" --hwloc-xml-node "n0002=$lassen"
@@ -89,7 +97,9 @@ NCCL_IB_HCA==mlx5_9:1 RANK=77 step "$work/b" --tp=2 --pp=2 --dp=2
 grep -v 'NCCL_IB_HCA==mlx5_9:1 ' "$work/b" && ta_fail "a user's NCCL_IB_HCA was replaced"
 grep -v ' RANK=77 ' "$work/b" && ta_fail "a user's RANK was replaced"
 grep -q ' TOPOAWARE_RANK\| TOPOAWARE_TP_RANK=1 ' "$work/b" || ta_fail "TOPOAWARE_* missing when the user set RANK"
-ta_pass "a user's NCCL_IB_HCA and RANK are kept; TOPOAWARE_* still set"
+[ "$(grep -c "^topoaware: kept the job's own RANK, NCCL_IB_HCA " "$work/b.err")" = 2 ] ||
+  ta_fail "expected one 'kept the job's own RANK, NCCL_IB_HCA' line per node: $(cat "$work/b.err")"
+ta_pass "a user's NCCL_IB_HCA and RANK are kept, said once per node on stderr; TOPOAWARE_* still set"
 
 # 3. --nccl-hints=off, and a step without a layout: nothing set.
 step "$work/c" --tp=2 --pp=2 --dp=2 --nccl-hints=off
@@ -98,6 +108,25 @@ step "$work/d"
 grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* CUDA_DEVICE_ORDER=- .* NCCL_IB_HCA=- ' "$work/d" && ta_fail "a step without a layout got variables"
 grep -q ' CUDA_VISIBLE_DEVICES=0,1,2,3 ' "$work/d" || ta_fail "a step without a layout: Slurm's CUDA_VISIBLE_DEVICES changed"
 ta_pass "--nccl-hints=off and steps without a layout get no variables"
+
+# 2b. The admin's override_env=: NCCL_IB_HCA replaced, RANK (not listed) still kept; an unknown
+# name is reported and ignored. Then override_env=all: RANK replaced too.
+echo "required $spank topology=$work/topology.json state_dir=$state override_env=BOGUS,NCCL_IB_HCA" >"$plugstack"
+NCCL_IB_HCA==mlx5_9:1 RANK=77 step "$work/b2" --tp=2 --pp=2 --dp=2
+[ "$(wc -l <"$work/b2")" = 8 ] || ta_fail "override_env=: expected 8 tasks: $(cat "$work/b2" "$work/b2.err")"
+grep -v ' NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 ' "$work/b2" && ta_fail "override_env=NCCL_IB_HCA: the user's NCCL_IB_HCA was not replaced"
+grep -v ' RANK=77 ' "$work/b2" && ta_fail "override_env=NCCL_IB_HCA: the user's RANK (not listed) was replaced"
+[ "$(grep -c "^topoaware: replaced the job's own NCCL_IB_HCA " "$work/b2.err")" = 2 ] ||
+  ta_fail "expected one 'replaced the job's own NCCL_IB_HCA' line per node: $(cat "$work/b2.err")"
+[ "$(grep -c "^topoaware: kept the job's own RANK " "$work/b2.err")" = 2 ] || ta_fail "expected one 'kept RANK' line per node"
+grep -q "'BOGUS' is not a variable topoaware sets only when unset" "$work/b2.err" || ta_fail "override_env=BOGUS not reported: $(cat "$work/b2.err")"
+echo "required $spank topology=$work/topology.json state_dir=$state override_env=all" >"$plugstack"
+NCCL_IB_HCA==mlx5_9:1 RANK=77 MASTER_PORT=1 step "$work/b3" --tp=2 --pp=2 --dp=2
+sed 's/ MASTER_PORT=[0-9]* / /' "$work/a" | diff -u - <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/b3") ||
+  ta_fail "override_env=all: not the same variables as without the user's values"
+grep -q ' MASTER_PORT=1 ' "$work/b3" && ta_fail "override_env=all: the user's MASTER_PORT was kept"
+echo "required $spank topology=$work/topology.json state_dir=$state" >"$plugstack"
+ta_pass "override_env=NCCL_IB_HCA replaces only the user's NCCL_IB_HCA (RANK kept; unknown names reported); override_env=all replaces RANK, MASTER_PORT, NCCL_IB_HCA"
 
 # 4. A hash that differs from the one the job was placed with: no hints, a warning.
 SPANK_TOPOAWARE_TOPO_HASH=sha256:0000 step "$work/e" --tp=2 --pp=2 --dp=2
@@ -113,7 +142,9 @@ cluster_wait_job "$id" 120 >/dev/null
 [ "$(cluster_job_state "$id")" = COMPLETED ] || ta_fail "batch job $id: $(cluster_job_state "$id"): $(cat "$work/job.err" 2>/dev/null)"
 sort -t= -k2 -n "$work/job.out" | sed 's/ MASTER_PORT=[0-9]* / /' >"$work/g"
 sed 's/ MASTER_PORT=[0-9]* / /' "$work/a" | diff -u - "$work/g" || ta_fail "srun in an sbatch --tp job: not the same task environment as the srun step"
-ta_pass "srun inside sbatch --tp=2 --pp=2 --dp=2: the same coordinates, GPUs and NICs per task"
+# The batch step is not a rank: no "no hints" warning there (it gets the hostfile instead, see 4d).
+grep 'topoaware: warning' "$work/job.err" && ta_fail "batch job $id: a topoaware warning in the batch step"
+ta_pass "srun inside sbatch --tp=2 --pp=2 --dp=2: the same coordinates, GPUs and NICs per task; no warning from the batch step"
 
 # 4c. --gpus-per-task=1: Slurm binds one GPU per task; it is kept, and TOPOAWARE_GPU names it.
 cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-task=1 --tp=2 --pp=2 --dp=2 bash -c "$script" \
@@ -126,8 +157,73 @@ done <"$work/h.raw"
 [ "$(wc -l <"$work/h.raw")" = 8 ] || ta_fail "--gpus-per-task=1: expected 8 tasks"
 ta_pass "--gpus-per-task=1: Slurm's one GPU per task kept, TOPOAWARE_GPU is that GPU"
 
+# 4d. The hostfile for MPI launches. A topology whose order is not Slurm's: the fabric of
+# topology.json with hosts renamed so that n0002 shares a leaf with n0000 and n0001 with n0003;
+# leaf groups are ordered by their hosts, so the job n[0001-0002] is ordered n0002, n0001.
+"$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 2 --ibnetdiscover "$work/fabric.txt" >/dev/null
+sed -e 's/"n0002 /"nB /; s/"n0003 /"n0002 /; s/"n0004 /"n0000 /; s/"nB /"n0003 /' "$work/fabric.txt" >"$work/swapped.txt"
+"$b/topoaware" discover -q --ibnetdiscover "$work/swapped.txt" --json "$work/swapped.json" ||
+  ta_fail "topoaware discover of the renamed fabric failed"
+echo "required $spank topology=$work/swapped.json state_dir=$state" >"$plugstack"
+# As a user other than root when the system has nobody (root may submit for another uid); the
+# job's folders and files must then be readable by it.
+user=root group=root
+if id -u nobody >/dev/null 2>&1 && getent group "$(id -gn nobody)" >/dev/null; then user=nobody group=$(id -gn nobody); fi
+uid=$(id -u "$user") gid=$(getent group "$group" | cut -d: -f3)
+chmod 755 "$CLUSTER_DIR"
+out=$work/out
+mkdir -p "$out" && chmod 1777 "$out"
+{
+  echo '#!/bin/bash'
+  echo 'echo "hostfile=${TOPOAWARE_HOSTFILE-unset} rankmap=${TOPOAWARE_RANKMAP-unset} uid=$(id -u)"'
+  echo 'stat -c "stat %n %u %g %a %F" "$(dirname "$TOPOAWARE_HOSTFILE")" "$TOPOAWARE_HOSTFILE" "$TOPOAWARE_RANKMAP"'
+  echo "cp \"\$TOPOAWARE_HOSTFILE\" $out/hostfile; cp \"\$TOPOAWARE_RANKMAP\" $out/rankmap"
+  printf 'SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun --distribution=arbitrary -n 8 bash -c %q >%s/arbitrary\n' "$script" "$out"
+  printf 'srun -n 8 bash -c %q >%s/block\n' "$script" "$out"
+} >"$out/job.sh"
+id=$(cluster_run sbatch --parsable --uid="$user" --gid="$group" -N2 --ntasks-per-node=4 --gpus-per-node=4 \
+  --tp=2 --pp=2 --dp=2 -o "$out/job.out" -e "$out/job.err" "$out/job.sh")
+cluster_wait_job "$id" 120 >/dev/null
+[ "$(cluster_job_state "$id")" = COMPLETED ] || ta_fail "batch job $id as $user: $(cluster_job_state "$id"): $(cat "$out/job.out" "$out/job.err" 2>/dev/null)"
+ta_note "$(head -1 "$out/job.out")"
+grep -q "^hostfile=$state/job.$id/hostfile rankmap=$state/job.$id/rankmap uid=$uid\$" "$out/job.out" ||
+  ta_fail "TOPOAWARE_HOSTFILE/TOPOAWARE_RANKMAP in the batch step: $(cat "$out/job.out" "$out/job.err")"
+grep -qx "stat $state/job.$id $uid $gid 700 directory" "$out/job.out" || ta_fail "the job folder is not $uid:$gid 0700: $(grep ^stat "$out/job.out")"
+grep -qx "stat $state/job.$id/hostfile $uid $gid 600 regular file" "$out/job.out" || ta_fail "the hostfile is not $uid's, 0600: $(grep ^stat "$out/job.out")"
+grep -qx "stat $state/job.$id/rankmap $uid $gid 600 regular file" "$out/job.out" || ta_fail "the rank map is not $uid's, 0600"
+[ "$(tr '\n' ' ' <"$out/hostfile")" = "n0002 n0002 n0002 n0002 n0001 n0001 n0001 n0001 " ] ||
+  ta_fail "hostfile: $(tr '\n' ' ' <"$out/hostfile"), expected n0002 x4 then n0001 x4"
+sort -t= -k2 -n "$out/arbitrary" >"$out/arbitrary.sorted"
+[ "$(wc -l <"$out/arbitrary.sorted")" = 8 ] || ta_fail "srun --distribution=arbitrary: expected 8 tasks: $(cat "$out/arbitrary" "$out/job.err")"
+mapfile -t hosts <"$out/hostfile"
+while read -r line; do
+  procid=$(field "$line" SLURM_PROCID) host=$(field "$line" SLURMD_NODENAME) nr=$(field "$line" TOPOAWARE_NODE_RANK)
+  [ "$procid" = "$(field "$line" RANK)" ] || ta_fail "arbitrary: SLURM_PROCID $procid is not RANK: $line"
+  [ "${hosts[$procid]}" = "$host" ] || ta_fail "arbitrary: task $procid on $host, hostfile line $((procid + 1)) says ${hosts[$procid]}"
+  for ((k = 4 * nr; k < 4 * nr + 4; k++)); do
+    [ "${hosts[$k]}" = "$host" ] || ta_fail "hostfile line $((k + 1)) is ${hosts[$k]}, but TOPOAWARE_NODE_RANK $nr is $host"
+  done
+  grep -q "^rank=$procid node=$nr host=$host local=$(field "$line" SLURM_LOCALID) tp=$(field "$line" TOPOAWARE_TP_RANK) .* pp=$(field "$line" TOPOAWARE_PP_RANK) .* leaf=[^ ]* leaf_group=[0-9]* pod=[0-9-]*\$" "$out/rankmap" ||
+    ta_fail "rank map has no line for rank $procid on $host: $(cat "$out/rankmap")"
+done <"$out/arbitrary.sorted"
+[ "$(grep -c '^rank=' "$out/rankmap")" = 8 ] && head -1 "$out/rankmap" | grep -q '^# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,' ||
+  ta_fail "rank map: $(cat "$out/rankmap")"
+# Without the hostfile Slurm's own order differs here (the reason for the hostfile).
+grep -q '^SLURM_PROCID=0 SLURMD_NODENAME=n0001 .* RANK=4 ' "$out/block" ||
+  ta_fail "block distribution: this topology does not reverse Slurm's order: $(cat "$out/block")"
+ta_wait_for 20 sh -c "[ ! -e '$state/job.$id' ]" || ta_fail "the job epilog did not remove $state/job.$id: $(ls -la "$state/job.$id")"
+ta_pass "hostfile (job run as $user): $state/job.$id/hostfile owned by $uid:$gid in a 0700 folder, lists n0002 x4 then n0001 x4 (TOPOAWARE_NODE_RANK order); srun --distribution=arbitrary gives SLURM_PROCID = RANK on every task; the rank map matches; the folder is gone after the job"
+ta_note "$(sed -n 2p "$out/rankmap")"
+
+# 4e. A batch job without a layout: no job folder, no TOPOAWARE_HOSTFILE.
+id=$(cluster_run sbatch --parsable -N1 -o "$out/plain.out" -e "$out/plain.err" \
+  --wrap "echo \"hostfile=\${TOPOAWARE_HOSTFILE-unset} folder=\$(ls -d $state/job.\$SLURM_JOB_ID 2>/dev/null || echo none)\"")
+cluster_wait_job "$id" 120 >/dev/null
+grep -qx 'hostfile=unset folder=none' "$out/plain.out" || ta_fail "a job without a layout: $(cat "$out/plain.out" "$out/plain.err")"
+ta_pass "a batch job without a layout gets no job folder and no TOPOAWARE_HOSTFILE"
+
 # 5. A missing topology file (plugstack.conf is read again by each step): no hints, a warning.
-echo "required $spank topology=$work/missing.json" >"$plugstack"
+echo "required $spank topology=$work/missing.json state_dir=$state" >"$plugstack"
 step "$work/f" --tp=2 --pp=2 --dp=2
 grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/f" && ta_fail "a missing topology file still gave hints"
 grep -q 'no topoaware hints.*missing.json' "$work/f.err" || ta_fail "no warning for a missing topology file: $(cat "$work/f.err")"
@@ -143,7 +239,6 @@ if [ ! -f "$sel" ]; then
   exit 0
 fi
 cluster_stop || true
-state=$work/state
 echo "required $spank topology=$work/topology.json state_dir=$state" >"$work/plugstack.conf"
 cluster_start --nodes 2 --width 4 --gpus 4 --plugstack "$work/plugstack.conf" \
   --plugin-dir "$(dirname "$sel")" --conf SelectType=select/cons_tres_topoaware --conf PrologFlags=Alloc \
@@ -160,7 +255,8 @@ read -r job got file <<<"$(head -1 <<<"$out")"
 [ "$file" = "$want" ] || ta_fail "the prolog's hash file has '$file', slurmctld used $want"
 [ "$got" = "$want" ] || ta_fail "tasks used $got, slurmctld $want"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$job.hash' ]" || ta_fail "the job epilog did not remove $state/job.$job.hash"
-ta_pass "hash channel: slurmctld's $want reaches the tasks through the job prolog's file; the epilog removes it"
+[ ! -e "$state/job.$job" ] || ta_fail "the job epilog did not remove the folder $state/job.$job of an srun-only job"
+ta_pass "hash channel: slurmctld's $want reaches the tasks through the job prolog's file; the epilog removes it (and the job's folder)"
 
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 3 --json "$work/other.json" >/dev/null
 grep -q '"n0002"' "$work/other.json" || ta_fail "generated topology has no host n0002"

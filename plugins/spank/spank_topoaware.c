@@ -7,7 +7,13 @@
  * slurm_spank_task_init (as the user, after Slurm set SLURM_PROCID and CUDA_VISIBLE_DEVICES) gives
  * each task of a layout step its coordinates, launcher variables, GPU order and NCCL hints, all
  * computed by the core (src/task_c.h; hwloc through topology/hwloc_probe). Any failure there is a
- * warning and a task with no hints at all, never a failed task.
+ * warning and a task with no hints at all, never a failed task. In the batch step (not a rank)
+ * it writes the job's hostfile and rank map instead.
+ *
+ * Privileges: slurm_spank_job_prolog and slurm_spank_job_epilog run as root in slurmd (through
+ * `slurmstepd spank prolog|epilog`); they only create the job's private folder
+ * <state_dir>/job.<id> for the job's user and remove it again (src/job_dir_c.h). Everything that
+ * reads a file or a user's option value runs as the job's user, in slurmstepd's task_init.
  *
  * Slurm calls an option's callback once per source (sbatch: script, environment, command line;
  * srun: environment, command line); every call is checked at once and the last one wins, like
@@ -22,8 +28,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h> /* SLURM_BATCH_SCRIPT */
 #include <slurm/spank.h>
 
+#include "job_dir_c.h"
 #include "layout_c.h"
 #include "task_c.h"
 
@@ -89,7 +97,10 @@ static struct {
   /* plugstack.conf arguments */
   char topology[4096];
   char exclude_nics[1024]; /* exclude_nics=mlx5_8,mlx5_9: storage/management NICs */
-  char state_dir[1024];    /* state_dir=PATH: the job prolog's hash files (default TA_STATE_DIR) */
+  char state_dir[1024];    /* state_dir=PATH: the job prolog's hash files and job folders (default TA_STATE_DIR) */
+  /* override_env=NAME,...|all: variables of kind TOPOAWARE_VAR_DEFAULT whose value from topoaware
+   * replaces the one the task already has; bit i = topoaware_task_default_var(i) */
+  uint32_t override_env;
   int has_default_order, default_order;
   int has_default_mode, default_mode;
   int has_default_max_wait;
@@ -121,9 +132,59 @@ static int ta_opt_cb(int val, const char *optarg, int remote) {
   return 0;
 }
 
-/* plugstack.conf: `required|optional /path/spank_topoaware.so [topology=PATH] [default_order=ORDER]
- * [default_mode=strict|prefer] [default_max_wait=TIME]`. A bad argument is logged and ignored: a
- * typo of the admin must not break every srun and sbatch. */
+/* The names override_env= accepts, for messages: "RANK, LOCAL_RANK, ...". */
+static void ta_default_var_list(char *buf, size_t len) {
+  uint32_t i;
+  const char *n;
+  buf[0] = 0;
+  for (i = 0; (n = topoaware_task_default_var(i)) != NULL; i++)
+    snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "", n);
+}
+
+/* override_env=NAME,NAME,... | all | none (the lists of several arguments add up). An unknown name
+ * is logged and ignored; the others still apply. */
+static void ta_parse_override(const char *a, const char *list) {
+  char buf[1024], names[512], *tok, *save = NULL;
+  uint32_t i;
+
+  if (strcmp(list, "all") == 0) {
+    for (i = 0; topoaware_task_default_var(i) && i < 32; i++) ta.override_env |= 1u << i;
+    return;
+  }
+  if (strcmp(list, "none") == 0) return;
+  if (strlen(list) >= sizeof(buf)) {
+    slurm_error(TA ": plugstack.conf argument '%.128s...' is too long; argument ignored", a);
+    return;
+  }
+  strcpy(buf, list);
+  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    const char *n;
+    for (i = 0; (n = topoaware_task_default_var(i)) != NULL && i < 32; i++)
+      if (strcmp(n, tok) == 0) break;
+    if (n && i < 32) {
+      ta.override_env |= 1u << i;
+      continue;
+    }
+    ta_default_var_list(names, sizeof(names));
+    slurm_error(TA ": plugstack.conf argument '%.128s': '%.64s' is not a variable topoaware sets only when unset "
+                "(those are %s, or all); name ignored",
+                a, tok, names);
+  }
+}
+
+/* 1 if the admin lets topoaware's value of `name` replace the task's own. */
+static int ta_overrides(const char *name) {
+  uint32_t i;
+  const char *n;
+  for (i = 0; (n = topoaware_task_default_var(i)) != NULL && i < 32; i++)
+    if (strcmp(n, name) == 0) return (ta.override_env >> i) & 1u;
+  return 0;
+}
+
+/* plugstack.conf: `required|optional /path/spank_topoaware.so [topology=PATH] [exclude_nics=NAMES]
+ * [state_dir=PATH] [override_env=NAMES|all] [default_order=ORDER] [default_mode=strict|prefer]
+ * [default_max_wait=TIME]`. A bad argument is logged and ignored: a typo of the admin must not
+ * break every srun and sbatch. */
 static void ta_parse_args(int ac, char **av) {
   char err[TOPOAWARE_ERR_LEN];
   int i;
@@ -159,6 +220,8 @@ static void ta_parse_args(int ac, char **av) {
         continue;
       }
       strcpy(ta.exclude_nics, p);
+    } else if (strncmp(a, "override_env=", 13) == 0) {
+      ta_parse_override(a, a + 13);
     } else if (strncmp(a, "default_order=", 14) == 0) {
       topoaware_options_init(&tmp);
       if (topoaware_options_set(&tmp, "rank-order", a + 14, err, sizeof(err)) != 0) {
@@ -185,7 +248,8 @@ static void ta_parse_args(int ac, char **av) {
       ta.default_max_wait = tmp.max_wait;
     } else {
       slurm_error(TA ": unknown plugstack.conf argument '%.128s' ignored; the arguments are topology=PATH, "
-                  "exclude_nics=NAMES, state_dir=PATH, default_order=tp-cp-ep-dp-pp|tp-pp-dp, default_mode=strict|prefer and "
+                  "exclude_nics=NAMES, state_dir=PATH, override_env=NAMES|all, default_order=tp-cp-ep-dp-pp|tp-pp-dp, "
+                  "default_mode=strict|prefer and "
                   "default_max_wait=TIME",
                   a);
     }
@@ -281,12 +345,17 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
   return 0;
 }
 
-/* --- the topology hash from slurmctld (job prolog -> file -> task_init) ---
+/* --- the node's state folder: topology hash from slurmctld, the job's private folder ---
  * The select plugin appends TOPOAWARE_TOPO_HASH to the job's SPANK environment; Slurm gives it to
  * the job prolog as SPANK_TOPOAWARE_TOPO_HASH, but not to the tasks (Slurm 22.05). So the job
  * prolog (root, in slurmd) writes it to <state_dir>/job.<jobid>.hash, task_init reads it, and the
- * job epilog removes it. */
+ * job epilog removes it.
+ * For a layout job the prolog also makes <state_dir>/job.<jobid>/, owned by the job's user, mode
+ * 0700 (src/job_dir_c.h); the batch step writes the hostfile and rank map there as that user; the
+ * epilog takes the folder back and removes it. */
 #define TA_STATE_DIR "/run/topoaware"
+#define TA_HOSTFILE "hostfile"
+#define TA_RANKMAP "rankmap"
 
 static const char *ta_state_dir(void) { return ta.state_dir[0] ? ta.state_dir : TA_STATE_DIR; }
 
@@ -300,26 +369,11 @@ static int ta_hash_valid(const char *h) {
 }
 
 /* The state folder as an fd: created 0755 by root if missing; must be a real folder owned by
- * root and writable by nobody else. -1 on error (logged). */
+ * root and writable by nobody else. -1 on error (logged; a missing folder only when create). */
 static int ta_state_dir_fd(int create) {
-  const char *d = ta_state_dir();
-  struct stat st;
-  int fd;
-
-  if (create && mkdir(d, 0755) != 0 && errno != EEXIST) {
-    slurm_error(TA ": cannot create %s: %s", d, strerror(errno));
-    return -1;
-  }
-  fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    if (create || errno != ENOENT) slurm_error(TA ": cannot open %s: %s", d, strerror(errno));
-    return -1;
-  }
-  if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)) {
-    slurm_error(TA ": %s must be a folder owned by root and writable only by root; topology hash not used", d);
-    close(fd);
-    return -1;
-  }
+  char err[TOPOAWARE_ERR_LEN];
+  int fd = topoaware_state_dir_open(ta_state_dir(), create, err, sizeof(err));
+  if (fd < 0 && (create || errno != ENOENT)) slurm_error(TA ": %s; the state folder is not used", err);
   return fd;
 }
 
@@ -331,41 +385,73 @@ static uint32_t ta_script_job_id(spank_t sp) {
   return e ? (uint32_t)strtoul(e, NULL, 10) : 0;
 }
 
+/* In the job prolog and epilog: the job's options from the SPANK job environment (Slurm gives
+ * spank_option_getopt the SPANK__SLURM_SPANK_OPTION_* variables there), into ta.opts. 1 if the
+ * job has a layout and wants hints. */
+static int ta_script_layout_job(spank_t sp) {
+  char err[TOPOAWARE_ERR_LEN];
+  struct spank_option *o;
+
+  for (o = ta_options; o->name; o++) {
+    char *arg = NULL;
+    if (spank_option_getopt(sp, o, &arg) != ESPANK_SUCCESS || !arg) continue;
+    if (topoaware_options_set(&ta.opts, o->name, arg, err, sizeof(err)) != 0) return 0; /* checked at submit */
+  }
+  return topoaware_options_has_layout(&ta.opts) && ta.opts.nccl_hints != TOPOAWARE_HINTS_OFF;
+}
+
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av) {
   const char *h = getenv("SPANK_TOPOAWARE_TOPO_HASH");
-  char name[64], line[128];
+  char name[64], line[128], err[TOPOAWARE_ERR_LEN];
   uint32_t id;
-  int dfd, fd, n;
+  uid_t uid;
+  gid_t gid;
+  int dfd, fd, n, layout;
 
+  memset(&ta, 0, sizeof(ta));
+  topoaware_options_init(&ta.opts);
   ta_parse_args(ac, av); /* slurm_spank_init is not called before the job prolog (seen on 22.05) */
-  if (!h) return 0; /* not a layout job, or no select/cons_tres_topoaware */
-  if (!ta_hash_valid(h)) {
+  if (h && !ta_hash_valid(h)) {
     slurm_error(TA ": job prolog: SPANK_TOPOAWARE_TOPO_HASH is not a sha256 hash; ignored");
-    return 0;
+    h = NULL;
   }
+  layout = ta_script_layout_job(sp);
+  if (!h && !layout) return 0; /* not a layout job, and no select/cons_tres_topoaware */
   id = ta_script_job_id(sp);
   if (!id || (dfd = ta_state_dir_fd(1)) < 0) return 0;
-  snprintf(name, sizeof(name), "job.%u.hash", id);
-  n = snprintf(line, sizeof(line), "%s\n", h);
-  fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0 || write(fd, line, (size_t)n) != n)
-    slurm_error(TA ": job prolog: cannot write %s/%s: %s", ta_state_dir(), name, strerror(errno));
-  if (fd >= 0) close(fd);
+  /* The job's private folder (root makes it, then hands it to the job's user). */
+  if (layout) {
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+      slurm_error(TA ": job prolog: Slurm does not tell the job's uid and gid; no job folder");
+    else if (topoaware_job_dir_create(dfd, id, uid, gid, err, sizeof(err)) != 0)
+      slurm_error(TA ": job prolog: %s/%s", ta_state_dir(), err);
+  }
+  if (h) {
+    snprintf(name, sizeof(name), "job.%u.hash", id);
+    n = snprintf(line, sizeof(line), "%s\n", h);
+    fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, line, (size_t)n) != n)
+      slurm_error(TA ": job prolog: cannot write %s/%s: %s", ta_state_dir(), name, strerror(errno));
+    if (fd >= 0) close(fd);
+  }
   close(dfd);
   return 0; /* never fail the prolog: that would drain the node */
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {
-  char name[64];
+  char name[64], err[TOPOAWARE_ERR_LEN];
   uint32_t id;
   int dfd;
 
+  memset(&ta, 0, sizeof(ta));
   ta_parse_args(ac, av);
   id = ta_script_job_id(sp);
   if (!id || (dfd = ta_state_dir_fd(0)) < 0) return 0;
   snprintf(name, sizeof(name), "job.%u.hash", id);
   if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
     slurm_error(TA ": job epilog: cannot remove %s/%s: %s", ta_state_dir(), name, strerror(errno));
+  /* Every job: a folder may be there even if this job's options no longer tell (a changed plugstack.conf). */
+  if (topoaware_job_dir_remove(dfd, id, err, sizeof(err)) != 0) slurm_error(TA ": job epilog: %s/%s", ta_state_dir(), err);
   close(dfd);
   return 0;
 }
@@ -445,18 +531,98 @@ static void ta_no_hints(int local_id, const char *why) {
   if (local_id == 0) fprintf(stderr, TA ": warning: tasks on this node get no topoaware hints: %s\n", why);
 }
 
+/* The hash the select plugin placed the job with: the job prolog's file, else the variable
+ * (spank_topoaware(8)); NULL if neither. malloc'd. */
+static char *ta_expected_hash(spank_t sp, uint32_t job_id) {
+  char file_hash[128];
+  if (ta_read_job_hash(job_id, file_hash, sizeof(file_hash))) return strdup(file_hash);
+  return ta_getenv(sp, "SPANK_TOPOAWARE_TOPO_HASH");
+}
+
+/* The batch step is not a rank: it gets the job's hostfile (SLURM_HOSTFILE for srun
+ * --distribution=arbitrary) and rank map in the job's private folder, written as the job's user
+ * (task_init runs after become_user) into the folder the job prolog made for that user. */
+static void ta_batch_step(spank_t sp, uint32_t job_id) {
+  char topo[4096], err[TOPOAWARE_ERR_LEN], dir[1200], path[1300];
+  char *nodes = NULL, *hash = NULL;
+  topoaware_job_in_t in;
+  topoaware_job_map_t *map = NULL;
+  const char *text;
+  int sfd = -1, jfd = -1;
+
+  if (ta.remote_invalid) {
+    fprintf(stderr, TA ": warning: no hostfile for this job: an option value did not parse (see slurmd's log)\n");
+    return;
+  }
+  nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
+  if (!nodes) {
+    snprintf(err, sizeof(err), "SLURM_JOB_NODELIST is not set");
+    goto fail;
+  }
+  hash = ta_expected_hash(sp, job_id);
+  ta_topology_path(topo, sizeof(topo));
+  memset(&in, 0, sizeof(in));
+  in.topology_path = topo;
+  in.expected_hash = hash;
+  in.nodelist = nodes;
+  in.layout = &ta.opts.layout;
+  if (!(map = topoaware_job_map(&in, err, sizeof(err)))) goto fail;
+  if ((sfd = topoaware_state_dir_open(ta_state_dir(), 0, err, sizeof(err))) < 0) goto fail;
+  if ((jfd = topoaware_job_dir_open(sfd, job_id, err, sizeof(err))) < 0) {
+    if (errno == ENOENT)
+      snprintf(err, sizeof(err), "%.900s/job.%u does not exist (the job prolog makes it: spank_topoaware(8), FILES)",
+               ta_state_dir(), job_id);
+    goto fail;
+  }
+  text = topoaware_job_map_hostfile(map);
+  if (topoaware_file_write_at(jfd, TA_HOSTFILE, text, strlen(text), err, sizeof(err)) != 0) goto fail;
+  text = topoaware_job_map_rankmap(map);
+  if (topoaware_file_write_at(jfd, TA_RANKMAP, text, strlen(text), err, sizeof(err)) != 0) goto fail;
+  snprintf(dir, sizeof(dir), "%s/job.%u", ta_state_dir(), job_id);
+  snprintf(path, sizeof(path), "%s/" TA_HOSTFILE, dir);
+  if (spank_setenv(sp, "TOPOAWARE_HOSTFILE", path, 1) != ESPANK_SUCCESS) slurm_error(TA ": cannot set TOPOAWARE_HOSTFILE");
+  snprintf(path, sizeof(path), "%s/" TA_RANKMAP, dir);
+  if (spank_setenv(sp, "TOPOAWARE_RANKMAP", path, 1) != ESPANK_SUCCESS) slurm_error(TA ": cannot set TOPOAWARE_RANKMAP");
+  if (ta.opts.nccl_hints == TOPOAWARE_HINTS_PRINT)
+    fprintf(stderr, TA ": hostfile %s/" TA_HOSTFILE " and rank map %s: %u ranks on %u nodes in topology order\n", dir,
+            path, topoaware_job_map_ranks(map), topoaware_job_map_nodes(map));
+  slurm_debug(TA ": job %u: hostfile and rank map in %s (%u ranks, topology %s)", job_id, dir,
+              topoaware_job_map_ranks(map), topoaware_job_map_hash(map));
+  goto out;
+fail:
+  slurm_error(TA ": no hostfile for job %u: %s", job_id, err);
+  fprintf(stderr, TA ": warning: no hostfile for this job: %s\n", err);
+out:
+  if (jfd >= 0) close(jfd);
+  if (sfd >= 0) close(sfd);
+  topoaware_job_map_free(map);
+  free(nodes);
+  free(hash);
+}
+
+/* Appends name to a ", "-separated list in buf. */
+static void ta_list_add(char *buf, size_t len, const char *name) {
+  size_t n = strlen(buf);
+  if (n < len) snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
-  char topo[4096], err[TOPOAWARE_ERR_LEN], file_hash[128];
+  char topo[4096], err[TOPOAWARE_ERR_LEN], kept[512] = "", replaced[512] = "";
   char *nodes = NULL, *self = NULL, *cvd = NULL, *hash = NULL, *order = NULL;
   topoaware_task_in_t in;
   topoaware_task_plan_t *plan = NULL;
-  uint32_t i, job_id = 0, local_tasks = 0, total_tasks = 0;
+  uint32_t i, job_id = 0, step_id = 0, local_tasks = 0, total_tasks = 0;
   int local_id = -1;
 
   (void)ac;
   (void)av;
   if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta.opts)) return 0;
   if (ta.opts.nccl_hints == TOPOAWARE_HINTS_OFF) return 0;
+  if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS && step_id == SLURM_BATCH_SCRIPT &&
+      spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS) {
+    ta_batch_step(sp, job_id);
+    return 0;
+  }
   if (spank_get_item(sp, S_TASK_ID, &local_id) != ESPANK_SUCCESS || local_id < 0 ||
       spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total_tasks) != ESPANK_SUCCESS ||
@@ -477,10 +643,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   }
   /* Order of the plugins: Slurm's CUDA_VISIBLE_DEVICES is read here, after Slurm set it. */
   cvd = ta_getenv(sp, "CUDA_VISIBLE_DEVICES");
-  /* The hash the select plugin placed the job with: the job prolog's file, else the variable
-   * (spank_topoaware(8)). */
-  if (ta_read_job_hash(job_id, file_hash, sizeof(file_hash))) hash = strdup(file_hash);
-  if (!hash) hash = ta_getenv(sp, "SPANK_TOPOAWARE_TOPO_HASH");
+  hash = ta_expected_hash(sp, job_id);
   order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
   ta_topology_path(topo, sizeof(topo));
 
@@ -497,8 +660,9 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   in.cuda_visible_devices = cvd;
   in.exclude_nics = ta.exclude_nics[0] ? ta.exclude_nics : NULL;
   in.hwloc_xml = NULL; /* this machine, or slurmd's HWLOC_XMLFILE */
-  /* Slurm's GPU indices follow PCI bus order; a user's other CUDA_DEVICE_ORDER would renumber them. */
-  in.gpu_hints = !(order && strcmp(order, "PCI_BUS_ID") != 0);
+  /* Slurm's GPU indices follow PCI bus order; a user's other CUDA_DEVICE_ORDER would renumber them
+   * (unless the admin lets topoaware replace it: override_env=CUDA_DEVICE_ORDER). */
+  in.gpu_hints = !(order && strcmp(order, "PCI_BUS_ID") != 0) || ta_overrides("CUDA_DEVICE_ORDER");
   if (!in.gpu_hints && local_id == 0)
     fprintf(stderr, TA ": CUDA_DEVICE_ORDER=%.32s is set: CUDA_VISIBLE_DEVICES and NCCL_IB_HCA left alone\n", order);
 
@@ -512,9 +676,24 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
     const char *name = topoaware_task_plan_name(plan, i), *value = topoaware_task_plan_value(plan, i);
     int kind = topoaware_task_plan_kind(plan, i);
     spank_err_t rc;
-    if (kind == TOPOAWARE_VAR_DEFAULT && ta_isset(sp, name)) continue; /* the user's value wins */
+    if (kind == TOPOAWARE_VAR_DEFAULT && ta_isset(sp, name)) {
+      if (!ta_overrides(name)) { /* the user's value wins */
+        ta_list_add(kept, sizeof(kept), name);
+        continue;
+      }
+      ta_list_add(replaced, sizeof(replaced), name);
+    }
     rc = spank_setenv(sp, name, value, 1);
     if (rc != ESPANK_SUCCESS) slurm_error(TA ": cannot set %s: %s", name, spank_strerror(rc));
+  }
+  /* Once per node: which of the task's own values were kept or, by the admin's override_env=, replaced. */
+  if (local_id == 0 && kept[0]) {
+    slurm_info(TA ": kept the job's own %s (plugstack.conf override_env= would replace them)", kept);
+    fprintf(stderr, TA ": kept the job's own %s (set before topoaware; TOPOAWARE_* have topoaware's values)\n", kept);
+  }
+  if (local_id == 0 && replaced[0]) {
+    slurm_info(TA ": replaced the job's own %s (plugstack.conf override_env=)", replaced);
+    fprintf(stderr, TA ": replaced the job's own %s with topoaware's values (the site's override_env=)\n", replaced);
   }
   if (ta.opts.nccl_hints == TOPOAWARE_HINTS_PRINT) fprintf(stderr, TA ": %s\n", topoaware_task_plan_map_line(plan));
   slurm_debug(TA ": task %d: %s (topology %s, %s)", local_id, topoaware_task_plan_map_line(plan), topo,
