@@ -178,7 +178,8 @@ mkdir -p "$out" && chmod 1777 "$out"
   echo 'echo "hostfile=${TOPOAWARE_HOSTFILE-unset} rankmap=${TOPOAWARE_RANKMAP-unset} uid=$(id -u)"'
   echo 'stat -c "stat %n %u %g %a %F" "$(dirname "$TOPOAWARE_HOSTFILE")" "$TOPOAWARE_HOSTFILE" "$TOPOAWARE_RANKMAP"'
   echo "cp \"\$TOPOAWARE_HOSTFILE\" $out/hostfile; cp \"\$TOPOAWARE_RANKMAP\" $out/rankmap"
-  printf 'SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun --distribution=arbitrary -n 8 bash -c %q >%s/arbitrary\n' "$script" "$out"
+  # The command spank_topoaware(8) gives for MPI launches.
+  printf 'SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun --distribution=arbitrary -n $SLURM_NTASKS bash -c %q >%s/arbitrary\n' "$script" "$out"
   printf 'srun -n 8 bash -c %q >%s/block\n' "$script" "$out"
 } >"$out/job.sh"
 id=$(cluster_run sbatch --parsable --uid="$user" --gid="$group" -N2 --ntasks-per-node=4 --gpus-per-node=4 \
