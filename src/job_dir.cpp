@@ -167,7 +167,17 @@ int job_dir_create_impl(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, cha
     set_err(err, errlen, "no job id");
     return -1;
   }
-  if (job_dir_remove_impl(state_fd, job_id, err, errlen) != 0) return -1;  // a stale one
+  // Already there for this uid (the prolog of another slurmd of this host, or run twice): kept,
+  // closed again. Anything else of that name is stale (a crashed node) and goes.
+  const int old = openat(state_fd, name, kDirFlags);
+  if (old >= 0) {
+    struct stat ost;
+    const bool mine = fstat(old, &ost) == 0 && S_ISDIR(ost.st_mode) && ost.st_uid == uid;
+    const bool ok = mine && fchown(old, uid, gid) == 0 && fchmod(old, 0700) == 0;
+    close(old);
+    if (ok) return 0;
+  }
+  if (job_dir_remove_impl(state_fd, job_id, err, errlen) != 0) return -1;
   if (mkdirat(state_fd, name, 0700) != 0) {
     set_err(err, errlen, std::string("cannot create ") + name + ": " + errno_text(errno));
     return -1;

@@ -33,9 +33,10 @@ int topoaware_state_dir_open(const char *path, int create, char *err, size_t err
 int topoaware_job_dir_name(uint32_t job_id, char *buf, size_t len);
 
 /* Root, in the job prolog: makes job.<JOBID> in the state folder open as state_fd, owned by
- * uid:gid, mode 0700 (made 0700 by root first, handed over through its descriptor). Anything of
- * that name already there (a folder left by an earlier job with the same id, on a crashed node) is
- * removed first (topoaware_job_dir_remove). Returns 0 or -1. */
+ * uid:gid, mode 0700 (made 0700 by root first, handed over through its descriptor). A folder of
+ * that name already owned by uid (the prolog of another slurmd on the same host, or a second run)
+ * is kept and closed again (uid:gid, 0700); anything else of that name (left on a crashed node by
+ * an earlier job with the same id) is removed first (topoaware_job_dir_remove). Returns 0 or -1. */
 int topoaware_job_dir_create(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, char *err, size_t errlen);
 
 /* Root, in the job epilog: removes job.<JOBID> and everything the job's user put in it. Each

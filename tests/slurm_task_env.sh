@@ -181,6 +181,7 @@ mkdir -p "$out" && chmod 1777 "$out"
   # The command spank_topoaware(8) gives for MPI launches.
   printf 'SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun --distribution=arbitrary -n $SLURM_NTASKS bash -c %q >%s/arbitrary\n' "$script" "$out"
   printf 'srun -n 8 bash -c %q >%s/block\n' "$script" "$out"
+  echo 'echo "after the steps: $(wc -l <"$TOPOAWARE_HOSTFILE") lines"'
 } >"$out/job.sh"
 id=$(cluster_run sbatch --parsable --uid="$user" --gid="$group" -N2 --ntasks-per-node=4 --gpus-per-node=4 \
   --tp=2 --pp=2 --dp=2 -o "$out/job.out" -e "$out/job.err" "$out/job.sh")
@@ -212,6 +213,7 @@ done <"$out/arbitrary.sorted"
 # Without the hostfile Slurm's own order differs here (the reason for the hostfile).
 grep -q '^SLURM_PROCID=0 SLURMD_NODENAME=n0001 .* RANK=4 ' "$out/block" ||
   ta_fail "block distribution: this topology does not reverse Slurm's order: $(cat "$out/block")"
+grep -qx 'after the steps: 8 lines' "$out/job.out" || ta_fail "the hostfile did not last the batch script: $(tail -1 "$out/job.out")"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$id' ]" || ta_fail "the job epilog did not remove $state/job.$id: $(ls -la "$state/job.$id")"
 ta_pass "hostfile (job run as $user): $state/job.$id/hostfile owned by $uid:$gid in a 0700 folder, lists n0002 x4 then n0001 x4 (TOPOAWARE_NODE_RANK order); srun --distribution=arbitrary gives SLURM_PROCID = RANK on every task; the rank map matches; the folder is gone after the job"
 ta_note "$(sed -n 2p "$out/rankmap")"
@@ -256,7 +258,7 @@ read -r job got file <<<"$(head -1 <<<"$out")"
 [ "$file" = "$want" ] || ta_fail "the prolog's hash file has '$file', slurmctld used $want"
 [ "$got" = "$want" ] || ta_fail "tasks used $got, slurmctld $want"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$job.hash' ]" || ta_fail "the job epilog did not remove $state/job.$job.hash"
-[ ! -e "$state/job.$job" ] || ta_fail "the job epilog did not remove the folder $state/job.$job of an srun-only job"
+ta_wait_for 20 sh -c "[ ! -e '$state/job.$job' ]" || ta_fail "the job epilog did not remove the folder $state/job.$job of an srun-only job"
 ta_pass "hash channel: slurmctld's $want reaches the tasks through the job prolog's file; the epilog removes it (and the job's folder)"
 
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 3 --json "$work/other.json" >/dev/null

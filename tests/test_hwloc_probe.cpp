@@ -508,9 +508,21 @@ void test_job_dir(void **) {
   assert_string_equal(slurp(jd + "/hostfile").c_str(), "n0001\nn0002\n");
   assert_int_equal(access((jd + "/.hostfile." + std::to_string(getpid())).c_str(), F_OK), -1);  // no temp left
 
-  // A new job with the same id (a node that crashed): a fresh, empty folder.
+  // The prolog again for the same user (another slurmd of this host): kept, closed again.
+  assert_int_equal(chmod(jd.c_str(), 0755), 0);
   assert_int_equal(topoaware_job_dir_create(sfd, 4242, kUser, kGroup, err, sizeof err), 0);
+  assert_int_equal(access((jd + "/hostfile").c_str(), F_OK), 0);
+  assert_int_equal(lstat(jd.c_str(), &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0700);
+  // A job of another user with the same id (a node that crashed): a fresh, empty folder for it.
+  assert_int_equal(topoaware_job_dir_create(sfd, 4242, kUser - 1, kGroup - 1, err, sizeof err), 0);
   assert_int_equal(access((jd + "/hostfile").c_str(), F_OK), -1);
+  assert_int_equal(lstat(jd.c_str(), &st), 0);
+  assert_int_equal(st.st_uid, kUser - 1);
+  assert_int_equal(st.st_mode & 07777, 0700);
+  assert_int_equal(topoaware_job_dir_create(sfd, 4242, kUser, kGroup, err, sizeof err), 0);
+  assert_int_equal(lstat(jd.c_str(), &st), 0);
+  assert_int_equal(st.st_uid, kUser);
   const int rc2 = as_user([&] {
     char e[1024];
     const int jfd = topoaware_job_dir_open(sfd, 4242, e, sizeof e);
