@@ -132,7 +132,7 @@ static int ta_opt_cb(int val, const char *optarg, int remote) {
   return 0;
 }
 
-/* The names override_env= accepts, for messages: "RANK, LOCAL_RANK, ...". */
+/* The names override_env= accepts, for messages: "RANK,LOCAL_RANK,...". */
 static void ta_default_var_list(char *buf, size_t len) {
   uint32_t i;
   const char *n;
