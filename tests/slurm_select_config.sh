@@ -113,6 +113,12 @@ plan=$("$b/topoaware" plan --topology "$SEL_TOPO" --free "$nodes" --tp 8 --pp 2 
 [ -n "$order" ] && [ "$order" = "$plan" ] || ta_fail "status file: node_order '$order', topoaware plan on $nodes gives '$plan'"
 grep -qF "$TA: JobId=$p placed: ideal, 4 nodes x 8 GPUs, tp=8,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp, on $nodes; node order $order" \
   "$CLUSTER_LOGDIR/slurmctld.log" || ta_fail "LogLevel=verbose: no placement line with the node order: $(log | grep "JobId=$p" || true)"
+hash=$(log | sed -n "s|.*$TA: topology $CLUSTER_DIR/topology.json loaded (16 hosts, \(sha256:[0-9a-f]*\)).*|\1|p" | tail -n 1)
+python3 - "$STATUS" "$CLUSTER_DIR/topology.json" "$hash" <<'PY' || ta_fail "status file: topology is not the one loaded ($hash)"
+import json, sys
+t = json.load(open(sys.argv[1]))["topology"]
+assert t == {"file": sys.argv[2], "hash": sys.argv[3], "error": ""}, t
+PY
 perm=$(stat -c %a "$STATUS")
 [ "$perm" = 644 ] || ta_fail "status file mode $perm, expected 644 (umask $(umask))"
 ta_pass "status file ($perm): job $p placed ideal on $nodes, node_order $order = topoaware plan's; LogLevel=verbose logged it"
@@ -166,6 +172,23 @@ st_wait 10 "$m" placement cons_tres || ta_fail "MissingNodes=fallback: job $m no
 [ "$(st "$m" nodes)" = "n[0001-0017]" ] || ta_fail "job $m nodes $(st "$m" nodes)"
 ta_pass "MissingNodes=fallback + reconfigure: the 17-node job runs on n[0001-0017] through plain cons_tres, logged; status: cons_tres ($(st "$m" reason))"
 cluster_run scancel "$m"; cluster_wait_job "$m" 60 >/dev/null
+
+# A topology file that does not load: the status file keeps the old one and says why.
+cp "$CLUSTER_DIR/topology.json" "$SEL_WORK/topology.good"
+head -c 300 "$SEL_WORK/topology.good" >"$CLUSTER_DIR/topology.json"
+reconfigure
+python3 - "$STATUS" "$CLUSTER_DIR/topology.json" "$hash" <<'PY' || ta_fail "status file: a broken topology is not reported"
+import json, sys, time
+for _ in range(20):
+    t = json.load(open(sys.argv[1]))["topology"]
+    if t["error"]:
+        break
+    time.sleep(0.5)
+assert t["file"] == sys.argv[2] and t["hash"] == sys.argv[3] and t["error"], t
+print("# status topology.error: " + t["error"])
+PY
+cp "$SEL_WORK/topology.good" "$CLUSTER_DIR/topology.json"
+ta_pass "a broken topology file: the status file keeps the previous one's hash and gives the error"
 
 # Counters over the common workload, then the line when slurmctld stops, and the last write.
 reconfigure

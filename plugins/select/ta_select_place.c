@@ -94,6 +94,7 @@ static uint32_t ta_missing;             /* Slurm nodes not in the topology */
 static uint32_t ta_max_tries = 4, ta_max_time_ms = 200, ta_status_interval = 2;
 static int ta_log_level = TOPOAWARE_LOG_INFO, ta_missing_mode = TOPOAWARE_MISSING_AVOID;
 static char ta_status_path[TA_PATH_MAX]; /* "" = no status file */
+static int ta_settings_applied;          /* the above were set once (from a file or the defaults) */
 
 /* The status book and its writer thread (uses ta_lock). */
 static topoaware_status_t *ta_status;
@@ -394,6 +395,7 @@ static void ta_apply_settings_locked(const char *conf_path)
 	char buf[TA_PATH_MAX], shown[TA_PATH_MAX + 16];
 	int r;
 
+	ta_settings_applied = 1;
 	ta_max_tries = topoaware_conf_max_tries(ta_conf);
 	ta_max_time_ms = topoaware_conf_max_time_ms(ta_conf);
 	ta_log_level = topoaware_conf_log_level(ta_conf);
@@ -476,6 +478,8 @@ static void ta_reload_locked(void)
 	if (!conf) {
 		/* At every LogLevel: an admin's mistake that changes nothing until it is fixed. */
 		error("%s: %s: %s; keeping the %s settings", TA, path, err, ta_conf ? "previous" : "built-in default");
+		if (!ta_settings_applied)
+			ta_apply_settings_locked(NULL); /* the defaults, e.g. the default status file */
 	} else {
 		topoaware_conf_free(ta_conf);
 		ta_conf = conf;
