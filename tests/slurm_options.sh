@@ -22,7 +22,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ta-options.XXXXXX")
 ta_on_exit "rm -rf '$work'"
 mkdir -p "$work/plugins"
 ln -s "$jobsub" "$work/plugins/job_submit_topoaware.so"
-echo "required $spank" >"$work/plugstack.conf"
+# A private state_dir: concurrent test clusters all number jobs from 1 (spank_topoaware(8)).
+mkdir -m 0755 "$work/state"
+echo "required $spank state_dir=$work/state" >"$work/plugstack.conf"
 cd "$work"
 
 # Fields of a job's request that must not change for a job without a layout.
@@ -197,7 +199,7 @@ ta_pass "srun --tp=4 -n4 (its own job): 4 tasks with CUDA_VISIBLE_DEVICES=0,1,2,
 
 # 6. plugstack.conf arguments: a default order is sent with the job; a bad argument is an error
 #    message, not a failure. sbatch reads plugstack.conf at every start.
-echo "required $spank default_order=tp-pp-dp default_mode=strict bogus=1 default_order=x" >"$CLUSTER_DIR/plugstack.conf"
+echo "required $spank state_dir=$work/state default_order=tp-pp-dp default_mode=strict bogus=1 default_order=x" >"$CLUSTER_DIR/plugstack.conf"
 out=$(cluster_run sbatch --parsable --hold --tp=8 --wrap true 2>&1) || ta_fail "sbatch failed with a bad plugstack argument: $out"
 grep -q "unknown plugstack.conf argument 'bogus=1' ignored" <<<"$out" || ta_fail "no error for the unknown plugstack argument: $out"
 grep -q "plugstack.conf argument 'default_order=x': unknown rank order" <<<"$out" || ta_fail "no error for default_order=x: $out"

@@ -39,7 +39,8 @@ _demo_scenario() {
   nhosts=$(grep -c '"name": "n[0-9]*"' "$dir/topology.json" || true)
   per=4
   echo "==> demo: $sel: starting slurmctld and $nhosts slurmd on localhost"
-  echo "required $(cd "$build/plugins/spank/.libs" && pwd)/spank_topoaware.so" >"$dir/plugstack.conf"
+  mkdir -p -m 0755 "$dir/state"
+  echo "required $(cd "$build/plugins/spank/.libs" && pwd)/spank_topoaware.so state_dir=$dir/state" >"$dir/plugstack.conf"
   cluster_start --nodes "$nhosts" --width 4 --gpus 8 --plugin-dir "$(cd "$build/plugins/select/.libs" && pwd)" \
     --plugstack "$dir/plugstack.conf" --topology "$dir/topology.conf" --conf "SelectType=$sel" \
     --file "topology.json=$dir/topology.json" --file "topoaware.conf=$dir/topoaware.conf" || return 1

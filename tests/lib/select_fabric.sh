@@ -16,7 +16,9 @@ sel_setup() {
   ta_on_exit "rm -rf '$SEL_WORK'"
   SEL_PLUGDIR="$(cd "$b/plugins/select/.libs" && pwd)"
   SEL_PLUGSTACK=$SEL_WORK/plugstack.conf
-  echo "required $(cd "$b/plugins/spank/.libs" && pwd)/spank_topoaware.so" >"$SEL_PLUGSTACK"
+  # A private state_dir: concurrent test clusters all number jobs from 1 (spank_topoaware(8)).
+  mkdir -m 0755 "$SEL_WORK/state"
+  echo "required $(cd "$b/plugins/spank/.libs" && pwd)/spank_topoaware.so state_dir=$SEL_WORK/state" >"$SEL_PLUGSTACK"
   SEL_TOPO=$SEL_WORK/topology.json
   "$b/topoaware" generate fat-tree --leaves 4 --hosts-per-leaf 4 --json "$SEL_TOPO" >/dev/null ||
     ta_fail "topoaware generate failed"
