@@ -20,8 +20,12 @@
 #    it, DP rings at ideal, hop-bytes against the ideal); the table is printed.
 # 2. Compatibility under select/cons_tres_topoaware on the same cluster: -w (falls back, logged),
 #    heterogeneous job (falls back, logged), a reservation, --exclude, --constraint, two
-#    partitions, preemption of a full low-priority partition by a layout job.
-# One cluster start per SelectType; jobs are cancelled between scenarios.
+#    partitions, preemption of a full low-priority partition by a layout job. Two checks of
+#    known bugs (reported, not fixed here) print "KNOWN BUG" notes instead of failing unless
+#    TOPOAWARE_FAIL_KNOWN_BUGS=1: a job with preemption candidates falls back to cons_tres
+#    without the log line the man page promises, and it does so even when nothing needs to be
+#    preempted (preemptable jobs merely running elsewhere), losing its topology placement.
+# One cluster start per SelectType; jobs are cancelled between scenarios (about 3 minutes here).
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
 . "${top_srcdir:-$(dirname "$0")/..}/tools/lib/ibsim.sh"
