@@ -34,12 +34,16 @@ NodeUse node_use_of(const std::string &state) {
   // @ reboot pending, ^ reboot issued, - planned). Flags that mean "cannot take a job now" make
   // the node unavailable whatever the base state.
   std::string base;
+  bool planned_flag = false;
   for (char c : state) {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '+')
       base += char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     else if (c == '*' || c == '~' || c == '#' || c == '%' || c == '!' || c == '$' || c == '@' || c == '^')
       return NodeUse::Unavailable;
+    else if (c == '-')
+      planned_flag = true;
   }
+  if (planned_flag && base == "idle") return NodeUse::Planned;
   // scontrol-style compound states ("idle+drain") also reach here through the same rules.
   if (base.find('+') != std::string::npos) {
     const std::string first = base.substr(0, base.find('+'));
@@ -352,7 +356,7 @@ ShowModel build_show(const Topology &topo, const ShowInput &in) {
         case NodeUse::Free: ++lg.free, lg.free_hosts.push_back(h); break;
         case NodeUse::Mixed: ++lg.mixed; break;
         case NodeUse::Allocated: ++lg.allocated; break;
-        case NodeUse::Planned: ++lg.planned; break;
+        case NodeUse::Planned: ++lg.planned, ++lg.free, lg.free_hosts.push_back(h); break;  // idle
         case NodeUse::Unavailable: ++lg.unavailable; break;
         case NodeUse::Unknown: ++lg.unknown; break;
       }
@@ -412,12 +416,13 @@ std::string header_text(const ShowModel &m) {
     out += "Status: not available: " + m.status_problem +
            "\n        Layouts, rank orders, costs and waiting reasons are unknown; jobs and nodes are Slurm's view.\n";
   }
-  std::string nodes = fmt::format("Nodes: {} free, {} mixed, {} allocated", m.free, m.mixed, m.allocated);
-  if (m.planned) nodes += fmt::format(", {} planned", m.planned);
+  std::string nodes = fmt::format("Nodes: {} free", m.free);
+  if (m.planned) nodes += fmt::format(" ({} planned by backfill for pending jobs)", m.planned);
+  nodes += fmt::format(", {} mixed, {} allocated", m.mixed, m.allocated);
   nodes += fmt::format(", {} unavailable", m.unavailable);
   if (m.unknown) nodes += fmt::format(", {} not in Slurm", m.unknown);
   if (m.largest_free_group >= 0 && m.largest_free_block > 0)
-    nodes += fmt::format("; largest free block {} nodes (leaf group {})", m.largest_free_block, m.largest_free_group);
+    nodes += fmt::format("; largest free block {} node{} (leaf group {})", m.largest_free_block, m.largest_free_block == 1 ? "" : "s", m.largest_free_group);
   out += nodes + "\n";
   return out;
 }
@@ -462,7 +467,7 @@ std::pair<std::string, Rows> leaf_group_text(const ShowModel &m, const ShowLeafG
     std::vector<int> run(lg.hosts.begin() + std::ptrdiff_t(i), lg.hosts.begin() + std::ptrdiff_t(e));
     std::string what;
     if (n0.jobs.empty()) {
-      what = n0.use == NodeUse::Free ? "free" : "-";
+      what = n0.use == NodeUse::Free ? "free" : n0.use == NodeUse::Planned ? "free, planned by backfill" : "-";
     } else {
       std::vector<uint64_t> ids(n0.jobs.begin(), n0.jobs.end());
       what = (ids.size() == 1 ? "job " : "jobs ") + ranges(ids);
@@ -1030,8 +1035,8 @@ std::string dot(const ShowModel &m, uint32_t focus) {
           } else {
             bg = "#e0e0e0";
           }
-        } else if (n.use == NodeUse::Free) {
-          line2 = "free";
+        } else if (n.use == NodeUse::Free || n.use == NodeUse::Planned) {
+          line2 = n.use == NodeUse::Free ? "free" : "free (planned)";
         } else {
           line2 = n.state.empty() ? "not in Slurm" : n.state;
           bg = n.use == NodeUse::Unavailable ? "#a0a0a0" : "#f0f0f0";

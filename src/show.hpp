@@ -52,7 +52,7 @@ enum class NodeUse : uint8_t {
   Free,         // idle
   Mixed,        // some of it allocated (shared nodes)
   Allocated,    // allocated or completing
-  Planned,      // idle but held by backfill for a pending job ("planned")
+  Planned,      // idle but held by backfill for a pending job ("planned"); counted as free
   Unavailable,  // down, drained, draining, failing, powered down, reserved, ...
   Unknown,      // in the topology but not reported by Slurm
 };
@@ -111,8 +111,10 @@ struct ShowLeafGroup {
   int index = 0, pod = 0;
   std::vector<std::string> leaves;      // switch names (one per rail on rail-optimized fabrics)
   std::vector<int> hosts;
+  // free: idle nodes, planned ones included (nothing runs there); planned: of those, the ones
+  // backfill holds for a pending job.
   uint32_t free = 0, mixed = 0, allocated = 0, planned = 0, unavailable = 0, unknown = 0;
-  std::vector<int> free_hosts;          // idle nodes (the free block of this leaf group)
+  std::vector<int> free_hosts;          // idle (and planned) nodes: the free block of this leaf group
 };
 
 struct ShowPod {

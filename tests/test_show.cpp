@@ -185,6 +185,7 @@ void test_node_use(void **) {
   assert_true(node_use_of("draining") == NodeUse::Unavailable);
   assert_true(node_use_of("IDLE+DRAIN") == NodeUse::Unavailable);
   assert_true(node_use_of("IDLE+PLANNED") == NodeUse::Planned);
+  assert_true(node_use_of("idle-") == NodeUse::Planned);
   assert_true(node_use_of("ALLOCATED") == NodeUse::Allocated);
   assert_true(node_use_of("") == NodeUse::Unknown);
 }
@@ -193,9 +194,11 @@ void test_node_use(void **) {
 void test_leaf_groups_and_free_blocks(void **) {
   Topology t = fat16();
   Status st = status_of(t, {placed(12, "n[0002-0003,0006-0007]", "n0002,n0003,n0006,n0007")});
-  ShowModel m = build_show(t, input(&st, {running(11, "n0001", "busy"), running(12, "n[0002-0003,0006-0007]")},
-                                    nodes_of(t, "n[0001-0003,0006-0007]", "n0016")));
+  std::vector<SlurmNode> nodes = nodes_of(t, "n[0001-0003,0006-0007]", "n0016");
+  nodes[12].state = "planned";  // n0013: idle, held by backfill for a pending job: still free
+  ShowModel m = build_show(t, input(&st, {running(11, "n0001", "busy"), running(12, "n[0002-0003,0006-0007]")}, nodes));
   assert_int_equal(m.jobs.size(), 2);
+  assert_int_equal(m.planned, 1);
   assert_int_equal(m.waiting.size(), 0);
   assert_int_equal(m.free, 10);
   assert_int_equal(m.allocated, 5);
@@ -223,7 +226,9 @@ void test_leaf_groups_and_free_blocks(void **) {
   assert_int_equal(m.nodes[size_t(h2)].jobs.size(), 1);
   assert_int_equal(m.nodes[size_t(h2)].jobs[0], 12);
   const std::string text = show_text(m);
-  assert_true(contains(text, "Nodes: 10 free, 0 mixed, 5 allocated, 1 unavailable; largest free block 4 nodes (leaf group 2)"));
+  assert_true(contains(text, "Nodes: 10 free (1 planned by backfill for pending jobs), 0 mixed, 5 allocated, 1 "
+                             "unavailable; largest free block 4 nodes (leaf group 2)"));
+  assert_true(contains(text, "free, planned by backfill"));
   assert_true(contains(text, "Free blocks: 4 in leaf group 2 (n[0009-0012], whole); 3 in leaf group 3 (n[0013-0015])"));
   assert_true(contains(text, "job 12, ranks 0-15 (node ranks 0-1)"));
   assert_true(contains(text, "job 12, ranks 16-31 (node ranks 2-3)"));
