@@ -18,3 +18,4 @@ include tests/select.mk
 include tests/hwloc.mk
 include tests/select_cluster.mk
 include tests/show.mk
+include tests/demo.mk
