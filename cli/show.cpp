@@ -38,15 +38,17 @@ void add_show_command(CLI::App &app, ShowOptions &o) {
   show->add_option("--status", o.status,
                    "The select plugin's status file (FILE; default: StatusFile= of topoaware.conf, else "
                    "topoaware-status.json in Slurm's StateSaveLocation)");
-  show->add_option("--format", o.format, "text, json, dot or svg")->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  show->add_option("--format", o.format, "text (default), json, dot or svg")->check(CLI::IsMember({"text", "json", "dot", "svg"}));
   show->add_option("--job", o.job, "Show this job (its id, as squeue %A prints it): its nodes and rank map")
-      ->check(CLI::Range(1u, 4294967295u));
+      ->check(CLI::Range(1u, 4294967295u))
+      ->type_name("ID");
   show->add_option("-o,--output", o.output, "Write to FILE instead of stdout, atomically");
   show->add_option("--comm-fraction", o.comm_fraction,
-                   "Share of step time that is communication (for the slowdown estimate)")
+                   "Share of step time that is communication (for the slowdown estimate; default 0.3)")
       ->check(CLI::Range(0.0, 1.0));
-  show->add_option("--timeout", o.timeout, "Seconds each Slurm command may take (squeue, sinfo, scontrol)")
-      ->check(CLI::Range(1, 3600));
+  show->add_option("--timeout", o.timeout, "Seconds each Slurm command may take (squeue, sinfo, scontrol; default 60)")
+      ->check(CLI::Range(1, 3600))
+      ->type_name("S");
 }
 
 namespace {

@@ -422,7 +422,8 @@ std::string header_text(const ShowModel &m) {
   nodes += fmt::format(", {} unavailable", m.unavailable);
   if (m.unknown) nodes += fmt::format(", {} not in Slurm", m.unknown);
   if (m.largest_free_group >= 0 && m.largest_free_block > 0)
-    nodes += fmt::format("; largest free block {} node{} (leaf group {})", m.largest_free_block, m.largest_free_block == 1 ? "" : "s", m.largest_free_group);
+    nodes += fmt::format("; largest free block {} node{} (leaf group {})", m.largest_free_block,
+                         m.largest_free_block == 1 ? "" : "s", m.largest_free_group);
   out += nodes + "\n";
   return out;
 }
