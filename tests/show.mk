@@ -7,6 +7,6 @@ tests_test_show_SOURCES = tests/test_show.cpp
 tests_test_show_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS) $(FMT_CFLAGS)
 tests_test_show_LDADD = $(TESTS_LIBS)
 
-TA_SHOW_TESTS = tests/slurm_show.sh
+TA_SHOW_TESTS = tests/cli_show.sh tests/slurm_show.sh
 TESTS += $(TA_SHOW_TESTS)
 EXTRA_DIST += $(TA_SHOW_TESTS)
