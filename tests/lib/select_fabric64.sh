@@ -27,7 +27,9 @@ f64_setup() {
   ta_on_exit "rm -rf '$F64_WORK'"
   F64_PLUGDIR="$(cd "$b/plugins/select/.libs" && pwd)"
   F64_PLUGSTACK=$F64_WORK/plugstack.conf
-  echo "required $(cd "$b/plugins/spank/.libs" && pwd)/spank_topoaware.so" >"$F64_PLUGSTACK"
+  # A private state_dir: concurrent test clusters all number jobs from 1 (spank_topoaware(8)).
+  mkdir -m 0755 "$F64_WORK/state"
+  echo "required $(cd "$b/plugins/spank/.libs" && pwd)/spank_topoaware.so state_dir=$F64_WORK/state" >"$F64_PLUGSTACK"
 
   # The fabric: generated (net file + the JSON the generator expects), then walked live.
   "$F64_BIN" generate fat-tree --leaves $F64_LEAVES --hosts-per-leaf $F64_HOSTS \
