@@ -520,10 +520,22 @@ std::string show_text(const ShowModel &m) {
   if (fb.empty()) {
     out += "Free blocks: none\n";
   } else {
+    // The largest few by name; the rest counted (the leaf group tables below list every node).
+    constexpr size_t kListed = 8;
     std::string s;
-    for (const ShowLeafGroup *lg : fb)
+    uint32_t rest_nodes = 0, rest_whole = 0;
+    for (size_t i = 0; i < fb.size(); ++i) {
+      const ShowLeafGroup *lg = fb[i];
+      const bool whole = lg->free == lg->hosts.size();
+      if (i >= kListed) {
+        rest_nodes += lg->free, rest_whole += whole;
+        continue;
+      }
       s += fmt::format("{}{} in leaf group {} ({}{})", s.empty() ? "" : "; ", lg->free, lg->index,
-                       host_names(*m.topo, lg->free_hosts), lg->free == lg->hosts.size() ? ", whole" : "");
+                       host_names(*m.topo, lg->free_hosts), whole ? ", whole" : "");
+    }
+    if (fb.size() > kListed)
+      s += fmt::format("; and {} more in {} leaf groups ({} of them whole)", rest_nodes, fb.size() - kListed, rest_whole);
     out += "Free blocks: " + s + "\n";
   }
   // One column width for every leaf group's table.
