@@ -10,3 +10,4 @@ tests_test_show_LDADD = $(TESTS_LIBS)
 TA_SHOW_TESTS = tests/cli_show.sh tests/slurm_show.sh
 TESTS += $(TA_SHOW_TESTS)
 EXTRA_DIST += $(TA_SHOW_TESTS)
+CLEANFILES += tests/slurm_show.example.txt tests/slurm_show.example.svg tests/slurm_show.example-job.svg

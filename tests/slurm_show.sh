@@ -141,7 +141,13 @@ ta_pass "show --status FILE --format text: running, waiting (with both reasons) 
 show --format svg --output "$SEL_WORK/show.svg" 2>"$SEL_WORK/show.err" || ta_fail "show --format svg: $(cat "$SEL_WORK/show.err")"
 grep -q "<svg" "$SEL_WORK/show.svg" && grep -q "leaf group 3" "$SEL_WORK/show.svg" && grep -q "job $l1" "$SEL_WORK/show.svg" ||
   ta_fail "show --format svg: not a picture of the leaf groups and jobs"
-ta_pass "show --format svg --output: $(wc -c <"$SEL_WORK/show.svg") bytes, leaf groups and jobs drawn"
+show --job "$l1" --format svg --output "$SEL_WORK/job.svg" 2>"$SEL_WORK/show.err" || ta_fail "show --job --format svg: $(cat "$SEL_WORK/show.err")"
+grep -qE "node 3: ranks 24(-|&#45;)31" "$SEL_WORK/job.svg" || ta_fail "show --job --format svg: the job's nodes do not carry their ranks"
+# Kept beside the test's log as examples of the output (make clean removes them).
+cp "$SEL_WORK/show.txt" "$b/tests/slurm_show.example.txt"
+cp "$SEL_WORK/show.svg" "$b/tests/slurm_show.example.svg"
+cp "$SEL_WORK/job.svg" "$b/tests/slurm_show.example-job.svg"
+ta_pass "show --format svg --output: $(wc -c <"$SEL_WORK/show.svg") bytes, leaf groups and jobs drawn; examples in $b/tests/slurm_show.example*"
 
 # 4. The rank map of L1: the status file's order = plan's rank order of the node set = the tasks'.
 show --job "$l1" >"$SEL_WORK/job.txt" 2>"$SEL_WORK/show.err" || ta_fail "show --job $l1: rc $?: $(cat "$SEL_WORK/show.err")"
