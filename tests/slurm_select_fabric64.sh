@@ -20,11 +20,9 @@
 #    it, DP rings at ideal, hop-bytes against the ideal); the table is printed.
 # 2. Compatibility under select/cons_tres_topoaware on the same cluster: -w (falls back, logged),
 #    heterogeneous job (falls back, logged), a reservation, --exclude, --constraint, two
-#    partitions, preemption of a full low-priority partition by a layout job. Two checks of
-#    known bugs (reported, not fixed here) print "KNOWN BUG" notes instead of failing unless
-#    TOPOAWARE_FAIL_KNOWN_BUGS=1: a job with preemption candidates falls back to cons_tres
-#    without the log line the man page promises, and it does so even when nothing needs to be
-#    preempted (preemptable jobs merely running elsewhere), losing its topology placement.
+#    partitions, preemption of a full low-priority partition by a layout job (the fallback to
+#    cons_tres that preempts is logged), and a layout job with preemption candidates that need not
+#    be preempted (preemptable jobs merely running elsewhere) keeps its topology placement.
 # One cluster start per SelectType; jobs are cancelled between scenarios (about 3 minutes here).
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
@@ -249,22 +247,17 @@ for id in "${lo[@]}"; do [ "$(cluster_job_state "$id")" != PREEMPTED ] || preemp
 [ "$preempted" -ge 1 ] && rings_ok H 2 4 "topoaware preempt" ||
   ta_fail "preemption: high-priority job got $(cat "$W/H.nl"), $preempted low-priority jobs preempted (rings $S_AT/$S_RINGS)"
 ta_pass "preemption: the layout job in hi preempted $preempted job(s) of lo and runs on $(cat "$W/H.nl")"
-# select_cons_tres_topoaware(8) lists "jobs with preemption candidates" among the fallbacks that
-# are logged; ta_select_job_test takes them to cons_tres on its fast path without a word.
-known_bug() {
-  if [ "${TOPOAWARE_FAIL_KNOWN_BUGS:-0}" = 1 ]; then ta_fail "known bug: $*"; fi
-  ta_note "KNOWN BUG (reported, not fixed here): $*"
-}
+# select_cons_tres_topoaware(8), Preemption: the cons_tres fallback that preempts is logged.
 if grep -q "JobId=$hi: .*placed by plain select/cons_tres" "$(LOG)"; then
   ta_pass "preemption: the fallback to plain cons_tres is logged"
 else
-  known_bug "job $hi had preemption candidates and was placed by plain cons_tres, but the log does not say so (the man page says it is logged)"
+  ta_fail "job $hi preempted through plain cons_tres, but the log does not say so"
 fi
 f64_clear
 
-# Preemption candidates elsewhere, free nodes enough: cons_tres would place the job without
-# preempting, but the plugin hands every job with candidates to cons_tres, so the layout is
-# ignored (6,6,4 free as above, the busy job in lo this time).
+# Preemption candidates elsewhere, free nodes enough: slurmctld still lists the lo jobs as
+# candidates; the plugin must place by topology on the free nodes, preempting nothing (6,6,4 free
+# as above, the busy job in lo this time).
 f64_busy "$W/busy.664" -p lo
 hi=$(f64_layout_job 8 2 4 -p hi); record H2 "$hi"
 score H2 2 4 "topoaware hi, lo busy"
@@ -272,7 +265,7 @@ score H2 2 4 "topoaware hi, lo busy"
 if [ "$S_AT" -eq "$S_RINGS" ]; then
   ta_pass "preemptable jobs elsewhere: the layout job is still placed by topology ($(cat "$W/H2.nl"))"
 else
-  known_bug "with preemptable jobs running (none preempted), layout job $hi got $(cat "$W/H2.nl") ($(f64_leaf_counts "$W/H2" | tr ' ' +), rings $S_AT/$S_RINGS) from plain cons_tres instead of 4 + 4"
+  ta_fail "with preemptable jobs running (none preempted), layout job $hi got $(cat "$W/H2.nl") ($(f64_leaf_counts "$W/H2" | tr ' ' +), rings $S_AT/$S_RINGS) instead of 4 + 4"
 fi
 f64_clear
 cluster_stop

@@ -38,7 +38,8 @@ scenario() {
   ta_note "$sel: A (no layout) got $(echo $(cat "$SEL_WORK/A.$tag")); B (tp=8 pp=2 dp=2) got $(echo $(cat "$SEL_WORK/B.$tag"))"
 }
 
-( scenario stock select/cons_tres; cluster_stop ) || exit $?
+# A subshell runs no EXIT trap of its parent: stop its cluster whichever way it ends.
+( trap cluster_stop EXIT; scenario stock select/cons_tres ) || exit $?
 [ "$(leaf_counts "$SEL_WORK/B.stock")" = "3 1" ] ||
   ta_fail "premise: stock cons_tres + topology/tree gave B $(echo $(cat "$SEL_WORK/B.stock")) (per leaf: $(leaf_counts "$SEL_WORK/B.stock")), expected 3 + 1"
 ta_pass "stock cons_tres + topology/tree: B on 3 + 1 nodes, one DP ring split (the premise holds)"

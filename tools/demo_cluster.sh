@@ -89,8 +89,8 @@ run_demo_cluster() {
   [ -f "$build/plugins/select/.libs/select_cons_tres_topoaware.so" ] || {
     echo "==> demo: select plugin not built (configure --with-slurm-source): cluster part skipped"; return 0; }
   printf '%s\n' "${DEMO_TOPOAWARE_CONF:-StatusInterval=0}" >"$dir/topoaware.conf"
-  ( _demo_scenario stock select/cons_tres "$build" "$dir" ) || { echo "run_demo: stock cluster failed" >&2; return 1; }
-  ( _demo_scenario topo select/cons_tres_topoaware "$build" "$dir" ) || { echo "run_demo: topoaware cluster failed" >&2; return 1; }
+  ( trap cluster_stop EXIT; _demo_scenario stock select/cons_tres "$build" "$dir" ) || { echo "run_demo: stock cluster failed" >&2; return 1; }
+  ( trap cluster_stop EXIT; _demo_scenario topo select/cons_tres_topoaware "$build" "$dir" ) || { echo "run_demo: topoaware cluster failed" >&2; return 1; }
   echo
   echo "==> demo: the same jobs on the same fragmented cluster (free per leaf: ${DEMO_FREE_PER_LEAF[*]})"
   local name id nodes opts sid snodes

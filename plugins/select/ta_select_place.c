@@ -22,8 +22,10 @@
  *   TEST_ONLY, RESV, preemption-on-full tests: cons_tres exactly (a refusal at submit must mean
  *             "never").
  * Falls back to cons_tres (logged once per job) for: no topology loaded, required nodes (-w),
- * heterogeneous jobs, preemptee candidates, a layout the node count does not divide, an
- * unreadable layout. Jobs without a layout never get here past the first test.
+ * heterogeneous jobs, a layout the node count does not divide, an unreadable layout. Jobs without
+ * a layout never get here past the first test. Preemption: blocks are made of free nodes only, so
+ * a job with preemptee candidates is placed by topology when free nodes can hold it; otherwise the
+ * plain cons_tres fallback (prefer; strict only when nothing is free) may preempt (logged).
  *
  * State: topoaware.conf and the topology are (re)read in select_p_node_init (start-up and every
  * scontrol reconfigure), the node-name map is rebuilt there from the new node table; a new file
@@ -778,6 +780,16 @@ static int ta_run_now(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const
 		for (uint32_t k = 0; k < j->nodes; k++)
 			bit_clear(work, ta_out[k]);
 	}
+	/* Strict with nothing free to choose from but jobs it may preempt: preempting is the only
+	 * way it runs, and the nodes it frees are cons_tres's to pick. */
+	if (emode == TOPOAWARE_MODE_STRICT && st == TOPOAWARE_PLACE_NO_NODES && preemptee_candidates &&
+	    list_count(preemptee_candidates)) {
+		if (ta_should_log(job_ptr->job_id, 6))
+			TA_LOG(TOPOAWARE_LOG_INFO,
+			       "%s: %pJ (strict): not enough free nodes, but it may preempt: plain select/cons_tres, which may preempt",
+			       TA, job_ptr);
+		emode = TOPOAWARE_MODE_PREFER;
+	}
 	if (emode == TOPOAWARE_MODE_STRICT && st != TOPOAWARE_PLACE_ERROR) {
 		const char *reason = ta_wait_reason(st, 1);
 
@@ -814,6 +826,10 @@ static int ta_run_now(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const
 			snprintf(note, sizeof(note), "%s; plain select/cons_tres", ta_wait_reason(st, 0));
 		}
 		ta_decide(job_ptr->job_id, "cons_tres", note);
+		if (preemptee_job_list && *preemptee_job_list && list_count(*preemptee_job_list) &&
+		    ta_should_log(job_ptr->job_id, 7))
+			TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres, which preempts %d job(s)",
+			       TA, job_ptr, ta_wait_reason(st, 0), list_count(*preemptee_job_list));
 		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now prefer: %s after %d tries; %s", TA, job_ptr,
 		       topoaware_place_status_name(st), tries, note);
 	} else {
@@ -935,9 +951,12 @@ int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bits
 	time_t deadline;
 
 	*layout = 0;
-	/* Fast path: test-only, reservations, preemption tests and jobs without our options. */
-	if ((!run_now && !will_run) || !job_ptr || !job_ptr->details || !job_ptr->spank_job_env_size ||
-	    (preemptee_candidates && list_count(preemptee_candidates)))
+	/* Fast path: test-only, reservations and jobs without our options. Preemptee candidates do
+	 * not end placement: slurmctld lists them for every job of a higher tier whenever a
+	 * lower-tier job runs (node_scheduler.c), and cons_tres itself first tries without
+	 * preempting. Our blocks hold only free nodes, so cons_tres tried on a block places there
+	 * without preempting; preemption happens through the plain cons_tres fallback (ta_run_now). */
+	if ((!run_now && !will_run) || !job_ptr || !job_ptr->details || !job_ptr->spank_job_env_size)
 		goto plain;
 
 	pthread_mutex_lock(&ta_lock);
