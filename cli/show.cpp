@@ -174,6 +174,39 @@ std::vector<std::string> split_fields(const std::string &line, char sep, size_t 
   return f;
 }
 
+// A job name is the user's: control bytes would reach the admin's terminal, and bytes that are
+// not UTF-8 would break JSON and Graphviz. Both are shown as '?'.
+std::string printable(const std::string &s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = (unsigned char)s[i];
+    const size_t len = c < 0x80                   ? 1
+                       : (c >= 0xc2 && c <= 0xdf) ? 2
+                       : (c >= 0xe0 && c <= 0xef) ? 3
+                       : (c >= 0xf0 && c <= 0xf4) ? 4
+                                                  : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k) ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
+    if (ok && len == 3) {  // no overlong forms, no surrogates
+      const unsigned char d = (unsigned char)s[i + 1];
+      ok = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0);
+    }
+    if (ok && len == 4) {
+      const unsigned char d = (unsigned char)s[i + 1];
+      ok = !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90);
+    }
+    if (!ok || (len == 1 && (c < 0x20 || c == 0x7f))) {
+      out += '?';
+      i += 1;
+    } else {
+      out.append(s, i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\t')) s.pop_back();
   size_t b = 0;
@@ -235,7 +268,8 @@ std::vector<SlurmJob> parse_squeue(const std::string &text, std::vector<std::str
     if (j.reason == "None" || j.reason == "(null)") j.reason = j.state == "PENDING" ? j.reason : "";
     j.nodes = trim(f[6]);
     if (j.nodes == "(null)" || j.nodes == "None assigned") j.nodes.clear();
-    j.name = f[7];
+    j.name = printable(f[7]);
+    j.user = printable(j.user), j.partition = printable(j.partition), j.reason = printable(j.reason);
     jobs.push_back(std::move(j));
   }
   if (bad) warnings.push_back(std::to_string(bad) + " line(s) of squeue's output were not understood (first: \"" +
@@ -256,7 +290,8 @@ std::vector<SlurmNode> parse_sinfo(const std::string &text, std::vector<std::str
     SlurmNode n;
     n.name = trim(f[0]);
     n.state = trim(f[1]);
-    n.reason = trim(f[2]);
+    n.reason = printable(trim(f[2]));
+    n.state = printable(n.state);
     if (n.reason == "none" || n.reason == "(null)") n.reason.clear();
     nodes.push_back(std::move(n));
   }

@@ -133,11 +133,18 @@ std::string short_hash(const std::string &h) { return h.size() > 19 ? h.substr(0
 
 using Rows = std::vector<std::vector<std::string>>;
 
+// Columns of text: UTF-8 continuation bytes take no column.
+size_t columns(const std::string &s) {
+  size_t n = 0;
+  for (char c : s) n += ((unsigned char)c & 0xc0) != 0x80;
+  return n;
+}
+
 void widen(std::vector<size_t> &w, const Rows &rows) {
   for (const auto &r : rows)
     for (size_t i = 0; i < r.size(); ++i) {
       if (w.size() <= i) w.push_back(0);
-      w[i] = std::max(w[i], r[i].size());
+      w[i] = std::max(w[i], columns(r[i]));
     }
 }
 
@@ -150,7 +157,7 @@ std::string table(const Rows &rows, const std::string &indent, std::vector<size_
     std::string line = indent;
     for (size_t i = 0; i < r.size(); ++i) {
       line += r[i];
-      if (i + 1 < r.size()) line += std::string(w[i] - r[i].size() + 2, ' ');
+      if (i + 1 < r.size()) line += std::string(w[i] - columns(r[i]) + 2, ' ');
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -770,7 +777,10 @@ ojson model_json(const ShowModel &m) {
 
 }  // namespace
 
-std::string show_json(const ShowModel &m) { return model_json(m).dump(1) + "\n"; }
+// Job names come from users: bytes that are not UTF-8 become U+FFFD rather than an exception.
+std::string show_json(const ShowModel &m) {
+  return model_json(m).dump(1, ' ', false, ojson::error_handler_t::replace) + "\n";
+}
 
 // ---- rank map -------------------------------------------------------------------------------
 
@@ -869,7 +879,9 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
         for (int h : j.computed) c += (c.empty() ? "" : ",") + t.hosts[size_t(h)].name;
         out += "  recomputed:  " + c + "\n";
       }
-      out += "  The map below follows the status file.\n";
+      out += j.order == j.computed
+                 ? "  The map below is the recomputed order (the status file names nodes the topology lacks).\n"
+                 : "  The map below follows the status file.\n";
       break;
     case OrderCheck::Computed:
       out += "Rank order: computed from the node set over " + m.topology_file +
@@ -941,7 +953,7 @@ std::string show_job_json(const ShowModel &m, uint32_t id) {
                       {"pp", r.pp}});
   }
   o["rank_map"] = rows;
-  return o.dump(1) + "\n";
+  return o.dump(1, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
 
 // ---- DOT ------------------------------------------------------------------------------------

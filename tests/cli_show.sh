@@ -19,7 +19,7 @@ mkdir -p "$tmp/bin" "$tmp/state" "$tmp/etc"
 now=$(date +%s)
 
 # squeue: a name with the separator, a bad line, a pending job with "(null)" nodes, a job listed
-# twice (two partitions).
+# twice (two partitions), a name with control bytes.
 cat >"$tmp/squeue.out" <<'EOF'
 12|RUNNING|alice|gpu|4|None|n[0002-0003,0006-0007]|train|x
 11|RUNNING|bob|gpu|1|None|n0001|busy
@@ -27,6 +27,8 @@ this line is not squeue's
 13|PENDING|carol|gpu|2|Resources|(null)|wait
 13|PENDING|carol|gpu2|2|Resources|(null)|wait
 EOF
+# A user's job name with a terminal escape and a byte that is not UTF-8; a user name in UTF-8.
+printf '14|PENDING|d\303\251ve|gpu|1|Priority|(null)|evil\033[31mname\377\n' >>"$tmp/squeue.out"
 cat >"$tmp/bin/squeue" <<EOF
 #!/bin/sh
 [ -n "\${FAKE_SQUEUE_FAIL:-}" ] && { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }
@@ -88,6 +90,8 @@ grep -q "^topoaware: warning: 1 line(s) of squeue's output were not understood (
 grep -q "^Nodes: 10 free, 0 mixed, 5 allocated, 1 unavailable; largest free block 4 nodes (leaf group 2)" <<<"$out" &&
   ok "node counts (a node listed twice by sinfo counts once)" || bad "node counts: $out"
 grep -qE '^  n0016 +drained +- \(bad GPU\|fan\)$' <<<"$out" && ok "a drained node with its reason" || bad "drained node: $out"
+grep -qE '^  14 +PENDING +d[^ ]+ve +evil\?\[31mname' <<<"$out" && ! grep -q $'\033' <<<"$out" && ok "control bytes of a job name are not printed" ||
+  bad "job 14: $out"
 grep -q "1 Slurm node(s) are not in the topology file (layout jobs never get them): gpu99" <<<"$out" &&
   ok "a Slurm node outside the topology is a note" || bad "gpu99: $out"
 grep -q -- "-h -a -t PENDING,RUNNING,SUSPENDED,COMPLETING" "$tmp/squeue.args" && grep -q -- "-o %A|%T|%u|%P|%D|%r|%N|%j" "$tmp/squeue.args" &&
@@ -135,8 +139,9 @@ out=$("$bin" show --job 12 2>&1); rc=$?
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["schema"] == "topoaware-show/1"
-assert [x["job_id"] for x in j["jobs"]] == [11, 12] and [x["job_id"] for x in j["waiting"]] == [13]
+assert [x["job_id"] for x in j["jobs"]] == [11, 12] and [x["job_id"] for x in j["waiting"]] == [13, 14]
 assert j["jobs"][1]["name"] == "train|x"
+assert j["waiting"][1]["name"] == "evil?[31mname?", j["waiting"][1]["name"]
 ' "$tmp/show.json" && ok "--format json --output FILE" || bad "json output"
 if command -v dot >/dev/null; then
   "$bin" show --format svg -o "$tmp/show.svg" && grep -q "<svg" "$tmp/show.svg" && ok "--format svg" || bad "svg"
