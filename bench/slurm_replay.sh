@@ -75,7 +75,9 @@ limit_min() { awk -v r="$1" 'BEGIN { m = int((r + 15) / 60); if (m * 60 < r + 15
 
 # ---- one replay ----------------------------------------------------------------------------------
 replay() { # TAG SELECTTYPE DEBUG TRACE
-  local tag=$1 sel=$2 debug=$3 trace=$4 dir=$OUT/$tag idx arr rt n tp pp dp kind node id t0 now wait_s opts ids=() pending deadline
+  # (dir in a second `local`: bash expands every word of one `local` before assigning any)
+  local tag=$1 sel=$2 debug=$3 trace=$4 idx arr rt n tp pp dp kind node id t0 now wait_s opts pending deadline
+  local dir=$OUT/$tag
   rm -rf "$dir"
   mkdir -p "$dir"
   log "$tag: starting slurmctld + $NODES slurmd ($sel)"
@@ -130,16 +132,23 @@ if [ "$ANALYZE_ONLY" = no ]; then
   for f in "$SELDIR/select_cons_tres_topoaware.so" "$SELDIR/select_cons_tres_passthrough.so" "$SPANK"; do
     [ -f "$f" ] || { echo "slurm_replay.sh: $f not built (configure --with-slurm-source)" >&2; exit 1; }
   done
+  [ ! -f "$OUT/trace.txt" ] || cp "$OUT/trace.txt" "$OUT/trace.prev"
   setup
+  if [ -f "$OUT/trace.prev" ] && ! cmp -s "$OUT/trace.prev" "$OUT/trace.txt"; then
+    echo "slurm_replay.sh: the trace in $OUT changed (other --seed/--span/--load): redo every run" >&2
+    rm -rf "$OUT"/stock "$OUT"/topo "$OUT"/pass "$OUT"/timing.* "$OUT/walltime.txt"
+  fi
+  rm -f "$OUT/trace.prev"
   {
-    echo "date: $(date -Is)"
+    echo "date: $(date -Is) (runs: $RUNS${PAIRS:+, timing pairs: $PAIRS})"
     echo "host: $(uname -n), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "commit: $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top_srcdir" diff --quiet -- plugins src 2>/dev/null || echo ' (plugins/ or src/ modified in the working tree)')"
     echo "slurm: $(slurmctld -V 2>/dev/null)"
     echo "trace: $(sed -n 1,2p "$OUT/trace.txt" | tr '\n' ' ')"
-  } >"$OUT/machine.txt"
-  : >"$OUT/walltime.txt"
+  } >>"$OUT/machine.txt"
   IFS=, read -r -a run_list <<<"$RUNS"
+  touch "$OUT/walltime.txt"  # keep the lines of runs not redone now (--runs with a subset)
+  for tag in "${run_list[@]}"; do sed -i "/^$tag /d" "$OUT/walltime.txt"; done
   for tag in "${run_list[@]}"; do
     # stock runs at SlurmctldDebug=verbose: DebugFlags=Route logs each node's epilog completion
     # (the moment Slurm makes it idle) only at verbose, and the replica check needs those moments.

@@ -318,6 +318,41 @@ def agreement(decs, jobs_by_id, tool, conf, all_nodes):
     return rows
 
 
+def start_kinds(path):
+    """JobId -> (main|backfill, backfill's tested node set or None), from the start lines (info)."""
+    kinds = {}
+    for e in log_events(path)[0]:
+        if e[0] == "start":
+            kinds[e[1]] = (e[3], e[4])
+    return kinds
+
+
+def engine_agreement(jobs, log_path, scorer, all_nodes):
+    """topo run: would `topoaware plan` (the engine the plugin calls) pick the very nodes the
+    plugin got, on the free set reconstructed from scontrol times (1 s resolution; backfill starts
+    narrowed to the nodes backfill tested)? Approximate: the exact free set needs the epilog
+    completions, logged only at SlurmctldDebug=verbose, which this run does not use (its counters
+    are compared)."""
+    kinds = start_kinds(log_path) if os.path.exists(log_path) else {}
+    decs = {d["id"]: d for d in decisions_from_times(jobs, all_nodes)}
+    rows = []
+    for j in jobs:
+        if j["kind"] != "layout" or len(j["nodes"]) < 2 or j["id"] not in decs:
+            continue
+        free = decs[j["id"]]["free"]
+        sched, tested = kinds.get(j["id"], ("?", None))
+        if tested is not None:
+            free = [n for n in free if n in set(tested)]
+        t = j["t"]
+        cmd = [scorer.binary, "plan", "--topology", scorer.topology, "--tp", str(t["tp"]), "--pp", str(t["pp"]),
+               "--dp", str(t["dp"]), "--gpus-per-node", "8", "--free", hl_compress(free), "--format", "json"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        got = sorted(h["host"] for h in json.loads(p.stdout)["rank_order"]) if p.returncode == 0 else None
+        rows.append(dict(id=j["id"], idx=j["idx"], sched=sched, nodes=j["nodes"], plan=got, free=free,
+                         match=got is not None and got == sorted(j["nodes"])))
+    return rows
+
+
 # ---- counters ----------------------------------------------------------------------------------
 RE_CNT = re.compile(r"(select/cons_tres_\w+): select_p_job_test: calls=(\d+) total_us=(\d+) mean_us=([\d.]+) "
                     r"max_us=(\d+) layout_calls=(\d+) layout_mean_us=([\d.]+) layout_max_us=(\d+)")
@@ -499,6 +534,24 @@ def main():
                 print(f"  ... {len(mism) - 20} more in replica.txt")
     rep.close()
 
+    if "topo" in runs:
+        rows_ = engine_agreement(runs["topo"], os.path.join(out, "topo", "slurmctld.log"), scorer, all_nodes)
+        if rows_:
+            nm = sum(r["match"] for r in rows_)
+            print(f"topo, plugin vs its engine (`topoaware plan` on the free set from scontrol times, approximate): "
+                  f"{nm}/{len(rows_)} multi-node layout decisions identical")
+            rep = open(os.path.join(out, "replica.txt"), "a")
+            rep.write("# topo: plugin's nodes vs topoaware plan on the free set from scontrol times\n"
+                      "# jobid idx sched nodes match real plan free\n")
+            for r in rows_:
+                rep.write(f"{r['id']} {r['idx']} {r['sched']} {len(r['nodes'])} {int(r['match'])} {hl_compress(r['nodes'])} "
+                          f"{hl_compress(r['plan']) if r['plan'] else 'FAIL'} {hl_compress(r['free'])}\n")
+            rep.close()
+            for r in [r for r in rows_ if not r["match"]][:10]:
+                print(f"  differs JobId={r['id']} ({r['sched']}, {len(r['nodes'])} nodes, {len(r['free'])} free): plugin "
+                      f"{hl_compress(r['nodes'])} ({per_leaf_counts(r['nodes'])}), plan "
+                      f"{hl_compress(r['plan']) + ' (' + per_leaf_counts(r['plan']) + ')' if r['plan'] else 'none'}")
+
     # Counters
     print("\n## select_p_job_test time per call (slurmctld.log, line at shutdown; cons_tres included)")
     cnt = {}
@@ -520,6 +573,12 @@ def main():
         r = ratio(t["mean_us"], p["mean_us"])
         print(f"mean time per call, topoaware/passthrough: {r:.2f}x (aim: <= 1.10x: "
               f"{'MET' if r <= 1.10 else 'MISSED'})")
+        if t["calls"] > 1 and p["calls"] > 1:
+            # One call descheduled for tens of ms on a loaded 2-core machine moves a mean of a few
+            # hundred calls: the same ratio without each run's single largest call.
+            tm = (t["total_us"] - t["max_us"]) / (t["calls"] - 1)
+            pm = (p["total_us"] - p["max_us"]) / (p["calls"] - 1)
+            print(f"  without each run's largest call: {ratio(tm, pm):.2f}x (mean {tm:.1f} vs {pm:.1f} us)")
         if t.get("layout_mean_us") is not None:
             print(f"mean time per layout call (topoaware) / mean per call (passthrough): "
                   f"{ratio(t['layout_mean_us'], p['mean_us']):.2f}x; max per call topo/pass: "
@@ -545,7 +604,11 @@ def main():
         for k, t, p in pairs:
             lm = f", layout mean/pass mean {ratio(t['layout_mean_us'], p['mean_us']):.2f}x" \
                 if t.get("layout_mean_us") is not None else ""
-            print(f"  pair {k}: {t['calls']} vs {p['calls']} calls{lm}")
+            rb = ""
+            if t["calls"] > 1 and p["calls"] > 1:
+                rb = (f", without each run's largest call "
+                      f"{ratio((t['total_us'] - t['max_us']) / (t['calls'] - 1), (p['total_us'] - p['max_us']) / (p['calls'] - 1)):.2f}x")
+            print(f"  pair {k}: {t['calls']} vs {p['calls']} calls{lm}{rb}")
     lat = os.path.join(out, "placement_latency.txt")
     if os.path.exists(lat):
         for line in open(lat):
