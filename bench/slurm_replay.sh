@@ -17,6 +17,8 @@
 #   --timing-pairs N  then N more pairs of short replays (60 s of arrivals, another seed), pass
 #                     then topo, for the time per call only: a ratio from each pair, run minutes
 #                     apart rather than a quarter of an hour, shows how much machine noise moves it
+#   --ctld-nice N     renice every thread of slurmctld to N after start-up (e.g. -10: fewer
+#                     preemptions by other work inside the timed calls on a shared machine)
 #   --analyze-only    re-run the analysis on the results already in DIR
 # Env: top_srcdir, top_builddir (set by `make bench-slurm`), OUT (default
 # $top_builddir/bench/slurm-results). Needs root and Debian's slurmctld/slurmd.
@@ -27,7 +29,7 @@ export top_srcdir top_builddir
 # shellcheck source=tests/lib/slurm_cluster.sh
 . "$top_srcdir/tests/lib/slurm_cluster.sh"
 
-SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no PAIRS=0
+SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no PAIRS=0 NICE=0
 OUT=${OUT:-$top_builddir/bench/slurm-results}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
     --load) LOAD=$2; shift ;;
     --runs) RUNS=$2; shift ;;
     --timing-pairs) PAIRS=$2; shift ;;
+    --ctld-nice) NICE=$2; shift ;;
     --out) OUT=$2; shift ;;
     --analyze-only) ANALYZE_ONLY=yes ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
@@ -86,6 +89,12 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
     --file "topology.json=$OUT/topology.json" --file "topoaware.conf=$OUT/topoaware.conf" \
     --conf "MinJobAge=3600" --conf "DebugFlags=Route,Backfill,BackfillMap" --conf "SlurmctldDebug=$debug" \
     --timeout 240
+  if [ "$NICE" != 0 ]; then
+    # Linux keeps a nice value per thread: every thread now; threads made later inherit it.
+    local t
+    for t in /proc/"$CLUSTER_CTLD_PID"/task/*; do renice -n "$NICE" -p "${t##*/}" >/dev/null || true; done
+    echo "$tag nice $NICE" >>"$dir/nice.txt"
+  fi
   # The fragmented start: single-node jobs pinned to scattered nodes (the same in every run).
   while read -r idx arr rt n tp pp dp kind node; do
     [ "$kind" = frag ] || continue
@@ -132,6 +141,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
   for f in "$SELDIR/select_cons_tres_topoaware.so" "$SELDIR/select_cons_tres_passthrough.so" "$SPANK"; do
     [ -f "$f" ] || { echo "slurm_replay.sh: $f not built (configure --with-slurm-source)" >&2; exit 1; }
   done
+  [ "$RUNS" != none ] || RUNS=""
   [ ! -f "$OUT/trace.txt" ] || cp "$OUT/trace.txt" "$OUT/trace.prev"
   setup
   if [ -f "$OUT/trace.prev" ] && ! cmp -s "$OUT/trace.prev" "$OUT/trace.txt"; then
@@ -140,7 +150,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
   fi
   rm -f "$OUT/trace.prev"
   {
-    echo "date: $(date -Is) (runs: $RUNS${PAIRS:+, timing pairs: $PAIRS})"
+    echo "date: $(date -Is) (runs: ${RUNS:-none}, timing pairs: $PAIRS, slurmctld nice: $NICE)"
     echo "host: $(uname -n), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "commit: $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top_srcdir" diff --quiet -- plugins src 2>/dev/null || echo ' (plugins/ or src/ modified in the working tree)')"
     echo "slurm: $(slurmctld -V 2>/dev/null)"

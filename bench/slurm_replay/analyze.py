@@ -379,6 +379,12 @@ def counters(path):
 
 
 # ---- report ------------------------------------------------------------------------------------
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return float("nan") if not n else (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2)
+
+
 def ratio(a, b):
     if a is None or b is None or (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
         return float("nan")
@@ -588,6 +594,9 @@ def main():
     k = 1
     while os.path.isdir(os.path.join(out, f"timing.{k}.pass")) or os.path.isdir(os.path.join(out, f"timing.{k}.topo")):
         c = {}
+        nice = os.path.join(out, f"timing.{k}.pass", "nice.txt")
+        if k == 1 and os.path.exists(nice):
+            print(f"(timing pairs with slurmctld reniced: {open(nice).read().split()[-1]})")
         for tag in ("pass", "topo"):
             lp = os.path.join(out, f"timing.{k}.{tag}", "slurmctld.log")
             c[tag] = counters(lp) if os.path.exists(lp) else None
@@ -598,8 +607,8 @@ def main():
         rs = [ratio(t["mean_us"], p["mean_us"]) for _, t, p in pairs]
         print(f"timing pairs (short replays of another trace, pass then topo, minutes apart): mean per call "
               f"topoaware/passthrough " + ", ".join(f"{r:.2f}x" for r in rs) +
-              f"; median {sorted(rs)[len(rs) // 2]:.2f}x" + (f" (with the main runs: "
-              f"{sorted(rs + [ratio(cnt['topo']['mean_us'], cnt['pass']['mean_us'])])[len(rs + [0]) // 2]:.2f}x)"
+              f"; median {median(rs):.2f}x" + (f" (with the main runs: "
+              f"{median(rs + [ratio(cnt['topo']['mean_us'], cnt['pass']['mean_us'])]):.2f}x)"
               if cnt.get("topo") and cnt.get("pass") else ""))
         for k, t, p in pairs:
             lm = f", layout mean/pass mean {ratio(t['layout_mean_us'], p['mean_us']):.2f}x" \
