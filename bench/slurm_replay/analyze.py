@@ -585,6 +585,10 @@ def main():
             tm = (t["total_us"] - t["max_us"]) / (t["calls"] - 1)
             pm = (p["total_us"] - p["max_us"]) / (p["calls"] - 1)
             print(f"  without each run's largest call: {ratio(tm, pm):.2f}x (mean {tm:.1f} vs {pm:.1f} us)")
+        if t.get("layout_mean_us") is not None and t["calls"] > t["layout_calls"]:
+            other = (t["total_us"] - t["layout_calls"] * t["layout_mean_us"]) / (t["calls"] - t["layout_calls"])
+            print(f"  calls without a layout (topoaware) / mean per call (passthrough): {ratio(other, p['mean_us']):.2f}x "
+                  f"({t['calls'] - t['layout_calls']} calls)")
         if t.get("layout_mean_us") is not None:
             print(f"mean time per layout call (topoaware) / mean per call (passthrough): "
                   f"{ratio(t['layout_mean_us'], p['mean_us']):.2f}x; max per call topo/pass: "
