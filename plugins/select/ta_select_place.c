@@ -15,7 +15,7 @@
  *   WILL_RUN  (backfill) the same choice in the future: the engine places the job as if every
  *             usable node were free (ideal blocks only, for strict), cons_tres's will-run gives
  *             each of up to TA_MAX_WILL_RUN_TRIES such blocks its start time; plain cons_tres
- *             gives the unrestricted start time. prefer: the block if it starts no later than the
+ *             gives the unrestricted start time (both skipped once a block starts now). prefer: the block if it starts no later than the
  *             unrestricted answer, else the unrestricted one. strict: the earliest of (best block)
  *             and (unrestricted, but not before the max wait ends). Backfill then reserves the
  *             nodes and time we answered, which run-now will honour.
@@ -860,7 +860,7 @@ static int ta_will_run(ta_job_test_fn cons_job_test, job_record_t *job_ptr, cons
 	time_t best_start = 0, plain_start = 0, now = time(NULL), start;
 	uint64_t t0 = ta_ms();
 	int strict = j->mode == TOPOAWARE_MODE_STRICT && now < deadline;
-	int tries = 0, rc_plain, rc, st = TOPOAWARE_PLACE_NO_NODES, best_st = 0, max_tries, now_done = 0;
+	int tries = 0, rc_plain, rc, st = TOPOAWARE_PLACE_NO_NODES, best_st = 0, max_tries, now_done = 0, starts_now = 0;
 	topoaware_place_info_t inf = {0};
 	const char *on;
 	char why[256], when[32];
@@ -893,15 +893,24 @@ static int ta_will_run(ta_job_test_fn cons_job_test, job_record_t *job_ptr, cons
 			bit_copybits(best, try);
 			best_start = job_ptr->start_time;
 			best_st = st;
+			if (best_start <= time(NULL)) {
+				starts_now = 1; /* no other block and no unrestricted answer starts earlier */
+				break;
+			}
 		}
 		for (uint32_t k = 0; k < j->nodes; k++)
 			bit_clear(work, ta_out[k]);
 	}
 	/* The unrestricted answer, without the nodes that are not in the topology unless
-	 * MissingNodes=fallback and the topology cannot hold the job even with all its nodes free. */
-	rc_plain = ta_plain(cons_job_test, job_ptr, plain, min_nodes, max_nodes, req_nodes, mode,
-			    preemptee_candidates, preemptee_job_list, exc_core_bitmap,
-			    ta_missing_mode == TOPOAWARE_MISSING_FALLBACK && !tries && st == TOPOAWARE_PLACE_NO_NODES);
+	 * MissingNodes=fallback and the topology cannot hold the job even with all its nodes free.
+	 * Not needed when a block starts now (it wins the comparison below whatever it says). */
+	if (starts_now)
+		rc_plain = SLURM_ERROR;
+	else
+		rc_plain = ta_plain(cons_job_test, job_ptr, plain, min_nodes, max_nodes, req_nodes, mode,
+				    preemptee_candidates, preemptee_job_list, exc_core_bitmap,
+				    ta_missing_mode == TOPOAWARE_MISSING_FALLBACK && !tries &&
+					    st == TOPOAWARE_PLACE_NO_NODES);
 	if (rc_plain == SLURM_SUCCESS) {
 		plain_start = job_ptr->start_time;
 		if (strict && plain_start < deadline)
