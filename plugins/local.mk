@@ -15,8 +15,8 @@ TA_PLUGIN_LIBS = src/libtopoaware_core.la -lstdc++
 if HAVE_SLURM
 slurmplugin_LTLIBRARIES += plugins/spank/spank_topoaware.la
 plugins_spank_spank_topoaware_la_SOURCES = plugins/spank/spank_topoaware.c
-plugins_spank_spank_topoaware_la_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/src
-plugins_spank_spank_topoaware_la_LDFLAGS = -module -avoid-version -shared \
+plugins_spank_spank_topoaware_la_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/src $(HARDEN_CPPFLAGS)
+plugins_spank_spank_topoaware_la_LDFLAGS = -module -avoid-version -shared $(HARDEN_LDFLAGS) \
   -Wl,--version-script=$(top_srcdir)/plugins/spank/spank_topoaware.map
 plugins_spank_spank_topoaware_la_LIBADD = topology/libtopoaware_task.la $(TA_PLUGIN_LIBS)
 EXTRA_plugins_spank_spank_topoaware_la_DEPENDENCIES = $(top_srcdir)/plugins/spank/spank_topoaware.map
@@ -25,14 +25,31 @@ endif
 if HAVE_SLURM_SOURCE
 slurmplugin_LTLIBRARIES += plugins/job_submit/job_submit_topoaware.la
 plugins_job_submit_job_submit_topoaware_la_SOURCES = plugins/job_submit/job_submit_topoaware.c \
-  plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_xstr.h plugins/common/ta_xstr.c
+  plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_xstr.h plugins/common/ta_xstr.c \
+  plugins/common/ta_gres.h plugins/common/ta_gres.c
 # Slurm's config.h and tree first, so that "config.h" and "slurm/slurm.h" are the tree's.
 plugins_job_submit_job_submit_topoaware_la_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/slurm \
-  -I$(top_srcdir)/src -I$(top_srcdir)/plugins/common
-plugins_job_submit_job_submit_topoaware_la_LDFLAGS = -module -avoid-version -shared \
+  -I$(top_srcdir)/src -I$(top_srcdir)/plugins/common $(HARDEN_CPPFLAGS)
+plugins_job_submit_job_submit_topoaware_la_LDFLAGS = -module -avoid-version -shared $(HARDEN_LDFLAGS) \
   -Wl,--version-script=$(top_srcdir)/plugins/job_submit/job_submit_topoaware.map
 plugins_job_submit_job_submit_topoaware_la_LIBADD = $(TA_PLUGIN_LIBS)
 EXTRA_plugins_job_submit_job_submit_topoaware_la_DEPENDENCIES = \
   $(top_srcdir)/plugins/job_submit/job_submit_topoaware.map
 endif
 include plugins/select/local.mk
+
+# `make install` installs the plugins stripped: every srun, sbatch, slurmd and slurmstepd loads them,
+# and their debug information is most of their size (the build tree keeps it for gdb).
+TA_INSTALLED_PLUGINS = spank_topoaware.so job_submit_topoaware.so select_cons_tres_topoaware.so \
+  select_cons_tres_passthrough.so
+install-data-hook: strip-installed-plugins
+strip-installed-plugins:
+	@for f in $(TA_INSTALLED_PLUGINS); do \
+	  for d in '$(DESTDIR)$(slurmplugindir)' '$(DESTDIR)$(taselectdir)'; do \
+	    if test -f "$$d/$$f"; then \
+	      echo " $(STRIP) --strip-unneeded $$d/$$f"; \
+	      $(STRIP) --strip-unneeded "$$d/$$f" || exit 1; \
+	    fi; \
+	  done; \
+	done
+.PHONY: strip-installed-plugins

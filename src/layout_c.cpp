@@ -319,10 +319,13 @@ int topoaware_conf_status_file(const topoaware_conf_t *conf, const char *state_s
 
 const char *topoaware_conf_loaded_path(const topoaware_conf_t *conf) { return conf ? conf->path.c_str() : ""; }
 
-int topoaware_conf_default_path(char *buf, size_t len) {
+int topoaware_default_paths(const char *slurm_conf, char *conf, size_t conf_len, char *topology, size_t topology_len) {
   char dummy[1];
   return guarded(dummy, 0, [&]() -> int {
-    return copy_out(config_path(std::getenv("TOPOAWARE_CONF"), std::getenv("SLURM_CONF")), buf, len);
+    std::string c = config_path(std::getenv("TOPOAWARE_CONF"), slurm_conf ? slurm_conf : std::getenv("SLURM_CONF"));
+    if (conf && copy_out(c, conf, conf_len) != 0) return -1;
+    if (topology && copy_out(topology_path(Config{}, c), topology, topology_len) != 0) return -1;
+    return 0;
   });
 }
 

@@ -133,9 +133,15 @@ const char *topoaware_missing_nodes_name(int missing);             /* "avoid" | 
 int topoaware_conf_status_file(const topoaware_conf_t *conf, const char *state_save_location, char *buf,
                                size_t len);
 
-/* $TOPOAWARE_CONF, else topoaware.conf in the folder of $SLURM_CONF, else
- * /etc/slurm/topoaware.conf. Returns 0 or -1 (buf too small). */
-int topoaware_conf_default_path(char *buf, size_t len);
+/* Where topoaware looks when nothing names a file (topoaware.conf(5), FILES); every plugin and the
+ * command decide through this one function, so they read the same files:
+ *   topoaware.conf: $TOPOAWARE_CONF, else beside `slurm_conf` (the slurm.conf the process read;
+ *                   NULL = $SLURM_CONF, which Slurm sets in its daemons and commands), else
+ *                   /etc/slurm/topoaware.conf;
+ *   topology:       topology.json beside that topoaware.conf (what a missing or broken
+ *                   topoaware.conf implies; a good one may name another with TopologyFile=).
+ * Either buffer may be NULL. Returns 0, or -1 when a buffer is too small. */
+int topoaware_default_paths(const char *slurm_conf, char *conf, size_t conf_len, char *topology, size_t topology_len);
 
 #ifdef __cplusplus
 }

@@ -159,6 +159,10 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
         }
       }
     }
+    // Said last: it explains any other note about GPUs.
+    if (d.pci_devices == 0)
+      p->note = "hwloc sees no PCI device on this node, so no GPU or NIC hints: install libhwloc-plugins "
+                "(hwloc's PCI backend, hwloc_pci.so)";
     std::string hca = topoaware::nccl_ib_hca(d);
     if (!hca.empty()) add("NCCL_IB_HCA", hca, TOPOAWARE_VAR_DEFAULT);
     // On a rail-optimized fabric NIC k of every node is on rail k's leaves: traffic that changes

@@ -15,3 +15,10 @@ TESTS += tests/cli_plan.sh
 EXTRA_DIST += tests/cli_plan.sh
 TESTS += tests/ibsim_discover.sh
 EXTRA_DIST += tests/ibsim_discover.sh
+# The guard around every C++ CMocka case (tests/lib/cmocka_cxx.hpp): a throwing case fails alone.
+check_PROGRAMS += tests/cmocka_guard_probe
+TESTS += tests/cmocka_guard.sh
+EXTRA_DIST += tests/cmocka_guard.sh
+tests_cmocka_guard_probe_SOURCES = tests/cmocka_guard_probe.cpp
+tests_cmocka_guard_probe_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_cmocka_guard_probe_LDADD = $(CMOCKA_LIBS)

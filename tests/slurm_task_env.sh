@@ -237,10 +237,7 @@ ta_pass "a missing topology file gives no hints and a warning; the step runs"
 # with; the job prolog writes it to <state_dir>/job.<id>.hash; the tasks compare; the epilog
 # removes it. A stale copy on the nodes (another topology file) then gives no hints.
 sel=$b/plugins/select/.libs/select_cons_tres_topoaware.so
-if [ ! -f "$sel" ]; then
-  ta_note "select plugins not built (configure --with-slurm-source): the hash channel is not tested"
-  exit 0
-fi
+ta_require_built "$sel" "part 6 (the hash channel from select/cons_tres_topoaware)"
 cluster_stop || true
 echo "required $spank topology=$work/topology.json state_dir=$state" >"$work/plugstack.conf"
 cluster_start --nodes 2 --width 4 --gpus 4 --plugstack "$work/plugstack.conf" \

@@ -462,18 +462,37 @@ static void test_conf(void **state) {
   assert_int_equal(topoaware_conf_max_wait(NULL, "gpu"), 3600);
   assert_int_equal(topoaware_conf_topology(NULL, buf, sizeof(buf)), -1);
   topoaware_conf_free(NULL);
-  /* The default path follows SLURM_CONF (TOPOAWARE_CONF first). */
+  /* The default paths follow SLURM_CONF (TOPOAWARE_CONF first); the topology is beside the conf. */
+  char topo[256];
   unsetenv("TOPOAWARE_CONF");
   setenv("SLURM_CONF", "/srv/cluster/slurm.conf", 1);
-  assert_int_equal(topoaware_conf_default_path(buf, sizeof(buf)), 0);
+  assert_int_equal(topoaware_default_paths(NULL, buf, sizeof(buf), topo, sizeof(topo)), 0);
   assert_string_equal(buf, "/srv/cluster/topoaware.conf");
+  assert_string_equal(topo, "/srv/cluster/topology.json");
+  /* The slurm.conf a plugin knows wins over the environment. */
+  assert_int_equal(topoaware_default_paths("/opt/slurm/etc/slurm.conf", buf, sizeof(buf), topo, sizeof(topo)), 0);
+  assert_string_equal(buf, "/opt/slurm/etc/topoaware.conf");
+  assert_string_equal(topo, "/opt/slurm/etc/topology.json");
   setenv("TOPOAWARE_CONF", "/x/y.conf", 1);
-  assert_int_equal(topoaware_conf_default_path(buf, sizeof(buf)), 0);
+  assert_int_equal(topoaware_default_paths("/opt/slurm/etc/slurm.conf", buf, sizeof(buf), topo, sizeof(topo)), 0);
   assert_string_equal(buf, "/x/y.conf");
+  assert_string_equal(topo, "/x/topology.json");
   unsetenv("TOPOAWARE_CONF");
   unsetenv("SLURM_CONF");
-  assert_int_equal(topoaware_conf_default_path(buf, sizeof(buf)), 0);
+  assert_int_equal(topoaware_default_paths(NULL, buf, sizeof(buf), NULL, 0), 0);
   assert_string_equal(buf, "/etc/slurm/topoaware.conf");
+  assert_int_equal(topoaware_default_paths(NULL, NULL, 0, topo, sizeof(topo)), 0);
+  assert_string_equal(topo, "/etc/slurm/topology.json");
+  assert_int_equal(topoaware_default_paths(NULL, buf, 5, NULL, 0), -1);
+  /* A missing topoaware.conf gives the same topology path as the defaults. */
+  setenv("SLURM_CONF", "/nonexistent/dir/slurm.conf", 1);
+  topoaware_conf_t *none = topoaware_conf_load(NULL, &found, err, sizeof(err));
+  assert_non_null(none);
+  assert_int_equal(found, 0);
+  assert_int_equal(topoaware_conf_topology(none, buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "/nonexistent/dir/topology.json");
+  topoaware_conf_free(none);
+  unsetenv("SLURM_CONF");
 }
 
 int main(void) {

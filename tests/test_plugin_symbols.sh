@@ -64,10 +64,7 @@ ta_pass "spank_topoaware.so: dlopen(RTLD_NOW) in a client with libslurmfull load
 # And not without Slurm's library: proves the check above is not vacuous.
 if "$client" now "$spank" 2>/dev/null; then ta_fail "spank_topoaware.so loaded without libslurmfull: it should need it"; fi
 
-if [ ! -f "$jobsub" ]; then
-  ta_note "job_submit_topoaware.so not built (configure without --with-slurm-source): its checks are skipped"
-  exit 0
-fi
+ta_require_built "$jobsub" "the checks of job_submit_topoaware.so"
 [ -n "$slurmctld" ] || ta_skip "slurmctld not installed: cannot check job_submit_topoaware.so's slurmctld symbols"
 check_plugin "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify" "$slurmfull $slurmctld"
 out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) && ta_fail "job_submit_topoaware.so loaded outside slurmctld; expected it to need slurmctld's symbols"

@@ -20,6 +20,9 @@ UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 NET=$top_srcdir/tests/fixtures/ibsim/walk-2leaf.net
 WALK=$top_builddir/tests/walk_dump
 
+# Starts ibsim: a daemon test (root, not inside make distcheck, not with TOPOAWARE_DAEMON_TESTS=no).
+. "$top_srcdir/tests/lib/common.sh"
+ta_require_daemon_tests
 [ "$(id -u)" = 0 ] || skip "needs root (ibsim and umad2sim simulate /dev/infiniband/umad*)"
 command -v ibsim >/dev/null || skip "ibsim not installed (apt-get install ibsim-utils)"
 [ -r "$UMAD2SIM" ] || skip "$UMAD2SIM missing (apt-get install libumad2sim0)"

@@ -5,9 +5,12 @@
 #                                 ibsim, slurmctld and slurmd, and a Slurm 24.11 root for topology/block)
 #   3. make distcheck            (the release tarball builds and its tests pass; tests that need root
 #                                 or daemons skip there)
-# then prints a summary and exits non-zero if any step failed.
+#   4. tools/fresh-root.sh       (the fresh-machine check: setup, build and make check inside a new
+#                                 debootstrap Debian 12 root with only the packages setup.sh names;
+#                                 as root only, else reported as skipped)
+# then prints a summary (every skipped test with its reason) and exits non-zero if any step failed.
 #
-#   bash tools/run-tests.sh [--no-distcheck] [--build-dir DIR]
+#   bash tools/run-tests.sh [--no-distcheck] [--no-fresh-root] [--build-dir DIR]
 #
 # Environment: as tools/setup.sh (TOPOAWARE_CACHE, TOPOAWARE_BUILD, TOPOAWARE_JOBS); TESTS='a b' or
 # other make variables can be passed through MAKE_CHECK_ARGS (e.g. MAKE_CHECK_ARGS='TESTS=tests/x.sh').
@@ -22,13 +25,14 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOPOAWARE_LOGDIR="$TOPOAWARE_BUILD/logs"
 export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
 
-distcheck=yes
+distcheck=yes fresh_root=yes
 while [ $# -gt 0 ]; do
   case $1 in
     --no-distcheck) distcheck=no ;;
+    --no-fresh-root) fresh_root=no ;;
     --build-dir) TOPOAWARE_BUILD=$2; shift ;;
     --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift
@@ -55,6 +59,10 @@ summary() {
     reason=$(grep -m1 -E '^SKIP:' "${trs%.trs}.log" 2>/dev/null | sed 's/^SKIP: //')
     echo "    $name: ${reason:-no reason given}"
   done
+  if [ "$fresh_root" = yes ] && [ -s "$TOPOAWARE_LOGDIR/fresh-root-skips.txt" ]; then
+    echo "  skipped in the fresh root (tests that start daemons run on this machine instead):"
+    sed 's/^/    /' "$TOPOAWARE_LOGDIR/fresh-root-skips.txt"
+  fi
   if [ "$failed" -eq 0 ]; then
     echo "  RESULT: all steps passed"
   else
@@ -89,10 +97,12 @@ fi
 if [ "$distcheck" = yes ]; then
   t0=$SECONDS
   slurm_src=$(sed -n 's/^SLURM_SRC = //p' "$TOPOAWARE_BUILD/Makefile")
+  werror=""
+  [ "${CI:-}" != true ] || werror=--enable-werror
   ta_say "make distcheck in $TOPOAWARE_BUILD (log $TOPOAWARE_LOGDIR/distcheck.log)"
   mkdir -p "$TOPOAWARE_LOGDIR"
   if make -C "$TOPOAWARE_BUILD" -j"$(ta_jobs)" distcheck TOPOAWARE_DAEMON_TESTS=no \
-       DISTCHECK_CONFIGURE_FLAGS="${slurm_src:+--with-slurm-source=$slurm_src}" \
+       DISTCHECK_CONFIGURE_FLAGS="${slurm_src:+--with-slurm-source=$slurm_src}${werror:+ $werror}" \
        >"$TOPOAWARE_LOGDIR/distcheck.log" 2>&1; then
     record "distcheck" ok $((SECONDS - t0))
   else
@@ -103,6 +113,20 @@ if [ "$distcheck" = yes ]; then
   # The tarball's test-suite summary (automake prints it between '=====' rules).
   grep -E '^(# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):|Testsuite summary|.*archives ready for distribution)' \
     "$TOPOAWARE_LOGDIR/distcheck.log" | sed 's/^/distcheck: /' || true
+fi
+
+# 4. the fresh-machine check (tools/fresh-root.sh prints its own progress and summary).
+if [ "$fresh_root" = yes ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    RESULTS+=("$(printf '%-12s %-8s %5ss' "fresh root" SKIPPED 0) (needs root: debootstrap and chroot)")
+  else
+    t0=$SECONDS
+    if bash "$TOPDIR/tools/fresh-root.sh"; then
+      record "fresh root" ok $((SECONDS - t0))
+    else
+      record "fresh root" FAILED $((SECONDS - t0))
+    fi
+  fi
 fi
 
 summary

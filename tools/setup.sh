@@ -39,7 +39,9 @@ done
 
 # Every Debian package the project needs, by purpose. Keep in step with README.md.
 PKGS_BUILD="autoconf automake libtool pkg-config g++ make"
-PKGS_LIBS="libhwloc-dev hwloc libibnetdisc-dev libibmad-dev libibumad-dev libibverbs-dev libcmocka-dev
+# libhwloc-plugins: hwloc's PCI backend (hwloc_pci.so); without it hwloc sees no GPU or NIC on a
+# real node (libhwloc15 only recommends it). Compute nodes need it too: spank_topoaware(8).
+PKGS_LIBS="libhwloc-dev hwloc libhwloc-plugins libibnetdisc-dev libibmad-dev libibumad-dev libibverbs-dev libcmocka-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev"
 PKGS_TOOLS="graphviz ibsim-utils libumad2sim0 infiniband-diags time python3"
 PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
@@ -173,17 +175,24 @@ build_project() {
   fi
   mkdir -p "$TOPOAWARE_BUILD"
   want="--with-slurm-source=$slurm_src"
+  # CI builds treat warnings as errors; an admin's build never does (a newer compiler's warning
+  # must not stop it).
+  [ "${CI:-}" != true ] || want="$want --enable-werror"
   have=""
   if [ -x "$TOPOAWARE_BUILD/config.status" ]; then
     have=$("$TOPOAWARE_BUILD/config.status" --config 2>/dev/null || true)
   fi
-  # Reconfigure only when never configured, or configured against another Slurm tree (e.g. after a
-  # Slurm upgrade). Changes to configure.ac or *.mk are picked up by make's own rebuild rules.
-  case $have in
-    *"'$want'"*|*" $want"*|"$want") ta_say "build: $TOPOAWARE_BUILD already configured" ;;
-    *) ta_step configure "build: configure in $TOPOAWARE_BUILD ($want)" \
-         sh -c 'cd "$1" && "$2/configure" "$3"' sh "$TOPOAWARE_BUILD" "$TOPDIR" "$want" ;;
-  esac
+  # Reconfigure only when never configured, or configured with other arguments (another Slurm
+  # tree after a Slurm upgrade, CI's -Werror). Changes to configure.ac or *.mk are picked up by
+  # make's own rebuild rules. config.status --config prints each argument in single quotes.
+  # shellcheck disable=SC2086
+  if [ "$have" = "$(printf "'%s' " $want | sed 's/ $//')" ]; then
+    ta_say "build: $TOPOAWARE_BUILD already configured"
+  else
+    # shellcheck disable=SC2086
+    ta_step configure "build: configure in $TOPOAWARE_BUILD ($want)" \
+      sh -c 'cd "$1" && shift 2 && "$0/configure" "$@"' "$TOPDIR" "$TOPOAWARE_BUILD" x $want
+  fi
   ta_step make "build: make -j$(ta_jobs)" make -C "$TOPOAWARE_BUILD" -j"$(ta_jobs)"
 }
 

@@ -144,6 +144,7 @@ NodeDevices probe_node_devices(const ProbeOptions &opts) {
   NodeDevices out;
 
   for (hwloc_obj_t pci = hwloc_get_next_pcidev(raw, nullptr); pci; pci = hwloc_get_next_pcidev(raw, pci)) {
+    out.pci_devices++;
     HwlocGpu g;
     for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
       if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name) continue;

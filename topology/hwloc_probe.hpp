@@ -43,6 +43,9 @@ struct NodeDevices {
   std::vector<HwlocGpu> gpus;
   std::vector<HwlocNic> nics;           // compute NICs only
   std::vector<std::string> excluded;    // OpenFabrics devices left out by the exclude list
+  // PCI devices hwloc saw at all. 0 on a live node means hwloc has no PCI backend: Debian ships it
+  // (hwloc_pci.so) in libhwloc-plugins, which libhwloc15 only recommends.
+  unsigned pci_devices = 0;
 };
 
 struct ProbeOptions {

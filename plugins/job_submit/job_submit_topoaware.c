@@ -27,6 +27,7 @@
 
 #include "layout_c.h"
 #include "ta_env.h"
+#include "ta_gres.h"
 #include "ta_xstr.h"
 
 const char plugin_name[] = "topoaware job submit plugin: checks and completes tp/pp/dp layouts";
@@ -34,7 +35,8 @@ const char plugin_type[] = "job_submit/topoaware";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define TA "job_submit/topoaware"
-#define TA_MAX_TRES 4096 /* longest tres_per_* string looked at */
+/* How this Slurm release spells a GPU request in tres_per_node (as sbatch writes --gpus-per-node). */
+#define TA_GRES_GPU_PREFIX "gres:gpu:"
 
 static topoaware_conf_t *ta_conf;
 
@@ -59,125 +61,6 @@ extern int fini(void)
 	topoaware_conf_free(ta_conf);
 	ta_conf = NULL;
 	return SLURM_SUCCESS;
-}
-
-/* ---- GPU counts in tres_per_* strings ------------------------------------------------------ */
-
-/* One entry of a tres_per_* list: "gres:gpu:8", "gres/gpu:8", "gres/gpu=8", "gpu:8",
- * "gres:gpu:a100:8", "gres:gpu" (= 1). Returns 1 and *count if it is a GPU entry, 0 if another
- * resource, -1 if it names GPUs but the count is not a plain number. */
-static int ta_gpu_entry(const char *e, size_t len, uint64_t *count)
-{
-	const char *p = e, *end = e + len, *last;
-	uint64_t v = 0;
-
-	if (len >= 5 && (!strncmp(p, "gres:", 5) || !strncmp(p, "gres/", 5)))
-		p += 5;
-	if ((size_t)(end - p) < 3 || strncmp(p, "gpu", 3) != 0)
-		return 0;
-	p += 3;
-	if (p == end) {
-		*count = 1;
-		return 1;
-	}
-	if (*p != ':' && *p != '=')
-		return 0; /* e.g. "gpumem" */
-	/* The count is after the last ':' or '='. */
-	last = end;
-	while (last > p && last[-1] != ':' && last[-1] != '=')
-		last--;
-	if (last == end)
-		return -1;
-	for (const char *q = last; q < end; q++) {
-		if (*q < '0' || *q > '9' || (end - last) > 9)
-			return -1;
-		v = v * 10 + (uint64_t)(*q - '0');
-	}
-	if (last == p + 1) { /* "gpu:8": no type */
-		*count = v;
-		return 1;
-	}
-	/* "gpu:TYPE:8": a type, then the count; a bare "gpu:TYPE" is one GPU of that type. */
-	*count = v;
-	return 1;
-}
-
-/* Sum of the GPU entries of a tres_per_* string (0 = none). -1 and err on a malformed GPU count
- * or several GPU entries (types): the layout needs one plain count. */
-static int ta_tres_gpus(const char *tres, const char *option, uint32_t *gpus, int *n_entries, char *err,
-			size_t errlen)
-{
-	size_t len;
-	const char *p;
-	int found = 0;
-
-	*gpus = 0;
-	if (n_entries)
-		*n_entries = 0;
-	if (!tres || !*tres)
-		return 0;
-	len = strnlen(tres, TA_MAX_TRES + 1);
-	if (len > TA_MAX_TRES) {
-		snprintf(err, errlen, "%s is longer than %d bytes", option, TA_MAX_TRES);
-		return -1;
-	}
-	p = tres;
-	while (*p) {
-		size_t n = strcspn(p, ",;");
-		uint64_t c = 0;
-		int r = ta_gpu_entry(p, n, &c);
-
-		if (n_entries)
-			(*n_entries)++;
-		if (r < 0 || (r == 1 && (c == 0 || c > 1000000))) {
-			snprintf(err, errlen, "%s: cannot read the GPU count of '%.*s'; give a plain number (e.g. %s=8)",
-				 option, (int)(n > 64 ? 64 : n), p, option);
-			return -1;
-		}
-		if (r == 1) {
-			if (found) {
-				snprintf(err, errlen,
-					 "%s names GPUs twice (%.64s); a tp/pp/dp layout needs one GPU count per node",
-					 option, tres);
-				return -1;
-			}
-			found = 1;
-			*gpus = (uint32_t)c;
-		}
-		p += n;
-		if (*p)
-			p++;
-	}
-	return 0;
-}
-
-/* tres without its GPU entry, into out (xmalloc'd through ta_xstr_set), or NULL if nothing is left. */
-static void ta_tres_without_gpu(const char *tres, char **out)
-{
-	char buf[TA_MAX_TRES + 1];
-	size_t used = 0;
-	const char *p = tres;
-
-	buf[0] = '\0';
-	while (p && *p) {
-		size_t n = strcspn(p, ",;");
-		uint64_t c;
-
-		if (ta_gpu_entry(p, n, &c) == 0 && used + n + 2 < sizeof(buf)) {
-			if (used)
-				buf[used++] = ',';
-			memcpy(buf + used, p, n);
-			used += n;
-			buf[used] = '\0';
-		}
-		p += n;
-		if (*p)
-			p++;
-	}
-	if (used)
-		ta_xstr_set(out, "%s", buf);
-	else
-		xfree(*out);
 }
 
 /* ---- the partition's GPUs per node --------------------------------------------------------- */
@@ -287,10 +170,10 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	if (topoaware_layout_string(&opts.layout, lay, sizeof(lay)) != 0)
 		lay[0] = '\0';
 
-	if (ta_tres_gpus(job->tres_per_node, "--gpus-per-node", &per_node, NULL, err, sizeof(err)) ||
-	    ta_tres_gpus(job->tres_per_job, "--gpus", &per_job, NULL, err, sizeof(err)) ||
-	    ta_tres_gpus(job->tres_per_task, "--gpus-per-task", &per_task, NULL, err, sizeof(err)) ||
-	    ta_tres_gpus(job->tres_per_socket, "--gpus-per-socket", &per_socket, NULL, err, sizeof(err)))
+	if (ta_tres_gpus(job->tres_per_node, "--gpus-per-node", &per_node, err, sizeof(err)) ||
+	    ta_tres_gpus(job->tres_per_job, "--gpus", &per_job, err, sizeof(err)) ||
+	    ta_tres_gpus(job->tres_per_task, "--gpus-per-task", &per_task, err, sizeof(err)) ||
+	    ta_tres_gpus(job->tres_per_socket, "--gpus-per-socket", &per_socket, err, sizeof(err)))
 		return ta_refuse(err_msg, ESLURM_INVALID_GRES, lay, err);
 	if (per_task > 1)
 		return ta_refuse(err_msg, ESLURM_INVALID_GRES, lay,
@@ -341,19 +224,24 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	job->bitflags |= JOB_NTASKS_SET;
 	job->ntasks_per_node = (uint16_t)out.ntasks_per_node;
 	if (per_node != out.gpus_per_node || per_job) {
-		char *rest = NULL;
+		/* The GPU entry of tres_per_node gets the layout's count (keeping a type the user asked
+		 * for, from --gpus-per-node or --gpus), the other entries stay. */
+		char rest[TA_GRES_MAX_LEN + 1], type[TA_GRES_MAX_LEN + 1];
 
-		if (job->tres_per_node)
-			ta_tres_without_gpu(job->tres_per_node, &rest);
-		if (rest) {
-			ta_xstr_set(&job->tres_per_node, "gres:gpu:%u,%s", out.gpus_per_node, rest);
-			xfree(rest);
-		} else {
-			ta_xstr_set(&job->tres_per_node, "gres:gpu:%u", out.gpus_per_node);
-		}
+		if (ta_tres_gpu_type(job->tres_per_node, type, sizeof(type)) != 0 || !type[0])
+			if (ta_tres_gpu_type(job->tres_per_job, type, sizeof(type)) != 0)
+				type[0] = '\0';
+		if (ta_tres_without_gpu(job->tres_per_node, rest, sizeof(rest)) < 0)
+			rest[0] = '\0';
+		ta_xstr_set(&job->tres_per_node, TA_GRES_GPU_PREFIX "%s%s%u%s%s", type, type[0] ? ":" : "",
+			    out.gpus_per_node, rest[0] ? "," : "", rest);
 		/* --gpus (total) was checked equal to the world size; per node it is now exact. */
-		if (per_job)
-			ta_tres_without_gpu(job->tres_per_job, &job->tres_per_job);
+		if (per_job) {
+			if (ta_tres_without_gpu(job->tres_per_job, rest, sizeof(rest)) > 0)
+				ta_xstr_set(&job->tres_per_job, "%s", rest);
+			else
+				xfree(job->tres_per_job);
+		}
 	}
 	debug("%s: layout %s: -N %u, --ntasks=%u, --ntasks-per-node=%u, tres_per_node=%s", TA, lay, out.nodes,
 	      out.ntasks, out.ntasks_per_node, job->tres_per_node);

@@ -372,23 +372,14 @@ void ta_select_fini(void)
 
 /* ---- topoaware.conf and the topology --------------------------------------------------------- */
 
-/* topoaware.conf: $TOPOAWARE_CONF, else beside the slurm.conf slurmctld read. */
-static void ta_conf_path(char *buf, size_t len)
+/* topoaware.conf and the topology a missing or broken one implies, beside the slurm.conf that
+ * slurmctld read (topoaware_default_paths: the same rule as the SPANK plugin and the command). */
+static void ta_default_paths(char *conf, size_t conf_len, char *topo, size_t topo_len)
 {
-	const char *env = getenv("TOPOAWARE_CONF");
-	const char *sc = slurm_conf.slurm_conf;
-	const char *slash;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return;
+	if (topoaware_default_paths(slurm_conf.slurm_conf, conf, conf_len, topo, topo_len) != 0) {
+		snprintf(conf, conf_len, "/etc/slurm/topoaware.conf");
+		snprintf(topo, topo_len, "/etc/slurm/topology.json");
 	}
-	if (sc && (slash = strrchr(sc, '/'))) {
-		snprintf(buf, len, "%.*s/topoaware.conf", (int)(slash - sc), sc);
-		return;
-	}
-	if (topoaware_conf_default_path(buf, len) != 0)
-		snprintf(buf, len, "/etc/slurm/topoaware.conf");
 }
 
 /* The settings of ta_conf (NULL: the defaults) into the plugin's variables. ta_lock held. */
@@ -467,7 +458,7 @@ static void ta_map_missing_locked(const char *const *names, uint32_t n)
 /* Called with ta_lock held. */
 static void ta_reload_locked(void)
 {
-	char path[TA_PATH_MAX], topo_path[TA_PATH_MAX], err[TOPOAWARE_ERR_LEN];
+	char path[TA_PATH_MAX], topo_path[TA_PATH_MAX], default_topo[TA_PATH_MAX], err[TOPOAWARE_ERR_LEN];
 	topoaware_conf_t *conf;
 	topoaware_topo_t *topo;
 	topoaware_placer_t *placer;
@@ -475,7 +466,7 @@ static void ta_reload_locked(void)
 	int found = 0;
 	uint32_t n = node_record_count > 0 ? (uint32_t)node_record_count : 0;
 
-	ta_conf_path(path, sizeof(path));
+	ta_default_paths(path, sizeof(path), default_topo, sizeof(default_topo));
 	conf = topoaware_conf_load(path, &found, err, sizeof(err));
 	if (!conf) {
 		/* At every LogLevel: an admin's mistake that changes nothing until it is fixed. */
@@ -487,12 +478,8 @@ static void ta_reload_locked(void)
 		ta_conf = conf;
 		ta_apply_settings_locked(found ? path : NULL);
 	}
-	if (!ta_conf || topoaware_conf_topology(ta_conf, topo_path, sizeof(topo_path)) != 0) {
-		/* Defaults without a file: topology.json beside topoaware.conf (topoaware.conf(5)). */
-		const char *slash = strrchr(path, '/');
-		snprintf(topo_path, sizeof(topo_path), "%.*s/topology.json", slash ? (int)(slash - path) : 1,
-			 slash ? path : ".");
-	}
+	if (!ta_conf || topoaware_conf_topology(ta_conf, topo_path, sizeof(topo_path)) != 0)
+		snprintf(topo_path, sizeof(topo_path), "%s", default_topo);
 
 	topo = topoaware_topo_load(topo_path, err, sizeof(err));
 	if (topo) {

@@ -504,8 +504,9 @@ static int ta_isset(spank_t sp, const char *name) {
   return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
 }
 
-/* The topology file: plugstack.conf topology=, else topoaware.conf's TopologyFile (or its default),
- * else /etc/slurm/topology.json. */
+/* The topology file: plugstack.conf topology=, else topoaware.conf's TopologyFile, else
+ * topology.json beside topoaware.conf, which is beside slurm.conf ($SLURM_CONF, set by Slurm in
+ * slurmstepd and the commands): topoaware_default_paths, the select plugin's rule too. */
 static void ta_topology_path(char *buf, size_t len) {
   char err[TOPOAWARE_ERR_LEN];
   int found = 0;
@@ -515,13 +516,13 @@ static void ta_topology_path(char *buf, size_t len) {
     snprintf(buf, len, "%s", ta.topology);
     return;
   }
-  snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
+  if (topoaware_default_paths(NULL, NULL, 0, buf, len) != 0) snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
   conf = topoaware_conf_load(NULL, &found, err, sizeof(err));
   if (!conf) {
-    slurm_error(TA ": %s; using %s", err, TA_DEFAULT_TOPOLOGY);
+    slurm_error(TA ": %s; using %s", err, buf);
     return;
   }
-  if (found && topoaware_conf_topology(conf, buf, len) != 0) snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
+  if (topoaware_conf_topology(conf, buf, len) != 0) snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
   topoaware_conf_free(conf);
 }
 

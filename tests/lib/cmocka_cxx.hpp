@@ -8,3 +8,26 @@
 extern "C" {
 #include <cmocka.h>
 }
+
+#include <exception>
+#include <string>
+
+// Every case runs inside a guard: an exception that escapes a test function fails that case with
+// its message, and the cases after it still run (CMocka alone would see std::terminate abort the
+// whole binary). The message is copied out of the handler before fail_msg() longjmps away.
+template <void (*Test)(void **)>
+void ta_guarded_test(void **state) {
+  static std::string what;
+  what.clear();
+  try {
+    Test(state);
+    return;
+  } catch (const std::exception &e) {
+    what = std::string("uncaught exception: ") + e.what();
+  } catch (...) {
+    what = "uncaught exception of a type not derived from std::exception";
+  }
+  fail_msg("%s", what.c_str());
+}
+#undef cmocka_unit_test
+#define cmocka_unit_test(f) {#f, ta_guarded_test<f>, nullptr, nullptr, nullptr}

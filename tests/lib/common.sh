@@ -40,6 +40,17 @@ ta_require_daemon_tests() {
   [ "$(id -u)" -eq 0 ] || ta_skip "needs root (starts slurmctld/slurmd, makes device nodes); run tools/run-tests.sh as root"
 }
 
+# ta_require_built FILE WHAT: a part of a test that needs a plugin only built against a Slurm
+# source tree. Configured with one (TOPOAWARE_SLURM_SOURCE, from configure --with-slurm-source, as
+# tools/setup.sh does), a missing FILE is a failure; configured without one, the rest of the test is
+# skipped with the reason (the parts before it ran and passed, which the reason says).
+ta_require_built() {
+  [ -f "$1" ] && return 0
+  [ -z "${TOPOAWARE_SLURM_SOURCE:-}" ] ||
+    ta_fail "$1 not built although configure had --with-slurm-source=$TOPOAWARE_SLURM_SOURCE ($2 cannot run)"
+  ta_skip "$2 not run: $(basename "$1") is built only with configure --with-slurm-source (the parts above passed)"
+}
+
 # ta_require_cmd CMD [PACKAGE]
 ta_require_cmd() {
   command -v "$1" >/dev/null 2>&1 || ta_skip "$1 not installed${2:+ (package $2)}"
