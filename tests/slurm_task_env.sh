@@ -13,7 +13,8 @@
 # it, 0700), in the order of TOPOAWARE_NODE_RANK, and `SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun
 # --distribution=arbitrary` gives SLURM_PROCID = RANK; the folder is gone after the job. Then with
 # select/cons_tres_topoaware and PrologFlags=Alloc: the hash channel (job prolog file) and a stale
-# copy on the nodes.
+# copy on the nodes; and with no topology= argument and no topoaware.conf, slurm.conf outside
+# /etc/slurm, the tasks read the topology slurmctld read (beside slurm.conf).
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
 ta_require_daemon_tests
@@ -265,3 +266,18 @@ step "$work/j" --tp=2 --pp=2 --dp=2
 grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/j" && ta_fail "a stale topology copy on the nodes still gave hints"
 grep -q 'no topoaware hints.*stale' "$work/j.err" || ta_fail "no warning for a stale copy: $(cat "$work/j.err")"
 ta_pass "a stale topology copy on the nodes (hash differs from slurmctld's): no hints and a warning"
+
+# 7. Default paths: no topology= argument and no topoaware.conf, slurm.conf outside /etc/slurm (in
+# the cluster folder). The select plugin and the tasks must both read topology.json beside
+# slurm.conf (topoaware_default_paths): the tasks get hints whose hash is slurmctld's.
+[ ! -e "$CLUSTER_DIR/topoaware.conf" ] || ta_fail "this part needs no topoaware.conf in $CLUSTER_DIR"
+case $CLUSTER_CONF in /etc/slurm/*) ta_fail "this part needs slurm.conf outside /etc/slurm" ;; esac
+echo "required $spank state_dir=$state" >"$plugstack"
+step "$work/k" --tp=2 --pp=2 --dp=2
+[ "$(wc -l <"$work/k")" = 8 ] || ta_fail "expected 8 tasks: $(cat "$work/k" "$work/k.err")"
+grep ' RANK=- ' "$work/k" && ta_fail "without topology= the tasks got no hints: $(cat "$work/k.err")"
+out=$(cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 bash -c \
+  'echo "${TOPOAWARE_TOPO_HASH-unset}"' 2>"$work/k2.err") || { cat "$work/k2.err" >&2; ta_fail "srun failed"; }
+[ "$(sort -u <<<"$out")" = "$want" ] ||
+  ta_fail "tasks read another topology than slurmctld ($want) by default: $(sort -u <<<"$out" | tr '\n' ' ')"
+ta_pass "no topology= and no topoaware.conf, slurm.conf in $(dirname "$CLUSTER_CONF"): the tasks read slurmctld's topology ($want)"
