@@ -1,5 +1,6 @@
-# The topoaware command.
+# The topoaware command: discovery, outputs, plan and show (cli/), over discovery/, report/ and core/.
 bin_PROGRAMS += topoaware
 topoaware_SOURCES = cli/main.cpp cli/cli_commands.hpp cli/svg.cpp cli/plan.cpp cli/show.cpp
-topoaware_CPPFLAGS = $(AM_CPPFLAGS) $(IBNETDISC_CFLAGS) $(FMT_CFLAGS)
-topoaware_LDADD = topology/libtopoaware_discovery.la src/libtopoaware_core.la $(FMT_LIBS)
+topoaware_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) -I$(top_srcdir)/report -I$(top_srcdir)/discovery \
+  $(IBNETDISC_CFLAGS) $(FMT_CFLAGS)
+topoaware_LDADD = discovery/libtopoaware_discovery.la report/libtopoaware_report.la core/libtopoaware_core.la $(FMT_LIBS)

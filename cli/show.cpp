@@ -1,6 +1,6 @@
 // topoaware show: the running and waiting jobs on the fabric. Gathers Slurm's view with squeue,
 // sinfo and scontrol (run without a shell, fixed argv, bounded in time), reads the select plugin's
-// status file and the topology, and renders the model of src/show.hpp.
+// status file and the topology, and renders the model of report/show.hpp.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

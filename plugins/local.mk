@@ -1,24 +1,22 @@
 # Slurm plugins: spank_topoaware.so (public headers only) and job_submit_topoaware.so (needs the
 # configured Slurm source tree). Both are C adapters over the C++ core, reached through the C API
-# src/layout_c.h (Slurm's headers have no extern "C"); each exports only the symbols Slurm looks
-# up (linker version scripts) and links libstdc++ for the core.
-
-# The submit-time C API and topoaware.conf belong to the core library.
-src_libtopoaware_core_la_SOURCES += src/layout_c.h src/layout_c.cpp src/config.hpp src/config.cpp
+# in capi/ (Slurm's headers have no extern "C"); each exports only the symbols Slurm looks up
+# (linker version scripts) and links libstdc++ for the core. Each links what it needs: spank
+# node/ + capi/ + core/, job_submit and select capi/ + core/ (never report/ or discovery/).
 
 EXTRA_DIST += plugins/spank/spank_topoaware.map plugins/job_submit/job_submit_topoaware.map
 
 slurmplugindir = $(SLURM_PLUGINSDIR)
 slurmplugin_LTLIBRARIES =
-TA_PLUGIN_LIBS = src/libtopoaware_core.la -lstdc++
+TA_PLUGIN_LIBS = capi/libtopoaware_capi.la core/libtopoaware_core.la -lstdc++
 
 if HAVE_SLURM
 slurmplugin_LTLIBRARIES += plugins/spank/spank_topoaware.la
 plugins_spank_spank_topoaware_la_SOURCES = plugins/spank/spank_topoaware.c
-plugins_spank_spank_topoaware_la_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/src $(HARDEN_CPPFLAGS)
+plugins_spank_spank_topoaware_la_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/capi $(HARDEN_CPPFLAGS)
 plugins_spank_spank_topoaware_la_LDFLAGS = -module -avoid-version -shared $(HARDEN_LDFLAGS) \
   -Wl,--version-script=$(top_srcdir)/plugins/spank/spank_topoaware.map
-plugins_spank_spank_topoaware_la_LIBADD = topology/libtopoaware_task.la $(TA_PLUGIN_LIBS)
+plugins_spank_spank_topoaware_la_LIBADD = node/libtopoaware_node.la $(TA_PLUGIN_LIBS)
 EXTRA_plugins_spank_spank_topoaware_la_DEPENDENCIES = $(top_srcdir)/plugins/spank/spank_topoaware.map
 endif
 
@@ -29,7 +27,7 @@ plugins_job_submit_job_submit_topoaware_la_SOURCES = plugins/job_submit/job_subm
   plugins/common/ta_gres.h plugins/common/ta_gres.c
 # Slurm's config.h and tree first, so that "config.h" and "slurm/slurm.h" are the tree's.
 plugins_job_submit_job_submit_topoaware_la_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/slurm \
-  -I$(top_srcdir)/src -I$(top_srcdir)/plugins/common $(HARDEN_CPPFLAGS)
+  -I$(top_srcdir)/capi -I$(top_srcdir)/plugins/common $(HARDEN_CPPFLAGS)
 plugins_job_submit_job_submit_topoaware_la_LDFLAGS = -module -avoid-version -shared $(HARDEN_LDFLAGS) \
   -Wl,--version-script=$(top_srcdir)/plugins/job_submit/job_submit_topoaware.map
 plugins_job_submit_job_submit_topoaware_la_LIBADD = $(TA_PLUGIN_LIBS)

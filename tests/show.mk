@@ -1,4 +1,4 @@
-# tests: topoaware show (src/show.hpp, cli/show.cpp): units over generated fabrics with hand-made
+# tests: topoaware show (report/show.hpp, cli/show.cpp): units over generated fabrics with hand-made
 # status files and Slurm lists, the command against fake squeue/sinfo/scontrol, and a real
 # 16-node cluster running select/cons_tres_topoaware (root; skipped otherwise).
 check_PROGRAMS += tests/test_show

@@ -1,7 +1,7 @@
-// topology/hwloc_probe over the recorded GPU nodes in tests/fixtures/hwloc (PROVENANCE.md) and the
+// node/hwloc_probe over the recorded GPU nodes in tests/fixtures/hwloc (PROVENANCE.md) and the
 // synthetic HGX-style node, with the expected GPUs, NICs and pairs written by reading the
 // recordings (lstopo-no-graphics --of console -i FILE); the task plan and the job map of
-// src/task_c.h; the per-job folders of src/job_dir_c.h (as root: owners, symbolic links, removal).
+// capi/task_c.h; the per-job folders of capi/job_dir_c.h (as root: owners, symbolic links, removal).
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/stat.h>
@@ -382,7 +382,7 @@ void test_job_map(void **) {
   unlink(topo.c_str());
 }
 
-// --- per-job folders (src/job_dir_c.h) ---
+// --- per-job folders (capi/job_dir_c.h) ---
 constexpr uid_t kUser = 65534;  // nobody
 constexpr gid_t kGroup = 65534;
 

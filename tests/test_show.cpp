@@ -1,4 +1,4 @@
-// topoaware show's model and renderers (src/show.hpp) over generated fabrics (the generators and
+// topoaware show's model and renderers (report/show.hpp) over generated fabrics (the generators and
 // the classifier, as `topoaware generate` makes them) with hand-made status files and Slurm job
 // and node lists: who holds which nodes of which leaf group, free blocks, waiting jobs and their
 // reasons, the rank order check, costs equal to plan's (same engine, same order, same cost model),

@@ -17,11 +17,11 @@
 set -euo pipefail
 
 TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${TOPOAWARE_CACHE:=/var/cache/topoaware}"
+: "${TOPOAWARE_LOGDIR:=${TOPOAWARE_BUILD:-$TOPDIR/_build}/logs}"
+export TOPOAWARE_LOGDIR
 # shellcheck source=tools/lib/common.sh
 . "$TOPDIR/tools/lib/common.sh"
-: "${TOPOAWARE_CACHE:=/var/cache/topoaware}"
-: "${TOPOAWARE_LOGDIR:=$TOPDIR/_build/logs}"
-export TOPOAWARE_LOGDIR
 
 keep=no
 while [ $# -gt 0 ]; do
@@ -89,6 +89,9 @@ bare_root
 ROOT=$(mktemp -d "$TOPOAWARE_CACHE/roots/fresh.XXXXXX")
 ta_say "fresh root: $ROOT (from $BARE)"
 tar -C "$ROOT" -xf "$BARE"
+# mktemp made the folder 0700 (and the tarball keeps that mode for "."): a root whose / other users
+# cannot enter breaks every package script that runs as a service user (munge's postinst).
+chmod 755 "$ROOT"
 
 # Apt sources as on this machine (a fresh Debian 12 install has the same Debian entries); other
 # vendors' entries are not copied: the project must need none of them.

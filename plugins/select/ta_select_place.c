@@ -33,7 +33,7 @@
  * last good settings. All state is behind one mutex (job_test is called by the main and the
  * backfill scheduler, node_init by reconfigure, the status writer from its own thread).
  *
- * Status file (topoaware-status/1, src/status_c.h): waiting verdicts of job_test, placements of
+ * Status file (topoaware-status/1, capi/status_c.h): waiting verdicts of job_test, placements of
  * job_begin, ends of job_fini, the topology of every node_init and the job_test counters are kept
  * in a bounded book; a thread of this plugin writes it (atomically) at most once per
  * StatusInterval, outside slurmctld's locks and with the file I/O outside ours; the last write is

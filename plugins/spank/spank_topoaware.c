@@ -6,13 +6,13 @@
  * option callbacks with the values the submit side forwarded, then the task hooks:
  * slurm_spank_task_init (as the user, after Slurm set SLURM_PROCID and CUDA_VISIBLE_DEVICES) gives
  * each task of a layout step its coordinates, launcher variables, GPU order and NCCL hints, all
- * computed by the core (src/task_c.h; hwloc through topology/hwloc_probe). Any failure there is a
+ * computed by the core (capi/task_c.h; hwloc through node/hwloc_probe). Any failure there is a
  * warning and a task with no hints at all, never a failed task. In the batch step (not a rank)
  * it writes the job's hostfile and rank map instead.
  *
  * Privileges: slurm_spank_job_prolog and slurm_spank_job_epilog run as root in slurmd (through
  * `slurmstepd spank prolog|epilog`); they only create the job's private folder
- * <state_dir>/job.<id> for the job's user and remove it again (src/job_dir_c.h). Everything that
+ * <state_dir>/job.<id> for the job's user and remove it again (capi/job_dir_c.h). Everything that
  * reads a file or a user's option value runs as the job's user, in slurmstepd's task_init.
  *
  * Slurm calls an option's callback once per source (sbatch: script, environment, command line;
@@ -351,7 +351,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
  * prolog (root, in slurmd) writes it to <state_dir>/job.<jobid>.hash, task_init reads it, and the
  * job epilog removes it.
  * For a layout job the prolog also makes <state_dir>/job.<jobid>/, owned by the job's user, mode
- * 0700 (src/job_dir_c.h); the batch step writes the hostfile and rank map there as that user; the
+ * 0700 (capi/job_dir_c.h); the batch step writes the hostfile and rank map there as that user; the
  * epilog takes the folder back and removes it. */
 #define TA_STATE_DIR "/run/topoaware"
 #define TA_HOSTFILE "hostfile"

@@ -1,4 +1,4 @@
-/* C API over the placement engine and the rank order (src/placement.hpp, src/rank_order.hpp) for
+/* C API over the placement engine and the rank order (core/placement.hpp, core/rank_order.hpp) for
  * the Slurm plugins, which are written in C. The layout type and the submit-time checks
  * (parse, validate, complete a request) are in layout_c.h. Same conventions: plain C types, no
  * C++ exception leaves these functions, errors are a negative return (or NULL) with a message

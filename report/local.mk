@@ -1,0 +1,9 @@
+# report/: what only the command shows: the summary, DOT/SVG, Slurm topology.conf (tree and block),
+# the per-job report shared by `topoaware plan` and `show`, and `show` itself. Uses core/ and fmt.
+noinst_LTLIBRARIES += report/libtopoaware_report.la
+report_libtopoaware_report_la_SOURCES = \
+  report/outputs.hpp report/topology_conf.cpp report/dot.cpp report/summary.cpp \
+  report/job_report.hpp report/job_report.cpp \
+  report/show.hpp report/show.cpp
+report_libtopoaware_report_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) -I$(top_srcdir)/report $(FMT_CFLAGS)
+report_libtopoaware_report_la_LIBADD = $(FMT_LIBS)
