@@ -18,3 +18,10 @@ bench-slurm: topoaware$(EXEEXT) bench/slurm_replay_tool$(EXEEXT) bench/placement
 	$(taselect_LTLIBRARIES) $(slurmplugin_LTLIBRARIES)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/slurm_replay.sh $(BENCH_SLURM_ARGS)
 .PHONY: bench-slurm
+
+# What spank_topoaware adds to a step's launch (plain, --nccl-hints=off, hints) on 8 localhost
+# slurmd; prints medians, spreads and ratios (bench/README.md). Root; `make bench-step-launch`.
+dist_noinst_SCRIPTS += bench/step_launch.sh
+bench-step-launch: topoaware$(EXEEXT) $(slurmplugin_LTLIBRARIES)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/step_launch.sh $(BENCH_STEP_ARGS)
+.PHONY: bench-step-launch

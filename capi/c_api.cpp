@@ -11,6 +11,7 @@
 #include "c_api_util.hpp"
 #include "placement.hpp"
 #include "rank_order.hpp"
+#include "select_policy.hpp"
 #include "topoaware_c.h"
 #include "topology_json.hpp"
 
@@ -173,6 +174,66 @@ int topoaware_place(topoaware_placer_t *p, const uint64_t *usable, uint32_t nbit
       case PlaceStatus::NoNodes: break;
     }
     return int(TOPOAWARE_PLACE_NO_NODES);
+  });
+}
+
+int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_request_t *req,
+                            const topoaware_select_backend_t *be, topoaware_select_answer_t *answer, char *err,
+                            size_t errlen) {
+  return guarded<int>(err, errlen, -1, [&] {
+    if (!p || !req || !be || !answer || (req->nbits && (!req->usable || !req->free_now)) ||
+        (req->will_run && req->nbits && !req->free_all))
+      throw LayoutError("topoaware_select_decide: missing argument");
+    if (req->nbits != p->map.size())
+      throw LayoutError("node table has " + std::to_string(req->nbits) + " nodes but the placer was built for " +
+                        std::to_string(p->map.size()) + "; rebuild it after a reconfigure");
+    SelectRequest r;
+    r.job.layout = to_layout(req->layout);
+    r.job.nodes = req->nodes;
+    r.job.gpus_per_node = req->gpus_per_node;
+    r.strict = req->mode == TOPOAWARE_MODE_STRICT;
+    r.now = req->now;
+    r.deadline = req->deadline;
+    r.will_run = req->will_run != 0;
+    r.may_preempt = req->may_preempt != 0;
+    r.usable = req->usable;
+    r.nbits = req->nbits;
+    r.free_now = req->free_now;
+    r.free_all = req->free_all;
+    SelectSettings s;
+    s.max_tries = req->max_tries;
+    s.max_time_ms = req->max_time_ms;
+    s.missing = req->missing_mode == TOPOAWARE_MISSING_FALLBACK ? MissingNodes::Fallback : MissingNodes::Avoid;
+    s.missing_count = uint32_t(p->map.missing().size());
+    std::vector<uint32_t> nodes;
+    SelectBackend b;
+    b.try_block = [&](const std::vector<int> &v, int64_t *start) {
+      nodes.assign(v.begin(), v.end());
+      return be->try_block(be->arg, nodes.data(), uint32_t(nodes.size()), start) != 0;
+    };
+    b.keep_best = [&] { be->keep_best(be->arg); };
+    b.try_plain = [&](bool any, int64_t *start, int *preempted) {
+      return be->try_plain(be->arg, any ? 1 : 0, start, preempted) != 0;
+    };
+    b.clock_ms = [&] { return be->clock_ms(be->arg); };
+    b.wall_s = [&] { return be->wall_s(be->arg); };
+    SelectAnswer a = select_decide(p->placer, p->map, r, s, b);
+    answer->verdict = a.verdict == SelectVerdict::Block   ? TOPOAWARE_SELECT_BLOCK
+                      : a.verdict == SelectVerdict::Plain ? TOPOAWARE_SELECT_PLAIN
+                                                          : TOPOAWARE_SELECT_WAIT;
+    answer->start = a.start;
+    std::snprintf(answer->placement, sizeof(answer->placement), "%s", a.placement);
+    std::snprintf(answer->note, sizeof(answer->note), "%s", a.note.c_str());
+    std::snprintf(answer->wait, sizeof(answer->wait), "%s", a.wait.c_str());
+    answer->wait_hint = a.wait_hint ? 1 : 0;
+    answer->tries = a.tries;
+    for (const SelectLog &l : a.logs) {
+      const int level = l.level == SelectLogLevel::Error  ? TOPOAWARE_LOG_QUIET
+                        : l.level == SelectLogLevel::Info ? TOPOAWARE_LOG_INFO
+                                                          : TOPOAWARE_LOG_DEBUG;
+      be->log(be->arg, level, l.key, l.text.c_str());
+    }
+    return 0;
   });
 }
 

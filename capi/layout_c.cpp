@@ -190,7 +190,11 @@ int topoaware_wait_string(uint32_t seconds, char *buf, size_t len) {
 }
 
 int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_request_t *given, uint32_t node_gpus,
-                               topoaware_request_t *out, char *err, size_t errlen) {
+                               topoaware_request_t *out, int *kind, char *err, size_t errlen) {
+  static_assert(int(RequestPart::Layout) == TOPOAWARE_ERR_LAYOUT && int(RequestPart::Nodes) == TOPOAWARE_ERR_NODES &&
+                    int(RequestPart::Tasks) == TOPOAWARE_ERR_TASKS && int(RequestPart::Gpus) == TOPOAWARE_ERR_GPUS,
+                "enum topoaware_err_kind and RequestPart differ");
+  if (kind) *kind = TOPOAWARE_ERR_LAYOUT;
   return guarded(err, errlen, [&]() -> int {
     if (!l || !given || !out) return fail(err, errlen, "internal error: missing argument");
     if (!valid_order(l->order)) return fail(err, errlen, "internal error: bad rank order value");
@@ -200,7 +204,13 @@ int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_requ
     g.ntasks = given->ntasks;
     g.ntasks_per_node = given->ntasks_per_node;
     g.gpus = given->gpus;
-    Request r = complete_request(to_cxx(*l), g, node_gpus);
+    Request r;
+    try {
+      r = complete_request(to_cxx(*l), g, node_gpus);
+    } catch (const LayoutError &e) {
+      if (kind) *kind = int(e.part());
+      throw;
+    }
     out->nodes = r.nodes;
     out->gpus_per_node = r.gpus_per_node;
     out->ntasks = r.ntasks;
@@ -208,17 +218,6 @@ int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_requ
     out->gpus = r.gpus;
     return 0;
   });
-}
-
-int topoaware_error_kind(const char *m) {
-  if (!m) return TOPOAWARE_ERR_LAYOUT;
-  auto starts = [m](const char *p) { return std::strncmp(m, p, std::strlen(p)) == 0; };
-  if (starts("-N ")) return TOPOAWARE_ERR_NODES;
-  if (starts("--ntasks")) return TOPOAWARE_ERR_TASKS;
-  if (starts("--gpus") || starts("tp=") || starts("nodes have no GPUs") || starts("cannot tell how many GPUs"))
-    return TOPOAWARE_ERR_GPUS;
-  if (starts("the layout needs") && std::strstr(m, "which -N ")) return TOPOAWARE_ERR_NODES;
-  return TOPOAWARE_ERR_LAYOUT;
 }
 
 topoaware_conf_t *topoaware_conf_load(const char *path, int *found, char *err, size_t errlen) {

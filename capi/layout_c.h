@@ -86,17 +86,17 @@ const char *topoaware_hints_name(int hints);
 /* "30m", "2h", "90s", "0". Returns 0 or -1 (buf too small). */
 int topoaware_wait_string(uint32_t seconds, char *buf, size_t len);
 
-/* Checks `given` against the layout (one task per GPU, whole TP groups per node, the partition's
- * `node_gpus` GPUs per node, 0 = unknown) and fills `out` with the complete request. Returns 0
- * or -1. */
-int topoaware_complete_request(const topoaware_layout_t *layout, const topoaware_request_t *given,
-                               uint32_t node_gpus, topoaware_request_t *out, char *err, size_t errlen);
-
-/* What a message of topoaware_complete_request is about, so that a plugin can return a Slurm
+/* What an error of topoaware_complete_request is about, so that a plugin can return a Slurm
  * error code whose text fits: the node count (-N), the task counts (--ntasks, --ntasks-per-node),
- * the GPUs (--gpus, --gpus-per-node, tp against the nodes' GPUs) or the layout itself. */
+ * the GPUs (--gpus, --gpus-per-node, tp against the nodes' GPUs) or the layout itself. Typed by
+ * the core where it throws, never read back from the message's wording. */
 enum topoaware_err_kind { TOPOAWARE_ERR_LAYOUT = 0, TOPOAWARE_ERR_NODES, TOPOAWARE_ERR_TASKS, TOPOAWARE_ERR_GPUS };
-int topoaware_error_kind(const char *message);
+
+/* Checks `given` against the layout (one task per GPU, whole TP groups per node, the partition's
+ * `node_gpus` GPUs per node, 0 = unknown) and fills `out` with the complete request. Returns 0,
+ * or -1 with the message in err and, when kind is not NULL, *kind = enum topoaware_err_kind. */
+int topoaware_complete_request(const topoaware_layout_t *layout, const topoaware_request_t *given,
+                               uint32_t node_gpus, topoaware_request_t *out, int *kind, char *err, size_t errlen);
 
 /* topoaware.conf(5). */
 typedef struct topoaware_conf topoaware_conf_t;

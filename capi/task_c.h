@@ -2,7 +2,7 @@
  * launcher variables, GPU order, NCCL hints), computed from the topology file, the step's node
  * list, the layout and hwloc. No Slurm here; no C++ exception leaves these functions; errors are
  * NULL with a message in err (errlen bytes, NUL-terminated). On any error the caller sets NOTHING
- * (a task with no hints rather than wrong hints). Built into topology/libtopoaware_task.la. */
+ * (a task with no hints rather than wrong hints). Implemented in node/ (libtopoaware_node.la). */
 #ifndef TOPOAWARE_TASK_C_H
 #define TOPOAWARE_TASK_C_H
 
@@ -47,6 +47,15 @@ const char *topoaware_task_default_var(uint32_t i);
 int topoaware_task_is_default_var(const char *name);
 
 typedef struct topoaware_task_plan topoaware_task_plan_t;
+
+/* Computes, once per process, what every task of the step on this node shares: the topology (and
+ * its hash check), the node's ranks, the job's node order and, with gpu_hints, hwloc's GPUs and
+ * NICs. Called by slurmstepd before it forks the tasks (spank's user_init), so that
+ * topoaware_task_plan in each task only picks that task's part; local_id and
+ * cuda_visible_devices are not used here. A later call with other inputs (or a topology file
+ * replaced at the same path) computes again. Returns 0, or -1 with err (each task then computes,
+ * and reports, it itself). */
+int topoaware_task_prepare(const topoaware_task_in_t *in, char *err, size_t errlen);
 
 topoaware_task_plan_t *topoaware_task_plan(const topoaware_task_in_t *in, char *err, size_t errlen);
 void topoaware_task_plan_free(topoaware_task_plan_t *plan);

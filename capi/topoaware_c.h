@@ -71,6 +71,64 @@ int topoaware_place(topoaware_placer_t *placer, const uint64_t *usable, uint32_t
                     uint32_t nodes, uint32_t gpus_per_node, const topoaware_layout_t *layout, int mode,
                     uint32_t *out, topoaware_place_info_t *info, char *err, size_t errlen);
 
+/* The select plugin's decision for one select_p_job_test of a layout job (core/select_policy.hpp:
+ * run-now and will-run, strict and prefer, the maximum wait, tries and time per call,
+ * MissingNodes=). The plugin answers the callbacks with cons_tres and its bitmaps. */
+typedef struct topoaware_select_backend {
+  void *arg;
+  /* cons_tres on exactly nodes[0..n) (node-table indices): 1 if the job fits (will-run: *start =
+   * when; start is NULL in run-now); the plugin keeps the last accepted allocation. */
+  int (*try_block)(void *arg, const uint32_t *nodes, uint32_t n, int64_t *start);
+  /* Will-run: the last accepted block becomes the best one. */
+  void (*keep_best)(void *arg);
+  /* cons_tres on the usable nodes, without those missing from the topology unless any_node: 1 if
+   * it fits (*start as above, *preempted = jobs it would preempt); the plugin keeps the answer. */
+  int (*try_plain)(void *arg, int any_node, int64_t *start, int *preempted);
+  uint64_t (*clock_ms)(void *arg); /* monotonic milliseconds */
+  int64_t (*wall_s)(void *arg);    /* seconds since the epoch */
+  /* A log line of the decision: level (enum topoaware_log_level: QUIET = an error), a key under
+   * which it is said once per job for a while (0: every time), text to follow the job's name
+   * (starts with ": " or " ("). */
+  void (*log)(void *arg, int level, int once_key, const char *text);
+} topoaware_select_backend_t;
+
+typedef struct topoaware_select_request {
+  uint32_t nodes, gpus_per_node;
+  const topoaware_layout_t *layout;
+  int mode;                 /* enum topoaware_mode of the job */
+  int64_t now, deadline;    /* seconds; strict waits until deadline */
+  int will_run;             /* backfill's question; else run-now */
+  int may_preempt;          /* slurmctld listed preemptee candidates */
+  const uint64_t *usable;   /* as topoaware_place */
+  uint32_t nbits;
+  const uint16_t *free_now; /* free GPUs per node-table index now */
+  const uint16_t *free_all; /* will-run: with every usable node's jobs ended */
+  uint32_t max_tries, max_time_ms; /* MaxTriesPerCall, MaxTimePerCall */
+  int missing_mode;                /* enum topoaware_missing_nodes */
+} topoaware_select_request_t;
+
+enum topoaware_select_verdict {
+  TOPOAWARE_SELECT_BLOCK = 0, /* the block kept by the backend (run-now: last accepted; will-run: best) */
+  TOPOAWARE_SELECT_PLAIN = 1, /* plain cons_tres's answer */
+  TOPOAWARE_SELECT_WAIT = 2   /* no answer now (Slurm's Resources); wait says why */
+};
+
+typedef struct topoaware_select_answer {
+  int verdict;             /* enum topoaware_select_verdict */
+  int64_t start;           /* will-run: the start answered */
+  char placement[16];      /* run-now answers: "ideal" | "fallback" | "cons_tres" */
+  char note[256];          /* run-now answers: how it was placed */
+  char wait[512];          /* the reason to keep in the status book, "" = none */
+  int wait_hint;           /* wait is will-run's plan, not a refusal */
+  int tries;               /* blocks handed to cons_tres */
+} topoaware_select_answer_t;
+
+/* Decides; the callbacks run during the call. Returns 0, or -1 with err (then nothing was decided:
+ * use plain cons_tres). */
+int topoaware_select_decide(topoaware_placer_t *placer, const topoaware_select_request_t *req,
+                            const topoaware_select_backend_t *backend, topoaware_select_answer_t *answer, char *err,
+                            size_t errlen);
+
 /* Rank order of a job's node set (names in any order, e.g. SLURM_JOB_NODELIST expanded):
  * order[k] = index into names of the node that holds ranks k*G .. k*G+G-1 (G = world / n).
  * Returns 0, or -1 (a node not in the topology, duplicates, a layout that does not fit). */

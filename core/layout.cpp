@@ -67,12 +67,14 @@ void check_tp(const Layout &l, uint32_t g, const std::string &source) {
                                           : "the job asks for " + gs + " GPUs per node (" + source + "=" + gs + ")";
   if (l.tp > g)
     throw LayoutError("tp=" + tps + " needs " + tps + " GPUs in one NVLink domain but " + have +
-                      "; use tp=" + gs + " or less");
+                          "; use tp=" + gs + " or less",
+                      RequestPart::Gpus);
   if (g % l.tp != 0) {
     std::vector<uint64_t> ok;
     for (uint64_t d : divisors(g)) ok.push_back(d);
     throw LayoutError("tp=" + tps + " does not divide the " + gs + " GPUs per node (" + have +
-                      "), so a TP group would span two nodes; use tp=" + list_values(ok));
+                          "), so a TP group would span two nodes; use tp=" + list_values(ok),
+                      RequestPart::Gpus);
   }
 }
 
@@ -171,7 +173,8 @@ void validate_layout(const Layout &l) {
 }
 
 void validate_tp_fits(const Layout &l, uint32_t gpus_per_node) {
-  if (gpus_per_node == 0) throw LayoutError("nodes have no GPUs; a tp/pp/dp layout needs GPU nodes");
+  if (gpus_per_node == 0)
+    throw LayoutError("nodes have no GPUs; a tp/pp/dp layout needs GPU nodes", RequestPart::Gpus);
   check_tp(l, gpus_per_node, "");
 }
 
@@ -188,37 +191,43 @@ Request complete_request(const Layout &l, const Request &given, uint32_t node_gp
     if (node_gpus && g > node_gpus)
       throw LayoutError("--gpus-per-node=" + std::to_string(g) + " but the partition's nodes have " +
                         std::to_string(node_gpus) + " GPUs; use --gpus-per-node=" +
-                        std::to_string(node_gpus) + " or less");
+                            std::to_string(node_gpus) + " or less",
+                        RequestPart::Gpus);
     check_tp(l, uint32_t(g), "--gpus-per-node");
   } else if (given.nodes) {
     if (W % given.nodes != 0) {
       std::string fit = node_gpus ? "; use " + fitting_node_counts(l, node_gpus) : "";
       throw LayoutError("the layout needs " + ws + " GPUs (" + layout_product(l) + "), which -N " +
-                        std::to_string(given.nodes) + " cannot split evenly over the nodes" + fit);
+                            std::to_string(given.nodes) + " cannot split evenly over the nodes" + fit,
+                        RequestPart::Nodes);
     }
     g = W / given.nodes;
     if (node_gpus && g > node_gpus)
       throw LayoutError("-N " + std::to_string(given.nodes) + " would need " + std::to_string(g) +
                         " GPUs per node for the layout's " + ws + " GPUs, but nodes have " +
-                        std::to_string(node_gpus) + "; use " + fitting_node_counts(l, node_gpus));
+                            std::to_string(node_gpus) + "; use " + fitting_node_counts(l, node_gpus),
+                        RequestPart::Nodes);
     if (g < l.tp || g % l.tp != 0) {
       std::string fit = node_gpus ? "; use " + fitting_node_counts(l, node_gpus) : "";
       throw LayoutError("-N " + std::to_string(given.nodes) + " gives " + std::to_string(g) +
                         " GPUs per node, which does not hold whole TP groups of tp=" +
-                        std::to_string(l.tp) + fit);
+                            std::to_string(l.tp) + fit,
+                        RequestPart::Nodes);
     }
   } else if (given.ntasks_per_node) {
     g = given.ntasks_per_node;  // one task per GPU
     if (node_gpus && g > node_gpus)
       throw LayoutError("--ntasks-per-node=" + std::to_string(g) + " needs one GPU per task but nodes have " +
                         std::to_string(node_gpus) + " GPUs; use --ntasks-per-node=" +
-                        std::to_string(node_gpus) + " or less");
+                            std::to_string(node_gpus) + " or less",
+                        RequestPart::Tasks);
     check_tp(l, uint32_t(g), "--ntasks-per-node");
   } else if (node_gpus) {
     std::vector<uint64_t> ok = usable_gpus_per_node(l, node_gpus);
     g = ok.back();  // never empty: tp divides node_gpus (checked) and the world
   } else {
-    throw LayoutError("cannot tell how many GPUs per node the layout should use; give --gpus-per-node or -N");
+    throw LayoutError("cannot tell how many GPUs per node the layout should use; give --gpus-per-node or -N",
+                      RequestPart::Gpus);
   }
 
   if (W % g != 0) {
@@ -234,18 +243,22 @@ Request complete_request(const Layout &l, const Request &given, uint32_t node_gp
   if (given.nodes && given.nodes != n)
     throw LayoutError("-N " + std::to_string(given.nodes) + " but the layout needs " + ws + " GPUs = " +
                       std::to_string(n) + " nodes x " + std::to_string(g) + " GPUs; use -N " +
-                      std::to_string(n) + " or leave -N out");
+                          std::to_string(n) + " or leave -N out",
+                      RequestPart::Nodes);
   if (given.ntasks && given.ntasks != W)
     throw LayoutError("--ntasks=" + std::to_string(given.ntasks) + " but the layout has " + ws +
                       " ranks (" + layout_product(l) + ", one task per GPU); use --ntasks=" + ws +
-                      " or leave it out");
+                          " or leave it out",
+                      RequestPart::Tasks);
   if (given.ntasks_per_node && given.ntasks_per_node != g)
     throw LayoutError("--ntasks-per-node=" + std::to_string(given.ntasks_per_node) + " but the layout puts " +
                       std::to_string(g) + " ranks on each node (one task per GPU); use --ntasks-per-node=" +
-                      std::to_string(g));
+                          std::to_string(g),
+                      RequestPart::Tasks);
   if (given.gpus && given.gpus != W)
     throw LayoutError("--gpus=" + std::to_string(given.gpus) + " but the layout needs " + ws + " GPUs (" +
-                      layout_product(l) + "); use --gpus=" + ws + " or leave it out");
+                          layout_product(l) + "); use --gpus=" + ws + " or leave it out",
+                      RequestPart::Gpus);
   if (n > UINT32_MAX) throw LayoutError("node count " + std::to_string(n) + " out of range");
 
   Request out;

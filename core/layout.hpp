@@ -11,9 +11,20 @@
 
 namespace topoaware {
 
-// Any problem with a layout or a request; what() says what is wrong and what would work.
+// The part of a job's request an error is about, so that a plugin can return a Slurm error code
+// whose text fits: the layout itself, the node count (-N), the task counts (--ntasks,
+// --ntasks-per-node) or the GPUs (--gpus, --gpus-per-node, tp against the nodes' GPUs).
+enum class RequestPart : uint8_t { Layout, Nodes, Tasks, Gpus };
+
+// Any problem with a layout or a request; what() says what is wrong and what would work, part()
+// which option it is about (never guessed from the wording).
 struct LayoutError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit LayoutError(const std::string &what, RequestPart part = RequestPart::Layout)
+      : std::runtime_error(what), part_(part) {}
+  RequestPart part() const { return part_; }
+
+ private:
+  RequestPart part_;
 };
 
 enum class RankOrder : uint8_t {

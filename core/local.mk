@@ -11,6 +11,7 @@ core_libtopoaware_core_la_SOURCES = \
   core/layout.hpp core/layout.cpp \
   core/rank_order.hpp core/rank_order.cpp \
   core/placement.hpp core/placement.cpp \
+  core/select_policy.hpp core/select_policy.cpp \
   core/cost.hpp core/cost.cpp \
   core/config.hpp core/config.cpp \
   core/status.hpp core/status.cpp

@@ -3,6 +3,8 @@
 
 #include "c_api_util.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -64,41 +66,108 @@ bool parse_indices(const std::string &s, std::vector<unsigned> *out) {
   return !out->empty();
 }
 
-topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
-  if (!in.topology_path || !in.nodelist || !in.self || !in.layout)
-    throw std::invalid_argument("missing topology path, node list, node name or layout");
+// What every task of a step on this node shares: the topology, the node's ranks, the job's node
+// order and (for GPU hints) the node's GPUs and NICs. slurmstepd computes it once, before it forks
+// the tasks (topoaware_task_prepare from spank's user_init), and each forked task finds it here:
+// a step of 8 tasks per node reads the topology and probes hwloc once, not 8 times.
+struct NodeStep {
+  std::string key;  // the inputs it was computed from, with the topology file's identity
+  std::string hash;
+  std::vector<std::string> names;
+  std::vector<topoaware_rank_t> ranks;  // this node's ranks, in local rank order
+  std::string master;                   // the node of rank 0
+  uint64_t world = 0;
+  uint32_t per_node = 0;
+  bool rail_optimized = false, probed = false;
+  topoaware::NodeDevices devices;
+};
+
+// The inputs of a NodeStep as one string, and the topology file's inode, size and modification
+// time, so that a file replaced at the same path is read again.
+std::string node_key(const topoaware_task_in_t &in) {
+  struct stat st {};
+  if (stat(in.topology_path, &st) != 0) return "";  // never cached: the load reports the error
+  const topoaware_layout_t &l = *in.layout;
+  std::string k;
+  for (const char *s : {in.topology_path, in.expected_hash, in.nodelist, in.self, in.exclude_nics, in.hwloc_xml}) {
+    k += s ? s : "\x01";
+    k += '\0';
+  }
+  for (uint64_t v : {uint64_t(in.total_tasks), uint64_t(in.gpu_hints != 0), uint64_t(l.tp), uint64_t(l.cp),
+                     uint64_t(l.ep), uint64_t(l.dp), uint64_t(l.pp), uint64_t(l.order), uint64_t(st.st_dev),
+                     uint64_t(st.st_ino), uint64_t(st.st_size), uint64_t(st.st_mtim.tv_sec),
+                     uint64_t(st.st_mtim.tv_nsec)})
+    k += std::to_string(v) + ",";
+  return k;
+}
+
+std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::string key) {
   const topoaware_layout_t &l = *in.layout;
   char err[TOPOAWARE_ERR_LEN];
   std::unique_ptr<topoaware_topo_t, TopoFree> topo(topoaware_topo_load(in.topology_path, err, sizeof(err)));
   if (!topo) throw std::runtime_error(std::string("topology file ") + in.topology_path + ": " + err);
-  auto p = std::make_unique<topoaware_task_plan_t>();
-  p->hash = topoaware_topo_hash(topo.get());
-  if (in.expected_hash && *in.expected_hash && p->hash != in.expected_hash)
-    throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + p->hash +
+  auto ns = std::make_unique<NodeStep>();
+  ns->key = std::move(key);
+  ns->hash = topoaware_topo_hash(topo.get());
+  if (in.expected_hash && *in.expected_hash && ns->hash != in.expected_hash)
+    throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + ns->hash +
                              " but the job was placed with " + in.expected_hash + " (stale copy?)");
 
-  std::vector<std::string> names = topoaware::hostlist_expand(in.nodelist, 1u << 17);
+  ns->names = topoaware::hostlist_expand(in.nodelist, 1u << 17);
   std::vector<const char *> cnames;
-  for (const auto &n : names) cnames.push_back(n.c_str());
-  const uint32_t n = static_cast<uint32_t>(names.size());
-  const uint64_t world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
-  if (world != in.total_tasks)
+  for (const auto &n : ns->names) cnames.push_back(n.c_str());
+  const uint32_t n = static_cast<uint32_t>(ns->names.size());
+  ns->world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
+  if (ns->world != in.total_tasks)
     throw std::runtime_error("the step has " + std::to_string(in.total_tasks) + " tasks, the layout " +
-                             std::to_string(world) + " ranks");
-  if (n == 0 || world % n != 0) throw std::runtime_error("the layout's ranks do not split evenly over the step's nodes");
-  const uint32_t per_node = static_cast<uint32_t>(world / n);
-  std::vector<topoaware_rank_t> ranks(per_node);
+                             std::to_string(ns->world) + " ranks");
+  if (n == 0 || ns->world % n != 0)
+    throw std::runtime_error("the layout's ranks do not split evenly over the step's nodes");
+  ns->per_node = static_cast<uint32_t>(ns->world / n);
+  ns->ranks.resize(ns->per_node);
   uint32_t count = 0;
-  if (topoaware_node_ranks(topo.get(), cnames.data(), n, &l, in.self, ranks.data(), per_node, &count, err,
+  if (topoaware_node_ranks(topo.get(), cnames.data(), n, &l, in.self, ns->ranks.data(), ns->per_node, &count, err,
                            sizeof(err)) != 0)
     throw std::runtime_error(err);
-  if (count != in.local_tasks || in.local_id >= count)
-    throw std::runtime_error("this node runs " + std::to_string(in.local_tasks) + " tasks of the step, the layout puts " +
-                             std::to_string(count) + " ranks on it");
+  ns->ranks.resize(count);
   std::vector<uint32_t> order(n);
   if (topoaware_rank_order(topo.get(), cnames.data(), n, &l, order.data(), err, sizeof(err)) != 0)
     throw std::runtime_error(err);
-  const topoaware_rank_t &r = ranks[in.local_id];
+  ns->master = ns->names[order[0]];
+  ns->rail_optimized = topoaware_topo_rail_optimized(topo.get()) != 0;
+  if (in.gpu_hints) {
+    topoaware::ProbeOptions po;
+    if (in.hwloc_xml) po.xml = in.hwloc_xml;
+    if (in.exclude_nics) po.exclude_nics = topoaware::split_names(in.exclude_nics);
+    ns->devices = topoaware::probe_node_devices(po);
+    ns->probed = true;
+  }
+  return ns;
+}
+
+// The one NodeStep of this process (slurmstepd's, inherited by its tasks).
+std::unique_ptr<NodeStep> g_node;
+
+const NodeStep &node_step(const topoaware_task_in_t &in) {
+  if (!in.topology_path || !in.nodelist || !in.self || !in.layout)
+    throw std::invalid_argument("missing topology path, node list, node name or layout");
+  std::string key = node_key(in);
+  if (!key.empty() && g_node && g_node->key == key) return *g_node;
+  g_node = compute_node(in, std::move(key));
+  return *g_node;
+}
+
+topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
+  const NodeStep &ns = node_step(in);
+  const topoaware_layout_t &l = *in.layout;
+  auto p = std::make_unique<topoaware_task_plan_t>();
+  p->hash = ns.hash;
+  const uint32_t count = uint32_t(ns.ranks.size()), n = uint32_t(ns.names.size()), per_node = ns.per_node;
+  const uint64_t world = ns.world;
+  if (count != in.local_tasks || in.local_id >= count)
+    throw std::runtime_error("this node runs " + std::to_string(in.local_tasks) + " tasks of the step, the layout puts " +
+                             std::to_string(count) + " ranks on it");
+  const topoaware_rank_t &r = ns.ranks[in.local_id];
   char lay[256];
   topoaware_layout_string(&l, lay, sizeof(lay));
 
@@ -125,15 +194,12 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
   add("LOCAL_RANK", u(r.local_rank), TOPOAWARE_VAR_DEFAULT);
   add("WORLD_SIZE", u(world), TOPOAWARE_VAR_DEFAULT);
   add("LOCAL_WORLD_SIZE", u(per_node), TOPOAWARE_VAR_DEFAULT);
-  add("MASTER_ADDR", names[order[0]], TOPOAWARE_VAR_DEFAULT);
+  add("MASTER_ADDR", ns.master, TOPOAWARE_VAR_DEFAULT);
   add("MASTER_PORT", u(topoaware_master_port(in.job_id)), TOPOAWARE_VAR_DEFAULT);
 
   std::string gpu = "-", nic = "-";
   if (in.gpu_hints) {
-    topoaware::ProbeOptions po;
-    if (in.hwloc_xml) po.xml = in.hwloc_xml;
-    if (in.exclude_nics) po.exclude_nics = topoaware::split_names(in.exclude_nics);
-    topoaware::NodeDevices d = topoaware::probe_node_devices(po);
+    const topoaware::NodeDevices &d = ns.devices;
     std::vector<unsigned> idx;
     if (in.cuda_visible_devices && *in.cuda_visible_devices) {
       if (!parse_indices(in.cuda_visible_devices, &idx)) {
@@ -167,7 +233,7 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
     if (!hca.empty()) add("NCCL_IB_HCA", hca, TOPOAWARE_VAR_DEFAULT);
     // On a rail-optimized fabric NIC k of every node is on rail k's leaves: traffic that changes
     // rails crosses the spines, so NCCL should keep rings on one rail (NCCL_CROSS_NIC=0).
-    if (!hca.empty() && topoaware_topo_rail_optimized(topo.get())) add("NCCL_CROSS_NIC", "0", TOPOAWARE_VAR_DEFAULT);
+    if (!hca.empty() && ns.rail_optimized) add("NCCL_CROSS_NIC", "0", TOPOAWARE_VAR_DEFAULT);
   }
   p->map_line = "rank=" + u(r.rank) + " node=" + u(r.node_rank) + " host=" + in.self + " local=" + u(r.local_rank) +
                 " tp=" + u(r.tp) + " cp=" + u(r.cp) + " ep=" + u(r.ep) + " dp=" + u(r.dp) + " pp=" + u(r.pp) +
@@ -261,6 +327,19 @@ uint32_t topoaware_job_map_nodes(const topoaware_job_map_t *m) { return m ? m->n
 const char *topoaware_job_map_hash(const topoaware_job_map_t *m) { return m ? m->hash.c_str() : ""; }
 
 uint32_t topoaware_master_port(uint32_t job_id) { return 20000u + job_id % 12000u; }
+
+int topoaware_task_prepare(const topoaware_task_in_t *in, char *err, size_t errlen) {
+  try {
+    if (!in) throw std::invalid_argument("no input");
+    node_step(*in);
+    return 0;
+  } catch (const std::exception &e) {
+    copy_err(e.what(), err, errlen);
+  } catch (...) {
+    copy_err("unknown error", err, errlen);
+  }
+  return -1;
+}
 
 topoaware_task_plan_t *topoaware_task_plan(const topoaware_task_in_t *in, char *err, size_t errlen) {
   try {

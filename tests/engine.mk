@@ -37,3 +37,10 @@ TESTS += tests/test_status
 tests_test_status_SOURCES = tests/test_status.cpp
 tests_test_status_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_status_LDADD = $(TESTS_LIBS)
+
+# The select plugin's decision (core/select_policy.hpp) against a stand-in for cons_tres.
+check_PROGRAMS += tests/test_select_policy
+TESTS += tests/test_select_policy
+tests_test_select_policy_SOURCES = tests/test_select_policy.cpp
+tests_test_select_policy_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_select_policy_LDADD = $(TESTS_LIBS)

@@ -20,3 +20,4 @@ include tests/hwloc.mk
 include tests/select_cluster.mk
 include tests/show.mk
 include tests/demo.mk
+include tests/golden.mk

@@ -57,9 +57,9 @@ check_plugin() {
   ta_pass "$(basename "$so"): $(echo "$undef" | wc -l) undefined symbols, all provided (C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
 }
 
-check_plugin "$spank" "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_local_user_init slurm_spank_task_init slurm_spank_job_prolog slurm_spank_job_epilog" "$slurmfull"
+check_plugin "$spank" "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog slurm_spank_job_epilog" "$slurmfull"
 "$client" now "$spank" -p "$slurmfull" plugin_name plugin_version slurm_spank_init slurm_spank_init_post_opt \
-  slurm_spank_local_user_init slurm_spank_task_init slurm_spank_job_prolog slurm_spank_job_epilog || ta_fail "spank_topoaware.so does not load with RTLD_NOW"
+  slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog slurm_spank_job_epilog || ta_fail "spank_topoaware.so does not load with RTLD_NOW"
 ta_pass "spank_topoaware.so: dlopen(RTLD_NOW) in a client with libslurmfull loaded"
 # And not without Slurm's library: proves the check above is not vacuous.
 if "$client" now "$spank" 2>/dev/null; then ta_fail "spank_topoaware.so loaded without libslurmfull: it should need it"; fi

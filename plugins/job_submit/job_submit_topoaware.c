@@ -157,7 +157,7 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	topoaware_request_t given, out;
 	char err[TOPOAWARE_ERR_LEN], lay[256];
 	uint32_t node_gpus = 0, per_node = 0, per_job = 0, per_task = 0, per_socket = 0;
-	int ranged = 0;
+	int ranged = 0, kind = TOPOAWARE_ERR_LAYOUT;
 
 	if (ta_options_from_env(&opts, job->spank_job_env, job->spank_job_env_size, err, sizeof(err)) != 0)
 		return ta_refuse(err_msg, ESLURM_BAD_TASK_COUNT, NULL, err);
@@ -207,8 +207,8 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	given.gpus_per_node = per_node;
 	given.gpus = per_job;
 
-	if (topoaware_complete_request(&opts.layout, &given, node_gpus, &out, err, sizeof(err)) != 0)
-		return ta_refuse(err_msg, ta_code(topoaware_error_kind(err)), lay, err);
+	if (topoaware_complete_request(&opts.layout, &given, node_gpus, &out, &kind, err, sizeof(err)) != 0)
+		return ta_refuse(err_msg, ta_code(kind), lay, err);
 	if (ranged && (out.nodes < job->min_nodes || out.nodes > job->max_nodes)) {
 		snprintf(err, sizeof(err), "-N %u-%u but the layout needs %u nodes x %u GPUs; use -N %u or leave -N out",
 			 job->min_nodes, job->max_nodes, out.nodes, out.gpus_per_node, out.nodes);

@@ -1,24 +1,13 @@
 /* Placement half of select/cons_tres_topoaware (select_cons_tres_topoaware(8)).
  *
  * select_p_job_test, for a job whose spank_job_env carries a tp/pp/dp layout
- * (_SLURM_SPANK_OPTION_topoaware_*, parsed strictly: it is user input):
- *   RUN_NOW   ask the engine for the best block among the usable nodes (free GPUs per node from
- *             the node's gres, whole idle nodes for exclusive jobs), narrow a copy of the bitmap to
- *             it and call cons_tres; if cons_tres cannot place the job there (cores, memory, GPUs),
- *             drop that block's nodes and ask again, at most MaxTriesPerCall blocks and no new one
- *             after MaxTimePerCall ms (topoaware.conf). Then the mode decides: prefer = plain
- *             cons_tres on the original bitmap without the nodes that are not in the topology
- *             (MissingNodes=avoid; with MissingNodes=fallback they are kept when the topology's
- *             nodes cannot hold the job now);
- *             strict = fail (the job stays pending, reason Resources) until TA max wait has
- *             passed since the job became eligible (details->begin_time), then prefer.
- *   WILL_RUN  (backfill) the same choice in the future: the engine places the job as if every
- *             usable node were free (ideal blocks only, for strict), cons_tres's will-run gives
- *             each of up to TA_MAX_WILL_RUN_TRIES such blocks its start time; plain cons_tres
- *             gives the unrestricted start time (both skipped once a block starts now). prefer: the block if it starts no later than the
- *             unrestricted answer, else the unrestricted one. strict: the earliest of (best block)
- *             and (unrestricted, but not before the max wait ends). Backfill then reserves the
- *             nodes and time we answered, which run-now will honour.
+ * (_SLURM_SPANK_OPTION_topoaware_*, parsed strictly: it is user input), in RUN_NOW and WILL_RUN
+ * (backfill): the decision is the core's (core/select_policy.hpp, through
+ * topoaware_select_decide: which blocks to offer cons_tres, strict waits and their maximum,
+ * MaxTriesPerCall, MaxTimePerCall, MissingNodes=, will-run start times). This file adapts: it reads
+ * the job and the nodes' free GPUs (from the gres, whole idle nodes for exclusive jobs) out of
+ * Slurm's structures, runs cons_tres on the blocks and bitmaps the decision asks for, and logs,
+ * books and answers what it decided.
  *   TEST_ONLY, RESV, preemption-on-full tests: cons_tres exactly (a refusal at submit must mean
  *             "never").
  * Falls back to cons_tres (logged once per job) for: no topology loaded, required nodes (-w),
@@ -70,9 +59,6 @@
 
 #define TA "select/cons_tres_topoaware"
 
-/* Limits per select_p_job_test call (select_cons_tres_topoaware(8)); MaxTriesPerCall and
- * MaxTimePerCall of topoaware.conf(5) set the others. */
-#define TA_MAX_WILL_RUN_TRIES 3  /* blocks handed to cons_tres's will-run (each simulates job ends) */
 #define TA_LOG_EVERY 300         /* a job's fallback/wait reason is logged at most every 5 minutes */
 #define TA_LOG_SLOTS 256         /* jobs remembered for that (direct-mapped by job id) */
 #define TA_HASH_ENV "TOPOAWARE_TOPO_HASH" /* job_begin: reaches the prolog as SPANK_TOPOAWARE_TOPO_HASH */
@@ -86,8 +72,7 @@ static topoaware_topo_t *ta_topo;       /* last good topology (NULL: none, plain
 static topoaware_placer_t *ta_placer;   /* ta_topo mapped onto the current node table */
 static char ta_topo_path[TA_PATH_MAX];  /* the file ta_topo came from */
 static uint32_t ta_nodes;               /* node table size the placer was built for */
-static uint16_t *ta_free;               /* scratch: free GPUs per node-table index */
-static uint32_t *ta_out;                /* scratch: the engine's block */
+static uint16_t *ta_free, *ta_free_all; /* scratch: free GPUs per node-table index, now and all */
 static uint32_t ta_gpu_id;              /* gres plugin id of "gpu" */
 static bitstr_t *ta_known;              /* nodes in the topology; NULL: all are (or no placer) */
 static uint32_t ta_missing;             /* Slurm nodes not in the topology */
@@ -133,8 +118,8 @@ static job_record_t *(*ta_find_job)(uint32_t);
  * same select_nodes call, under the same job write lock). Direct-mapped by job id. */
 static struct {
 	uint32_t job_id;
-	const char *placement; /* "ideal" | "fallback" | "cons_tres" */
-	char note[192];
+	char placement[16]; /* "ideal" | "fallback" | "cons_tres" */
+	char note[256];
 } ta_decided[TA_LOG_SLOTS];
 
 static struct {
@@ -166,21 +151,12 @@ static uint64_t ta_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* "2026-01-31T12:00:00" (local time, as Slurm's own logs). */
-static void ta_time_string(time_t t, char *buf, size_t len)
-{
-	struct tm tm;
-
-	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))
-		snprintf(buf, len, "%ld", (long)t);
-}
-
 static void ta_decide(uint32_t job_id, const char *placement, const char *note)
 {
 	unsigned k = job_id % TA_LOG_SLOTS;
 
 	ta_decided[k].job_id = job_id;
-	ta_decided[k].placement = placement;
+	snprintf(ta_decided[k].placement, sizeof(ta_decided[k].placement), "%s", placement);
 	snprintf(ta_decided[k].note, sizeof(ta_decided[k].note), "%s", note ? note : "");
 }
 
@@ -364,7 +340,7 @@ void ta_select_fini(void)
 	topoaware_status_free(ta_status);
 	ta_status = NULL;
 	xfree(ta_free);
-	xfree(ta_out);
+	xfree(ta_free_all);
 	FREE_NULL_BITMAP(ta_known);
 	ta_nodes = 0;
 	pthread_mutex_unlock(&ta_lock);
@@ -505,7 +481,7 @@ static void ta_reload_locked(void)
 		snprintf(ta_topo_path, sizeof(ta_topo_path), "%s", topo_path);
 	}
 	xfree(ta_free);
-	xfree(ta_out);
+	xfree(ta_free_all);
 	FREE_NULL_BITMAP(ta_known);
 	ta_missing = 0;
 	ta_nodes = 0;
@@ -531,7 +507,7 @@ static void ta_reload_locked(void)
 	xfree(names);
 	ta_nodes = n;
 	ta_free = xcalloc(n, sizeof(*ta_free));
-	ta_out = xcalloc(n, sizeof(*ta_out));
+	ta_free_all = xcalloc(n, sizeof(*ta_free_all));
 }
 
 void ta_select_node_init(void)
@@ -653,17 +629,17 @@ static uint16_t ta_node_gpus(node_record_t *node_ptr, int all_free)
 	return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
 }
 
-/* ta_free[] for the nodes of `bitmap`. Now: GPUs not allocated, and for an exclusive job only
+/* free[] for the nodes of `bitmap`. Now: GPUs not allocated, and for an exclusive job only
  * nodes without jobs, for a shared one only nodes without exclusive jobs. all_free: every GPU
  * of every usable node (the future, for will-run). */
-static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free)
+static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free, uint16_t *free)
 {
 	int exclusive = job_ptr->details && (!job_ptr->details->share_res || job_ptr->details->whole_node);
 
 	for (uint32_t i = 0; i < ta_nodes; i++) {
 		node_record_t *node_ptr = node_record_table_ptr[i];
 
-		ta_free[i] = 0;
+		free[i] = 0;
 		if (!node_ptr || !bit_test(bitmap, i))
 			continue;
 		if (!all_free) {
@@ -672,29 +648,8 @@ static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free)
 			if (node_ptr->no_share_job_cnt)
 				continue;
 		}
-		ta_free[i] = ta_node_gpus(node_ptr, all_free);
+		free[i] = ta_node_gpus(node_ptr, all_free);
 	}
-}
-
-/* The engine's next block within `work` into `block`. Returns the engine's status. */
-static int ta_next_block(job_record_t *job_ptr, const ta_job_t *j, bitstr_t *work, int mode, bitstr_t *block,
-			 topoaware_place_info_t *inf)
-{
-	char err[TOPOAWARE_ERR_LEN];
-	int st = topoaware_place(ta_placer, (const uint64_t *)(work + BITSTR_OVERHEAD), ta_nodes, ta_free, j->nodes,
-				 j->gpus_per_node, &j->opts.layout, mode, ta_out, inf, err, sizeof(err));
-
-	if (st == TOPOAWARE_PLACE_ERROR) {
-		if (ta_should_log(job_ptr->job_id, 3))
-			error("%s: %pJ: placement failed: %s; placed by plain select/cons_tres", TA, job_ptr, err);
-		return st;
-	}
-	if (st == TOPOAWARE_PLACE_NO_NODES)
-		return st;
-	bit_clear_all(block);
-	for (uint32_t k = 0; k < j->nodes; k++)
-		bit_set(block, ta_out[k]);
-	return st;
 }
 
 /* cons_tres on `bitmap`, without the nodes that are not in the topology unless `any` (then on the
@@ -719,220 +674,141 @@ static int ta_plain(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bitstr_
 	return rc;
 }
 
-/* Why the wait, for a code of the engine (kept stable: it is the status file's reason). */
-static const char *ta_wait_reason(int st, int strict)
+/* One select_p_job_test call of a layout job, as the backend of the core's decision
+ * (topoaware_select_decide): cons_tres on a block or on everything, and the allocations kept. */
+typedef struct {
+	ta_job_test_fn cons_job_test;
+	job_record_t *job_ptr;
+	bitstr_t *bitmap; /* the usable nodes */
+	uint32_t min_nodes, max_nodes, req_nodes;
+	uint16_t mode;
+	List preemptee_candidates;
+	List *preemptee_job_list;
+	bitstr_t *exc_core_bitmap;
+	bitstr_t *last, *best, *plain; /* the last block cons_tres accepted, the best one, plain's answer */
+} ta_call_t;
+
+static int ta_try_block(void *arg, const uint32_t *nodes, uint32_t n, int64_t *start)
 {
-	if (st == TOPOAWARE_PLACE_NO_BLOCK)
-		return "no block that keeps every DP ring/PP chain on its ideal leaves is free";
-	if (st == TOPOAWARE_PLACE_NO_NODES)
-		return ta_missing && ta_missing_mode == TOPOAWARE_MISSING_AVOID
-			       ? "not enough nodes with free GPUs in the topology (MissingNodes=avoid: the Slurm nodes not in it are not used)"
-			       : "not enough nodes with free GPUs";
-	return strict ? "cons_tres refused every ideal block tried" : "select/cons_tres finds no free resources for it now";
+	ta_call_t *c = arg;
+
+	bit_clear_all(c->last);
+	for (uint32_t k = 0; k < n; k++)
+		bit_set(c->last, nodes[k]);
+	if ((*c->cons_job_test)(c->job_ptr, c->last, c->min_nodes, c->max_nodes, c->req_nodes, c->mode,
+				c->preemptee_candidates, c->preemptee_job_list, c->exc_core_bitmap) != SLURM_SUCCESS)
+		return 0;
+	if (start)
+		*start = (int64_t)c->job_ptr->start_time;
+	return 1;
 }
 
-static int ta_run_now(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const ta_job_t *j, bitstr_t *bitmap,
-		      uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-		      List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap,
-		      time_t deadline)
+static void ta_keep_best(void *arg)
 {
-	bitstr_t *work = bit_copy(bitmap), *block = bit_alloc(ta_nodes);
-	uint64_t t0 = ta_ms();
-	int rc = SLURM_ERROR, st = TOPOAWARE_PLACE_NO_NODES, tries = 0, any;
-	topoaware_place_info_t inf = {0};
-	time_t now = time(NULL);
-	int emode = (j->mode == TOPOAWARE_MODE_STRICT && now < deadline) ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER;
-	char note[192], why[512], until[32];
+	ta_call_t *c = arg;
 
-	ta_fill_free(job_ptr, bitmap, 0);
-	while (tries < (int)ta_max_tries && (tries == 0 || ta_ms() - t0 < ta_max_time_ms)) {
-		st = ta_next_block(job_ptr, j, work, emode, block, &inf);
-		if (st != TOPOAWARE_PLACE_IDEAL && st != TOPOAWARE_PLACE_FALLBACK)
-			break;
-		tries++;
-		rc = (*cons_job_test)(job_ptr, block, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+	if (!c->best)
+		c->best = bit_alloc(ta_nodes);
+	bit_copybits(c->best, c->last);
+}
+
+static int ta_try_plain(void *arg, int any, int64_t *start, int *preempted)
+{
+	ta_call_t *c = arg;
+
+	c->plain = bit_copy(c->bitmap);
+	if (ta_plain(c->cons_job_test, c->job_ptr, c->plain, c->min_nodes, c->max_nodes, c->req_nodes, c->mode,
+		     c->preemptee_candidates, c->preemptee_job_list, c->exc_core_bitmap, any) != SLURM_SUCCESS)
+		return 0;
+	if (start)
+		*start = (int64_t)c->job_ptr->start_time;
+	if (preempted)
+		*preempted = (c->preemptee_job_list && *c->preemptee_job_list) ? list_count(*c->preemptee_job_list) : 0;
+	return 1;
+}
+
+static uint64_t ta_clock_ms(void *arg)
+{
+	return ta_ms();
+}
+
+static int64_t ta_wall_s(void *arg)
+{
+	return (int64_t)time(NULL);
+}
+
+static void ta_decision_log(void *arg, int level, int once_key, const char *text)
+{
+	ta_call_t *c = arg;
+
+	if (once_key && !ta_should_log(c->job_ptr->job_id, once_key))
+		return;
+	if (level == TOPOAWARE_LOG_QUIET)
+		error("%s: %pJ%s", TA, c->job_ptr, text);
+	else
+		TA_LOG(level, "%s: %pJ%s", TA, c->job_ptr, text);
+}
+
+/* Run-now or will-run of a layout job we place: the core decides, this applies its answer. */
+static int ta_place(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const ta_job_t *j, bitstr_t *bitmap,
+		    uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+		    List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap, time_t deadline,
+		    int will_run)
+{
+	ta_call_t c = { cons_job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
+			preemptee_candidates, preemptee_job_list, exc_core_bitmap, bit_alloc(ta_nodes), NULL, NULL };
+	topoaware_select_backend_t be = { &c, ta_try_block, ta_keep_best, ta_try_plain, ta_clock_ms, ta_wall_s,
+					  ta_decision_log };
+	topoaware_select_request_t req;
+	topoaware_select_answer_t ans;
+	char err[TOPOAWARE_ERR_LEN];
+	int rc = SLURM_ERROR;
+
+	memset(&req, 0, sizeof(req));
+	req.nodes = j->nodes;
+	req.gpus_per_node = j->gpus_per_node;
+	req.layout = &j->opts.layout;
+	req.mode = j->mode;
+	req.now = (int64_t)time(NULL);
+	req.deadline = (int64_t)deadline;
+	req.will_run = will_run;
+	req.may_preempt = preemptee_candidates && list_count(preemptee_candidates);
+	req.usable = (const uint64_t *)(bitmap + BITSTR_OVERHEAD);
+	req.nbits = ta_nodes;
+	ta_fill_free(job_ptr, bitmap, 0, ta_free);
+	req.free_now = ta_free;
+	if (will_run) {
+		ta_fill_free(job_ptr, bitmap, 1, ta_free_all);
+		req.free_all = ta_free_all;
+	}
+	req.max_tries = ta_max_tries;
+	req.max_time_ms = ta_max_time_ms;
+	req.missing_mode = ta_missing_mode;
+
+	if (topoaware_select_decide(ta_placer, &req, &be, &ans, err, sizeof(err)) != 0) {
+		/* Cannot happen with a checked layout; never leave the job unplaced for it. */
+		error("%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, err);
+		rc = (*cons_job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
 				      preemptee_job_list, exc_core_bitmap);
-		if (rc == SLURM_SUCCESS) {
-			bit_copybits(bitmap, block);
-			snprintf(note, sizeof(note), "%u leaf groups, %u split segments (block %d tried)",
-				 inf.leaf_groups, inf.split_segments, tries);
-			ta_decide(job_ptr->job_id, st == TOPOAWARE_PLACE_IDEAL ? "ideal" : "fallback",
-				  st == TOPOAWARE_PLACE_IDEAL ? "" : note);
-			TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now %s: %s block after %d tries (%u leaf groups, %u split segments)",
-			       TA, job_ptr, topoaware_mode_name(emode), topoaware_place_status_name(st), tries,
-			       inf.leaf_groups, inf.split_segments);
-			goto out;
-		}
-		/* cons_tres said no (cores, memory, GPU topology): the next block without these nodes. */
-		for (uint32_t k = 0; k < j->nodes; k++)
-			bit_clear(work, ta_out[k]);
-	}
-	/* Strict with nothing free to choose from but jobs it may preempt: preempting is the only
-	 * way it runs, and the nodes it frees are cons_tres's to pick. */
-	if (emode == TOPOAWARE_MODE_STRICT && st == TOPOAWARE_PLACE_NO_NODES && preemptee_candidates &&
-	    list_count(preemptee_candidates)) {
-		if (ta_should_log(job_ptr->job_id, 6))
-			TA_LOG(TOPOAWARE_LOG_INFO,
-			       "%s: %pJ (strict): not enough free nodes, but it may preempt: plain select/cons_tres, which may preempt",
-			       TA, job_ptr);
-		emode = TOPOAWARE_MODE_PREFER;
-	}
-	if (emode == TOPOAWARE_MODE_STRICT && st != TOPOAWARE_PLACE_ERROR) {
-		const char *reason = ta_wait_reason(st, 1);
-
-		if (ta_should_log(job_ptr->job_id, 16 + st))
-			TA_LOG(TOPOAWARE_LOG_INFO,
-			       "%s: %pJ (strict, %u nodes x %u GPUs) waits: %s; at most %ld s more, then best available",
-			       TA, job_ptr, j->nodes, j->gpus_per_node, reason, (long)(deadline - now));
-		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now strict: %s after %d tries; waits", TA, job_ptr,
-		       topoaware_place_status_name(st), tries);
-		ta_time_string(deadline, until, sizeof(until));
-		snprintf(why, sizeof(why), "%s; strict: waits until %s at most, then takes the best available", reason,
-			 until);
-		ta_book_wait(job_ptr, j, why, 0);
-		rc = SLURM_ERROR;
 		goto out;
 	}
-	/* prefer (or strict past its maximum wait): plain cons_tres; the nodes that are not in the
-	 * topology only with MissingNodes=fallback and when the topology's nodes cannot hold it. */
-	any = ta_missing_mode == TOPOAWARE_MISSING_FALLBACK && st == TOPOAWARE_PLACE_NO_NODES;
-	rc = ta_plain(cons_job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-		      preemptee_job_list, exc_core_bitmap, any);
-	if (rc == SLURM_SUCCESS) {
-		if (any && ta_missing) {
-			snprintf(note, sizeof(note),
-				 "the topology's nodes cannot hold it now; MissingNodes=fallback: plain select/cons_tres on any node");
-			if (ta_should_log(job_ptr->job_id, 5))
-				TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ: %s", TA, job_ptr, note);
-		} else if (st == TOPOAWARE_PLACE_ERROR) {
-			snprintf(note, sizeof(note), "the placement failed (see the log); plain select/cons_tres");
-		} else if (tries) {
-			snprintf(note, sizeof(note), "select/cons_tres refused the %d blocks tried; plain select/cons_tres",
-				 tries);
-		} else {
-			snprintf(note, sizeof(note), "%s; plain select/cons_tres", ta_wait_reason(st, 0));
-		}
-		ta_decide(job_ptr->job_id, "cons_tres", note);
-		if (preemptee_job_list && *preemptee_job_list && list_count(*preemptee_job_list) &&
-		    ta_should_log(job_ptr->job_id, 7))
-			TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres, which preempts %d job(s)",
-			       TA, job_ptr, ta_wait_reason(st, 0), list_count(*preemptee_job_list));
-		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now prefer: %s after %d tries; %s", TA, job_ptr,
-		       topoaware_place_status_name(st), tries, note);
-	} else {
-		const char *reason = ta_wait_reason(st, 0);
-
-		/* A prefer job that cannot run is Slurm's normal business (Resources), except when the
-		 * nodes left out (MissingNodes=avoid) are the cause: that one is worth a line. */
-		if (st == TOPOAWARE_PLACE_NO_NODES && ta_missing && !any && ta_should_log(job_ptr->job_id, 16 + st))
-			TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ (%s, %u nodes x %u GPUs) waits: %s", TA, job_ptr,
-			       topoaware_mode_name(j->mode), j->nodes, j->gpus_per_node, reason);
-		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: run-now prefer: %s after %d tries; plain select/cons_tres failed too",
-		       TA, job_ptr, topoaware_place_status_name(st), tries);
-		ta_book_wait(job_ptr, j, reason, 0);
-	}
-out:
-	FREE_NULL_BITMAP(work);
-	FREE_NULL_BITMAP(block);
-	return rc;
-}
-
-static int ta_will_run(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const ta_job_t *j, bitstr_t *bitmap,
-		       uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-		       List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap,
-		       time_t deadline)
-{
-	bitstr_t *work = bit_copy(bitmap), *block = bit_alloc(ta_nodes), *try = bit_alloc(ta_nodes);
-	bitstr_t *best = NULL, *plain = bit_copy(bitmap);
-	time_t best_start = 0, plain_start = 0, now = time(NULL), start;
-	uint64_t t0 = ta_ms();
-	int strict = j->mode == TOPOAWARE_MODE_STRICT && now < deadline;
-	int tries = 0, rc_plain, rc, st = TOPOAWARE_PLACE_NO_NODES, best_st = 0, max_tries, now_done = 0, starts_now = 0;
-	topoaware_place_info_t inf = {0};
-	const char *on;
-	char why[256], when[32];
-
-	max_tries = ta_max_tries < TA_MAX_WILL_RUN_TRIES ? (int)ta_max_tries : TA_MAX_WILL_RUN_TRIES;
-	/* The first block among the nodes free now (it starts now, as run-now would take it), the
-	 * others as if every usable node were free (the future). */
-	ta_fill_free(job_ptr, bitmap, 0);
-	while (tries < max_tries && (tries == 0 || ta_ms() - t0 < ta_max_time_ms)) {
-		st = ta_next_block(job_ptr, j, work, strict ? TOPOAWARE_MODE_STRICT : TOPOAWARE_MODE_PREFER, block,
-				   &inf);
-		TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: will-run %s block: %s (%u candidates of %d usable, %u leaf groups)",
-		       TA, job_ptr, now_done ? "future" : "now", topoaware_place_status_name(st), inf.candidates,
-		       bit_set_count(work), inf.leaf_groups);
-		if (!now_done) {
-			now_done = 1;
-			ta_fill_free(job_ptr, bitmap, 1);
-			if (st != TOPOAWARE_PLACE_IDEAL && st != TOPOAWARE_PLACE_FALLBACK)
-				continue; /* nothing free now: the future */
-		}
-		if (st != TOPOAWARE_PLACE_IDEAL && st != TOPOAWARE_PLACE_FALLBACK)
-			break;
-		tries++;
-		bit_copybits(try, block);
-		if ((*cons_job_test)(job_ptr, try, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-				     preemptee_job_list, exc_core_bitmap) == SLURM_SUCCESS &&
-		    (!best || job_ptr->start_time < best_start)) {
-			if (!best)
-				best = bit_alloc(ta_nodes);
-			bit_copybits(best, try);
-			best_start = job_ptr->start_time;
-			best_st = st;
-			if (best_start <= time(NULL)) {
-				starts_now = 1; /* no other block and no unrestricted answer starts earlier */
-				break;
-			}
-		}
-		for (uint32_t k = 0; k < j->nodes; k++)
-			bit_clear(work, ta_out[k]);
-	}
-	/* The unrestricted answer, without the nodes that are not in the topology unless
-	 * MissingNodes=fallback and the topology cannot hold the job even with all its nodes free.
-	 * Not needed when a block starts now (it wins the comparison below whatever it says). */
-	if (starts_now)
-		rc_plain = SLURM_ERROR;
-	else
-		rc_plain = ta_plain(cons_job_test, job_ptr, plain, min_nodes, max_nodes, req_nodes, mode,
-				    preemptee_candidates, preemptee_job_list, exc_core_bitmap,
-				    ta_missing_mode == TOPOAWARE_MISSING_FALLBACK && !tries &&
-					    st == TOPOAWARE_PLACE_NO_NODES);
-	if (rc_plain == SLURM_SUCCESS) {
-		plain_start = job_ptr->start_time;
-		if (strict && plain_start < deadline)
-			plain_start = deadline; /* strict takes any nodes only once the max wait is over */
-	}
-
-	FREE_NULL_BITMAP(work);
-	FREE_NULL_BITMAP(block);
-	FREE_NULL_BITMAP(try);
-	if (best && (rc_plain != SLURM_SUCCESS || best_start <= plain_start)) {
-		bit_copybits(bitmap, best);
-		job_ptr->start_time = best_start;
-		on = best_st == TOPOAWARE_PLACE_IDEAL ? "an ideal block" : "the best block available then";
+	if (ans.verdict == TOPOAWARE_SELECT_BLOCK) {
+		bit_copybits(bitmap, will_run ? c.best : c.last);
 		rc = SLURM_SUCCESS;
-	} else {
-		if (rc_plain == SLURM_SUCCESS) {
-			bit_copybits(bitmap, plain);
-			job_ptr->start_time = plain_start;
-		}
-		on = strict ? "the best available once the maximum wait is over" : "nodes chosen by select/cons_tres";
-		rc = rc_plain;
+	} else if (ans.verdict == TOPOAWARE_SELECT_PLAIN) {
+		bit_copybits(bitmap, c.plain);
+		rc = SLURM_SUCCESS;
 	}
-	FREE_NULL_BITMAP(best);
-	FREE_NULL_BITMAP(plain);
-	start = job_ptr->start_time;
-	TA_LOG(TOPOAWARE_LOG_DEBUG, "%s: %pJ: will-run %s: %d blocks tried, %s; start %ld on %s", TA, job_ptr,
-	       strict ? "strict" : "prefer", tries, rc == SLURM_SUCCESS ? "answered" : "no start found",
-	       (long)(rc == SLURM_SUCCESS ? start : 0), on);
-	if (rc != SLURM_SUCCESS) {
-		ta_book_wait(job_ptr, j, "backfill finds no start time for it", 1);
-	} else if (start > now) {
-		ta_time_string(start, when, sizeof(when));
-		snprintf(why, sizeof(why), "backfill plans its start for %s on %s", when, on);
-		ta_book_wait(job_ptr, j, why, 1);
-	}
+	if (will_run && rc == SLURM_SUCCESS)
+		job_ptr->start_time = (time_t)ans.start;
+	if (!will_run && rc == SLURM_SUCCESS)
+		ta_decide(job_ptr->job_id, ans.placement, ans.note);
+	if (ans.wait[0])
+		ta_book_wait(job_ptr, j, ans.wait, ans.wait_hint);
+out:
+	FREE_NULL_BITMAP(c.last);
+	FREE_NULL_BITMAP(c.best);
+	FREE_NULL_BITMAP(c.plain);
 	return rc;
 }
 
@@ -984,12 +860,8 @@ int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bits
 	}
 	*layout = 1;
 	deadline = (job_ptr->details->begin_time ? job_ptr->details->begin_time : time(NULL)) + (time_t)j.max_wait;
-	if (run_now)
-		rc = ta_run_now(cons_job_test, job_ptr, &j, bitmap, min_nodes, max_nodes, req_nodes, mode,
-				preemptee_candidates, preemptee_job_list, exc_core_bitmap, deadline);
-	else
-		rc = ta_will_run(cons_job_test, job_ptr, &j, bitmap, min_nodes, max_nodes, req_nodes, mode,
-				 preemptee_candidates, preemptee_job_list, exc_core_bitmap, deadline);
+	rc = ta_place(cons_job_test, job_ptr, &j, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+		      preemptee_job_list, exc_core_bitmap, deadline, !run_now);
 	pthread_mutex_unlock(&ta_lock);
 	return rc;
 

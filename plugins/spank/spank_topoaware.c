@@ -607,13 +607,87 @@ static void ta_list_add(char *buf, size_t len, const char *name) {
   if (n < len) snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
 }
 
+/* The inputs of the task plan that every task of the step on this node shares, read from the
+ * step's environment (the same in user_init and task_init): the strings are malloc'd into *t. */
+typedef struct {
+  char topo[4096];
+  char *nodes, *self, *hash, *order;
+  topoaware_task_in_t in;
+} ta_task_inputs_t;
+
+static void ta_task_inputs_free(ta_task_inputs_t *t) {
+  free(t->nodes);
+  free(t->self);
+  free(t->hash);
+  free(t->order);
+}
+
+/* 0, or -1 with *why (no hints) when the node list or the node's name is unknown. */
+static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uint32_t total_tasks,
+                          ta_task_inputs_t *t, const char **why) {
+  memset(t, 0, sizeof(*t));
+  t->nodes = ta_getenv(sp, "SLURM_STEP_NODELIST");
+  if (!t->nodes) t->nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
+  t->self = ta_getenv(sp, "SLURMD_NODENAME");
+  if (!t->self && getenv("SLURMD_NODENAME")) t->self = strdup(getenv("SLURMD_NODENAME")); /* slurmstepd's own */
+  if (!t->nodes || !t->self) {
+    *why = "SLURM_STEP_NODELIST or SLURMD_NODENAME is not set";
+    return -1;
+  }
+  t->hash = ta_expected_hash(sp, job_id);
+  t->order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
+  ta_topology_path(t->topo, sizeof(t->topo));
+  t->in.topology_path = t->topo;
+  t->in.expected_hash = t->hash;
+  t->in.nodelist = t->nodes;
+  t->in.self = t->self;
+  t->in.local_tasks = local_tasks;
+  t->in.total_tasks = total_tasks;
+  t->in.job_id = job_id;
+  t->in.layout = &ta.opts.layout;
+  t->in.exclude_nics = ta.exclude_nics[0] ? ta.exclude_nics : NULL;
+  t->in.hwloc_xml = NULL; /* this machine, or slurmd's HWLOC_XMLFILE */
+  /* Slurm's GPU indices follow PCI bus order; a user's other CUDA_DEVICE_ORDER would renumber them
+   * (unless the admin lets topoaware replace it: override_env=CUDA_DEVICE_ORDER). */
+  t->in.gpu_hints = !(t->order && strcmp(t->order, "PCI_BUS_ID") != 0) || ta_overrides("CUDA_DEVICE_ORDER");
+  return 0;
+}
+
+/* A step of a layout job, in slurmstepd before it forks the tasks: what they all share (the
+ * topology, this node's ranks, hwloc's GPUs and NICs) is computed once here; each task's
+ * task_init then takes only its own part. A failure here changes nothing: task_init computes it
+ * again and reports it. */
+int slurm_spank_user_init(spank_t sp, int ac, char **av) {
+  ta_task_inputs_t t;
+  const char *why = NULL;
+  char err[TOPOAWARE_ERR_LEN];
+  uint32_t job_id = 0, step_id = 0, local_tasks = 0, total_tasks = 0;
+
+  (void)ac;
+  (void)av;
+  if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta.opts) || ta.remote_invalid) return 0;
+  if (ta.opts.nccl_hints == TOPOAWARE_HINTS_OFF) return 0;
+  if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS || step_id == SLURM_BATCH_SCRIPT ||
+      spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS)
+    return 0;
+  if (ta_task_inputs(sp, job_id, local_tasks, total_tasks, &t, &why) == 0 &&
+      topoaware_task_prepare(&t.in, err, sizeof(err)) != 0)
+    slurm_debug(TA ": step preparation: %s (each task tries again)", err);
+  ta_task_inputs_free(&t);
+  return 0;
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
-  char topo[4096], err[TOPOAWARE_ERR_LEN], kept[512] = "", replaced[512] = "";
-  char *nodes = NULL, *self = NULL, *cvd = NULL, *hash = NULL, *order = NULL;
+  char err[TOPOAWARE_ERR_LEN], kept[512] = "", replaced[512] = "";
+  char *cvd = NULL;
+  ta_task_inputs_t t;
   topoaware_task_in_t in;
   topoaware_task_plan_t *plan = NULL;
   uint32_t i, job_id = 0, step_id = 0, local_tasks = 0, total_tasks = 0;
   int local_id = -1;
+  const char *why = NULL;
 
   (void)ac;
   (void)av;
@@ -635,37 +709,18 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
     ta_no_hints(local_id, "an option value did not parse (see slurmd's log)");
     return 0;
   }
-  nodes = ta_getenv(sp, "SLURM_STEP_NODELIST");
-  if (!nodes) nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
-  self = ta_getenv(sp, "SLURMD_NODENAME");
-  if (!nodes || !self) {
-    ta_no_hints(local_id, "SLURM_STEP_NODELIST or SLURMD_NODENAME is not set");
+  if (ta_task_inputs(sp, job_id, local_tasks, total_tasks, &t, &why) != 0) {
+    ta_no_hints(local_id, why);
     goto out;
   }
   /* Order of the plugins: Slurm's CUDA_VISIBLE_DEVICES is read here, after Slurm set it. */
   cvd = ta_getenv(sp, "CUDA_VISIBLE_DEVICES");
-  hash = ta_expected_hash(sp, job_id);
-  order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
-  ta_topology_path(topo, sizeof(topo));
-
-  memset(&in, 0, sizeof(in));
-  in.topology_path = topo;
-  in.expected_hash = hash;
-  in.nodelist = nodes;
-  in.self = self;
+  in = t.in;
   in.local_id = (uint32_t)local_id;
-  in.local_tasks = local_tasks;
-  in.total_tasks = total_tasks;
-  in.job_id = job_id;
-  in.layout = &ta.opts.layout;
   in.cuda_visible_devices = cvd;
-  in.exclude_nics = ta.exclude_nics[0] ? ta.exclude_nics : NULL;
-  in.hwloc_xml = NULL; /* this machine, or slurmd's HWLOC_XMLFILE */
-  /* Slurm's GPU indices follow PCI bus order; a user's other CUDA_DEVICE_ORDER would renumber them
-   * (unless the admin lets topoaware replace it: override_env=CUDA_DEVICE_ORDER). */
-  in.gpu_hints = !(order && strcmp(order, "PCI_BUS_ID") != 0) || ta_overrides("CUDA_DEVICE_ORDER");
   if (!in.gpu_hints && local_id == 0)
-    fprintf(stderr, TA ": CUDA_DEVICE_ORDER=%.32s is set: CUDA_VISIBLE_DEVICES and NCCL_IB_HCA left alone\n", order);
+    fprintf(stderr, TA ": CUDA_DEVICE_ORDER=%.32s is set: CUDA_VISIBLE_DEVICES and NCCL_IB_HCA left alone\n",
+            t.order);
 
   plan = topoaware_task_plan(&in, err, sizeof(err));
   if (!plan) {
@@ -697,14 +752,11 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
     fprintf(stderr, TA ": replaced the job's own %s with topoaware's values (the site's override_env=)\n", replaced);
   }
   if (ta.opts.nccl_hints == TOPOAWARE_HINTS_PRINT) fprintf(stderr, TA ": %s\n", topoaware_task_plan_map_line(plan));
-  slurm_debug(TA ": task %d: %s (topology %s, %s)", local_id, topoaware_task_plan_map_line(plan), topo,
+  slurm_debug(TA ": task %d: %s (topology %s, %s)", local_id, topoaware_task_plan_map_line(plan), t.topo,
               topoaware_task_plan_hash(plan));
 out:
   topoaware_task_plan_free(plan);
-  free(nodes);
-  free(self);
+  ta_task_inputs_free(&t);
   free(cvd);
-  free(hash);
-  free(order);
   return 0;
 }

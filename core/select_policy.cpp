@@ -1,0 +1,260 @@
+// See select_policy.hpp.
+#include "select_policy.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <string>
+
+namespace topoaware {
+
+namespace {
+
+const char *mode_word(bool strict) { return strict ? "strict" : "prefer"; }
+
+size_t count_bits(const std::vector<uint64_t> &words, size_t nbits) {
+  size_t n = 0;
+  for (size_t i = 0; i < words.size(); ++i) {
+    uint64_t w = words[i];
+    if ((i + 1) * 64 > nbits && nbits % 64) w &= (uint64_t(1) << (nbits % 64)) - 1;
+    n += size_t(__builtin_popcountll(w));
+  }
+  return n;
+}
+
+// One call's state: the usable nodes still open to blocks, the engine's last answer, the logs.
+class Decision {
+ public:
+  Decision(Placer &placer, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
+           const SelectBackend &backend)
+      : placer_(placer), map_(map), req_(req), set_(settings), be_(backend),
+        work_(req.usable, req.usable + (req.nbits + 63) / 64) {}
+
+  SelectAnswer run_now();
+  SelectAnswer will_run();
+
+ private:
+  // The engine's next block among work_ with `free` GPUs: its status; engine_error_ on a bad layout.
+  PlaceStatus next_block(const uint16_t *free, bool strict) {
+    engine_error_ = false;
+    try {
+      return placer_.place_slurm(map_, work_.data(), req_.nbits, free, req_.job,
+                                 strict ? PlaceMode::Strict : PlaceMode::Prefer, result_);
+    } catch (const LayoutError &e) {
+      engine_error_ = true;
+      log(SelectLogLevel::Error, kLogEngineError,
+          std::string(": placement failed: ") + e.what() + "; placed by plain select/cons_tres");
+      return PlaceStatus::NoNodes;
+    }
+  }
+  static bool offers(PlaceStatus s) { return s == PlaceStatus::Ideal || s == PlaceStatus::Fallback; }
+  // A refused block's nodes are not offered again in this call.
+  void drop_block() {
+    for (int i : result_.slurm) work_[size_t(i) / 64] &= ~(uint64_t(1) << (size_t(i) % 64));
+  }
+  bool time_left(int tries, uint64_t t0) const { return tries == 0 || be_.clock_ms() - t0 < set_.max_time_ms; }
+  void log(SelectLogLevel level, int key, std::string text) { answer_.logs.push_back({level, key, std::move(text)}); }
+  std::string status_word() const { return engine_error_ ? "error" : place_status_name(status_); }
+  std::string shape() const {
+    return std::to_string(req_.job.nodes) + " nodes x " + std::to_string(req_.job.gpus_per_node) + " GPUs";
+  }
+
+  Placer &placer_;
+  const NodeMap &map_;
+  const SelectRequest &req_;
+  const SelectSettings &set_;
+  const SelectBackend &be_;
+  std::vector<uint64_t> work_;
+  PlaceResult result_;
+  PlaceStatus status_ = PlaceStatus::NoNodes;
+  bool engine_error_ = false;
+  SelectAnswer answer_;
+};
+
+SelectAnswer Decision::run_now() {
+  const uint64_t t0 = be_.clock_ms();
+  bool strict = req_.strict && req_.now < req_.deadline;
+  int &tries = answer_.tries;
+
+  while (tries < int(set_.max_tries) && time_left(tries, t0)) {
+    status_ = next_block(req_.free_now, strict);
+    if (!offers(status_)) break;
+    tries++;
+    if (be_.try_block(result_.slurm, nullptr)) {
+      const bool ideal = status_ == PlaceStatus::Ideal;
+      answer_.verdict = SelectVerdict::Block;
+      answer_.placement = ideal ? "ideal" : "fallback";
+      if (!ideal)
+        answer_.note = std::to_string(result_.quality.leaf_groups) + " leaf groups, " +
+                       std::to_string(result_.quality.split_segments) + " split segments (block " +
+                       std::to_string(tries) + " tried)";
+      log(SelectLogLevel::Debug, kLogAlways,
+          ": run-now " + std::string(mode_word(strict)) + ": " + place_status_name(status_) + " block after " +
+              std::to_string(tries) + " tries (" + std::to_string(result_.quality.leaf_groups) + " leaf groups, " +
+              std::to_string(result_.quality.split_segments) + " split segments)");
+      return answer_;
+    }
+    // cons_tres said no (cores, memory, GPU topology): the next block without these nodes.
+    drop_block();
+  }
+  // Strict with nothing free to choose from but jobs it may preempt: preempting is the only way
+  // it runs, and the nodes it frees are cons_tres's to pick.
+  if (strict && !engine_error_ && status_ == PlaceStatus::NoNodes && req_.may_preempt) {
+    log(SelectLogLevel::Info, kLogMayPreempt,
+        " (strict): not enough free nodes, but it may preempt: plain select/cons_tres, which may preempt");
+    strict = false;
+  }
+  if (strict && !engine_error_) {
+    const std::string reason = select_wait_reason(status_, false, true, set_);
+    log(SelectLogLevel::Info, kLogWaitBase + int(status_),
+        " (strict, " + shape() + ") waits: " + reason + "; at most " + std::to_string(req_.deadline - req_.now) +
+            " s more, then best available");
+    log(SelectLogLevel::Debug, kLogAlways,
+        ": run-now strict: " + status_word() + " after " + std::to_string(tries) + " tries; waits");
+    answer_.wait = reason + "; strict: waits until " + local_time_string(req_.deadline) +
+                   " at most, then takes the best available";
+    return answer_;
+  }
+  // Prefer (or strict past its maximum wait, or an engine error): plain cons_tres; the nodes that
+  // are not in the topology only with MissingNodes=fallback and when the topology's nodes cannot
+  // hold the job.
+  const bool any = set_.missing == MissingNodes::Fallback && !engine_error_ && status_ == PlaceStatus::NoNodes;
+  int preempted = 0;
+  if (be_.try_plain(any, nullptr, &preempted)) {
+    const std::string reason = select_wait_reason(status_, engine_error_, false, set_);
+    answer_.verdict = SelectVerdict::Plain;
+    answer_.placement = "cons_tres";
+    if (any && set_.missing_count) {
+      answer_.note = "the topology's nodes cannot hold it now; MissingNodes=fallback: plain select/cons_tres on any node";
+      log(SelectLogLevel::Info, kLogMissingFallback, ": " + answer_.note);
+    } else if (engine_error_) {
+      answer_.note = "the placement failed (see the log); plain select/cons_tres";
+    } else if (tries) {
+      answer_.note = "select/cons_tres refused the " + std::to_string(tries) + " blocks tried; plain select/cons_tres";
+    } else {
+      answer_.note = reason + "; plain select/cons_tres";
+    }
+    if (preempted > 0)
+      log(SelectLogLevel::Info, kLogPreempts,
+          ": " + reason + "; placed by plain select/cons_tres, which preempts " + std::to_string(preempted) +
+              " job(s)");
+    log(SelectLogLevel::Debug, kLogAlways,
+        ": run-now prefer: " + status_word() + " after " + std::to_string(tries) + " tries; " + answer_.note);
+    return answer_;
+  }
+  const std::string reason = select_wait_reason(status_, engine_error_, false, set_);
+  // A prefer job that cannot run is Slurm's normal business (Resources), except when the nodes
+  // left out (MissingNodes=avoid) are the cause: that one is worth a line.
+  if (!engine_error_ && status_ == PlaceStatus::NoNodes && set_.missing_count && !any)
+    log(SelectLogLevel::Info, kLogWaitBase + int(status_),
+        " (" + std::string(mode_word(req_.strict)) + ", " + shape() + ") waits: " + reason);
+  log(SelectLogLevel::Debug, kLogAlways,
+      ": run-now prefer: " + status_word() + " after " + std::to_string(tries) +
+          " tries; plain select/cons_tres failed too");
+  answer_.wait = reason;
+  return answer_;
+}
+
+SelectAnswer Decision::will_run() {
+  const uint64_t t0 = be_.clock_ms();
+  const bool strict = req_.strict && req_.now < req_.deadline;
+  const int max_tries = int(std::min(set_.max_tries, kMaxWillRunTries));
+  int &tries = answer_.tries;
+  bool now_done = false, have_best = false, starts_now = false;
+  int64_t best_start = 0;
+  PlaceStatus best_status = PlaceStatus::NoNodes;
+  const uint16_t *free = req_.free_now;
+
+  // The first block among the nodes free now (it starts now, as run-now would take it), the others
+  // as if every usable node were free (the future).
+  while (tries < max_tries && time_left(tries, t0)) {
+    status_ = next_block(free, strict);
+    log(SelectLogLevel::Debug, kLogAlways,
+        ": will-run " + std::string(now_done ? "future" : "now") + " block: " + status_word() + " (" +
+            std::to_string(result_.candidates) + " candidates of " + std::to_string(count_bits(work_, req_.nbits)) +
+            " usable, " + std::to_string(result_.quality.leaf_groups) + " leaf groups)");
+    if (!now_done) {
+      now_done = true;
+      free = req_.free_all;
+      if (!offers(status_)) continue;  // nothing free now: the future
+    }
+    if (!offers(status_)) break;
+    tries++;
+    int64_t start = 0;
+    if (be_.try_block(result_.slurm, &start) && (!have_best || start < best_start)) {
+      be_.keep_best();
+      have_best = true;
+      best_start = start;
+      best_status = status_;
+      if (best_start <= be_.wall_s()) {
+        starts_now = true;  // no other block and no unrestricted answer starts earlier
+        break;
+      }
+    }
+    drop_block();
+  }
+  // The unrestricted answer, without the nodes that are not in the topology unless
+  // MissingNodes=fallback and the topology cannot hold the job even with all its nodes free. Not
+  // needed when a block starts now (it wins the comparison below whatever it says).
+  bool plain_ok = false;
+  int64_t plain_start = 0;
+  if (!starts_now) {
+    int preempted = 0;
+    const bool any = set_.missing == MissingNodes::Fallback && !tries && !engine_error_ &&
+                     status_ == PlaceStatus::NoNodes;
+    plain_ok = be_.try_plain(any, &plain_start, &preempted);
+    if (plain_ok && strict && plain_start < req_.deadline)
+      plain_start = req_.deadline;  // strict takes any nodes only once the maximum wait is over
+  }
+  std::string on;
+  if (have_best && (!plain_ok || best_start <= plain_start)) {
+    answer_.verdict = SelectVerdict::Block;
+    answer_.start = best_start;
+    on = best_status == PlaceStatus::Ideal ? "an ideal block" : "the best block available then";
+  } else {
+    if (plain_ok) {
+      answer_.verdict = SelectVerdict::Plain;
+      answer_.start = plain_start;
+    }
+    on = strict ? "the best available once the maximum wait is over" : "nodes chosen by select/cons_tres";
+  }
+  const bool answered = answer_.verdict != SelectVerdict::Wait;
+  log(SelectLogLevel::Debug, kLogAlways,
+      ": will-run " + std::string(mode_word(strict)) + ": " + std::to_string(tries) + " blocks tried, " +
+          (answered ? "answered" : "no start found") + "; start " + std::to_string(answered ? answer_.start : 0) +
+          " on " + on);
+  answer_.wait_hint = true;
+  if (!answered)
+    answer_.wait = "backfill finds no start time for it";
+  else if (answer_.start > req_.now)
+    answer_.wait = "backfill plans its start for " + local_time_string(answer_.start) + " on " + on;
+  return answer_;
+}
+
+}  // namespace
+
+std::string select_wait_reason(PlaceStatus status, bool engine_error, bool strict, const SelectSettings &settings) {
+  if (!engine_error && status == PlaceStatus::NoBlock)
+    return "no block that keeps every DP ring/PP chain on its ideal leaves is free";
+  if (!engine_error && status == PlaceStatus::NoNodes)
+    return settings.missing_count && settings.missing == MissingNodes::Avoid
+               ? "not enough nodes with free GPUs in the topology (MissingNodes=avoid: the Slurm nodes not in it "
+                 "are not used)"
+               : "not enough nodes with free GPUs";
+  return strict ? "cons_tres refused every ideal block tried" : "select/cons_tres finds no free resources for it now";
+}
+
+std::string local_time_string(int64_t t) {
+  const time_t tt = time_t(t);
+  struct tm tm;
+  char buf[32];
+  if (!localtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm)) return std::to_string(t);
+  return buf;
+}
+
+SelectAnswer select_decide(Placer &placer, const NodeMap &map, const SelectRequest &req,
+                           const SelectSettings &settings, const SelectBackend &backend) {
+  Decision d(placer, map, req, settings, backend);
+  return req.will_run ? d.will_run() : d.run_now();
+}
+
+}  // namespace topoaware

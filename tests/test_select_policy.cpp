@@ -1,0 +1,496 @@
+// The select plugin's decision (core/select_policy.hpp) without a slurmctld: every run-now and
+// will-run path (strict and prefer, the maximum wait, tries and time per call, MissingNodes=,
+// preemption, engine errors) against a stand-in for cons_tres that accepts or refuses blocks,
+// gives start times and counts what it was asked.
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine_topologies.hpp"
+#include "select_policy.hpp"
+#include "cmocka_cxx.hpp"
+
+using namespace topoaware;
+
+namespace {
+
+constexpr int64_t kNow = 1700000000;
+
+// 4 leaf groups x 4 hosts (n0001..n0016), node-table index = host index; "login1" (index 16) is a
+// Slurm node missing from the topology when `with_missing`.
+struct Cluster {
+  Topology topo = enginetest::make_topology(0, 4, 4);
+  TopoIndex index{topo};
+  std::vector<std::string> names;
+  std::unique_ptr<NodeMap> map;
+  Placer placer{index};
+  explicit Cluster(bool with_missing = false) {
+    for (const Host &h : topo.hosts) names.push_back(h.name);
+    if (with_missing) names.push_back("login1");
+    map = std::make_unique<NodeMap>(index, names);
+  }
+  size_t n() const { return names.size(); }
+};
+
+// cons_tres as the policy sees it.
+struct FakeConsTres {
+  std::set<int> refuse;                 // blocks holding any of these nodes are refused
+  std::vector<int64_t> busy_until;      // will-run: a node is free from then on (0 = now)
+  bool plain_ok = true;
+  int64_t plain_start = kNow;
+  int plain_preempts = 0;
+  uint64_t ms_per_block = 0;            // the clock advances this much per block tried
+  // what it was asked
+  std::vector<std::vector<int>> blocks;
+  std::vector<bool> plain_any;
+  int keeps = 0;
+  uint64_t clock = 0;
+
+  SelectBackend backend() {
+    SelectBackend b;
+    b.try_block = [this](const std::vector<int> &nodes, int64_t *start) {
+      blocks.push_back(nodes);
+      clock += ms_per_block;
+      for (int i : nodes)
+        if (refuse.count(i)) return false;
+      if (start) {
+        int64_t s = kNow;
+        for (int i : nodes)
+          if (size_t(i) < busy_until.size()) s = std::max(s, busy_until[size_t(i)]);
+        *start = s;
+      }
+      return true;
+    };
+    b.keep_best = [this] { keeps++; };
+    b.try_plain = [this](bool any, int64_t *start, int *preempted) {
+      plain_any.push_back(any);
+      if (!plain_ok) return false;
+      if (start) *start = plain_start;
+      if (preempted) *preempted = plain_preempts;
+      return true;
+    };
+    b.clock_ms = [this] { return clock; };
+    b.wall_s = [] { return kNow; };
+    return b;
+  }
+};
+
+struct Call {
+  Cluster &c;
+  SelectRequest req;
+  SelectSettings set;
+  std::vector<uint64_t> usable;
+  std::vector<uint16_t> free_now, free_all;
+
+  // A job of `nodes` x 8 GPUs, tp=8 and the DP ring across the nodes (pp=1): ideal on one group.
+  Call(Cluster &cl, uint32_t nodes, bool strict, bool will_run = false) : c(cl) {
+    req.job.layout.tp = 8;
+    req.job.layout.dp = nodes;
+    req.job.nodes = nodes;
+    req.job.gpus_per_node = 8;
+    req.strict = strict;
+    req.now = kNow;
+    req.deadline = kNow + 600;
+    req.will_run = will_run;
+    usable.assign((c.n() + 63) / 64, 0);
+    free_now.assign(c.n(), 0);
+    free_all.assign(c.n(), 8);
+    for (size_t i = 0; i < c.n(); ++i) usable[i / 64] |= uint64_t(1) << (i % 64);
+    set.missing_count = uint32_t(c.map->missing().size());
+  }
+  void free_nodes(std::initializer_list<int> nodes) {
+    for (int i : nodes) free_now[size_t(i)] = 8;
+  }
+  void free_range(int first, int count) {
+    for (int i = first; i < first + count; ++i) free_now[size_t(i)] = 8;
+  }
+  SelectAnswer run(FakeConsTres &f) {
+    req.usable = usable.data();
+    req.nbits = c.n();
+    req.free_now = free_now.data();
+    req.free_all = free_all.data();
+    return select_decide(c.placer, *c.map, req, set, f.backend());
+  }
+};
+
+bool has_log(const SelectAnswer &a, int key, const std::string &part) {
+  for (const SelectLog &l : a.logs)
+    if (l.key == key && l.text.find(part) != std::string::npos) return true;
+  return false;
+}
+
+bool overlap(const std::vector<int> &a, const std::vector<int> &b) {
+  for (int x : a)
+    if (std::find(b.begin(), b.end(), x) != b.end()) return true;
+  return false;
+}
+
+void assert_contains(const std::string &hay, const char *needle) {
+  if (hay.find(needle) == std::string::npos) fail_msg("'%s' lacks '%s'", hay.c_str(), needle);
+}
+
+// ---------------------------------------------------------------- run-now
+
+void test_run_now_ideal_first_block(void **) {
+  Cluster c;
+  Call call(c, 4, false);
+  call.free_range(0, 16);
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_string_equal(a.placement, "ideal");
+  assert_true(a.note.empty() && a.wait.empty());
+  assert_int_equal(a.tries, 1);
+  assert_int_equal(f.blocks.size(), 1);
+  assert_int_equal(f.blocks[0].size(), 4);
+  assert_true(f.plain_any.empty());  // plain cons_tres never asked
+  // one leaf group: hosts 4g..4g+3
+  const int g = f.blocks[0][0] / 4;
+  for (int i : f.blocks[0]) assert_int_equal(i / 4, g);
+}
+
+void test_run_now_refused_block_is_not_offered_again(void **) {
+  Cluster c;
+  Call call(c, 4, false);
+  call.free_range(0, 16);
+  FakeConsTres f;
+  f.refuse = {0, 1, 2, 3, 4, 5, 6, 7};  // cons_tres says no on groups 0 and 1 (memory, cores...)
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_string_equal(a.placement, "ideal");
+  assert_int_equal(a.tries, 3);
+  assert_false(overlap(f.blocks[0], f.blocks[1]));
+  assert_false(overlap(f.blocks[1], f.blocks[2]));
+  assert_true(f.plain_any.empty());
+}
+
+void test_run_now_max_tries_then_plain(void **) {
+  Cluster c;
+  Call call(c, 4, false);
+  call.free_range(0, 16);
+  call.set.max_tries = 2;
+  FakeConsTres f;
+  f.refuse = {0, 4, 8, 12};  // every group refused
+  SelectAnswer a = call.run(f);
+  assert_int_equal(f.blocks.size(), 2);
+  assert_true(a.verdict == SelectVerdict::Plain);
+  assert_string_equal(a.placement, "cons_tres");
+  assert_string_equal(a.note.c_str(), "select/cons_tres refused the 2 blocks tried; plain select/cons_tres");
+  assert_int_equal(f.plain_any.size(), 1);
+  assert_false(f.plain_any[0]);
+}
+
+void test_run_now_max_time_stops_new_blocks(void **) {
+  Cluster c;
+  Call call(c, 4, false);
+  call.free_range(0, 16);
+  call.set.max_tries = 10;
+  call.set.max_time_ms = 200;
+  FakeConsTres f;
+  f.refuse = {0, 4, 8, 12};
+  f.ms_per_block = 150;  // 2 blocks fit in 200 ms (a new one starts at 150 < 200), not a third
+  SelectAnswer a = call.run(f);
+  assert_int_equal(f.blocks.size(), 2);
+  assert_true(a.verdict == SelectVerdict::Plain);
+  // the first block is always tried, however slow the clock
+  Call call2(c, 4, false);
+  call2.free_range(0, 16);
+  call2.set.max_time_ms = 1;
+  FakeConsTres g;
+  g.refuse = {0, 4, 8, 12};
+  g.ms_per_block = 1000;
+  call2.run(g);
+  assert_int_equal(g.blocks.size(), 1);
+}
+
+void test_run_now_prefer_fallback_block(void **) {
+  Cluster c;
+  Call call(c, 4, false);
+  call.free_nodes({0, 1, 4, 5, 8, 9});  // two free per group: no ideal block
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_string_equal(a.placement, "fallback");
+  assert_contains(a.note, "2 leaf groups, 1 split segments (block 1 tried)");
+}
+
+void test_run_now_strict_waits_with_deadline(void **) {
+  Cluster c;
+  Call call(c, 4, true);
+  call.free_nodes({0, 1, 4, 5, 8, 9});
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Wait);
+  assert_true(f.blocks.empty() && f.plain_any.empty());  // cons_tres is not asked at all
+  assert_contains(a.wait, "no block that keeps every DP ring/PP chain on its ideal leaves is free; strict: waits until ");
+  assert_contains(a.wait, local_time_string(kNow + 600).c_str());
+  assert_false(a.wait_hint);
+  assert_true(has_log(a, kLogWaitBase + int(PlaceStatus::NoBlock),
+                      " (strict, 4 nodes x 8 GPUs) waits: no block that keeps every DP ring/PP chain on its ideal "
+                      "leaves is free; at most 600 s more, then best available"));
+}
+
+void test_run_now_strict_refused_blocks_wait(void **) {
+  Cluster c;
+  Call call(c, 4, true);
+  call.free_range(0, 16);
+  FakeConsTres f;
+  f.refuse = {0, 4, 8, 12};
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Wait);
+  assert_int_equal(a.tries, 4);
+  assert_true(f.plain_any.empty());
+  assert_contains(a.wait, "cons_tres refused every ideal block tried; strict: waits until");
+}
+
+void test_run_now_strict_past_deadline_is_prefer(void **) {
+  Cluster c;
+  Call call(c, 4, true);
+  call.req.deadline = kNow;  // the maximum wait is over
+  call.free_nodes({0, 1, 4, 5, 8, 9});
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_string_equal(a.placement, "fallback");
+}
+
+void test_run_now_strict_too_few_nodes(void **) {
+  Cluster c;
+  Call call(c, 4, true);
+  call.free_nodes({0, 5, 10});
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Wait);
+  assert_contains(a.wait, "not enough nodes with free GPUs; strict: waits until");
+  assert_true(f.plain_any.empty());
+  // ... unless it may preempt: then plain cons_tres (which may preempt), and it says so.
+  Call pre(c, 4, true);
+  pre.free_nodes({0, 5, 10});
+  pre.req.may_preempt = true;
+  FakeConsTres g;
+  g.plain_preempts = 2;
+  SelectAnswer b = pre.run(g);
+  assert_true(b.verdict == SelectVerdict::Plain);
+  assert_int_equal(g.plain_any.size(), 1);
+  assert_true(has_log(b, kLogMayPreempt, "not enough free nodes, but it may preempt"));
+  assert_true(has_log(b, kLogPreempts, "which preempts 2 job(s)"));
+  // A free ideal block is taken without preempting, candidates or not.
+  Call free(c, 4, true);
+  free.free_range(0, 16);
+  free.req.may_preempt = true;
+  FakeConsTres h;
+  SelectAnswer d = free.run(h);
+  assert_true(d.verdict == SelectVerdict::Block);
+  assert_true(h.plain_any.empty());
+}
+
+void test_run_now_prefer_plain_fails_waits(void **) {
+  Cluster c;
+  Call call(c, 4, false);
+  call.free_nodes({0, 5, 10});
+  FakeConsTres f;
+  f.plain_ok = false;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Wait);
+  assert_string_equal(a.wait.c_str(), "not enough nodes with free GPUs");
+  // Slurm's normal "Resources": no info line without missing nodes
+  for (const SelectLog &l : a.logs) assert_true(l.level == SelectLogLevel::Debug);
+}
+
+void test_missing_nodes_avoid_and_fallback(void **) {
+  Cluster c(true);
+  Call avoid(c, 4, false);
+  avoid.free_nodes({0, 5, 10, 16});  // 3 topology nodes + login1 free
+  FakeConsTres f;
+  f.plain_ok = false;
+  SelectAnswer a = avoid.run(f);
+  assert_int_equal(f.plain_any.size(), 1);
+  assert_false(f.plain_any[0]);  // the missing node is never used
+  assert_true(a.verdict == SelectVerdict::Wait);
+  assert_contains(a.wait, "in the topology (MissingNodes=avoid: the Slurm nodes not in it are not used)");
+  assert_true(has_log(a, kLogWaitBase + int(PlaceStatus::NoNodes),
+                      " (prefer, 4 nodes x 8 GPUs) waits: not enough nodes with free GPUs in the topology"));
+
+  Call fb(c, 4, false);
+  fb.free_nodes({0, 5, 10, 16});
+  fb.set.missing = MissingNodes::Fallback;
+  FakeConsTres g;
+  SelectAnswer b = fb.run(g);
+  assert_int_equal(g.plain_any.size(), 1);
+  assert_true(g.plain_any[0]);
+  assert_true(b.verdict == SelectVerdict::Plain);
+  assert_contains(b.note, "MissingNodes=fallback: plain select/cons_tres on any node");
+  assert_true(has_log(b, kLogMissingFallback, "MissingNodes=fallback"));
+
+  // fallback, but the topology's own nodes can hold it: never any node
+  Call fb2(c, 4, false);
+  fb2.free_range(0, 16);
+  fb2.set.missing = MissingNodes::Fallback;
+  FakeConsTres h;
+  h.refuse = {0, 4, 8, 12};
+  fb2.run(h);
+  assert_int_equal(h.plain_any.size(), 1);
+  assert_false(h.plain_any[0]);
+}
+
+void test_engine_error_goes_plain(void **) {
+  Cluster c;
+  Call call(c, 3, true);  // 3 nodes x 8 GPUs but the layout's world is 8 x 4 = 32
+  call.req.job.layout.dp = 4;
+  call.free_range(0, 16);
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Plain);  // strict or not: an error never makes a job wait
+  assert_string_equal(a.note.c_str(), "the placement failed (see the log); plain select/cons_tres");
+  assert_true(has_log(a, kLogEngineError, ": placement failed: "));
+  assert_true(f.blocks.empty());
+  assert_false(f.plain_any[0]);
+}
+
+// ---------------------------------------------------------------- will-run
+
+void test_will_run_block_free_now_ends_search(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  call.free_range(4, 4);  // group 1 free now
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_int_equal(a.start, kNow);
+  assert_int_equal(f.blocks.size(), 1);
+  assert_int_equal(f.keeps, 1);
+  assert_true(f.plain_any.empty());  // nothing starts earlier than now
+  assert_true(a.wait.empty());
+  for (int i : f.blocks[0]) assert_int_equal(i / 4, 1);
+}
+
+void test_will_run_earliest_future_block(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  // nothing free now; groups end their jobs at +300, +100, +200, +400
+  FakeConsTres f;
+  f.busy_until.assign(16, 0);
+  const int64_t ends[4] = {300, 100, 200, 400};
+  for (int i = 0; i < 16; ++i) f.busy_until[size_t(i)] = kNow + ends[i / 4];
+  f.plain_start = kNow + 500;
+  SelectAnswer a = call.run(f);
+  assert_true(f.blocks.size() <= kMaxWillRunTries);
+  assert_true(a.verdict == SelectVerdict::Block);
+  int64_t best = INT64_MAX;
+  for (const auto &b : f.blocks) best = std::min(best, f.busy_until[size_t(b[0])]);
+  assert_int_equal(a.start, best);
+  assert_true(a.wait_hint);
+  assert_contains(a.wait, "backfill plans its start for ");
+  assert_contains(a.wait, " on an ideal block");
+}
+
+void test_will_run_prefer_takes_earlier_plain(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  FakeConsTres f;
+  f.busy_until.assign(16, kNow + 1000);
+  f.plain_start = kNow + 50;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Plain);
+  assert_int_equal(a.start, kNow + 50);
+  assert_contains(a.wait, "on nodes chosen by select/cons_tres");
+  // a tie goes to the block
+  Call tie(c, 4, false, true);
+  FakeConsTres g;
+  g.busy_until.assign(16, kNow + 1000);
+  g.plain_start = kNow + 1000;
+  assert_true(tie.run(g).verdict == SelectVerdict::Block);
+}
+
+void test_will_run_strict_plain_not_before_deadline(void **) {
+  Cluster c;
+  Call call(c, 4, true, true);  // deadline now + 600
+  FakeConsTres f;
+  f.busy_until.assign(16, kNow + 700);
+  f.plain_start = kNow + 50;  // plain could start earlier, but strict takes any nodes only at +600
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Plain);
+  assert_int_equal(a.start, kNow + 600);
+  assert_contains(a.wait, "on the best available once the maximum wait is over");
+  Call blk(c, 4, true, true);
+  FakeConsTres g;
+  g.busy_until.assign(16, kNow + 500);
+  g.plain_start = kNow + 50;
+  SelectAnswer b = blk.run(g);
+  assert_true(b.verdict == SelectVerdict::Block);  // +500 beats plain moved to +600
+  assert_int_equal(b.start, kNow + 500);
+}
+
+void test_will_run_tries_capped(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  call.set.max_tries = 64;
+  FakeConsTres f;
+  f.refuse = {0, 4, 8, 12};
+  f.plain_ok = false;
+  SelectAnswer a = call.run(f);
+  assert_true(f.blocks.size() <= kMaxWillRunTries);
+  assert_true(a.verdict == SelectVerdict::Wait);
+  assert_string_equal(a.wait.c_str(), "backfill finds no start time for it");
+  assert_true(a.wait_hint);
+}
+
+void test_will_run_missing_fallback_only_without_tries(void **) {
+  Cluster c(true);
+  Call call(c, 4, false, true);
+  call.set.missing = MissingNodes::Fallback;
+  call.free_all.assign(c.n(), 0);  // even with every job ended, too few topology nodes
+  for (int i : {0, 5, 10, 16}) call.free_all[size_t(i)] = 8;
+  FakeConsTres f;
+  SelectAnswer a = call.run(f);
+  assert_true(f.blocks.empty());
+  assert_int_equal(f.plain_any.size(), 1);
+  assert_true(f.plain_any[0]);
+  assert_true(a.verdict == SelectVerdict::Plain);
+}
+
+void test_wait_reasons(void **) {
+  SelectSettings s;
+  assert_string_equal(select_wait_reason(PlaceStatus::NoBlock, false, true, s).c_str(),
+                      "no block that keeps every DP ring/PP chain on its ideal leaves is free");
+  assert_string_equal(select_wait_reason(PlaceStatus::NoNodes, false, false, s).c_str(),
+                      "not enough nodes with free GPUs");
+  s.missing_count = 2;
+  assert_contains(select_wait_reason(PlaceStatus::NoNodes, false, false, s), "MissingNodes=avoid");
+  s.missing = MissingNodes::Fallback;
+  assert_string_equal(select_wait_reason(PlaceStatus::NoNodes, false, false, s).c_str(),
+                      "not enough nodes with free GPUs");
+  assert_string_equal(select_wait_reason(PlaceStatus::Ideal, false, true, s).c_str(),
+                      "cons_tres refused every ideal block tried");
+  assert_string_equal(select_wait_reason(PlaceStatus::NoNodes, true, false, s).c_str(),
+                      "select/cons_tres finds no free resources for it now");
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_run_now_ideal_first_block),
+      cmocka_unit_test(test_run_now_refused_block_is_not_offered_again),
+      cmocka_unit_test(test_run_now_max_tries_then_plain),
+      cmocka_unit_test(test_run_now_max_time_stops_new_blocks),
+      cmocka_unit_test(test_run_now_prefer_fallback_block),
+      cmocka_unit_test(test_run_now_strict_waits_with_deadline),
+      cmocka_unit_test(test_run_now_strict_refused_blocks_wait),
+      cmocka_unit_test(test_run_now_strict_past_deadline_is_prefer),
+      cmocka_unit_test(test_run_now_strict_too_few_nodes),
+      cmocka_unit_test(test_run_now_prefer_plain_fails_waits),
+      cmocka_unit_test(test_missing_nodes_avoid_and_fallback),
+      cmocka_unit_test(test_engine_error_goes_plain),
+      cmocka_unit_test(test_will_run_block_free_now_ends_search),
+      cmocka_unit_test(test_will_run_earliest_future_block),
+      cmocka_unit_test(test_will_run_prefer_takes_earlier_plain),
+      cmocka_unit_test(test_will_run_strict_plain_not_before_deadline),
+      cmocka_unit_test(test_will_run_tries_capped),
+      cmocka_unit_test(test_will_run_missing_fallback_only_without_tries),
+      cmocka_unit_test(test_wait_reasons),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
