@@ -42,8 +42,10 @@ TA_INSTALLED_PLUGINS = spank_topoaware.so job_submit_topoaware.so select_cons_tr
   select_cons_tres_passthrough.so
 install-data-hook: strip-installed-plugins
 strip-installed-plugins:
-	@for f in $(TA_INSTALLED_PLUGINS); do \
-	  for d in '$(DESTDIR)$(slurmplugindir)' '$(DESTDIR)$(taselectdir)'; do \
+	@dirs='$(DESTDIR)$(slurmplugindir)'; \
+	test '$(taselectdir)' = '$(slurmplugindir)' || dirs="$$dirs $(DESTDIR)$(taselectdir)"; \
+	for f in $(TA_INSTALLED_PLUGINS); do \
+	  for d in $$dirs; do \
 	    if test -f "$$d/$$f"; then \
 	      echo " $(STRIP) --strip-unneeded $$d/$$f"; \
 	      $(STRIP) --strip-unneeded "$$d/$$f" || exit 1; \

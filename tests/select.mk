@@ -4,3 +4,12 @@ TA_SELECT_TESTS = tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh te
   tests/slurm_select_topology_file.sh tests/slurm_select_switch.sh tests/slurm_select_config.sh
 TESTS += $(TA_SELECT_TESTS)
 EXTRA_DIST += $(TA_SELECT_TESTS) tests/lib/select_fabric.sh
+
+# A client of Slurm's public library (libslurm.so) for tests/slurm_select_wrapper.sh: libslurm loads
+# the select plugin of SelectType in it, so the plugin must load outside slurmctld.
+if HAVE_SLURM
+check_PROGRAMS += tests/libslurm_client
+tests_libslurm_client_SOURCES = tests/libslurm_client.c
+tests_libslurm_client_CPPFLAGS = $(SLURM_CPPFLAGS)
+tests_libslurm_client_LDADD = -lslurm
+endif

@@ -4,7 +4,8 @@
 # srun -N4 runs on 4 distinct nodes, an sbatch job with a 2-node srun completes, GPUs are handed out,
 # slurmctld logs that it wraps cons_tres with the documented plugin id, node reservations work and
 # CoreCnt= reservations are refused (the documented limit). The topoaware plugin
-# runs here without any topology file: it must say so in the log and behave as cons_tres.
+# runs here without any topology file: it must say so in the log and behave as cons_tres. A program
+# linked to libslurm.so (which loads the SelectType plugin to read jobs) works with either.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
 ta_require_daemon_tests
@@ -32,6 +33,14 @@ run_one() {
     [ "$(awk '{print $1}' "$CLUSTER_DIR/job.out" | sort -u | wc -l)" -eq 2 ] || ta_fail "$name: job output: $(cat "$CLUSTER_DIR/job.out")"
     awk '{print $2}' "$CLUSTER_DIR/job.out" | grep -qvx '0,1' && ta_fail "$name: GPUs in the job: $(cat "$CLUSTER_DIR/job.out")"
     ta_pass "$name: sbatch -N2 --gpus-per-node=2 completed on 2 nodes with CUDA_VISIBLE_DEVICES=0,1"
+    # A program linked to libslurm.so (pyslurm, DRMAA, ...) loads the select plugin too: it must
+    # load there (no slurmctld-only symbol unresolved) and do nothing.
+    out=$(cluster_run "$b/tests/libslurm_client" 2>&1) ||
+      ta_fail "$name: a libslurm.so client failed with SelectType=select/$name: $out"
+    grep -qiE "can't find plugin|undefined symbol|error" <<<"$out" &&
+      ta_fail "$name: a libslurm.so client printed errors: $out"
+    grep -q "^jobs=[0-9]* nodes=4$" <<<"$out" || ta_fail "$name: libslurm client printed: $out"
+    ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
     # Reservations: by nodes they work; CoreCnt= is refused by Slurm's own check of the plugin id
     # (state_control.c accepts only cons_res/cons_tres ids) -- the documented limit.
     cluster_run scontrol create reservation ReservationName=rn StartTime=now Duration=10 Users=root Nodes=n01 >/dev/null ||

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -283,7 +284,8 @@ void dot_graphviz(void **) {
       expect_contains(s.str(), "<svg");
     }
   }
-  std::system((std::string("rm -rf ") + dir).c_str());
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 // ---------------------------------------------------------------- summary

@@ -32,6 +32,11 @@
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
+/* Slurm's own plugins include this first: it renames Slurm's internal functions to the slurm_*
+ * names that both libslurmfull (slurmctld, slurmd, the commands) and the public libslurm.so
+ * export, so that the plugin also loads in programs linked to libslurm.so (pyslurm, DRMAA, ...). */
+#include "src/common/slurm_xlator.h"
+
 #include "src/common/bitstring.h"
 #include "src/common/list.h"
 #include "src/common/log.h"

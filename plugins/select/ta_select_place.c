@@ -39,6 +39,11 @@
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
+/* Slurm's own plugins include this first: it renames Slurm's internal functions to the slurm_*
+ * names that both libslurmfull (slurmctld, slurmd, the commands) and the public libslurm.so
+ * export, so that the plugin also loads in programs linked to libslurm.so (pyslurm, DRMAA, ...). */
+#include "src/common/slurm_xlator.h"
+
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
 #include "src/common/hostlist.h"
@@ -63,6 +68,14 @@
 #define TA_LOG_SLOTS 256         /* jobs remembered for that (direct-mapped by job id) */
 #define TA_HASH_ENV "TOPOAWARE_TOPO_HASH" /* job_begin: reaches the prolog as SPANK_TOPOAWARE_TOPO_HASH */
 #define TA_PATH_MAX 4096
+
+/* Defined here as Slurm's own select plugins define them (cons_common.c): programs linked to the
+ * public libslurm.so (pyslurm, DRMAA, the Perl API) load every select plugin in PluginDir and have
+ * no such variables, so a mere reference would keep the plugin from loading there. In slurmctld
+ * its own definitions take precedence (these are exported for that, select.map); outside
+ * slurmctld the plugin never reads them. */
+node_record_t **node_record_table_ptr;
+int node_record_count;
 
 /* ---- state ---------------------------------------------------------------------------------- */
 
