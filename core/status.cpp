@@ -7,7 +7,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <cstdlib>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace topoaware {
@@ -164,9 +166,18 @@ Status load_status_file(const std::string &path) {
 
 void write_status_file(const std::string &path, const std::string &text) {
   if (path.empty() || path[0] != '/') throw StatusError("status file '" + path + "': not an absolute path");
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) throw StatusError(path + ": cannot create " + tmp + ": " + std::strerror(errno));
+  // A new file of a random name (mkstemp: O_CREAT|O_EXCL), never one that is already there: a FIFO,
+  // device or link planted at a predictable name would block the writer thread (and slurmctld's
+  // shutdown with it) or redirect the write.
+  std::string tmp = path + ".tmp.XXXXXX";
+  int fd = ::mkostemp(&tmp[0], O_CLOEXEC);
+  if (fd < 0) throw StatusError(path + ": cannot create a temporary file " + tmp + ": " + std::strerror(errno));
+  if (::fchmod(fd, 0644) != 0) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw StatusError(path + ": cannot set the mode of " + tmp + ": " + std::strerror(e));
+  }
   size_t done = 0;
   while (done < text.size()) {
     ssize_t w = ::write(fd, text.data() + done, text.size() - done);

@@ -1,10 +1,14 @@
 // The select plugin's status file: round trip, strict reading, the book's phases, pruning,
 // bounds and write throttling (status.hpp), and the C API the plugin uses (status_c.h).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "status.hpp"
@@ -143,6 +147,48 @@ void test_strict_reader(void **) {
   expect_error(t, "missing \"mode\"");
 }
 
+// A FIFO, a symbolic link or a file planted where a predictable temporary name would be (the
+// old "<file>.tmp.<pid>") is never opened: the write ends at once, in a child process here so that
+// a writer that blocks fails the test instead of hanging it.
+void test_write_never_blocks_on_planted_names(void **) {
+  char dir[] = "/tmp/ta-status-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string path = std::string(dir) + "/status.json";
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    const std::string fifo = path + ".tmp." + std::to_string(getpid());
+    if (mkfifo(fifo.c_str(), 0600) != 0) _exit(3);
+    if (symlink("/etc/passwd", (path + ".tmp.XXXXXX").c_str()) != 0) _exit(4);
+    try {
+      write_status_file(path, "{}\n");
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(0);
+  }
+  int st = 0, waited = 0;
+  while (waitpid(child, &st, WNOHANG) == 0 && waited < 100) {
+    usleep(50000);
+    waited++;
+  }
+  if (waited >= 100) {
+    kill(child, SIGKILL);
+    waitpid(child, &st, 0);
+    fail_msg("write_status_file blocked on a FIFO planted at the temporary file's name");
+  }
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  assert_string_equal(text.c_str(), "{}\n");
+  struct stat sb;
+  assert_int_equal(stat(path.c_str(), &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0644);
+  std::string cmd = std::string("rm -rf ") + dir;
+  assert_int_equal(std::system(cmd.c_str()), 0);
+}
+
 void test_c_api_write(void **) {
   char dir[] = "/tmp/ta-status-XXXXXX";
   assert_non_null(mkdtemp(dir));
@@ -267,13 +313,14 @@ void test_c_api_render_write(void **) {
   topoaware_status_waiting(st, &j, 103);
   assert_int_equal(topoaware_status_render(st, 103, 2, 0, &text, &len, err, sizeof err), 0);
   assert_null(text);
-  // Due at 104; the write fails (a symbolic link where the temporary file goes): retried later.
+  // Due at 104; the write fails (its folder is a regular file, so no temporary file can be made
+  // there, not even by root): retried later.
   assert_int_equal(topoaware_status_render(st, 104, 2, 0, &text, &len, err, sizeof err), 1);
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  assert_int_equal(symlink("/nonexistent/target", tmp.c_str()), 0);
-  assert_int_equal(topoaware_status_write_text(path.c_str(), text, len, err, sizeof err), -1);
+  const std::string not_dir = std::string(dir) + "/plain-file";
+  std::ofstream(not_dir) << "x";
+  assert_int_equal(topoaware_status_write_text((not_dir + "/status.json").c_str(), text, len, err, sizeof err), -1);
   assert_non_null(std::strstr(err, "cannot create"));
-  unlink(tmp.c_str());
+  unlink(not_dir.c_str());
   topoaware_status_text_free(text);
   topoaware_status_write_failed(st);
   assert_int_equal(topoaware_status_render(st, 105, 2, 0, &text, &len, err, sizeof err), 0);  // interval
@@ -314,6 +361,7 @@ int main() {
       cmocka_unit_test(test_stale_waiting_pruned_placed_kept),
       cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_strict_reader),
+      cmocka_unit_test(test_write_never_blocks_on_planted_names),
       cmocka_unit_test(test_c_api_write),
       cmocka_unit_test(test_waiting_hint),
       cmocka_unit_test(test_set_counters),
