@@ -22,6 +22,8 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TOPOAWARE_LOGDIR
 # shellcheck source=tools/lib/common.sh
 . "$TOPDIR/tools/lib/common.sh"
+# shellcheck source=tools/lib/debian.sh
+. "$TOPDIR/tools/lib/debian.sh"
 
 keep=no
 while [ $# -gt 0 ]; do
@@ -39,19 +41,6 @@ command -v debootstrap >/dev/null || ta_die "debootstrap is not installed (tools
 SUITE=bookworm
 BARE="$TOPOAWARE_CACHE/roots/$SUITE-minbase.tar"
 
-# The mirror this machine uses for Debian (first URIs of its Debian entry), else deb.debian.org.
-debian_mirror() {
-  local m=""
-  if [ -r /etc/apt/sources.list.d/debian.sources ]; then
-    m=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources |
-        grep -v security | head -n1)
-  elif [ -r /etc/apt/sources.list ]; then
-    m=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }' \
-        /etc/apt/sources.list)
-  fi
-  echo "${m:-http://deb.debian.org/debian}"
-}
-
 # The bare root, made once under a lock (concurrent checks share it) and kept as a tarball.
 bare_root() {
   mkdir -p "$(dirname "$BARE")"
@@ -60,7 +49,7 @@ bare_root() {
   if [ ! -s "$BARE" ]; then
     local tmp mirror
     tmp=$(mktemp -d "$TOPOAWARE_CACHE/roots/bare.XXXXXX")
-    mirror=$(debian_mirror)
+    mirror=$(ta_debian_mirror)
     ta_step fresh-root-debootstrap "fresh root: debootstrap --variant=minbase $SUITE from $mirror (once, cached)" \
       debootstrap --variant=minbase "$SUITE" "$tmp" "$mirror"
     tar -C "$tmp" -cf "$BARE.tmp" . && mv "$BARE.tmp" "$BARE"
@@ -100,7 +89,7 @@ if [ -r /etc/apt/sources.list.d/debian.sources ]; then
   cp /etc/apt/sources.list.d/debian.sources "$ROOT/etc/apt/sources.list.d/debian.sources"
 else
   grep -E '^[[:space:]]*deb[[:space:]].*debian' /etc/apt/sources.list >"$ROOT/etc/apt/sources.list" ||
-    echo "deb $(debian_mirror) $SUITE main" >"$ROOT/etc/apt/sources.list"
+    echo "deb $(ta_debian_mirror) $SUITE main" >"$ROOT/etc/apt/sources.list"
 fi
 cp /etc/hosts "$ROOT/etc/hosts"
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true

@@ -16,24 +16,14 @@
 
 # shellcheck source=tests/lib/slurm_cluster.sh
 . "$(dirname "${BASH_SOURCE[0]}")/slurm_cluster.sh"
+# shellcheck source=tools/lib/debian.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../tools/lib/debian.sh"
 
 : "${TOPOAWARE_CACHE:=/var/cache/topoaware}"
 : "${TRIXIE_ROOT:=$TOPOAWARE_CACHE/trixie-root}"
 TRIXIE_SUITE=trixie
 TRIXIE_WHY=""
 TRIXIE_PROC_HELD=""
-
-# The mirror the host already uses (first URIs of its Debian entry), else deb.debian.org.
-_trixie_mirror() {
-  local m=""
-  if [ -r /etc/apt/sources.list.d/debian.sources ]; then
-    m=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources |
-        grep -v security | head -n1)
-  elif [ -r /etc/apt/sources.list ]; then
-    m=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list)
-  fi
-  echo "${m:-http://deb.debian.org/debian}"
-}
 
 _trixie_ready() {
   [ -f "$TRIXIE_ROOT/.topoaware-ready" ] && [ -x "$TRIXIE_ROOT/usr/sbin/slurmctld" ] &&
@@ -64,7 +54,7 @@ trixie_root_prepare() {
 
 _trixie_build() {
   local tmp="$TRIXIE_ROOT.build" mirror log="$TRIXIE_ROOT.build.log"
-  mirror=$(_trixie_mirror)
+  mirror=$(ta_debian_mirror)
   echo "# building the $TRIXIE_SUITE root $TRIXIE_ROOT from $mirror (once; log $log)"
   if mountpoint -q "$tmp/proc" 2>/dev/null; then umount "$tmp/proc"; fi
   rm -rf "$tmp"
