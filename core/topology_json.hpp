@@ -18,6 +18,10 @@ struct TopologyError : std::runtime_error {
 std::string to_json(Topology &topo);
 // Parses and validates; throws TopologyError naming what is wrong.
 Topology topology_from_json(const std::string &text);
+// The largest topology file read (topoaware.conf(5), TopologyFile): far above a 100,000-host fabric.
+inline constexpr size_t kMaxTopologyBytes = size_t(1) << 30;
+// Reads a regular file of at most kMaxTopologyBytes, opened without blocking: a FIFO, a device
+// (/dev/zero) or a folder is refused at once, never read (slurmctld reads it at reconfigure).
 Topology load_topology_file(const std::string &path);  // throws TopologyError("<path>: ...")
 
 // Writes a file atomically (temporary file in the same folder, then rename), so a reader never

@@ -1,4 +1,7 @@
 // topology.json: canonical output, round trip, hash check, and strict rejection of bad files.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -94,11 +97,49 @@ static void test_atomic_write_and_load(void **) {
   rmdir(dir);
 }
 
+// What slurmctld must never wait on (issue 14, defect 4): a FIFO at TopologyFile used to block
+// slurmctld with its locks held, /dev/zero was read without end. Each is refused at once (in a
+// child process, so that a blocking read fails the test instead of hanging it).
+static void test_refuses_what_is_not_a_file(void **) {
+  char dir[] = "/tmp/topoaware-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string fifo = std::string(dir) + "/fifo.json";
+  assert_int_equal(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string &path : {fifo, std::string("/dev/zero"), std::string(dir)}) {
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+      try {
+        load_topology_file(path);
+      } catch (const TopologyError &e) {
+        _exit(std::string(e.what()) == path + ": not a regular file (a FIFO, device or folder is never read)" ? 0 : 2);
+      } catch (...) {
+        _exit(3);
+      }
+      _exit(4);
+    }
+    int st = 0, waited = 0;
+    while (waitpid(child, &st, WNOHANG) == 0 && waited < 100) {
+      usleep(50000);
+      waited++;
+    }
+    if (waited >= 100) {
+      kill(child, SIGKILL);
+      waitpid(child, &st, 0);
+      fail_msg("load_topology_file(%s) blocked", path.c_str());
+    }
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) fail_msg("load_topology_file(%s): exit %d", path.c_str(), st);
+  }
+  unlink(fifo.c_str());
+  rmdir(dir);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_rejects),
       cmocka_unit_test(test_atomic_write_and_load),
+      cmocka_unit_test(test_refuses_what_is_not_a_file),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
