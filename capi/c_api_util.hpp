@@ -4,17 +4,24 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "layout.hpp"
 #include "layout_c.h"
+#include "text.hpp"
 
 namespace topoaware {
 
-// Copies a message into a caller's buffer, always NUL-terminated, truncated if needed.
+// Copies a message into a caller's buffer, always NUL-terminated, truncated if needed (never inside
+// a UTF-8 character). Messages quote input (a topology file's bytes, a user's option): only
+// printable text reaches slurmctld's log, a user's terminal or the status file (printable_text).
 inline void copy_c_error(const char *msg, char *err, size_t errlen) {
   if (!err || errlen == 0) return;
-  std::snprintf(err, errlen, "%s", msg ? msg : "");
+  const std::string text = printable_text(msg ? msg : "");
+  const size_t n = utf8_prefix(text.c_str(), text.size() < errlen ? text.size() : errlen - 1);
+  std::memcpy(err, text.data(), n);
+  err[n] = '\0';
 }
 
 // The C layout as the core's Layout (not validated). Throws LayoutError for an order value the

@@ -14,6 +14,7 @@ core_libtopoaware_core_la_SOURCES = \
   core/select_policy.hpp core/select_policy.cpp \
   core/cost.hpp core/cost.cpp \
   core/config.hpp core/config.cpp \
-  core/status.hpp core/status.cpp
+  core/status.hpp core/status.cpp \
+  core/text.hpp core/text.cpp
 core_libtopoaware_core_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) $(CRYPTO_CFLAGS)
 core_libtopoaware_core_la_LIBADD = $(CRYPTO_LIBS)

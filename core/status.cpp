@@ -1,6 +1,8 @@
 // The select plugin's status file (status.hpp).
 #include "status.hpp"
 
+#include "text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -35,13 +37,14 @@ json job_to_json(const StatusJob &j) {
   json o = json::object();
   o["job_id"] = j.job_id;
   o["phase"] = phase_name(j.phase);
-  o["layout"] = j.layout;
-  o["mode"] = j.mode;
+  // Every string as printable text: reasons quote input, and the file must stay writable and readable.
+  o["layout"] = printable_text(j.layout);
+  o["mode"] = printable_text(j.mode);
   o["gpus_per_node"] = j.gpus_per_node;
-  o["placement"] = j.placement;
-  o["nodes"] = j.nodes;
-  o["node_order"] = j.node_order;
-  o["reason"] = j.reason;
+  o["placement"] = printable_text(j.placement);
+  o["nodes"] = printable_text(j.nodes);
+  o["node_order"] = printable_text(j.node_order);
+  o["reason"] = printable_text(j.reason);
   o["since"] = j.since;
   o["updated"] = j.updated;
   return o;
@@ -79,7 +82,9 @@ std::string status_to_json(const Status &s) {
   o["schema"] = kStatusSchema;
   o["plugin"] = s.plugin;
   o["written_at"] = s.written_at;
-  o["topology"] = {{"file", s.topology_file}, {"hash", s.topology_hash}, {"error", s.topology_error}};
+  o["topology"] = {{"file", printable_text(s.topology_file)},
+                   {"hash", printable_text(s.topology_hash)},
+                   {"error", printable_text(s.topology_error)}};
   const CallCounters &c = s.counters;
   o["job_test"] = {{"calls", c.calls},
                    {"total_us", c.total_us},
@@ -94,7 +99,8 @@ std::string status_to_json(const Status &s) {
   json arr = json::array();
   for (const StatusJob *j : jobs) arr.push_back(job_to_json(*j));
   o["jobs"] = std::move(arr);
-  return o.dump(1) + "\n";
+  // Replace, never throw: a message quoting a binary file must not stop every later write.
+  return o.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Status status_from_json(std::string_view text, std::string_view source) {
