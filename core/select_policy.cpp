@@ -26,7 +26,11 @@ class Decision {
  public:
   Decision(Placer &placer, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
            const SelectBackend &backend)
-      : placer_(placer), map_(map), req_(req), set_(settings), be_(backend),
+      : placer_(placer),
+        map_(map),
+        req_(req),
+        set_(settings),
+        be_(backend),
         work_(req.usable, req.usable + (req.nbits + 63) / 64) {}
 
   SelectAnswer run_now();
@@ -124,7 +128,8 @@ SelectAnswer Decision::run_now() {
     answer_.verdict = SelectVerdict::Plain;
     answer_.placement = "cons_tres";
     if (any && set_.missing_count) {
-      answer_.note = "the topology's nodes cannot hold it now; MissingNodes=fallback: plain select/cons_tres on any node";
+      answer_.note =
+          "the topology's nodes cannot hold it now; MissingNodes=fallback: plain select/cons_tres on any node";
       log(SelectLogLevel::Info, kLogMissingFallback, ": " + answer_.note);
     } else if (engine_error_) {
       answer_.note = "the placement failed (see the log); plain select/cons_tres";
@@ -199,8 +204,8 @@ SelectAnswer Decision::will_run() {
   int64_t plain_start = 0;
   if (!starts_now) {
     int preempted = 0;
-    const bool any = set_.missing == MissingNodes::Fallback && !tries && !engine_error_ &&
-                     status_ == PlaceStatus::NoNodes;
+    const bool any =
+        set_.missing == MissingNodes::Fallback && !tries && !engine_error_ && status_ == PlaceStatus::NoNodes;
     plain_ok = be_.try_plain(any, &plain_start, &preempted);
     if (plain_ok && strict && plain_start < req_.deadline)
       plain_start = req_.deadline;  // strict takes any nodes only once the maximum wait is over
@@ -251,8 +256,8 @@ std::string local_time_string(int64_t t) {
   return buf;
 }
 
-SelectAnswer select_decide(Placer &placer, const NodeMap &map, const SelectRequest &req,
-                           const SelectSettings &settings, const SelectBackend &backend) {
+SelectAnswer select_decide(Placer &placer, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
+                           const SelectBackend &backend) {
   Decision d(placer, map, req, settings, backend);
   return req.will_run ? d.will_run() : d.run_now();
 }

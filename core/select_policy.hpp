@@ -43,8 +43,14 @@ inline constexpr uint32_t kMaxWillRunTries = 3;
 // The keys a log line is said once under (per job, for a few minutes, by the adapter); 0: always
 // (debug lines). Kept as in the plugin's log history: 3 engine error, 5 MissingNodes=fallback used,
 // 6 strict may preempt, 7 plain cons_tres preempts, 16 + PlaceStatus a wait.
-enum SelectLogKey : int { kLogAlways = 0, kLogEngineError = 3, kLogMissingFallback = 5, kLogMayPreempt = 6,
-                          kLogPreempts = 7, kLogWaitBase = 16 };
+enum SelectLogKey : int {
+  kLogAlways = 0,
+  kLogEngineError = 3,
+  kLogMissingFallback = 5,
+  kLogMayPreempt = 6,
+  kLogPreempts = 7,
+  kLogWaitBase = 16
+};
 
 enum class SelectLogLevel : uint8_t { Error, Info, Debug };
 
@@ -74,7 +80,7 @@ struct SelectSettings {
   uint32_t max_tries = kDefaultMaxTries;     // MaxTriesPerCall
   uint32_t max_time_ms = kDefaultMaxTimeMs;  // MaxTimePerCall
   MissingNodes missing = MissingNodes::Avoid;
-  uint32_t missing_count = 0;                // Slurm nodes not in the topology
+  uint32_t missing_count = 0;  // Slurm nodes not in the topology
 };
 
 // What the adapter does for the policy. Calls are synchronous, from the calling thread.
@@ -115,7 +121,7 @@ std::string select_wait_reason(PlaceStatus status, bool engine_error, bool stric
 // "2026-01-31T12:00:00" in local time, as Slurm's own logs.
 std::string local_time_string(int64_t t);
 
-SelectAnswer select_decide(Placer &placer, const NodeMap &map, const SelectRequest &req,
-                           const SelectSettings &settings, const SelectBackend &backend);
+SelectAnswer select_decide(Placer &placer, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
+                           const SelectBackend &backend);
 
 }  // namespace topoaware

@@ -11,10 +11,14 @@ size_t utf8_char(std::string_view s, size_t i) {
   const unsigned char c = b(i);
   size_t n;
   unsigned lo = 0x80, hi = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) n = 2;
-  else if (c >= 0xe0 && c <= 0xef) n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-  else if (c >= 0xf0 && c <= 0xf4) n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-  else return 0;
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2;
+  else if (c >= 0xe0 && c <= 0xef)
+    n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+  else if (c >= 0xf0 && c <= 0xf4)
+    n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+  else
+    return 0;
   if (i + n > s.size()) return 0;
   if (b(i + 1) < lo || b(i + 1) > hi) return 0;
   for (size_t k = 2; k < n; ++k)
@@ -38,8 +42,10 @@ std::string printable_text(std::string_view s) {
     } else if (size_t n = c >= 0x80 ? utf8_char(s, i) : 0) {
       // C1 controls (U+0080..U+009F) are valid UTF-8 but not text.
       const bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0;
-      if (c1) out += '?';
-      else out.append(s.substr(i, n));
+      if (c1)
+        out += '?';
+      else
+        out.append(s.substr(i, n));
       i += n;
     } else {
       out += '?';

@@ -445,6 +445,38 @@ void test_state_dir(void **) {
   assert_int_equal(fstat(fd, &st), 0);
   assert_int_equal(st.st_mode & 07777, 0755);
   close(fd);
+  // Every folder on the way is checked (issue 14, defect 2): state_dir=<d>/pub/ta/state with pub
+  // writable by all. A user's link at pub/ta would make root's prolog write where it points.
+  const std::string pub = d + "/pub", ta = pub + "/ta", deep = ta + "/state";
+  const std::string elsewhere = d + "/elsewhere";
+  assert_int_equal(mkdir(pub.c_str(), 0755), 0);
+  assert_int_equal(mkdir(elsewhere.c_str(), 0755), 0);
+  assert_int_equal(chmod(pub.c_str(), 01777), 0);
+  assert_int_equal(symlink(elsewhere.c_str(), ta.c_str()), 0);
+  assert_int_equal(lchown(ta.c_str(), kUser, kGroup), 0);
+  assert_int_equal(topoaware_state_dir_open(deep.c_str(), 1, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "symbolic link"));
+  assert_false(std::filesystem::exists(elsewhere + "/state"));  // nothing made through the link
+  unlink(ta.c_str());
+  // A root-owned folder in a sticky folder writable by all (as /tmp): no user may swap it. Safe.
+  assert_int_equal(mkdir(ta.c_str(), 0755), 0);
+  fd = topoaware_state_dir_open(deep.c_str(), 1, err, sizeof err);
+  assert_true(fd >= 0);
+  close(fd);
+  // The same folder writable by all but not sticky: a user could rename ta away. Refused.
+  assert_int_equal(chmod(pub.c_str(), 0777), 0);
+  assert_int_equal(topoaware_state_dir_open(deep.c_str(), 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, (pub + " must be a folder owned by root").c_str()));
+  assert_int_equal(chmod(pub.c_str(), 0755), 0);
+  // A user's folder on the way: refused; a state folder itself may never be sticky and writable.
+  assert_int_equal(chown(ta.c_str(), kUser, kGroup), 0);
+  assert_int_equal(topoaware_state_dir_open(deep.c_str(), 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, (ta + " must be a folder owned by root").c_str()));
+  assert_int_equal(chown(ta.c_str(), 0, 0), 0);
+  assert_int_equal(chmod(deep.c_str(), 01777), 0);
+  assert_int_equal(topoaware_state_dir_open(deep.c_str(), 0, err, sizeof err), -1);
+  assert_int_equal(topoaware_state_dir_open((d + "/pub/../pub/ta/state").c_str(), 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "must not contain . or .."));
   std::filesystem::remove_all(d);
 }
 

@@ -36,12 +36,12 @@ struct Cluster {
 
 // cons_tres as the policy sees it.
 struct FakeConsTres {
-  std::set<int> refuse;                 // blocks holding any of these nodes are refused
-  std::vector<int64_t> busy_until;      // will-run: a node is free from then on (0 = now)
+  std::set<int> refuse;             // blocks holding any of these nodes are refused
+  std::vector<int64_t> busy_until;  // will-run: a node is free from then on (0 = now)
   bool plain_ok = true;
   int64_t plain_start = kNow;
   int plain_preempts = 0;
-  uint64_t ms_per_block = 0;            // the clock advances this much per block tried
+  uint64_t ms_per_block = 0;  // the clock advances this much per block tried
   // what it was asked
   std::vector<std::vector<int>> blocks;
   std::vector<bool> plain_any;
@@ -224,7 +224,8 @@ void test_run_now_strict_waits_with_deadline(void **) {
   SelectAnswer a = call.run(f);
   assert_true(a.verdict == SelectVerdict::Wait);
   assert_true(f.blocks.empty() && f.plain_any.empty());  // cons_tres is not asked at all
-  assert_contains(a.wait, "no block that keeps every DP ring/PP chain on its ideal leaves is free; strict: waits until ");
+  assert_contains(a.wait,
+                  "no block that keeps every DP ring/PP chain on its ideal leaves is free; strict: waits until ");
   assert_contains(a.wait, local_time_string(kNow + 600).c_str());
   assert_false(a.wait_hint);
   assert_true(has_log(a, kLogWaitBase + int(PlaceStatus::NoBlock),

@@ -23,13 +23,14 @@ void test_printable_text(void **) {
   assert_string_equal(printable_text("plain text: tp=8").c_str(), "plain text: tp=8");
   assert_string_equal(printable_text("a\tb\nc").c_str(), "a b c");
   assert_string_equal(printable_text(std::string("x\0y\x01\x7f", 5)).c_str(), "x?y??");
-  assert_string_equal(printable_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80").c_str(), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
-  assert_string_equal(printable_text("\xff\xfe").c_str(), "??");             // not UTF-8 at all
-  assert_string_equal(printable_text("\xc3").c_str(), "?");                  // truncated
-  assert_string_equal(printable_text("\xc0\xaf").c_str(), "??");             // overlong '/'
-  assert_string_equal(printable_text("\xed\xa0\x80").c_str(), "???");        // a surrogate
-  assert_string_equal(printable_text("\xf4\x90\x80\x80").c_str(), "????");   // above U+10FFFF
-  assert_string_equal(printable_text("\xc2\x85").c_str(), "?");              // C1 control NEL
+  assert_string_equal(printable_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80").c_str(),
+                      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  assert_string_equal(printable_text("\xff\xfe").c_str(), "??");            // not UTF-8 at all
+  assert_string_equal(printable_text("\xc3").c_str(), "?");                 // truncated
+  assert_string_equal(printable_text("\xc0\xaf").c_str(), "??");            // overlong '/'
+  assert_string_equal(printable_text("\xed\xa0\x80").c_str(), "???");       // a surrogate
+  assert_string_equal(printable_text("\xf4\x90\x80\x80").c_str(), "????");  // above U+10FFFF
+  assert_string_equal(printable_text("\xc2\x85").c_str(), "?");             // C1 control NEL
   std::string all;
   for (int c = 0; c < 256; ++c) all += char(c);
   assert_true(clean(printable_text(all)));
