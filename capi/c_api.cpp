@@ -33,28 +33,12 @@ struct topoaware_placer {
 
 namespace {
 
-void set_err(char *err, size_t errlen, const char *msg) { copy_c_error(msg, err, errlen); }
 
 Layout to_layout(const topoaware_layout_t *l) {
   if (!l) throw LayoutError("no layout given");
   Layout out = layout_from_c(*l);
   validate_layout(out);
   return out;
-}
-
-// Runs f; on an exception copies its message into err and returns fail.
-template <class R, class F>
-R guarded(char *err, size_t errlen, R fail, F f) {
-  try {
-    return f();
-  } catch (const std::bad_alloc &) {
-    set_err(err, errlen, "out of memory");
-  } catch (const std::exception &e) {
-    set_err(err, errlen, e.what());
-  } catch (...) {
-    set_err(err, errlen, "unknown error");
-  }
-  return fail;
 }
 
 topoaware_topo *make_topo(Topology &&t) {
@@ -93,14 +77,14 @@ void fill_rank(const Layout &l, uint32_t rank, uint32_t G, topoaware_rank_t *out
 extern "C" {
 
 topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen) {
-  return guarded<topoaware_topo_t *>(err, errlen, nullptr, [&] {
+  return c_boundary<topoaware_topo_t *>(err, errlen, nullptr, [&] {
     if (!path) throw LayoutError("no topology path given");
     return make_topo(load_topology_file(path));
   });
 }
 
 topoaware_topo_t *topoaware_topo_from_json(const char *text, char *err, size_t errlen) {
-  return guarded<topoaware_topo_t *>(err, errlen, nullptr, [&] {
+  return c_boundary<topoaware_topo_t *>(err, errlen, nullptr, [&] {
     if (!text) throw LayoutError("no topology text given");
     return make_topo(topology_from_json(text));
   });
@@ -116,7 +100,7 @@ int topoaware_topo_rail_optimized(const topoaware_topo_t *topo) { return topo &&
 
 topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                                             char *err, size_t errlen) {
-  return guarded<topoaware_placer_t *>(err, errlen, nullptr, [&] {
+  return c_boundary<topoaware_placer_t *>(err, errlen, nullptr, [&] {
     if (!topo) throw LayoutError("no topology");
     return new topoaware_placer(topo, names_of(names, n));
   });
@@ -143,7 +127,7 @@ const char *topoaware_place_status_name(int status) {
 int topoaware_place(topoaware_placer_t *p, const uint64_t *usable, uint32_t nbits, const uint16_t *free_gpus,
                     uint32_t nodes, uint32_t gpus_per_node, const topoaware_layout_t *layout, int mode, uint32_t *out,
                     topoaware_place_info_t *info, char *err, size_t errlen) {
-  return guarded<int>(err, errlen, TOPOAWARE_PLACE_ERROR, [&] {
+  return c_boundary<int>(err, errlen, TOPOAWARE_PLACE_ERROR, [&] {
     if (!p || !out || (nbits && (!usable || !free_gpus))) throw LayoutError("topoaware_place: missing argument");
     if (nbits != p->map.size())
       throw LayoutError("node table has " + std::to_string(nbits) + " nodes but the placer was built for " +
@@ -180,7 +164,7 @@ int topoaware_place(topoaware_placer_t *p, const uint64_t *usable, uint32_t nbit
 int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_request_t *req,
                             const topoaware_select_backend_t *be, topoaware_select_answer_t *answer, char *err,
                             size_t errlen) {
-  return guarded<int>(err, errlen, -1, [&] {
+  return c_boundary<int>(err, errlen, -1, [&] {
     if (!p || !req || !be || !answer || (req->nbits && (!req->usable || !req->free_now)) ||
         (req->will_run && req->nbits && !req->free_all))
       throw LayoutError("topoaware_select_decide: missing argument");
@@ -239,7 +223,7 @@ int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_reques
 
 int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                          const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen) {
-  return guarded<int>(err, errlen, -1, [&] {
+  return c_boundary<int>(err, errlen, -1, [&] {
     if (!topo || !order) throw LayoutError("topoaware_rank_order: missing argument");
     const Layout l = to_layout(layout);
     const std::vector<std::string> v = names_of(names, n);
@@ -262,7 +246,7 @@ int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names,
 
 int topoaware_rank_coord(const topoaware_layout_t *layout, uint32_t rank, topoaware_rank_t *out, char *err,
                          size_t errlen) {
-  return guarded<int>(err, errlen, -1, [&] {
+  return c_boundary<int>(err, errlen, -1, [&] {
     const Layout l = to_layout(layout);
     if (!out) throw LayoutError("topoaware_rank_coord: missing argument");
     if (rank >= l.world())
@@ -276,7 +260,7 @@ int topoaware_rank_coord(const topoaware_layout_t *layout, uint32_t rank, topoaw
 int topoaware_node_ranks(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                          const topoaware_layout_t *layout, const char *self, topoaware_rank_t *out, uint32_t cap,
                          uint32_t *count, char *err, size_t errlen) {
-  return guarded<int>(err, errlen, -1, [&] {
+  return c_boundary<int>(err, errlen, -1, [&] {
     if (!topo || !self || !out || !count) throw LayoutError("topoaware_node_ranks: missing argument");
     const Layout l = to_layout(layout);
     std::vector<uint32_t> order(n);

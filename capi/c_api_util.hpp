@@ -2,7 +2,9 @@
 // from C to C++. Not installed, not seen by the C plugins.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
+#include <new>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -22,6 +24,24 @@ inline void copy_c_error(const char *msg, char *err, size_t errlen) {
   const size_t n = utf8_prefix(text.c_str(), text.size() < errlen ? text.size() : errlen - 1);
   std::memcpy(err, text.data(), n);
   err[n] = '\0';
+}
+
+// The one way every C API entry point crosses from C++ to C: runs f and returns what it returns; an
+// exception becomes `fail`, with its message in err ("out of memory" only for std::bad_alloc, and
+// errno = ENOMEM then). Nothing else may leave a function that slurmctld or slurmstepd calls.
+template <class R, class F>
+R c_boundary(char *err, size_t errlen, R fail, F &&f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc &) {
+    copy_c_error("out of memory", err, errlen);
+    errno = ENOMEM;
+  } catch (const std::exception &e) {
+    copy_c_error(e.what(), err, errlen);
+  } catch (...) {
+    copy_c_error("unknown error", err, errlen);
+  }
+  return fail;
 }
 
 // The C layout as the core's Layout (not validated). Throws LayoutError for an order value the

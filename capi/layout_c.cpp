@@ -35,22 +35,10 @@ int copy_out(const std::string &s, char *buf, size_t len) {
   return s.size() < len ? 0 : -1;
 }
 
-// Runs f (which returns 0 or -1), turning every exception into -1 with its message.
+// Runs f (which returns 0 or -1); an exception is -1 with its message (c_boundary).
 template <class F>
 int guarded(char *err, size_t errlen, F f) {
-  try {
-    return f();
-  } catch (const LayoutError &e) {
-    return fail(err, errlen, e.what());
-  } catch (const ConfigError &e) {
-    return fail(err, errlen, e.what());
-  } catch (const std::bad_alloc &) {
-    return fail(err, errlen, "out of memory");
-  } catch (const std::exception &e) {
-    return fail(err, errlen, (std::string("internal error: ") + e.what()).c_str());
-  } catch (...) {
-    return fail(err, errlen, "internal error");
-  }
+  return c_boundary(err, errlen, -1, f);
 }
 
 Layout to_cxx(const topoaware_layout_t &l) { return layout_from_c(l); }

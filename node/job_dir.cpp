@@ -1,6 +1,8 @@
 // See job_dir_c.h. POSIX calls on descriptors only; every error path closes what it opened.
 #include "job_dir_c.h"
 
+#include "c_api_util.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -310,13 +312,7 @@ int file_write_at_impl(int dir_fd, const char *name, const char *data, size_t le
 // No C++ exception (std::bad_alloc from a message) leaves the C API.
 template <class F>
 int guarded(char *err, size_t errlen, F f) {
-  try {
-    return f();
-  } catch (...) {
-    set_err(err, errlen, "out of memory");
-    errno = ENOMEM;
-    return -1;
-  }
+  return topoaware::c_boundary(err, errlen, -1, f);
 }
 
 }  // namespace

@@ -51,7 +51,6 @@ bool is_default_var(const char *name) {
   return false;
 }
 
-void copy_err(const std::string &m, char *err, size_t errlen) { topoaware::copy_c_error(m.c_str(), err, errlen); }
 
 struct TopoFree {
   void operator()(topoaware_topo_t *t) const { topoaware_topo_free(t); }
@@ -307,17 +306,10 @@ const char *topoaware_task_default_var(uint32_t i) { return i < kDefaultVarCount
 int topoaware_task_is_default_var(const char *name) { return is_default_var(name) ? 1 : 0; }
 
 topoaware_job_map_t *topoaware_job_map(const topoaware_job_in_t *in, char *err, size_t errlen) {
-  try {
+  return topoaware::c_boundary<topoaware_job_map_t *>(err, errlen, nullptr, [&] {
     if (!in) throw std::invalid_argument("no input");
     return job_map(*in);
-  } catch (const std::bad_alloc &) {
-    copy_err("out of memory", err, errlen);
-  } catch (const std::exception &e) {
-    copy_err(e.what(), err, errlen);
-  } catch (...) {
-    copy_err("unknown error", err, errlen);
-  }
-  return nullptr;
+  });
 }
 void topoaware_job_map_free(topoaware_job_map_t *m) { delete m; }
 const char *topoaware_job_map_hostfile(const topoaware_job_map_t *m) { return m ? m->hostfile.c_str() : ""; }
@@ -329,28 +321,18 @@ const char *topoaware_job_map_hash(const topoaware_job_map_t *m) { return m ? m-
 uint32_t topoaware_master_port(uint32_t job_id) { return 20000u + job_id % 12000u; }
 
 int topoaware_task_prepare(const topoaware_task_in_t *in, char *err, size_t errlen) {
-  try {
+  return topoaware::c_boundary(err, errlen, -1, [&] {
     if (!in) throw std::invalid_argument("no input");
     node_step(*in);
     return 0;
-  } catch (const std::exception &e) {
-    copy_err(e.what(), err, errlen);
-  } catch (...) {
-    copy_err("unknown error", err, errlen);
-  }
-  return -1;
+  });
 }
 
 topoaware_task_plan_t *topoaware_task_plan(const topoaware_task_in_t *in, char *err, size_t errlen) {
-  try {
+  return topoaware::c_boundary<topoaware_task_plan_t *>(err, errlen, nullptr, [&] {
     if (!in) throw std::invalid_argument("no input");
     return plan(*in);
-  } catch (const std::exception &e) {
-    copy_err(e.what(), err, errlen);
-  } catch (...) {
-    copy_err("unknown error", err, errlen);
-  }
-  return nullptr;
+  });
 }
 
 void topoaware_task_plan_free(topoaware_task_plan_t *p) { delete p; }
