@@ -2,4 +2,4 @@
 noinst_PROGRAMS += bench/placement_latency
 bench_placement_latency_SOURCES = bench/placement_latency.cpp
 bench_placement_latency_CXXFLAGS = $(AM_CXXFLAGS) -O2
-bench_placement_latency_LDADD = core/libtopoaware_core.la
+bench_placement_latency_LDADD = corelib/libtopoaware_core.la

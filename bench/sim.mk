@@ -9,5 +9,5 @@ noinst_PROGRAMS += bench/placement_sim
 bench_placement_sim_SOURCES = bench/sim/main.cpp
 bench_placement_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim
 bench_placement_sim_CXXFLAGS = $(AM_CXXFLAGS) -O2
-bench_placement_sim_LDADD = bench/libtopoaware_sim.la discovery/libtopoaware_discovery.la core/libtopoaware_core.la
+bench_placement_sim_LDADD = bench/libtopoaware_sim.la discovery/libtopoaware_discovery.la corelib/libtopoaware_core.la
 EXTRA_DIST += bench/run-placement-bench.sh bench/README.md

@@ -10,7 +10,7 @@ noinst_PROGRAMS += bench/slurm_replay_tool
 bench_slurm_replay_tool_SOURCES = bench/slurm_replay/replay_tool.cpp
 bench_slurm_replay_tool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim
 bench_slurm_replay_tool_CXXFLAGS = $(AM_CXXFLAGS) -O2
-bench_slurm_replay_tool_LDADD = bench/libtopoaware_sim.la discovery/libtopoaware_discovery.la core/libtopoaware_core.la
+bench_slurm_replay_tool_LDADD = bench/libtopoaware_sim.la discovery/libtopoaware_discovery.la corelib/libtopoaware_core.la
 dist_noinst_SCRIPTS += bench/slurm_replay.sh
 EXTRA_DIST += bench/slurm_replay/analyze.py
 

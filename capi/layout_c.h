@@ -1,4 +1,4 @@
-/* C API over the submit-time layout logic of the core (core/layout.hpp, core/config.hpp) for the
+/* C API over the submit-time layout logic of the core (corelib/layout.hpp, corelib/config.hpp) for the
  * Slurm plugins, which are written in C (Slurm's headers have no extern "C"). Plain C types only;
  * no C++ exception leaves these functions; every error is a return value of -1 (or NULL) with a
  * message copied into the caller's buffer `err` of `errlen` bytes (always NUL-terminated when

@@ -1,4 +1,4 @@
-/* C API over the placement engine and the rank order (core/placement.hpp, core/rank_order.hpp) for
+/* C API over the placement engine and the rank order (corelib/placement.hpp, corelib/rank_order.hpp) for
  * the Slurm plugins, which are written in C. The layout type and the submit-time checks
  * (parse, validate, complete a request) are in layout_c.h. Same conventions: plain C types, no
  * C++ exception leaves these functions, errors are a negative return (or NULL) with a message
@@ -71,7 +71,7 @@ int topoaware_place(topoaware_placer_t *placer, const uint64_t *usable, uint32_t
                     uint32_t nodes, uint32_t gpus_per_node, const topoaware_layout_t *layout, int mode,
                     uint32_t *out, topoaware_place_info_t *info, char *err, size_t errlen);
 
-/* The select plugin's decision for one select_p_job_test of a layout job (core/select_policy.hpp:
+/* The select plugin's decision for one select_p_job_test of a layout job (corelib/select_policy.hpp:
  * run-now and will-run, strict and prefer, the maximum wait, tries and time per call,
  * MissingNodes=). The plugin answers the callbacks with cons_tres and its bitmaps. */
 typedef struct topoaware_select_backend {

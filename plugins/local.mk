@@ -2,13 +2,13 @@
 # configured Slurm source tree). Both are C adapters over the C++ core, reached through the C API
 # in capi/ (Slurm's headers have no extern "C"); each exports only the symbols Slurm looks up
 # (linker version scripts) and links libstdc++ for the core. Each links what it needs: spank
-# node/ + capi/ + core/, job_submit and select capi/ + core/ (never report/ or discovery/).
+# node/ + capi/ + corelib/, job_submit and select capi/ + corelib/ (never report/ or discovery/).
 
 EXTRA_DIST += plugins/spank/spank_topoaware.map plugins/job_submit/job_submit_topoaware.map
 
 slurmplugindir = $(SLURM_PLUGINSDIR)
 slurmplugin_LTLIBRARIES =
-TA_PLUGIN_LIBS = capi/libtopoaware_capi.la core/libtopoaware_core.la -lstdc++
+TA_PLUGIN_LIBS = capi/libtopoaware_capi.la corelib/libtopoaware_core.la -lstdc++
 
 if HAVE_SLURM
 slurmplugin_LTLIBRARIES += plugins/spank/spank_topoaware.la

@@ -1,5 +1,5 @@
 # report/: what only the command shows: the summary, DOT/SVG, Slurm topology.conf (tree and block),
-# the per-job report shared by `topoaware plan` and `show`, and `show` itself. Uses core/ and fmt.
+# the per-job report shared by `topoaware plan` and `show`, and `show` itself. Uses corelib/ and fmt.
 noinst_LTLIBRARIES += report/libtopoaware_report.la
 report_libtopoaware_report_la_SOURCES = \
   report/outputs.hpp report/topology_conf.cpp report/dot.cpp report/summary.cpp \

@@ -22,7 +22,7 @@ EXTRA_DIST += tests/cmocka_guard.sh
 tests_cmocka_guard_probe_SOURCES = tests/cmocka_guard_probe.cpp
 tests_cmocka_guard_probe_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_cmocka_guard_probe_LDADD = $(CMOCKA_LIBS)
-# Printable text of messages that quote input (core/text.hpp) through the C API and the status file.
+# Printable text of messages that quote input (corelib/text.hpp) through the C API and the status file.
 check_PROGRAMS += tests/test_text
 TESTS += tests/test_text
 tests_test_text_SOURCES = tests/test_text.cpp

@@ -3,7 +3,7 @@
 check_PROGRAMS += tests/walk_dump
 tests_walk_dump_SOURCES = tests/walk_dump.cpp
 tests_walk_dump_CPPFLAGS = $(AM_CPPFLAGS)
-tests_walk_dump_LDADD = discovery/libtopoaware_discovery.la core/libtopoaware_core.la
+tests_walk_dump_LDADD = discovery/libtopoaware_discovery.la corelib/libtopoaware_core.la
 
 # Needs root and ibsim (skips with the reason otherwise).
 TESTS += tests/test_walk_live.sh

@@ -38,7 +38,7 @@ tests_test_status_SOURCES = tests/test_status.cpp
 tests_test_status_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_status_LDADD = $(TESTS_LIBS)
 
-# The select plugin's decision (core/select_policy.hpp) against a stand-in for cons_tres.
+# The select plugin's decision (corelib/select_policy.hpp) against a stand-in for cons_tres.
 check_PROGRAMS += tests/test_select_policy
 TESTS += tests/test_select_policy
 tests_test_select_policy_SOURCES = tests/test_select_policy.cpp

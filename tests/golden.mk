@@ -8,7 +8,7 @@
 check_PROGRAMS += tests/golden_node_pairs
 tests_golden_node_pairs_SOURCES = tests/golden_node_pairs.cpp
 tests_golden_node_pairs_CPPFLAGS = $(TESTS_CPPFLAGS) $(HWLOC_CFLAGS)
-tests_golden_node_pairs_LDADD = node/libtopoaware_node.la capi/libtopoaware_capi.la core/libtopoaware_core.la \
+tests_golden_node_pairs_LDADD = node/libtopoaware_node.la capi/libtopoaware_capi.la corelib/libtopoaware_core.la \
   $(HWLOC_LIBS)
 
 TESTS += tests/golden.sh

@@ -3,7 +3,7 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = bash
 TESTS_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) -DTEST_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 TESTS_LIBS = discovery/libtopoaware_discovery.la report/libtopoaware_report.la capi/libtopoaware_capi.la \
-  core/libtopoaware_core.la $(FMT_LIBS) $(CMOCKA_LIBS)
+  corelib/libtopoaware_core.la $(FMT_LIBS) $(CMOCKA_LIBS)
 EXTRA_DIST += tests/fixtures tests/lib
 
 include tests/core.mk

@@ -16,4 +16,4 @@ tests_test_outputs_LDADD = $(TESTS_LIBS) $(FMT_LIBS)
 # hand-built topologies (until `topoaware discover --format topology-conf` can do it from a dump).
 tests_gen_topology_conf_SOURCES = tests/gen_topology_conf.cpp tests/outputs_fixtures.hpp
 tests_gen_topology_conf_CPPFLAGS = $(AM_CPPFLAGS)
-tests_gen_topology_conf_LDADD = report/libtopoaware_report.la core/libtopoaware_core.la $(FMT_LIBS)
+tests_gen_topology_conf_LDADD = report/libtopoaware_report.la corelib/libtopoaware_core.la $(FMT_LIBS)

@@ -119,7 +119,7 @@ void test_topoaware_and_optimum(void **) {
   const Cluster &c = small();
   const TraceJob j = job(0, 0, 100, 2, 4);
   // Strict mode insists on the job's own ideal: 4 + 4, each DP ring of 4 inside one leaf. Prefer
-  // mode trades that for the free pool (core/placement.cpp: holes left rank above split rings) and
+  // mode trades that for the free pool (corelib/placement.cpp: holes left rank above split rings) and
   // takes 5 + 3 like Slurm's tree best-fit, leaving one leaf with 5 free instead of two with 1.
   auto ta = make_policy(c, {"topoaware-strict", 0}, 1);
   auto prefer = make_policy(c, {"topoaware", 0}, 1);

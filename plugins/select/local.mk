@@ -30,6 +30,6 @@ plugins_select_select_cons_tres_topoaware_la_SOURCES = plugins/select/select_con
 plugins_select_select_cons_tres_topoaware_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -I$(top_srcdir)/capi \
   -I$(top_srcdir)/plugins/common
 plugins_select_select_cons_tres_topoaware_la_LDFLAGS = $(TA_SELECT_LDFLAGS)
-plugins_select_select_cons_tres_topoaware_la_LIBADD = capi/libtopoaware_capi.la core/libtopoaware_core.la -lstdc++
+plugins_select_select_cons_tres_topoaware_la_LIBADD = capi/libtopoaware_capi.la corelib/libtopoaware_core.la -lstdc++
 EXTRA_plugins_select_select_cons_tres_topoaware_la_DEPENDENCIES = $(top_srcdir)/plugins/select/select.map
 endif

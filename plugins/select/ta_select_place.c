@@ -2,7 +2,7 @@
  *
  * select_p_job_test, for a job whose spank_job_env carries a tp/pp/dp layout
  * (_SLURM_SPANK_OPTION_topoaware_*, parsed strictly: it is user input), in RUN_NOW and WILL_RUN
- * (backfill): the decision is the core's (core/select_policy.hpp, through
+ * (backfill): the decision is the core's (corelib/select_policy.hpp, through
  * topoaware_select_decide: which blocks to offer cons_tres, strict waits and their maximum,
  * MaxTriesPerCall, MaxTimePerCall, MissingNodes=, will-run start times). This file adapts: it reads
  * the job and the nodes' free GPUs (from the gres, whole idle nodes for exclusive jobs) out of

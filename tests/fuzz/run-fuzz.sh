@@ -24,17 +24,17 @@ mkdir -p "$work/corpus"
 
 # Rebuild only when a source is newer than the binary.
 bin=$work/fuzz_parser
-srcs=("$here/fuzz_parser.cpp" "$top/discovery/ibnetdiscover_parser.cpp" "$top/core/fabric.cpp")
+srcs=("$here/fuzz_parser.cpp" "$top/discovery/ibnetdiscover_parser.cpp" "$top/corelib/fabric.cpp")
 rebuild=no
 [ -x "$bin" ] || rebuild=yes
-for s in "${srcs[@]}" "$top/discovery/ibnetdiscover_parser.hpp" "$top/core/fabric.hpp"; do
+for s in "${srcs[@]}" "$top/discovery/ibnetdiscover_parser.hpp" "$top/corelib/fabric.hpp"; do
   [ "$s" -nt "$bin" ] && rebuild=yes
 done
 if [ $rebuild = yes ]; then
   echo "run-fuzz.sh: building $bin"
   "$cxx" -std=c++17 -g -O1 -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$top/core" -I"$top/discovery" "${srcs[@]}" -o "$bin"
+    -I"$top/corelib" -I"$top/discovery" "${srcs[@]}" -o "$bin"
 fi
 
 seeds=$work/seeds

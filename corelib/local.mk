@@ -1,0 +1,20 @@
+# core/: the model and every decision: the switch graph and its classification, topology.json,
+# host lists, layouts, rank order, the placement engine, the cost model, topoaware.conf and the
+# status book. Pure C++17: no Slurm, no hwloc, no libibnetdisc, no formatting library; OpenSSL's
+# libcrypto only for the topology hash (SHA-256). Everything else in the tree links it.
+noinst_LTLIBRARIES += corelib/libtopoaware_core.la
+corelib_libtopoaware_core_la_SOURCES = \
+  corelib/fabric.hpp corelib/fabric.cpp \
+  corelib/topology.hpp corelib/classify.cpp \
+  corelib/topology_json.hpp corelib/topology_json.cpp \
+  corelib/hostlist.hpp corelib/hostlist.cpp \
+  corelib/layout.hpp corelib/layout.cpp \
+  corelib/rank_order.hpp corelib/rank_order.cpp \
+  corelib/placement.hpp corelib/placement.cpp \
+  corelib/select_policy.hpp corelib/select_policy.cpp \
+  corelib/cost.hpp corelib/cost.cpp \
+  corelib/config.hpp corelib/config.cpp \
+  corelib/status.hpp corelib/status.cpp \
+  corelib/text.hpp corelib/text.cpp
+corelib_libtopoaware_core_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) $(CRYPTO_CFLAGS)
+corelib_libtopoaware_core_la_LIBADD = $(CRYPTO_LIBS)
