@@ -83,13 +83,6 @@ topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen
   });
 }
 
-topoaware_topo_t *topoaware_topo_from_json(const char *text, char *err, size_t errlen) {
-  return c_boundary<topoaware_topo_t *>(err, errlen, nullptr, [&] {
-    if (!text) throw LayoutError("no topology text given");
-    return make_topo(topology_from_json(text));
-  });
-}
-
 void topoaware_topo_free(topoaware_topo_t *topo) { delete topo; }
 
 const char *topoaware_topo_hash(const topoaware_topo_t *topo) { return topo ? topo->topo.hash.c_str() : ""; }
@@ -112,53 +105,6 @@ uint32_t topoaware_placer_missing(const topoaware_placer_t *p) { return p ? uint
 
 const char *topoaware_placer_missing_name(const topoaware_placer_t *p, uint32_t i) {
   return p && i < p->map.missing().size() ? p->map.missing()[i].c_str() : nullptr;
-}
-
-const char *topoaware_place_status_name(int status) {
-  switch (status) {
-    case TOPOAWARE_PLACE_IDEAL: return "ideal";
-    case TOPOAWARE_PLACE_FALLBACK: return "fallback";
-    case TOPOAWARE_PLACE_NO_BLOCK: return "no-block";
-    case TOPOAWARE_PLACE_NO_NODES: return "no-nodes";
-    default: return "error";
-  }
-}
-
-int topoaware_place(topoaware_placer_t *p, const uint64_t *usable, uint32_t nbits, const uint16_t *free_gpus,
-                    uint32_t nodes, uint32_t gpus_per_node, const topoaware_layout_t *layout, int mode, uint32_t *out,
-                    topoaware_place_info_t *info, char *err, size_t errlen) {
-  return c_boundary<int>(err, errlen, TOPOAWARE_PLACE_ERROR, [&] {
-    if (!p || !out || (nbits && (!usable || !free_gpus))) throw LayoutError("topoaware_place: missing argument");
-    if (nbits != p->map.size())
-      throw LayoutError("node table has " + std::to_string(nbits) + " nodes but the placer was built for " +
-                        std::to_string(p->map.size()) + "; rebuild it after a reconfigure");
-    if (mode != TOPOAWARE_MODE_STRICT && mode != TOPOAWARE_MODE_PREFER)
-      throw LayoutError("unknown mode " + std::to_string(mode));
-    Job job;
-    job.layout = to_layout(layout);
-    job.nodes = nodes;
-    job.gpus_per_node = gpus_per_node;
-    PlaceResult &r = p->result;
-    const PlaceStatus s = p->placer.place_slurm(p->map, usable, nbits, free_gpus, job,
-                                                mode == TOPOAWARE_MODE_STRICT ? PlaceMode::Strict : PlaceMode::Prefer, r);
-    if (info) {
-      info->candidates = r.candidates;
-      info->segments = r.quality.segments;
-      info->segment_excess = r.quality.segment_excess;
-      info->split_segments = r.quality.split_segments;
-      info->leaf_groups = r.quality.leaf_groups;
-      info->pods = r.quality.pods;
-      info->ideal_pods = r.quality.ideal_pods;
-    }
-    for (size_t i = 0; i < r.slurm.size(); ++i) out[i] = uint32_t(r.slurm[i]);
-    switch (s) {
-      case PlaceStatus::Ideal: return int(TOPOAWARE_PLACE_IDEAL);
-      case PlaceStatus::Fallback: return int(TOPOAWARE_PLACE_FALLBACK);
-      case PlaceStatus::NoBlock: return int(TOPOAWARE_PLACE_NO_BLOCK);
-      case PlaceStatus::NoNodes: break;
-    }
-    return int(TOPOAWARE_PLACE_NO_NODES);
-  });
 }
 
 int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_request_t *req,
@@ -240,19 +186,6 @@ int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names,
     std::vector<uint32_t> pos(size_t(topo->index->host_count()), 0);  // host -> index in names
     for (uint32_t i = 0; i < n; ++i) pos[size_t(hosts[i])] = i;
     for (size_t k = 0; k < ordered.size(); ++k) order[k] = pos[size_t(ordered[k])];
-    return 0;
-  });
-}
-
-int topoaware_rank_coord(const topoaware_layout_t *layout, uint32_t rank, topoaware_rank_t *out, char *err,
-                         size_t errlen) {
-  return c_boundary<int>(err, errlen, -1, [&] {
-    const Layout l = to_layout(layout);
-    if (!out) throw LayoutError("topoaware_rank_coord: missing argument");
-    if (rank >= l.world())
-      throw LayoutError("rank " + std::to_string(rank) + " is outside the world of " + std::to_string(l.world()));
-    fill_rank(l, rank, 1, out);
-    out->node_rank = out->local_rank = 0;  // they need the node count: see topoaware_node_ranks
     return 0;
   });
 }

@@ -7,7 +7,7 @@
  * Life cycle in slurmctld: topoaware_topo_load() when the topology file is (re)read, then
  * topoaware_placer_create() with Slurm's node names in node-table order in select_p_node_init
  * (the node table is rebuilt by scontrol reconfigure: build a new placer, never keep indices
- * across it). Per job test: topoaware_place(). In slurmstepd: topoaware_topo_load() and
+ * across it). Per job test: topoaware_select_decide(). In slurmstepd: topoaware_topo_load() and
  * topoaware_node_ranks(). A topo is immutable (share it between threads); a placer holds scratch
  * buffers (one per thread) and a reference to its topo (free the placer first). */
 #ifndef TOPOAWARE_C_H
@@ -27,8 +27,6 @@ typedef struct topoaware_placer topoaware_placer_t;
 
 /* Reads and validates topology.json. NULL on error. */
 topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen);
-/* The same from the file's text (tests, or a file the caller already read). */
-topoaware_topo_t *topoaware_topo_from_json(const char *text, char *err, size_t errlen);
 void topoaware_topo_free(topoaware_topo_t *topo);
 /* "sha256:<hex>" of the topology, for checking that both sides use the same file. */
 const char *topoaware_topo_hash(const topoaware_topo_t *topo);
@@ -40,36 +38,10 @@ int topoaware_topo_rail_optimized(const topoaware_topo_t *topo);
 topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                                             char *err, size_t errlen);
 void topoaware_placer_free(topoaware_placer_t *placer);
-/* Slurm nodes that are not in the topology (never chosen by topoaware_place): count, and the
+/* Slurm nodes that are not in the topology (never in a block of topoaware_select_decide): count, and the
  * i-th name (NULL past the end). */
 uint32_t topoaware_placer_missing(const topoaware_placer_t *placer);
 const char *topoaware_placer_missing_name(const topoaware_placer_t *placer, uint32_t i);
-
-enum topoaware_place_status {
-  TOPOAWARE_PLACE_ERROR = -1,   /* bad arguments or layout; err says why */
-  TOPOAWARE_PLACE_IDEAL = 0,    /* every DP ring / PP chain and the job on their ideal spans */
-  TOPOAWARE_PLACE_FALLBACK = 1, /* prefer mode: best available, not ideal */
-  TOPOAWARE_PLACE_NO_BLOCK = 2, /* strict mode: no ideal block now; out holds the best fallback */
-  TOPOAWARE_PLACE_NO_NODES = 3, /* fewer usable nodes with enough free GPUs than the job needs */
-};
-const char *topoaware_place_status_name(int status);
-
-typedef struct topoaware_place_info {
-  uint32_t candidates;     /* usable nodes with enough free GPUs */
-  uint32_t segments;       /* DP rings (tp-cp-ep-dp-pp) or PP chains (tp-pp-dp), in whole nodes */
-  uint32_t segment_excess; /* leaf groups spanned beyond the ideal, summed over segments */
-  uint32_t split_segments; /* segments above their ideal span */
-  uint32_t leaf_groups, pods, ideal_pods;
-} topoaware_place_info_t;
-
-/* Chooses `nodes` nodes for a job of `gpus_per_node` GPUs per node and `layout`.
- * usable: bitmap over the node table, bit i = words[i / 64] >> (i % 64) & 1 (Slurm's bitstr_t
- * words after its two header words); nbits = node-table size. free_gpus[i]: GPUs free on node i.
- * mode: enum topoaware_mode. out: room for `nodes` node-table indices, filled in rank order for
- * IDEAL, FALLBACK and NO_BLOCK. info may be NULL. Returns enum topoaware_place_status. */
-int topoaware_place(topoaware_placer_t *placer, const uint64_t *usable, uint32_t nbits, const uint16_t *free_gpus,
-                    uint32_t nodes, uint32_t gpus_per_node, const topoaware_layout_t *layout, int mode,
-                    uint32_t *out, topoaware_place_info_t *info, char *err, size_t errlen);
 
 /* The select plugin's decision for one select_p_job_test of a layout job (corelib/select_policy.hpp:
  * run-now and will-run, strict and prefer, the maximum wait, tries and time per call,
@@ -99,7 +71,8 @@ typedef struct topoaware_select_request {
   int64_t now, deadline;    /* seconds; strict waits until deadline */
   int will_run;             /* backfill's question; else run-now */
   int may_preempt;          /* slurmctld listed preemptee candidates */
-  const uint64_t *usable;   /* as topoaware_place */
+  const uint64_t *usable;   /* node table bitmap: bit i = usable[i / 64] >> (i % 64) & 1 (Slurm's
+                             * bitstr_t words after its two header words) */
   uint32_t nbits;
   const uint16_t *free_now; /* free GPUs per node-table index now */
   const uint16_t *free_all; /* will-run: with every usable node's jobs ended */
@@ -139,11 +112,6 @@ typedef struct topoaware_rank {
   uint32_t rank, node_rank, local_rank;
   uint32_t tp, cp, ep, dp, pp, edp; /* edp: expert-data-parallel rank, (cp + CP*dp) / EP */
 } topoaware_rank_t;
-
-/* Coordinates of one global rank (no topology needed; node_rank and local_rank are 0).
- * Returns 0 or -1 (rank >= world). */
-int topoaware_rank_coord(const topoaware_layout_t *layout, uint32_t rank, topoaware_rank_t *out, char *err,
-                         size_t errlen);
 
 /* The ranks of node `self` in the job's node set: fills out[0 .. G-1] (local rank order) and
  * *count = G. cap = room in out. Returns 0 or -1. */

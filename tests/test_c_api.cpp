@@ -1,5 +1,8 @@
-// C API of the engine: a topology through its JSON text, Slurm's node table in its own order,
-// placement and rank order through plain C types, errors as messages.
+// C API of the engine: a topology file, Slurm's node table in its own order, the select decision
+// (through C callbacks, as the select plugin calls it) and the rank order through plain C types,
+// errors as messages.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -12,10 +15,60 @@
 
 namespace {
 
-topoaware_topo_t *load(char *err, size_t len) {
-  topoaware::Topology t = enginetest::make_topology(0, 8, 8);
-  const std::string json = topoaware::to_json(t);
-  return topoaware_topo_from_json(json.c_str(), err, len);
+// The topology through a file, as the plugins read it.
+topoaware_topo_t *load_topology(topoaware::Topology t, char *err, size_t len) {
+  char path[] = "/tmp/ta-capi-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return nullptr;
+  close(fd);
+  topoaware::write_file_atomic(path, topoaware::to_json(t));
+  topoaware_topo_t *topo = topoaware_topo_load(path, err, len);
+  unlink(path);
+  return topo;
+}
+
+topoaware_topo_t *load(char *err, size_t len) { return load_topology(enginetest::make_topology(0, 8, 8), err, len); }
+
+// cons_tres as the select plugin gives it to the decision: accepts every block (run-now) and
+// keeps the last one; plain cons_tres refuses.
+struct Backend {
+  std::vector<uint32_t> last;
+  int blocks = 0, plains = 0;
+  std::vector<std::string> logs;
+  static int try_block(void *arg, const uint32_t *nodes, uint32_t n, int64_t *) {
+    auto *b = static_cast<Backend *>(arg);
+    b->last.assign(nodes, nodes + n);
+    b->blocks++;
+    return 1;
+  }
+  static void keep_best(void *) {}
+  static int try_plain(void *arg, int, int64_t *, int *) {
+    static_cast<Backend *>(arg)->plains++;
+    return 0;
+  }
+  static uint64_t clock_ms(void *) { return 0; }
+  static int64_t wall_s(void *) { return 1000; }
+  static void log(void *arg, int, int, const char *text) { static_cast<Backend *>(arg)->logs.push_back(text); }
+  topoaware_select_backend_t c() { return {this, try_block, keep_best, try_plain, clock_ms, wall_s, log}; }
+};
+
+int decide(topoaware_placer_t *p, const uint64_t *words, uint32_t nbits, const uint16_t *gpus,
+           const topoaware_layout_t *l, int mode, Backend &b, topoaware_select_answer_t *a, char *err, size_t len) {
+  topoaware_select_request_t r{};
+  r.nodes = 8;
+  r.gpus_per_node = 8;
+  r.layout = l;
+  r.mode = mode;
+  r.now = 1000;
+  r.deadline = 2000;
+  r.usable = words;
+  r.nbits = nbits;
+  r.free_now = gpus;
+  r.max_tries = 4;
+  r.max_time_ms = 200;
+  r.missing_mode = TOPOAWARE_MISSING_AVOID;
+  const topoaware_select_backend_t be = b.c();
+  return topoaware_select_decide(p, &r, &be, a, err, len);
 }
 
 topoaware_layout_t layout(uint32_t tp, uint32_t pp, uint32_t dp) {
@@ -48,15 +101,16 @@ void test_place_and_order(void **) {
   // free: 5, 5 and 3 nodes on leaves 0, 1, 2 = n0001-5, n0009-13, n0017-19 = table 63-59, 55-51, 47-45
   for (int h : {0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 16, 17, 18}) words[0] |= uint64_t(1) << (63 - h);
   const topoaware_layout_t l = layout(8, 2, 4);
-  uint32_t out[8];
-  topoaware_place_info_t info;
-  assert_int_equal(topoaware_place(p, words, 64, gpus.data(), 8, 8, &l, TOPOAWARE_MODE_STRICT, out, &info, err,
-                                   sizeof err),
-                   TOPOAWARE_PLACE_IDEAL);
-  const uint32_t want[8] = {63, 62, 61, 60, 55, 54, 53, 52};  // n0001-4, n0009-12
-  for (int i = 0; i < 8; ++i) assert_int_equal(out[i], want[i]);
-  assert_int_equal(info.candidates, 13);
-  assert_int_equal(info.segment_excess, 0);
+  Backend b;
+  topoaware_select_answer_t a;
+  assert_int_equal(decide(p, words, 64, gpus.data(), &l, TOPOAWARE_MODE_STRICT, b, &a, err, sizeof err), 0);
+  assert_int_equal(a.verdict, TOPOAWARE_SELECT_BLOCK);
+  assert_string_equal(a.placement, "ideal");
+  assert_int_equal(a.tries, 1);
+  assert_int_equal(b.plains, 0);
+  const uint32_t want[8] = {63, 62, 61, 60, 55, 54, 53, 52};  // n0001-4, n0009-12, in rank order
+  assert_int_equal(b.last.size(), 8);
+  for (int i = 0; i < 8; ++i) assert_int_equal(b.last[size_t(i)], want[i]);
   // the SPANK side: same node set in another order gives the same order and coordinates
   const char *set[8] = {"n0012", "n0001", "n0010", "n0003", "n0011", "n0002", "n0009", "n0004"};
   uint32_t order[8];
@@ -78,37 +132,32 @@ void test_place_and_order(void **) {
   const char *bad[2] = {"n0001", "x1"};
   assert_int_equal(topoaware_rank_order(topo, bad, 2, &l, order, err, sizeof err), -1);
   assert_non_null(std::strstr(err, "x1 is not in the topology"));
+  // An engine error (tp=16 on 8-GPU nodes) never makes a job wait: plain cons_tres, and a log line.
   const topoaware_layout_t tp16 = layout(16, 1, 4);
-  assert_int_equal(topoaware_place(p, words, 64, gpus.data(), 8, 8, &tp16, TOPOAWARE_MODE_STRICT, out, &info, err,
-                                   sizeof err),
-                   TOPOAWARE_PLACE_ERROR);
-  assert_non_null(std::strstr(err, "tp=16 needs 16 GPUs"));
-  assert_int_equal(topoaware_place(p, words, 63, gpus.data(), 8, 8, &l, TOPOAWARE_MODE_STRICT, out, &info, err,
-                                   sizeof err),
-                   TOPOAWARE_PLACE_ERROR);
+  Backend e;
+  assert_int_equal(decide(p, words, 64, gpus.data(), &tp16, TOPOAWARE_MODE_STRICT, e, &a, err, sizeof err), 0);
+  assert_int_equal(e.plains, 1);
+  assert_int_equal(a.verdict, TOPOAWARE_SELECT_WAIT);  // plain cons_tres refused too
+  assert_true(!e.logs.empty() && std::strstr(e.logs[0].c_str(), "tp=16 needs 16 GPUs"));
+  // A node table of another size than the placer's: an error, nothing decided.
+  assert_int_equal(decide(p, words, 63, gpus.data(), &l, TOPOAWARE_MODE_STRICT, b, &a, err, sizeof err), -1);
   assert_non_null(std::strstr(err, "rebuild it after a reconfigure"));
+  // Nothing free, strict: it waits, with the reason for the status file.
   words[0] = 0;
-  assert_int_equal(topoaware_place(p, words, 64, gpus.data(), 8, 8, &l, TOPOAWARE_MODE_PREFER, out, &info, err,
-                                   sizeof err),
-                   TOPOAWARE_PLACE_NO_NODES);
-  topoaware_rank_t one;
-  assert_int_equal(topoaware_rank_coord(&l, 64, &one, err, sizeof err), -1);
-  assert_int_equal(topoaware_rank_coord(&l, 63, &one, err, sizeof err), 0);
-  assert_int_equal(one.pp, 1);
-  assert_int_equal(one.dp, 3);
+  Backend w;
+  assert_int_equal(decide(p, words, 64, gpus.data(), &l, TOPOAWARE_MODE_STRICT, w, &a, err, sizeof err), 0);
+  assert_int_equal(a.verdict, TOPOAWARE_SELECT_WAIT);
+  assert_int_equal(w.blocks + w.plains, 0);
+  assert_non_null(std::strstr(a.wait, "not enough nodes with free GPUs; strict: waits until"));
   topoaware_placer_free(p);
   assert_int_equal(topoaware_topo_rail_optimized(topo), 0);
   topoaware_topo_free(topo);
   {
-    topoaware::Topology rails = enginetest::make_topology(0, 4, 8, 4);
-    const std::string json = topoaware::to_json(rails);
-    topoaware_topo_t *r = topoaware_topo_from_json(json.c_str(), err, sizeof err);
+    topoaware_topo_t *r = load_topology(enginetest::make_topology(0, 4, 8, 4), err, sizeof err);
     assert_non_null(r);
     assert_int_equal(topoaware_topo_rail_optimized(r), 1);
     topoaware_topo_free(r);
   }
-  assert_null(topoaware_topo_from_json("{", err, sizeof err));
-  assert_true(err[0] != 0);
   assert_null(topoaware_topo_load("/nonexistent/topology.json", err, sizeof err));
 }
 
