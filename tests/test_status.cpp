@@ -13,6 +13,7 @@
 
 #include "status.hpp"
 #include "status_c.h"
+#include "child.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
@@ -154,31 +155,19 @@ void test_write_never_blocks_on_planted_names(void **) {
   char dir[] = "/tmp/ta-status-XXXXXX";
   assert_non_null(mkdtemp(dir));
   const std::string path = std::string(dir) + "/status.json";
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
+  const int rc = run_in_child([&] {
     const std::string fifo = path + ".tmp." + std::to_string(getpid());
-    if (mkfifo(fifo.c_str(), 0600) != 0) _exit(3);
-    if (symlink("/etc/passwd", (path + ".tmp.XXXXXX").c_str()) != 0) _exit(4);
+    if (mkfifo(fifo.c_str(), 0600) != 0) return 3;
+    if (symlink("/etc/passwd", (path + ".tmp.XXXXXX").c_str()) != 0) return 4;
     try {
       write_status_file(path, "{}\n");
     } catch (...) {
-      _exit(2);
+      return 2;
     }
-    _exit(0);
-  }
-  int st = 0, waited = 0;
-  while (waitpid(child, &st, WNOHANG) == 0 && waited < 100) {
-    usleep(50000);
-    waited++;
-  }
-  if (waited >= 100) {
-    kill(child, SIGKILL);
-    waitpid(child, &st, 0);
-    fail_msg("write_status_file blocked on a FIFO planted at the temporary file's name");
-  }
-  assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), 0);
+    return 0;
+  });
+  if (rc < 0) fail_msg("write_status_file blocked on a FIFO planted at the temporary file's name");
+  assert_int_equal(rc, 0);
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   assert_string_equal(text.c_str(), "{}\n");

@@ -12,6 +12,7 @@
 #include "topology.hpp"
 #include "topology_json.hpp"
 // cmocka last: its macros (fail, ...) clash with names in the C++ headers.
+#include "child.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
@@ -106,29 +107,15 @@ static void test_refuses_what_is_not_a_file(void **) {
   const std::string fifo = std::string(dir) + "/fifo.json";
   assert_int_equal(mkfifo(fifo.c_str(), 0600), 0);
   for (const std::string &path : {fifo, std::string("/dev/zero"), std::string(dir)}) {
-    pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
+    const int rc = run_in_child([&] {
       try {
         load_topology_file(path);
       } catch (const TopologyError &e) {
-        _exit(std::string(e.what()) == path + ": not a regular file (a FIFO, device or folder is never read)" ? 0 : 2);
-      } catch (...) {
-        _exit(3);
+        return std::string(e.what()) == path + ": not a regular file (a FIFO, device or folder is never read)" ? 0 : 2;
       }
-      _exit(4);
-    }
-    int st = 0, waited = 0;
-    while (waitpid(child, &st, WNOHANG) == 0 && waited < 100) {
-      usleep(50000);
-      waited++;
-    }
-    if (waited >= 100) {
-      kill(child, SIGKILL);
-      waitpid(child, &st, 0);
-      fail_msg("load_topology_file(%s) blocked", path.c_str());
-    }
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) fail_msg("load_topology_file(%s): exit %d", path.c_str(), st);
+      return 4;
+    });
+    if (rc != 0) fail_msg("load_topology_file(%s): %s", path.c_str(), rc < 0 ? "blocked" : "not refused as expected");
   }
   unlink(fifo.c_str());
   rmdir(dir);
