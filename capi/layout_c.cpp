@@ -156,6 +156,16 @@ int topoaware_options_check(const topoaware_options_t *o, char *err, size_t errl
   });
 }
 
+uint32_t topoaware_layout_gpus_per_node(const topoaware_layout_t *l, uint32_t nodes) {
+  if (!l || !nodes) return 0;
+  try {
+    const uint64_t world = to_cxx(*l).world();
+    return world % nodes == 0 && world / nodes <= UINT16_MAX ? uint32_t(world / nodes) : 0;
+  } catch (...) {  // an order value the C enum does not have: no layout to spread
+    return 0;
+  }
+}
+
 int topoaware_layout_string(const topoaware_layout_t *l, char *buf, size_t len) {
   char dummy[1];
   return guarded(dummy, 0, [&]() -> int {

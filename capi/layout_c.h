@@ -77,6 +77,9 @@ int topoaware_options_check(const topoaware_options_t *opts, char *err, size_t e
 /* 1 if any of tp, cp, ep, dp, pp was given. */
 int topoaware_options_has_layout(const topoaware_options_t *opts);
 
+/* GPUs per node when the layout's world size (tp*cp*dp*pp) is spread evenly over `nodes` nodes;
+ * 0 when it cannot be (no nodes, a node count that does not divide the world, over 65535 per node). */
+uint32_t topoaware_layout_gpus_per_node(const topoaware_layout_t *l, uint32_t nodes);
 /* The layout's canonical text "tp=8,cp=1,ep=1,dp=16,pp=4,rank-order=tp-cp-ep-dp-pp" into buf.
  * Returns 0, or -1 if buf is too small (then buf holds a truncated, terminated string). */
 int topoaware_layout_string(const topoaware_layout_t *layout, char *buf, size_t len);

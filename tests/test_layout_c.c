@@ -52,6 +52,25 @@ static void test_defaults(void **state) {
   assert_int_equal(topoaware_options_check(&o, err, sizeof(err)), 0);
 }
 
+/* The select plugin's GPUs per node: the world spread evenly over the nodes, or 0. */
+static void test_gpus_per_node(void **state) {
+  (void)state;
+  topoaware_layout_t l = {8, 1, 1, 4, 2, TOPOAWARE_ORDER_TP_PP_DP}; /* world 64 */
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 8), 8);
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 16), 4);
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 64), 1);
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 3), 0);   /* does not divide */
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 128), 0); /* more nodes than GPUs */
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 0), 0);
+  assert_int_equal(topoaware_layout_gpus_per_node(NULL, 8), 0);
+  l.tp = 65536; l.dp = 2; l.pp = 1; /* 131072 GPUs on one node: over 65535 */
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 1), 0);
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 2), 0); /* 65536 per node */
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 4), 32768);
+  l.order = 99; /* an order the C enum does not have: no layout */
+  assert_int_equal(topoaware_layout_gpus_per_node(&l, 4), 0);
+}
+
 static void test_set_every_option(void **state) {
   topoaware_options_t o;
   (void)state;
@@ -498,6 +517,7 @@ static void test_conf(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),        cmocka_unit_test(test_set_every_option),
+      cmocka_unit_test(test_gpus_per_node),
       cmocka_unit_test(test_set_errors),      cmocka_unit_test(test_wait_units),
       cmocka_unit_test(test_check_whole),     cmocka_unit_test(test_option_bits),
       cmocka_unit_test(test_layout_string),   cmocka_unit_test(test_complete_ok),

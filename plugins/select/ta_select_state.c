@@ -1,0 +1,286 @@
+/* The state of select/cons_tres_topoaware (select_cons_tres_topoaware(8)): topoaware.conf and the
+ * topology, (re)read in select_p_node_init (start-up and every scontrol reconfigure), the node-name
+ * map rebuilt there from the new node table. A new file that does not load keeps the last good
+ * topology, a topoaware.conf that does not parse keeps the last good settings. All state is behind
+ * ta_lock (job_test is called by the main and the backfill scheduler, node_init by reconfigure,
+ * the status writer from its own thread). */
+#include "ta_select_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "src/common/gres.h"
+#include "src/common/hostlist.h"
+
+#define TA_LOG_SLOTS 256  /* jobs remembered for the log's rate limit and run-now's decision */
+#define TA_LOG_EVERY 300  /* a job's fallback/wait reason is logged at most every 5 minutes */
+
+/* Defined here as Slurm's own select plugins define them (cons_common.c): programs linked to the
+ * public libslurm.so (pyslurm, DRMAA, the Perl API) load every select plugin in PluginDir and have
+ * no such variables, so a mere reference would keep the plugin from loading there. In slurmctld
+ * its own definitions take precedence (these are exported for that, select.map); outside
+ * slurmctld the plugin never reads them. */
+node_record_t **node_record_table_ptr;
+int node_record_count;
+
+pthread_mutex_t ta_lock = PTHREAD_MUTEX_INITIALIZER;
+topoaware_conf_t *ta_conf;
+topoaware_topo_t *ta_topo;
+topoaware_placer_t *ta_placer;
+char ta_topo_path[TA_PATH_MAX];
+uint32_t ta_nodes;
+uint16_t *ta_free, *ta_free_all;
+uint32_t ta_gpu_id;
+bitstr_t *ta_known;
+char ta_status_path[TA_PATH_MAX];
+topoaware_status_t *ta_status;
+
+static uint32_t ta_missing;     /* Slurm nodes not in the topology */
+static int ta_settings_applied; /* the settings were applied once (from a file or the defaults) */
+
+static struct {
+	uint32_t job_id;
+	char placement[16];
+	char note[256];
+} ta_decided[TA_LOG_SLOTS];
+
+static struct {
+	uint32_t job_id;
+	time_t when;
+	int what;
+} ta_logged[TA_LOG_SLOTS];
+
+int ta_should_log(uint32_t job_id, int what)
+{
+	time_t now = time(NULL);
+	unsigned k = job_id % TA_LOG_SLOTS;
+
+	if (ta_logged[k].job_id == job_id && ta_logged[k].what == what && now - ta_logged[k].when < TA_LOG_EVERY)
+		return 0;
+	ta_logged[k].job_id = job_id;
+	ta_logged[k].what = what;
+	ta_logged[k].when = now;
+	return 1;
+}
+
+void ta_decide(uint32_t job_id, const char *placement, const char *note)
+{
+	unsigned k = job_id % TA_LOG_SLOTS;
+
+	ta_decided[k].job_id = job_id;
+	snprintf(ta_decided[k].placement, sizeof(ta_decided[k].placement), "%s", placement);
+	snprintf(ta_decided[k].note, sizeof(ta_decided[k].note), "%s", note ? note : "");
+}
+
+int ta_decided_take(uint32_t job_id, char *placement, size_t placement_len, char *note, size_t note_len)
+{
+	unsigned k = job_id % TA_LOG_SLOTS;
+
+	if (ta_decided[k].job_id != job_id)
+		return 0;
+	snprintf(placement, placement_len, "%s", ta_decided[k].placement);
+	snprintf(note, note_len, "%s", ta_decided[k].note);
+	ta_decided[k].job_id = 0;
+	return 1;
+}
+
+void ta_select_init(void)
+{
+	ta_gpu_id = gres_build_id("gpu");
+	ta_book_init();
+	pthread_mutex_lock(&ta_lock);
+	if (!ta_status)
+		ta_status = topoaware_status_create(TA);
+	if (!ta_status)
+		error("%s: out of memory for the status book; no status file", TA);
+	pthread_mutex_unlock(&ta_lock);
+}
+
+void ta_select_fini(void)
+{
+	ta_book_writer_stop();
+	pthread_mutex_lock(&ta_lock);
+	topoaware_placer_free(ta_placer);
+	ta_placer = NULL;
+	topoaware_topo_free(ta_topo);
+	ta_topo = NULL;
+	topoaware_conf_free(ta_conf);
+	ta_conf = NULL;
+	topoaware_status_free(ta_status);
+	ta_status = NULL;
+	xfree(ta_free);
+	xfree(ta_free_all);
+	FREE_NULL_BITMAP(ta_known);
+	ta_nodes = 0;
+	pthread_mutex_unlock(&ta_lock);
+}
+
+/* topoaware.conf and the topology a missing or broken one implies, beside the slurm.conf that
+ * slurmctld read (topoaware_default_paths: the same rule as the SPANK plugin and the command). */
+static void ta_default_paths(char *conf, size_t conf_len, char *topo, size_t topo_len)
+{
+	if (topoaware_default_paths(slurm_conf.slurm_conf, conf, conf_len, topo, topo_len) != 0) {
+		/* Only a slurm.conf path longer than PATH_MAX: no file is read, the defaults apply. */
+		error("%s: the path of slurm.conf is too long to look beside it for topoaware.conf", TA);
+		conf[0] = topo[0] = '\0';
+	}
+}
+
+/* The settings of ta_conf (NULL: the core's defaults) take effect: every reader asks ta_conf
+ * itself (topoaware_conf_*), only the status file's path is resolved here. ta_lock held. */
+static void ta_apply_settings_locked(const char *conf_path)
+{
+	char buf[TA_PATH_MAX], shown[TA_PATH_MAX + 16];
+	int r;
+
+	ta_settings_applied = 1;
+	r = topoaware_conf_status_file(ta_conf, slurm_conf.state_save_location, buf, sizeof(buf));
+	if (r == 0) {
+		if (strcmp(buf, ta_status_path))
+			ta_book_path_changed_locked(); /* a new file: its errors are new */
+		snprintf(ta_status_path, sizeof(ta_status_path), "%s", buf);
+		snprintf(shown, sizeof(shown), "%s", buf);
+	} else {
+		ta_status_path[0] = '\0';
+		snprintf(shown, sizeof(shown), "none");
+		if (r < 0)
+			error("%s: no status file: %s", TA, buf);
+	}
+	TA_LOG(TOPOAWARE_LOG_INFO,
+	       "%s: settings%s%s: MaxTriesPerCall=%u MaxTimePerCall=%ums LogLevel=%s MissingNodes=%s StatusFile=%s StatusInterval=%us",
+	       TA, conf_path ? " from " : " (built-in defaults)", conf_path ? conf_path : "",
+	       topoaware_conf_max_tries(ta_conf), topoaware_conf_max_time_ms(ta_conf),
+	       topoaware_log_level_name(topoaware_conf_log_level(ta_conf)),
+	       topoaware_missing_nodes_name(topoaware_conf_missing_nodes(ta_conf)), shown,
+	       topoaware_conf_status_interval(ta_conf));
+}
+
+/* Which Slurm nodes the placer does not know: ta_known, ta_missing, and one log line with their
+ * names. The placer lists them in node-table order. ta_lock held. */
+static void ta_map_missing_locked(const char *const *names, uint32_t n)
+{
+	uint32_t missing = topoaware_placer_missing(ta_placer), k = 0, named = 0;
+	hostlist_t hl;
+	char *list;
+
+	FREE_NULL_BITMAP(ta_known);
+	ta_missing = 0;
+	if (!missing)
+		return;
+	ta_known = bit_alloc(n);
+	bit_set_all(ta_known);
+	hl = hostlist_create(NULL);
+	for (uint32_t i = 0; i < n && k < missing; i++) {
+		const char *m = topoaware_placer_missing_name(ta_placer, k);
+
+		if (!m || strcmp(names[i], m))
+			continue;
+		k++;
+		bit_clear(ta_known, i);
+		if (!*m)
+			continue; /* a defunct slot of the node table, not a node */
+		named++;
+		hostlist_push_host(hl, m);
+	}
+	ta_missing = named;
+	if (named) {
+		list = hostlist_ranged_string_xmalloc(hl);
+		/* At every LogLevel (a topology problem), once per load. */
+		info("%s: %u of %u Slurm nodes are not in topology %s: %.2000s; %s", TA, named, n, ta_topo_path, list,
+		     topoaware_conf_missing_nodes(ta_conf) == TOPOAWARE_MISSING_FALLBACK
+			     ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that the topology's nodes cannot hold now"
+			     : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover again to add them)");
+		xfree(list);
+	} else {
+		FREE_NULL_BITMAP(ta_known); /* only empty slots: every real node is known */
+	}
+	hostlist_destroy(hl);
+}
+
+/* Called with ta_lock held. */
+static void ta_reload_locked(void)
+{
+	char path[TA_PATH_MAX], topo_path[TA_PATH_MAX], default_topo[TA_PATH_MAX], err[TOPOAWARE_ERR_LEN];
+	topoaware_conf_t *conf;
+	topoaware_topo_t *topo;
+	topoaware_placer_t *placer;
+	const char **names;
+	int found = 0;
+	uint32_t n = node_record_count > 0 ? (uint32_t)node_record_count : 0;
+
+	ta_default_paths(path, sizeof(path), default_topo, sizeof(default_topo));
+	conf = topoaware_conf_load(path, &found, err, sizeof(err));
+	if (!conf) {
+		/* At every LogLevel: an admin's mistake that changes nothing until it is fixed. */
+		error("%s: %s: %s; keeping the %s settings", TA, path, err, ta_conf ? "previous" : "built-in default");
+		if (!ta_settings_applied)
+			ta_apply_settings_locked(NULL); /* the defaults, e.g. the default status file */
+	} else {
+		topoaware_conf_free(ta_conf);
+		ta_conf = conf;
+		ta_apply_settings_locked(found ? path : NULL);
+	}
+	if (!ta_conf || topoaware_conf_topology(ta_conf, topo_path, sizeof(topo_path)) != 0)
+		snprintf(topo_path, sizeof(topo_path), "%s", default_topo);
+
+	topo = topoaware_topo_load(topo_path, err, sizeof(err));
+	if (topo) {
+		TA_LOG(TOPOAWARE_LOG_INFO, "%s: topology %s loaded (%u hosts, %s)", TA, topo_path,
+		       topoaware_topo_hosts(topo), topoaware_topo_hash(topo));
+		topoaware_status_set_topology(ta_status, topo_path, topoaware_topo_hash(topo), "");
+	} else if (ta_topo) {
+		error("%s: cannot load topology %s: %s; keeping the previous topology %s (%s)", TA, topo_path, err,
+		      ta_topo_path, topoaware_topo_hash(ta_topo));
+		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
+	} else {
+		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until a topology loads (scontrol reconfigure)",
+		      TA, topo_path, err);
+		topoaware_status_set_topology(ta_status, "", "", err);
+	}
+
+	/* A new node table needs a new map, also for the old topology; no index survives this. */
+	topoaware_placer_free(ta_placer);
+	ta_placer = NULL;
+	if (topo) {
+		topoaware_topo_free(ta_topo);
+		ta_topo = topo;
+		snprintf(ta_topo_path, sizeof(ta_topo_path), "%s", topo_path);
+	}
+	xfree(ta_free);
+	xfree(ta_free_all);
+	FREE_NULL_BITMAP(ta_known);
+	ta_missing = 0;
+	ta_nodes = 0;
+	if (!ta_topo || !n)
+		return;
+
+	names = xcalloc(n, sizeof(*names));
+	for (uint32_t i = 0; i < n; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+		/* Defunct/future slots: a name no topology has, never chosen. */
+		names[i] = (node_ptr && node_ptr->name) ? node_ptr->name : "";
+	}
+	placer = topoaware_placer_create(ta_topo, names, n, err, sizeof(err));
+	if (!placer) {
+		xfree(names);
+		error("%s: cannot map Slurm's nodes onto topology %s: %s; layout jobs go to plain select/cons_tres",
+		      TA, ta_topo_path, err);
+		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
+		return;
+	}
+	ta_placer = placer;
+	ta_map_missing_locked(names, n);
+	xfree(names);
+	ta_nodes = n;
+	ta_free = xcalloc(n, sizeof(*ta_free));
+	ta_free_all = xcalloc(n, sizeof(*ta_free_all));
+}
+
+void ta_select_node_init(void)
+{
+	pthread_mutex_lock(&ta_lock);
+	ta_reload_locked();
+	ta_book_writer_start_locked();
+	ta_book_writer_wake_locked(); /* the new topology into the file soon */
+	pthread_mutex_unlock(&ta_lock);
+}
