@@ -12,7 +12,10 @@
 
 #include "src/slurmctld/locks.h"
 
-#define TA_HASH_ENV "TOPOAWARE_TOPO_HASH" /* job_begin: reaches the prolog as SPANK_TOPOAWARE_TOPO_HASH */
+/* Kept in the job's spank_job_env (saved with the job; the prolog sees them as SPANK_<name>). */
+#define TA_HASH_ENV "TOPOAWARE_TOPO_HASH"               /* the topology the placement used */
+#define TA_PLACEMENT_ENV "TOPOAWARE_PLACEMENT"          /* ideal | fallback | cons_tres */
+#define TA_PLACEMENT_NOTE_ENV "TOPOAWARE_PLACEMENT_NOTE" /* why, for fallback and cons_tres */
 #define TA_SWEEP_EVERY 5 /* seconds between two looks for cancelled pending jobs */
 
 static char ta_status_err[TOPOAWARE_ERR_LEN]; /* last write error logged, "" = none */
@@ -218,10 +221,25 @@ void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int
 		topoaware_status_waiting(ta_status, &s, (int64_t)time(NULL));
 }
 
-/* The job's nodes in rank order ("n1,n2,..."), xmalloc'd, from the same engine function as the
+/* The job's node set: node_bitmap, or at slurmctld's start from the saved node list (select_p_job_init
+ * runs before slurmctld rebuilds the jobs' node bitmaps, read_config.c _sync_jobs_to_conf). NULL if
+ * the job has none; *own is set when the bitmap is the caller's to free. */
+static bitstr_t *ta_job_nodes(job_record_t *job_ptr, bitstr_t **own)
+{
+	*own = NULL;
+	if (job_ptr->node_bitmap)
+		return job_ptr->node_bitmap;
+	if (!job_ptr->nodes || !job_ptr->nodes[0])
+		return NULL;
+	if (node_name2bitmap(job_ptr->nodes, false, own) != 0)
+		FREE_NULL_BITMAP(*own); /* a node that is gone: no order rather than a wrong one */
+	return *own;
+}
+
+/* The nodes of `nodes` in rank order ("n1,n2,..."), xmalloc'd, from the same engine function as the
  * SPANK plugin's TOPOAWARE_NODE_RANK (topoaware_node_ranks is built on topoaware_rank_order).
  * NULL with a message in err if there is no order (no topology, a node not in it). ta_lock held. */
-static char *ta_node_order(job_record_t *job_ptr, const topoaware_layout_t *layout, uint32_t *count, char *err,
+static char *ta_node_order(bitstr_t *nodes, const topoaware_layout_t *layout, uint32_t *count, char *err,
 			   size_t errlen)
 {
 	const char **names;
@@ -230,17 +248,17 @@ static char *ta_node_order(job_record_t *job_ptr, const topoaware_layout_t *layo
 	int first, last;
 
 	*count = 0;
-	if (!job_ptr->node_bitmap || (first = bit_ffs(job_ptr->node_bitmap)) < 0) {
+	if (!nodes || (first = bit_ffs(nodes)) < 0) {
 		snprintf(err, errlen, "the job has no nodes");
 		return NULL;
 	}
-	last = bit_fls(job_ptr->node_bitmap);
+	last = bit_fls(nodes);
 	names = xcalloc((size_t)(last - first + 1), sizeof(*names));
 	for (int i = first; i <= last; i++) {
 		node_record_t *node_ptr;
 
-		if (!bit_test(job_ptr->node_bitmap, i) || i >= node_record_count ||
-		    !(node_ptr = node_record_table_ptr[i]) || !node_ptr->name)
+		if (!bit_test(nodes, i) || i >= node_record_count || !(node_ptr = node_record_table_ptr[i]) ||
+		    !node_ptr->name)
 			continue;
 		names[n++] = node_ptr->name;
 	}
@@ -262,12 +280,55 @@ static char *ta_node_order(job_record_t *job_ptr, const topoaware_layout_t *layo
 	return out;
 }
 
+/* NAME=value into the job's spank_job_env (replacing NAME's entry; value NULL: removed). Slurm saves
+ * it with the job and gives it to the job prolog as SPANK_NAME. */
+static void ta_job_env_set(job_record_t *job_ptr, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	uint32_t i;
+
+	for (i = 0; i < job_ptr->spank_job_env_size; i++)
+		if (job_ptr->spank_job_env[i] && !strncmp(job_ptr->spank_job_env[i], name, len) &&
+		    job_ptr->spank_job_env[i][len] == '=')
+			break;
+	if (!value) {
+		if (i < job_ptr->spank_job_env_size)
+			job_ptr->spank_job_env[i][len + 1] = '\0'; /* an empty value: the entry stays, unused */
+		return;
+	}
+	if (i == job_ptr->spank_job_env_size) {
+		xrecalloc(job_ptr->spank_job_env, i + 2, sizeof(char *));
+		job_ptr->spank_job_env_size = i + 1;
+	} else {
+		xfree(job_ptr->spank_job_env[i]);
+	}
+	job_ptr->spank_job_env[i] = xstrdup_printf("%s=%s", name, value);
+}
+
+/* NAME's value in the job's spank_job_env, NULL if it has none (or an empty one). */
+static const char *ta_job_env_get(job_record_t *job_ptr, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+
+		if (e && !strncmp(e, name, len) && e[len] == '=' && e[len + 1])
+			return e + len + 1;
+	}
+	return NULL;
+}
+
 /* The job's placement into the status book and (LogLevel=verbose) the log. placement/note
- * override what run-now decided (NULL: use that). ta_lock held. */
-static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *placement, const char *note)
+ * override what run-now decided (NULL: use that). Unless `restored` (slurmctld's start), the
+ * placement is also kept in the job's spank_job_env, which Slurm saves with the job: a restarted
+ * slurmctld books it as it was (ta_select_job_init). ta_lock held. */
+static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *placement, const char *note,
+			     int restored)
 {
 	char err[TOPOAWARE_ERR_LEN], full[TOPOAWARE_ERR_LEN + 256], decided[16], decided_note[256];
 	char *order, *hosts;
+	bitstr_t *nodes, *own;
 	uint32_t n = 0;
 	topoaware_status_job_t s;
 
@@ -280,10 +341,16 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 			note = "placed by select/cons_tres without a decision of this plugin (e.g. a preemption)";
 		}
 	}
+	if (!restored) {
+		ta_job_env_set(job_ptr, TA_PLACEMENT_ENV, placement);
+		ta_job_env_set(job_ptr, TA_PLACEMENT_NOTE_ENV, note && *note ? note : NULL);
+	}
 	err[0] = '\0';
 	/* job_ptr->nodes is set only after select_p_job_begin (node_scheduler.c): from the bitmap. */
-	hosts = job_ptr->node_bitmap ? bitmap2node_name(job_ptr->node_bitmap) : NULL;
-	order = ta_node_order(job_ptr, &j->opts.layout, &n, err, sizeof(err));
+	nodes = ta_job_nodes(job_ptr, &own);
+	hosts = nodes ? bitmap2node_name(nodes) : NULL;
+	order = ta_node_order(nodes, &j->opts.layout, &n, err, sizeof(err));
+	FREE_NULL_BITMAP(own);
 	if (!order && note && *note)
 		snprintf(full, sizeof(full), "%s; no rank order: %s", note, err);
 	else if (!order)
@@ -303,23 +370,19 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 		s.reason = full;
 		topoaware_status_placed(ta_status, &s, (int64_t)time(NULL));
 	}
-	TA_LOG(TOPOAWARE_LOG_VERBOSE, "%s: %pJ placed: %s, %u nodes x %u GPUs, %s, on %s; node order %s%s%s", TA,
-	       job_ptr, placement, n, j->gpus_per_node, j->layout, hosts ? hosts : "?", order ? order : "(none)",
-	       full[0] ? "; " : "", full);
+	TA_LOG(TOPOAWARE_LOG_VERBOSE, "%s: %pJ %s: %s, %u nodes x %u GPUs, %s, on %s; node order %s%s%s", TA,
+	       job_ptr, restored ? "was placed" : "placed", placement, n, j->gpus_per_node, j->layout,
+	       hosts ? hosts : "?", order ? order : "(none)", full[0] ? "; " : "", full);
 	xfree(order);
 	xfree(hosts);
 }
 
-/* The topology hash the placement used, for the nodes of a layout job: appended to the job's
- * spank_job_env (xmalloc'd, as Slurm frees it), it reaches the job prolog and spank_topoaware as
- * SPANK_TOPOAWARE_TOPO_HASH (spank_topoaware(8) compares it with its own copy). Then the
- * placement into the status book and the log. */
+/* The topology hash the placement used, for the nodes of a layout job: into the job's spank_job_env,
+ * it reaches the job prolog and spank_topoaware as SPANK_TOPOAWARE_TOPO_HASH (spank_topoaware(8)
+ * compares it with its own copy). Then the placement into the status book and the log. */
 void ta_select_job_begin(job_record_t *job_ptr)
 {
 	ta_job_t j;
-	const char *hash;
-	size_t plen = strlen(TA_HASH_ENV "=");
-	uint32_t i;
 
 	if (!job_ptr || !job_ptr->spank_job_env_size)
 		return;
@@ -328,20 +391,9 @@ void ta_select_job_begin(job_record_t *job_ptr)
 		pthread_mutex_unlock(&ta_lock);
 		return;
 	}
-	hash = ta_topo ? topoaware_topo_hash(ta_topo) : NULL;
-	if (hash) {
-		for (i = 0; i < job_ptr->spank_job_env_size; i++)
-			if (job_ptr->spank_job_env[i] && !strncmp(job_ptr->spank_job_env[i], TA_HASH_ENV "=", plen))
-				break;
-		if (i == job_ptr->spank_job_env_size) {
-			xrecalloc(job_ptr->spank_job_env, i + 2, sizeof(char *));
-			job_ptr->spank_job_env_size = i + 1;
-		} else {
-			xfree(job_ptr->spank_job_env[i]);
-		}
-		job_ptr->spank_job_env[i] = xstrdup_printf("%s=%s", TA_HASH_ENV, hash);
-	}
-	ta_record_placed(job_ptr, &j, NULL, NULL);
+	if (ta_topo)
+		ta_job_env_set(job_ptr, TA_HASH_ENV, topoaware_topo_hash(ta_topo));
+	ta_record_placed(job_ptr, &j, NULL, NULL, 0);
 	pthread_mutex_unlock(&ta_lock);
 }
 
@@ -363,11 +415,14 @@ void ta_select_job_resized(job_record_t *ended, job_record_t *changed)
 		topoaware_status_finished(ta_status, ended->job_id);
 	if (changed && changed->spank_job_env_size && ta_job_options(changed, &j) &&
 	    topoaware_status_job_phase(ta_status, changed->job_id) == 1)
-		ta_record_placed(changed, &j, "cons_tres", "its node set was changed by Slurm after placement (resize or expansion)");
+		ta_record_placed(changed, &j, "cons_tres",
+				 "its node set was changed by Slurm after placement (resize or expansion)", 0);
 	pthread_mutex_unlock(&ta_lock);
 }
 
-/* Running layout jobs that the book does not know: placed before this slurmctld started. */
+/* Running layout jobs that the book does not know: placed before this slurmctld started (a restart,
+ * or SelectType switched to this plugin). Their placement as it was booked, from the job's saved
+ * spank_job_env; "unknown" for jobs placed by another select plugin. */
 void ta_select_job_init(List job_list)
 {
 	ListIterator it;
@@ -386,7 +441,12 @@ void ta_select_job_init(List job_list)
 		if (!job_ptr->spank_job_env_size || !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) ||
 		    topoaware_status_job_phase(ta_status, job_ptr->job_id) == 1 || !ta_job_options(job_ptr, &j))
 			continue;
-		ta_record_placed(job_ptr, &j, "unknown", "found running when slurmctld started; placed before");
+		if (ta_job_env_get(job_ptr, TA_PLACEMENT_ENV))
+			ta_record_placed(job_ptr, &j, ta_job_env_get(job_ptr, TA_PLACEMENT_ENV),
+					 ta_job_env_get(job_ptr, TA_PLACEMENT_NOTE_ENV), 1);
+		else
+			ta_record_placed(job_ptr, &j, "unknown",
+					 "found running when slurmctld started; placed before, not by this plugin", 1);
 	}
 	list_iterator_destroy(it);
 	pthread_mutex_unlock(&ta_lock);
