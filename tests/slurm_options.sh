@@ -97,6 +97,16 @@ expect_job "--tp=8 --dp=2 --gpus=16" 2 16 gres:gpu:8 8
 expect_job "--tp=2 --cp=2 --dp=2 --ep=4 --rank-order=tp-pp-dp --topo-mode=strict --topo-max-wait=30m --nccl-hints=print" 1 8 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 --gres=gpu:8" 2 16 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 -N 1-4" 2 16 gres:gpu:8 8
+# -n equal to --ntasks-per-node on one node is what sbatch itself counts when -n is not given, so
+# job_submit cannot tell an explicit -n 8 from it: the layout's 16 tasks apply, and the user is told.
+out=$(cluster_run sbatch --parsable --hold --tp=8 --dp=2 -n8 --ntasks-per-node=8 --wrap true 2>&1) ||
+  ta_fail "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8 was refused: $out"
+id=$(tail -n1 <<<"$out")
+grep -q " NumTasks=16 " <<<"$(cluster_run scontrol -o show job "$id")" || ta_fail "-n8 --ntasks-per-node=8: not 16 tasks"
+grep -qF "topoaware: layout tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp runs 16 tasks (2 nodes x 8); the 8 tasks counted from --ntasks-per-node=8 on 1 node do not apply. If you gave -n 8, it did not fit the layout: use -n 16 or leave -n out" <<<"$out" ||
+  ta_fail "-n8 --ntasks-per-node=8: the user is not told that 16 tasks run: $out"
+cluster_run scancel "$id"
+ta_pass "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8: 16 tasks, and sbatch says why"
 # The environment is a source too.
 id=$(SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=8 SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_dp=3 \
   cluster_run sbatch --parsable --hold --wrap true)
@@ -146,6 +156,8 @@ refuse "Node count specification invalid" sbatch --tp=8 --dp=2 -N 3 --gpus-per-n
 refuse "--ntasks=10 but the layout has 16 ranks" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
 refuse "Task count specification invalid" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
 refuse "--ntasks-per-node=4 but the layout puts 8 ranks on each node" sbatch --tp=8 --dp=2 --gpus-per-node=8 --ntasks-per-node=4 --wrap true
+refuse "but the job asks for 4 GPUs per node (--ntasks-per-node=4)" sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=4 --wrap true
+refuse "--ntasks=8 but the layout has 16 ranks" sbatch --tp=8 --dp=2 -n8 -N2 --wrap true
 refuse "--gpus=8 but the layout needs 16 GPUs" sbatch --tp=8 --dp=2 --gpus=8 --wrap true
 refuse "--gpus-per-node=16 but the partition's nodes have 8 GPUs" sbatch --tp=8 --dp=2 --gpus-per-node=16 --wrap true
 refuse "not a whole number of nodes of 8 GPUs; use dp=2 or dp=4" sbatch --tp=4 --dp=3 --gpus-per-node=8 --wrap true

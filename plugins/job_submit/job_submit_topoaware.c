@@ -158,6 +158,7 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	char err[TOPOAWARE_ERR_LEN], lay[256];
 	uint32_t node_gpus = 0, per_node = 0, per_job = 0, per_task = 0, per_socket = 0;
 	int ranged = 0, kind = TOPOAWARE_ERR_LAYOUT;
+	uint32_t client_ntasks = 0; /* a task count that may be sbatch's own, replaced by the layout's */
 
 	if (ta_options_from_env(&opts, job->spank_job_env, job->spank_job_env_size, err, sizeof(err)) != 0)
 		return ta_refuse(err_msg, ESLURM_BAD_TASK_COUNT, NULL, err);
@@ -200,10 +201,14 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	if (job->ntasks_per_node != NO_VAL16 && job->ntasks_per_node != INFINITE16 && job->ntasks_per_node)
 		given.ntasks_per_node = job->ntasks_per_node;
 	/* sbatch turns --ntasks-per-node without -n into num_tasks = ntasks_per_node * nodes (and
-	 * marks it set): that count is the client's, not the user's; leave it to the layout. */
+	 * marks it set): that count is the client's, not the user's; leave it to the layout. An
+	 * explicit -n of exactly that count looks the same here (Slurm sends no trace of which it
+	 * was), so when the layout's count differs the user is told (below). */
 	if (given.ntasks && given.ntasks_per_node &&
-	    (uint64_t)given.ntasks == (uint64_t)given.ntasks_per_node * (given.nodes ? given.nodes : 1))
+	    (uint64_t)given.ntasks == (uint64_t)given.ntasks_per_node * (given.nodes ? given.nodes : 1)) {
+		client_ntasks = given.ntasks;
 		given.ntasks = 0;
+	}
 	given.gpus_per_node = per_node;
 	given.gpus = per_job;
 
@@ -243,6 +248,14 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 				xfree(job->tres_per_job);
 		}
 	}
+	if (client_ntasks && client_ntasks != out.ntasks)
+		/* Accepted; sbatch, salloc and srun print this to the user. */
+		ta_xstr_set(err_msg,
+			    "topoaware: layout %s runs %u tasks (%u nodes x %u); the %u tasks counted from "
+			    "--ntasks-per-node=%u on %u node%s do not apply. If you gave -n %u, it did not fit "
+			    "the layout: use -n %u or leave -n out",
+			    lay, out.ntasks, out.nodes, out.ntasks_per_node, client_ntasks, given.ntasks_per_node,
+			    given.nodes ? given.nodes : 1, given.nodes > 1 ? "s" : "", client_ntasks, out.ntasks);
 	debug("%s: layout %s: -N %u, --ntasks=%u, --ntasks-per-node=%u, tres_per_node=%s", TA, lay, out.nodes,
 	      out.ntasks, out.ntasks_per_node, job->tres_per_node);
 	return SLURM_SUCCESS;
