@@ -15,6 +15,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/cost.hpp corelib/cost.cpp \
   corelib/config.hpp corelib/config.cpp \
   corelib/status.hpp corelib/status.cpp \
+  corelib/safe_folder.hpp corelib/safe_folder.cpp \
   corelib/text.hpp corelib/text.cpp
 corelib_libtopoaware_core_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) $(CRYPTO_CFLAGS)
 corelib_libtopoaware_core_la_LIBADD = $(CRYPTO_LIBS)

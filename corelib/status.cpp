@@ -1,6 +1,8 @@
 // The select plugin's status file (status.hpp).
 #include "status.hpp"
 
+#include "safe_folder.hpp"
+
 #include "text.hpp"
 
 #include <algorithm>
@@ -172,40 +174,26 @@ Status load_status_file(const std::string &path) {
 
 void write_status_file(const std::string &path, const std::string &text) {
   if (path.empty() || path[0] != '/') throw StatusError("status file '" + path + "': not an absolute path");
-  // A new file of a random name (mkstemp: O_CREAT|O_EXCL), never one that is already there: a FIFO,
-  // device or link planted at a predictable name would block the writer thread (and slurmctld's
-  // shutdown with it) or redirect the write.
-  std::string tmp = path + ".tmp.XXXXXX";
-  int fd = ::mkostemp(&tmp[0], O_CLOEXEC);
-  if (fd < 0) throw StatusError(path + ": cannot create a temporary file " + tmp + ": " + std::strerror(errno));
-  if (::fchmod(fd, 0644) != 0) {
-    int e = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw StatusError(path + ": cannot set the mode of " + tmp + ": " + std::strerror(e));
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == 0 ? "/" : path.substr(0, slash), name = path.substr(slash + 1);
+  if (name.empty()) throw StatusError("status file '" + path + "': names a folder, not a file");
+  // The folder as the writer's own or root's, reached without a link or a folder another user may
+  // change: else a user could make slurmctld replace a file of their choosing. The new file has a
+  // random name opened with O_EXCL|O_NOFOLLOW|O_NONBLOCK: a FIFO, device or link planted there
+  // would otherwise block the writer thread (and slurmctld's shutdown with it) or redirect it.
+  std::string why;
+  FolderTrust trust;
+  trust.also_owner = ::geteuid();
+  trust.what = "the status file's folder";
+  const int dir_fd = open_folder_safely(folder, trust, false, &why);
+  if (dir_fd < 0) throw StatusError("status file " + path + ": " + why);
+  try {
+    replace_file_at(dir_fd, name, text, 0644);
+  } catch (const std::runtime_error &e) {
+    ::close(dir_fd);
+    throw StatusError("status file " + path + ": " + e.what());
   }
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      int e = w < 0 ? errno : EIO;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw StatusError(path + ": cannot write " + tmp + ": " + std::strerror(e));
-    }
-    done += size_t(w);
-  }
-  if (::close(fd) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw StatusError(path + ": cannot write " + tmp + ": " + std::strerror(e));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw StatusError(path + ": cannot replace it with " + tmp + ": " + std::strerror(e));
-  }
+  ::close(dir_fd);
 }
 
 void StatusBook::set_topology(std::string file, std::string hash, std::string error) {

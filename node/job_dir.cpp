@@ -2,6 +2,7 @@
 #include "job_dir_c.h"
 
 #include "c_api_util.hpp"
+#include "safe_folder.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -112,79 +113,17 @@ bool plain_name(const char *name) {
 
 
 
-// A folder on the way to the state folder, open as fd, is safe when no user can change what the
-// next name in it refers to: a real folder owned by root that only root may write to. Above the
-// state folder a sticky folder writable by all (/tmp) is safe too: there only root may rename or
-// remove the root-owned entry that the next step opens (and checks).
-bool safe_folder(int fd, bool last, const std::string &shown, char *err, size_t errlen) {
-  struct stat st;
-  const bool ok = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
-                  (!(st.st_mode & 022) || (!last && (st.st_mode & S_ISVTX)));
-  if (!ok)
-    set_err(err, errlen,
-            shown + " must be a folder owned by root and writable only by root" +
-                (last ? "" : " (or sticky, as /tmp): it is on the way to the state folder"));
-  return ok;
-}
-
-// Opens the state folder component by component from "/" (each with O_NOFOLLOW, each checked),
-// so that no symbolic link and no folder a user may change is on the way to it.
+// The state folder from "/", every component checked (corelib/safe_folder.hpp): root's job prolog
+// creates and removes job folders in it, so only root may own or write any folder on the way.
 int state_dir_open_impl(const char *path, int create, char *err, size_t errlen) {
-  if (!path || path[0] != '/') {
-    set_err(err, errlen, "the state folder must be an absolute path");
-    errno = EINVAL;
-    return -1;
-  }
-  std::vector<std::string> parts;
-  for (const char *p = path; *p;) {
-    while (*p == '/') ++p;
-    const char *e = std::strchr(p, '/');
-    std::string part(p, e ? size_t(e - p) : std::strlen(p));
-    if (part == "." || part == "..") {
-      set_err(err, errlen, std::string("the state folder ") + path + " must not contain . or ..");
-      errno = EINVAL;
-      return -1;
-    }
-    if (!part.empty()) parts.push_back(std::move(part));
-    p = e ? e : p + std::strlen(p);
-  }
-  int fd = open("/", kDirFlags);
-  std::string shown = "/";
-  if (fd < 0 || !safe_folder(fd, parts.empty(), shown, err, errlen)) {
-    const int e = fd < 0 ? errno : EPERM;
-    if (fd >= 0) close(fd);
-    else set_err(err, errlen, std::string("cannot open /: ") + errno_text(e));
-    errno = e;
-    return -1;
-  }
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const bool last = i + 1 == parts.size();
-    shown += (i ? "/" : "") + parts[i];
-    if (last && create && mkdirat(fd, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
-      const int e = errno;
-      close(fd);
-      set_err(err, errlen, std::string("cannot create ") + shown + ": " + errno_text(e));
-      errno = e;
-      return -1;
-    }
-    const int next = openat(fd, parts[i].c_str(), kDirFlags);
+  topoaware::FolderTrust trust;
+  trust.what = "the state folder";
+  std::string why;
+  const int fd = topoaware::open_folder_safely(path ? path : "", trust, create != 0, &why);
+  if (fd < 0) {
     const int e = errno;
-    struct stat lst;
-    // O_NOFOLLOW with O_DIRECTORY fails with ENOTDIR (not ELOOP) on a link: say what it is.
-    const bool link = next < 0 && fstatat(fd, parts[i].c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
-    close(fd);
-    if (next < 0) {
-      set_err(err, errlen, "cannot open " + shown + ": " +
-                               (link ? std::string("it is a symbolic link, never followed") : errno_text(e)));
-      errno = e;
-      return -1;
-    }
-    fd = next;
-    if (!safe_folder(fd, last, shown, err, errlen)) {
-      close(fd);
-      errno = EPERM;
-      return -1;
-    }
+    set_err(err, errlen, why);
+    errno = e;
   }
   return fd;
 }

@@ -178,6 +178,52 @@ void test_write_never_blocks_on_planted_names(void **) {
   assert_int_equal(std::system(cmd.c_str()), 0);
 }
 
+// The status file's folder is reached without a link and without a folder another user may change
+// (defect: a user who could rename a component of the path made slurmctld replace a file of their
+// choosing). Each case is refused with the component and the reason, and nothing is written.
+void test_write_refuses_unsafe_folders(void **) {
+  char dir[] = "/tmp/ta-status-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string base(dir);
+  auto refused = [](const std::string &path, const char *why) {
+    try {
+      write_status_file(path, "{}\n");
+    } catch (const StatusError &e) {
+      if (!std::strstr(e.what(), why)) fail_msg("'%s' does not say '%s'", e.what(), why);
+      return;
+    }
+    fail_msg("status file %s was written", path.c_str());
+  };
+  // A symbolic link on the way, to a folder that would itself be safe.
+  assert_int_equal(mkdir((base + "/real").c_str(), 0755), 0);
+  assert_int_equal(symlink((base + "/real").c_str(), (base + "/link").c_str()), 0);
+  refused(base + "/link/status.json", "link: it is a symbolic link, never followed");
+  // A folder any user may write to (not sticky) on the way, and as the last folder.
+  assert_int_equal(mkdir((base + "/open").c_str(), 0755), 0);
+  assert_int_equal(chmod((base + "/open").c_str(), 0777), 0);
+  assert_int_equal(mkdir((base + "/open/sub").c_str(), 0755), 0);
+  refused(base + "/open/sub/status.json", "open must be a folder owned by root or uid");
+  refused(base + "/open/status.json", "writable only by its owner");
+  // Sticky and writable by all is fine above the last folder (as /tmp), not as the last one.
+  assert_int_equal(chmod((base + "/open").c_str(), 01777), 0);
+  write_status_file(base + "/open/sub/status.json", "{}\n");
+  refused(base + "/open/status.json", "writable only by its owner");
+  // Owned by another user (only root can make one here).
+  if (geteuid() == 0) {
+    assert_int_equal(mkdir((base + "/theirs").c_str(), 0755), 0);
+    assert_int_equal(chown((base + "/theirs").c_str(), 65534, 65534), 0);
+    refused(base + "/theirs/status.json", "theirs must be a folder owned by root or uid 0");
+  } else {
+    print_message("not root: the case of a folder owned by another user is not checked\n");
+  }
+  refused("relative/status.json", "not an absolute path");
+  refused(base + "/real/", "names a folder");
+  struct stat sb;
+  assert_int_not_equal(stat((base + "/real/status.json").c_str(), &sb), 0);
+  std::string cmd = "rm -rf " + base;
+  assert_int_equal(std::system(cmd.c_str()), 0);
+}
+
 void test_c_api_write(void **) {
   char dir[] = "/tmp/ta-status-XXXXXX";
   assert_non_null(mkdtemp(dir));
@@ -308,7 +354,7 @@ void test_c_api_render_write(void **) {
   const std::string not_dir = std::string(dir) + "/plain-file";
   std::ofstream(not_dir) << "x";
   assert_int_equal(topoaware_status_write_text((not_dir + "/status.json").c_str(), text, len, err, sizeof err), -1);
-  assert_non_null(std::strstr(err, "cannot create"));
+  assert_non_null(std::strstr(err, "plain-file: Not a directory"));
   unlink(not_dir.c_str());
   topoaware_status_text_free(text);
   topoaware_status_write_failed(st);
@@ -351,6 +397,7 @@ int main() {
       cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_strict_reader),
       cmocka_unit_test(test_write_never_blocks_on_planted_names),
+      cmocka_unit_test(test_write_refuses_unsafe_folders),
       cmocka_unit_test(test_c_api_write),
       cmocka_unit_test(test_waiting_hint),
       cmocka_unit_test(test_set_counters),
