@@ -1,5 +1,6 @@
 /* What the three parts of the topoaware build of the select plugin share (private to it):
  *   ta_select_state.c  the plugin's state: topoaware.conf and the topology, (re)loaded at node_init
+ *   ta_select_load.c   the topology parsed and mapped onto the node table off slurmctld's locks
  *   ta_select_place.c  select_p_job_test of layout jobs: read the job, run the core's decision
  *   ta_select_book.c   the status book (placements, waits, ends) and its writer thread
  * Everything below is behind ta_lock, taken after slurmctld's locks (every select_p_* call holds
@@ -76,6 +77,16 @@ int ta_should_log(uint32_t job_id, int what);
  * "cons_tres". ta_decided_take: 1 and the decision (then forgotten) if there is one for the job. */
 void ta_decide(uint32_t job_id, const char *placement, const char *note);
 int ta_decided_take(uint32_t job_id, char *placement, size_t placement_len, char *note, size_t note_len);
+
+/* ---- loading the topology (ta_select_load.c) ------------------------------------------------- */
+
+/* A new node table (select_p_node_init): its names to the loader with the topology's path; waits a
+ * bounded time for the result. ta_lock held (released while waiting). */
+void ta_load_request_locked(const char *path, uint32_t n);
+/* 1 while a request is not applied yet. ta_lock held. */
+int ta_load_pending_locked(void);
+/* Stops the loader thread (fini). ta_lock NOT held. */
+void ta_load_stop(void);
 
 /* ---- the job (ta_select_place.c) ------------------------------------------------------------- */
 

@@ -60,7 +60,7 @@ int ta_job_options(job_record_t *job_ptr, ta_job_t *j)
 }
 
 /* 1: a layout job we place; 0: not a layout job; -1: a layout job we leave to plain cons_tres,
- * *why says why (logged). */
+ * *why says why (logged); 2: a layout job that waits for the topology being loaded. */
 static int ta_job_read(job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j, const char **why)
 {
 	*why = NULL;
@@ -69,6 +69,10 @@ static int ta_job_read(job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j, c
 	j->nodes = min_nodes;
 	j->gpus_per_node = topoaware_layout_gpus_per_node(&j->opts.layout, min_nodes);
 
+	if (!ta_placer && ta_load_pending_locked()) {
+		*why = "the topology is being loaded (topoaware waits for it, not for plain cons_tres)";
+		return 2;
+	}
 	if (!ta_placer)
 		*why = "no topology loaded";
 	else if (job_ptr->het_job_id)
@@ -320,6 +324,13 @@ int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bits
 	if (r == 0) {
 		pthread_mutex_unlock(&ta_lock);
 		goto plain;
+	}
+	if (r == 2) {
+		/* Not runnable for a moment (a new node table, the topology not mapped onto it yet). */
+		if (run_now)
+			ta_book_wait(job_ptr, &j, why, 0);
+		pthread_mutex_unlock(&ta_lock);
+		return SLURM_ERROR;
 	}
 	if (r < 0) {
 		/* A layout job that plain cons_tres places: recorded, so that the status file and the

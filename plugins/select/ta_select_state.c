@@ -1,6 +1,6 @@
 /* The state of select/cons_tres_topoaware (select_cons_tres_topoaware(8)): topoaware.conf and the
- * topology, (re)read in select_p_node_init (start-up and every scontrol reconfigure), the node-name
- * map rebuilt there from the new node table. A new file that does not load keeps the last good
+ * topology, (re)read in select_p_node_init (start-up and every scontrol reconfigure; the topology
+ * is parsed and mapped onto the new node table off slurmctld's locks, ta_select_load.c). A new file that does not load keeps the last good
  * topology, a topoaware.conf that does not parse keeps the last good settings. All state is behind
  * ta_lock (job_test is called by the main and the backfill scheduler, node_init by reconfigure,
  * the status writer from its own thread). */
@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "src/common/gres.h"
-#include "src/common/hostlist.h"
 
 #define TA_LOG_SLOTS 256  /* jobs remembered for the log's rate limit and run-now's decision */
 #define TA_LOG_EVERY 300  /* a job's fallback/wait reason is logged at most every 5 minutes */
@@ -35,7 +34,6 @@ bitstr_t *ta_known;
 char ta_status_path[TA_PATH_MAX];
 topoaware_status_t *ta_status;
 
-static uint32_t ta_missing;     /* Slurm nodes not in the topology */
 static int ta_settings_applied; /* the settings were applied once (from a file or the defaults) */
 
 static struct {
@@ -99,6 +97,7 @@ void ta_select_init(void)
 void ta_select_fini(void)
 {
 	ta_book_writer_stop();
+	ta_load_stop();
 	pthread_mutex_lock(&ta_lock);
 	topoaware_placer_free(ta_placer);
 	ta_placer = NULL;
@@ -155,56 +154,11 @@ static void ta_apply_settings_locked(const char *conf_path)
 	       topoaware_conf_status_interval(ta_conf));
 }
 
-/* Which Slurm nodes the placer does not know: ta_known, ta_missing, and one log line with their
- * names. The placer lists them in node-table order. ta_lock held. */
-static void ta_map_missing_locked(const char *const *names, uint32_t n)
-{
-	uint32_t missing = topoaware_placer_missing(ta_placer), k = 0, named = 0;
-	hostlist_t hl;
-	char *list;
-
-	FREE_NULL_BITMAP(ta_known);
-	ta_missing = 0;
-	if (!missing)
-		return;
-	ta_known = bit_alloc(n);
-	bit_set_all(ta_known);
-	hl = hostlist_create(NULL);
-	for (uint32_t i = 0; i < n && k < missing; i++) {
-		const char *m = topoaware_placer_missing_name(ta_placer, k);
-
-		if (!m || strcmp(names[i], m))
-			continue;
-		k++;
-		bit_clear(ta_known, i);
-		if (!*m)
-			continue; /* a defunct slot of the node table, not a node */
-		named++;
-		hostlist_push_host(hl, m);
-	}
-	ta_missing = named;
-	if (named) {
-		list = hostlist_ranged_string_xmalloc(hl);
-		/* At every LogLevel (a topology problem), once per load. */
-		info("%s: %u of %u Slurm nodes are not in topology %s: %.2000s; %s", TA, named, n, ta_topo_path, list,
-		     topoaware_conf_missing_nodes(ta_conf) == TOPOAWARE_MISSING_FALLBACK
-			     ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that the topology's nodes cannot hold now"
-			     : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover again to add them)");
-		xfree(list);
-	} else {
-		FREE_NULL_BITMAP(ta_known); /* only empty slots: every real node is known */
-	}
-	hostlist_destroy(hl);
-}
-
-/* Called with ta_lock held. */
+/* topoaware.conf now, the topology through the loader (ta_select_load.c). ta_lock held. */
 static void ta_reload_locked(void)
 {
 	char path[TA_PATH_MAX], topo_path[TA_PATH_MAX], default_topo[TA_PATH_MAX], err[TOPOAWARE_ERR_LEN];
 	topoaware_conf_t *conf;
-	topoaware_topo_t *topo;
-	topoaware_placer_t *placer;
-	const char **names;
 	int found = 0;
 	uint32_t n = node_record_count > 0 ? (uint32_t)node_record_count : 0;
 
@@ -223,57 +177,7 @@ static void ta_reload_locked(void)
 	if (!ta_conf || topoaware_conf_topology(ta_conf, topo_path, sizeof(topo_path)) != 0)
 		snprintf(topo_path, sizeof(topo_path), "%s", default_topo);
 
-	topo = topoaware_topo_load(topo_path, err, sizeof(err));
-	if (topo) {
-		TA_LOG(TOPOAWARE_LOG_INFO, "%s: topology %s loaded (%u hosts, %s)", TA, topo_path,
-		       topoaware_topo_hosts(topo), topoaware_topo_hash(topo));
-		topoaware_status_set_topology(ta_status, topo_path, topoaware_topo_hash(topo), "");
-	} else if (ta_topo) {
-		error("%s: cannot load topology %s: %s; keeping the previous topology %s (%s)", TA, topo_path, err,
-		      ta_topo_path, topoaware_topo_hash(ta_topo));
-		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
-	} else {
-		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until a topology loads (scontrol reconfigure)",
-		      TA, topo_path, err);
-		topoaware_status_set_topology(ta_status, "", "", err);
-	}
-
-	/* A new node table needs a new map, also for the old topology; no index survives this. */
-	topoaware_placer_free(ta_placer);
-	ta_placer = NULL;
-	if (topo) {
-		topoaware_topo_free(ta_topo);
-		ta_topo = topo;
-		snprintf(ta_topo_path, sizeof(ta_topo_path), "%s", topo_path);
-	}
-	xfree(ta_free);
-	xfree(ta_free_all);
-	FREE_NULL_BITMAP(ta_known);
-	ta_missing = 0;
-	ta_nodes = 0;
-	if (!ta_topo || !n)
-		return;
-
-	names = xcalloc(n, sizeof(*names));
-	for (uint32_t i = 0; i < n; i++) {
-		node_record_t *node_ptr = node_record_table_ptr[i];
-		/* Defunct/future slots: a name no topology has, never chosen. */
-		names[i] = (node_ptr && node_ptr->name) ? node_ptr->name : "";
-	}
-	placer = topoaware_placer_create(ta_topo, names, n, err, sizeof(err));
-	if (!placer) {
-		xfree(names);
-		error("%s: cannot map Slurm's nodes onto topology %s: %s; layout jobs go to plain select/cons_tres",
-		      TA, ta_topo_path, err);
-		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
-		return;
-	}
-	ta_placer = placer;
-	ta_map_missing_locked(names, n);
-	xfree(names);
-	ta_nodes = n;
-	ta_free = xcalloc(n, sizeof(*ta_free));
-	ta_free_all = xcalloc(n, sizeof(*ta_free_all));
+	ta_load_request_locked(topo_path, n);
 }
 
 void ta_select_node_init(void)
@@ -281,6 +185,5 @@ void ta_select_node_init(void)
 	pthread_mutex_lock(&ta_lock);
 	ta_reload_locked();
 	ta_book_writer_start_locked();
-	ta_book_writer_wake_locked(); /* the new topology into the file soon */
 	pthread_mutex_unlock(&ta_lock);
 }

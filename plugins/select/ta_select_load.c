@@ -1,0 +1,300 @@
+/* Loading the topology off slurmctld's locks (select_cons_tres_topoaware(8), "Topology file").
+ *
+ * select_p_node_init runs with slurmctld's write locks held (start-up, scontrol reconfigure), and
+ * parsing a large topology.json (seconds for a million hosts) there would stop every RPC. So
+ * node_init only copies the node table's names and hands them to this file's thread with the
+ * topology's path; the thread parses the file (only when it changed: path, device, inode, size and
+ * modification time), maps the names onto it and swaps the result in under ta_lock. node_init
+ * waits for that at most TA_LOAD_WAIT_MS (a topology of usual size is in place when it returns);
+ * past that the load goes on in the background and is swapped in when done. Meanwhile the previous
+ * mapping serves if the node table did not change; otherwise layout jobs wait (they are not given to
+ * plain cons_tres for a topology that is about to arrive). A newer request supersedes an older one. */
+#include "ta_select_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "src/common/hostlist.h"
+
+#define TA_LOAD_WAIT_MS 500 /* the longest node_init waits for the load, slurmctld's locks held */
+
+static pthread_t ta_loader;
+static pthread_cond_t ta_loader_cond = PTHREAD_COND_INITIALIZER; /* a request, or stop */
+static pthread_cond_t ta_loaded_cond = PTHREAD_COND_INITIALIZER; /* a request was applied */
+static int ta_loader_running, ta_loader_stop;
+static uint64_t ta_gen_requested, ta_gen_taken, ta_gen_done;
+
+/* The latest request (ta_lock). */
+static char ta_req_path[TA_PATH_MAX];
+static char **ta_req_names;
+static uint32_t ta_req_n;
+
+/* The names the current placer was built for, and the identity of ta_topo's file (written by the
+ * loader only, under ta_lock). */
+static char **ta_map_names;
+static uint32_t ta_map_n;
+static struct {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+} ta_topo_id;
+
+static void ta_names_free(char **names, uint32_t n)
+{
+	for (uint32_t i = 0; names && i < n; i++)
+		xfree(names[i]);
+	xfree(names);
+}
+
+static int ta_names_equal(char **a, uint32_t na, char **b, uint32_t nb)
+{
+	if (na != nb || !a || !b)
+		return 0;
+	for (uint32_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]))
+			return 0;
+	return 1;
+}
+
+/* Which Slurm nodes the placer does not know: ta_known, and one log line with their names. The
+ * placer lists them in node-table order. ta_lock held. */
+static void ta_map_missing_locked(char **names, uint32_t n)
+{
+	uint32_t missing = topoaware_placer_missing(ta_placer), k = 0, named = 0;
+	hostlist_t hl;
+	char *list;
+
+	FREE_NULL_BITMAP(ta_known);
+	if (!missing)
+		return;
+	ta_known = bit_alloc(n);
+	bit_set_all(ta_known);
+	hl = hostlist_create(NULL);
+	for (uint32_t i = 0; i < n && k < missing; i++) {
+		const char *m = topoaware_placer_missing_name(ta_placer, k);
+
+		if (!m || strcmp(names[i], m))
+			continue;
+		k++;
+		bit_clear(ta_known, i);
+		if (!*m)
+			continue; /* a defunct slot of the node table, not a node */
+		named++;
+		hostlist_push_host(hl, m);
+	}
+	if (named) {
+		list = hostlist_ranged_string_xmalloc(hl);
+		/* At every LogLevel (a topology problem), once per load. */
+		info("%s: %u of %u Slurm nodes are not in topology %s: %.2000s; %s", TA, named, n, ta_topo_path, list,
+		     topoaware_conf_missing_nodes(ta_conf) == TOPOAWARE_MISSING_FALLBACK
+			     ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that the topology's nodes cannot hold now"
+			     : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover again to add them)");
+		xfree(list);
+	} else {
+		FREE_NULL_BITMAP(ta_known); /* only empty slots: every real node is known */
+	}
+	hostlist_destroy(hl);
+}
+
+/* One request, with no lock held: parse (if the file changed), map, then swap in under ta_lock
+ * unless a newer request came meanwhile (it follows). Takes `names`. */
+static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
+{
+	char err[TOPOAWARE_ERR_LEN], map_err[TOPOAWARE_ERR_LEN];
+	topoaware_topo_t *topo = NULL;
+	topoaware_placer_t *placer = NULL;
+	const topoaware_topo_t *use;
+	struct stat st;
+	int same, have_st;
+
+	/* Only this thread replaces ta_topo and its identity (and fini, after joining it). */
+	memset(&st, 0, sizeof(st));
+	have_st = stat(path, &st) == 0;
+	same = ta_topo && have_st && !strcmp(path, ta_topo_path) && st.st_dev == ta_topo_id.dev &&
+	       st.st_ino == ta_topo_id.ino && st.st_size == ta_topo_id.size &&
+	       st.st_mtim.tv_sec == ta_topo_id.mtime.tv_sec && st.st_mtim.tv_nsec == ta_topo_id.mtime.tv_nsec;
+	err[0] = map_err[0] = '\0';
+	if (!same)
+		topo = topoaware_topo_load(path, err, sizeof(err));
+	use = topo ? topo : ta_topo;
+	if (use && n)
+		placer = topoaware_placer_create(use, (const char *const *)names, n, map_err, sizeof(map_err));
+
+	pthread_mutex_lock(&ta_lock);
+	if (gen != ta_gen_requested || ta_loader_stop) {
+		pthread_mutex_unlock(&ta_lock);
+		topoaware_placer_free(placer);
+		topoaware_topo_free(topo);
+		ta_names_free(names, n);
+		return;
+	}
+	if (topo) {
+		TA_LOG(TOPOAWARE_LOG_INFO, "%s: topology %s loaded (%u hosts, %s)", TA, path, topoaware_topo_hosts(topo),
+		       topoaware_topo_hash(topo));
+		topoaware_status_set_topology(ta_status, path, topoaware_topo_hash(topo), "");
+	} else if (same) {
+		TA_LOG(TOPOAWARE_LOG_INFO, "%s: topology %s unchanged (%u hosts, %s)", TA, path,
+		       topoaware_topo_hosts(ta_topo), topoaware_topo_hash(ta_topo));
+		topoaware_status_set_topology(ta_status, path, topoaware_topo_hash(ta_topo), "");
+	} else if (ta_topo) {
+		error("%s: cannot load topology %s: %s; keeping the previous topology %s (%s)", TA, path, err,
+		      ta_topo_path, topoaware_topo_hash(ta_topo));
+		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
+	} else {
+		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until a topology loads (scontrol reconfigure)",
+		      TA, path, err);
+		topoaware_status_set_topology(ta_status, "", "", err);
+	}
+	/* The placer refers to its topology: the old placer goes before the old topology. */
+	topoaware_placer_free(ta_placer);
+	ta_placer = NULL;
+	FREE_NULL_BITMAP(ta_known);
+	if (topo) {
+		topoaware_topo_free(ta_topo);
+		ta_topo = topo;
+		snprintf(ta_topo_path, sizeof(ta_topo_path), "%s", path);
+		ta_topo_id.dev = st.st_dev;
+		ta_topo_id.ino = st.st_ino;
+		ta_topo_id.size = st.st_size;
+		ta_topo_id.mtime = st.st_mtim;
+	}
+	if (!placer && use && n) {
+		error("%s: cannot map Slurm's nodes onto topology %s: %s; layout jobs go to plain select/cons_tres",
+		      TA, ta_topo_path, map_err);
+		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), map_err);
+	}
+	ta_names_free(ta_map_names, ta_map_n);
+	ta_map_names = names;
+	ta_map_n = n;
+	xfree(ta_free);
+	xfree(ta_free_all);
+	ta_nodes = 0;
+	if (placer) {
+		ta_placer = placer;
+		ta_map_missing_locked(names, n);
+		ta_nodes = n;
+		ta_free = xcalloc(n, sizeof(*ta_free));
+		ta_free_all = xcalloc(n, sizeof(*ta_free_all));
+	}
+	ta_gen_done = gen;
+	pthread_cond_broadcast(&ta_loaded_cond);
+	ta_book_writer_wake_locked(); /* the new topology into the status file soon */
+	pthread_mutex_unlock(&ta_lock);
+}
+
+static void *ta_loader_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ta_lock);
+	while (!ta_loader_stop) {
+		if (ta_gen_taken != ta_gen_requested) {
+			char path[TA_PATH_MAX];
+			char **names = ta_req_names;
+			uint32_t n = ta_req_n;
+			uint64_t gen = ta_gen_requested;
+
+			snprintf(path, sizeof(path), "%s", ta_req_path);
+			ta_req_names = NULL;
+			ta_req_n = 0;
+			ta_gen_taken = gen;
+			pthread_mutex_unlock(&ta_lock);
+			ta_load(path, names, n, gen);
+			pthread_mutex_lock(&ta_lock);
+			continue;
+		}
+		pthread_cond_wait(&ta_loader_cond, &ta_lock);
+	}
+	pthread_mutex_unlock(&ta_lock);
+	return NULL;
+}
+
+void ta_load_request_locked(const char *path, uint32_t n)
+{
+	char **names = xcalloc(n ? n : 1, sizeof(*names));
+	struct timespec until;
+
+	/* Defunct/future slots of the node table: a name no topology has, never chosen. */
+	for (uint32_t i = 0; i < n; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+
+		names[i] = xstrdup((node_ptr && node_ptr->name) ? node_ptr->name : "");
+	}
+	/* The current mapping serves until the new one is in only while the node table is the same. */
+	if (!ta_names_equal(names, n, ta_map_names, ta_map_n)) {
+		topoaware_placer_free(ta_placer);
+		ta_placer = NULL;
+		FREE_NULL_BITMAP(ta_known);
+		xfree(ta_free);
+		xfree(ta_free_all);
+		ta_nodes = 0;
+	}
+	ta_names_free(ta_req_names, ta_req_n);
+	ta_req_names = names;
+	ta_req_n = n;
+	snprintf(ta_req_path, sizeof(ta_req_path), "%s", path);
+	ta_gen_requested++;
+
+	if (!ta_loader_running) {
+		ta_loader_stop = 0;
+		if (pthread_create(&ta_loader, NULL, ta_loader_main, NULL) == 0) {
+			ta_loader_running = 1;
+		} else {
+			/* No thread: load here, as the only way to get a topology at all. */
+			uint64_t gen = ta_gen_requested;
+
+			error("%s: cannot start the topology loader thread: %m; loading in select_p_node_init", TA);
+			ta_req_names = NULL;
+			ta_req_n = 0;
+			ta_gen_taken = gen;
+			pthread_mutex_unlock(&ta_lock);
+			ta_load(path, names, n, gen);
+			pthread_mutex_lock(&ta_lock);
+			return;
+		}
+	}
+	pthread_cond_signal(&ta_loader_cond);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)TA_LOAD_WAIT_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	while (ta_gen_done != ta_gen_requested)
+		if (pthread_cond_timedwait(&ta_loaded_cond, &ta_lock, &until) == ETIMEDOUT)
+			break;
+	if (ta_gen_done != ta_gen_requested)
+		info("%s: topology %s is still loading after %d ms; it is swapped in when ready (%s)", TA, path,
+		     TA_LOAD_WAIT_MS,
+		     ta_placer ? "the previous one serves meanwhile" : "layout jobs wait for it meanwhile");
+}
+
+int ta_load_pending_locked(void)
+{
+	return ta_gen_done != ta_gen_requested;
+}
+
+void ta_load_stop(void)
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&ta_lock);
+	if (!ta_loader_running) {
+		pthread_mutex_unlock(&ta_lock);
+		return;
+	}
+	ta_loader_stop = 1;
+	t = ta_loader;
+	pthread_cond_signal(&ta_loader_cond);
+	pthread_mutex_unlock(&ta_lock);
+	pthread_join(t, NULL);
+	pthread_mutex_lock(&ta_lock);
+	ta_loader_running = 0;
+	ta_names_free(ta_req_names, ta_req_n);
+	ta_req_names = NULL;
+	ta_req_n = 0;
+	ta_names_free(ta_map_names, ta_map_n);
+	ta_map_names = NULL;
+	ta_map_n = 0;
+	pthread_mutex_unlock(&ta_lock);
+}
