@@ -30,10 +30,10 @@ SpankSettings parse(std::vector<const char *> args, std::vector<std::string> *wa
 
 bool contains(const std::string &hay, const std::string &needle) { return hay.find(needle) != std::string::npos; }
 
-#define assert_contains(hay, needle)                                                    \
-  do {                                                                                  \
-    if (!contains((hay), (needle))) fail_msg("'%s' lacks '%s'", std::string(hay).c_str(), \
-                                             std::string(needle).c_str());              \
+#define assert_contains(hay, needle)                                                      \
+  do {                                                                                    \
+    if (!contains((hay), (needle)))                                                       \
+      fail_msg("'%s' lacks '%s'", std::string(hay).c_str(), std::string(needle).c_str()); \
   } while (0)
 
 // One argument that must be ignored with one message containing `part`, and change nothing.
@@ -72,10 +72,10 @@ void test_empty(void **) {
 
 void test_every_argument(void **) {
   std::vector<std::string> w;
-  const SpankSettings s = parse({"topology=/etc/slurm/topology.json", "exclude_nics=mlx5_8,mlx5_9", "state_dir=/run/ta",
-                                 "override_env=RANK,NCCL_IB_HCA", "default_order=tp-pp-dp", "default_mode=strict",
-                                 "default_max_wait=2h"},
-                                &w);
+  const SpankSettings s =
+      parse({"topology=/etc/slurm/topology.json", "exclude_nics=mlx5_8,mlx5_9", "state_dir=/run/ta",
+             "override_env=RANK,NCCL_IB_HCA", "default_order=tp-pp-dp", "default_mode=strict", "default_max_wait=2h"},
+            &w);
   assert_int_equal(w.size(), 0);
   assert_string_equal(s.topology.c_str(), "/etc/slurm/topology.json");
   assert_string_equal(s.exclude_nics.c_str(), "mlx5_8,mlx5_9");
@@ -96,9 +96,8 @@ void test_every_argument(void **) {
 // A later good argument replaces an earlier one; a later bad one does not.
 void test_last_good_wins(void **) {
   std::vector<std::string> w;
-  SpankSettings s = parse({"topology=/a.json", "topology=/b.json", "default_order=tp-pp-dp",
-                           "default_order=tp-cp-ep-dp-pp"},
-                          &w);
+  SpankSettings s =
+      parse({"topology=/a.json", "topology=/b.json", "default_order=tp-pp-dp", "default_order=tp-cp-ep-dp-pp"}, &w);
   assert_int_equal(w.size(), 0);
   assert_string_equal(s.topology.c_str(), "/b.json");
   assert_true(s.default_order == RankOrder::TpCpEpDpPp);
@@ -243,8 +242,14 @@ void test_c_args(void **) {
   topoaware_spank_args_t a;
   char err[TOPOAWARE_ERR_LEN];
   std::vector<std::string> w;
-  const char *av[] = {"topology=/etc/t.json", "bogus", nullptr, "override_env=NCCL_IB_HCA,X",
-                      "default_order=tp-pp-dp", "default_mode=strict", "default_max_wait=90s", "exclude_nics=mlx5_1"};
+  const char *av[] = {"topology=/etc/t.json",
+                      "bogus",
+                      nullptr,
+                      "override_env=NCCL_IB_HCA,X",
+                      "default_order=tp-pp-dp",
+                      "default_mode=strict",
+                      "default_max_wait=90s",
+                      "exclude_nics=mlx5_1"};
   assert_int_equal(topoaware_spank_args_parse(&a, 8, const_cast<char *const *>(av), collect, &w, err, sizeof err), 0);
   assert_int_equal(w.size(), 2);
   assert_contains(w[0], "unknown plugstack.conf argument 'bogus'");
@@ -339,9 +344,9 @@ void test_c_hash_file(void **) {
 
 int main() {
   const CMUnitTest tests[] = {
-      cmocka_unit_test(test_empty),         cmocka_unit_test(test_every_argument), cmocka_unit_test(test_last_good_wins),
-      cmocka_unit_test(test_bad_values),    cmocka_unit_test(test_too_long),       cmocka_unit_test(test_non_printable),
-      cmocka_unit_test(test_override_env),  cmocka_unit_test(test_hash),           cmocka_unit_test(test_c_args),
+      cmocka_unit_test(test_empty),        cmocka_unit_test(test_every_argument), cmocka_unit_test(test_last_good_wins),
+      cmocka_unit_test(test_bad_values),   cmocka_unit_test(test_too_long),       cmocka_unit_test(test_non_printable),
+      cmocka_unit_test(test_override_env), cmocka_unit_test(test_hash),           cmocka_unit_test(test_c_args),
       cmocka_unit_test(test_c_hash_file),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
