@@ -91,8 +91,8 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 			return -1;
 		}
 		if (topoaware_options_set(opts, name, eq + 1, why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "--%s=%s: %s", name, topoaware_printable(eq + 1, 64, shown, sizeof(shown)),
-				 why);
+			topoaware_printable(eq + 1, 64, shown, sizeof(shown));
+			snprintf(err, errlen, "--%s=%s: %s", name, shown, why);
 			return -1;
 		}
 	}
