@@ -52,10 +52,10 @@ int topoaware_task_is_default_var(const char *name);
  * [override_env=NAMES|all|none] [default_order=ORDER] [default_mode=strict|prefer]
  * [default_max_wait=TIME]`, as the core parses them (corelib/spank_settings.hpp). */
 typedef struct topoaware_spank_args {
-  char topology[4096];      /* absolute path; "" = topoaware.conf's (topoaware_default_paths) */
-  char exclude_nics[1024];  /* "mlx5_8,mlx5_9": storage/management NICs; "" = none */
-  char state_dir[1024];     /* absolute path; "" = the default, see topoaware_spank_state_dir */
-  uint32_t override_env;    /* bit i: topoaware's value of topoaware_task_default_var(i) replaces the task's */
+  char topology[4096];     /* absolute path; "" = topoaware.conf's (topoaware_default_paths) */
+  char exclude_nics[1024]; /* "mlx5_8,mlx5_9": storage/management NICs; "" = none */
+  char state_dir[1024];    /* absolute path; "" = the default, see topoaware_spank_state_dir */
+  uint32_t override_env;   /* bit i: topoaware's value of topoaware_task_default_var(i) replaces the task's */
   int has_default_order, default_order; /* enum topoaware_order */
   int has_default_mode, default_mode;   /* enum topoaware_mode */
   int has_default_max_wait;
@@ -69,8 +69,8 @@ typedef void (*topoaware_warn_fn)(void *ctx, const char *msg);
  * call (an admin's typo must not break every srun and sbatch): it is ignored and, when warn is not
  * NULL, reported through warn(ctx, message); the other arguments still apply. Returns 0, or -1 with
  * err on an internal error (out of memory; *args then holds the defaults). */
-int topoaware_spank_args_parse(topoaware_spank_args_t *args, int ac, char *const *av, topoaware_warn_fn warn,
-                               void *ctx, char *err, size_t errlen);
+int topoaware_spank_args_parse(topoaware_spank_args_t *args, int ac, char *const *av, topoaware_warn_fn warn, void *ctx,
+                               char *err, size_t errlen);
 /* 1 if the admin lets topoaware's value of the variable `name` replace the task's own
  * (override_env=), else 0. */
 int topoaware_spank_args_overrides(const topoaware_spank_args_t *args, const char *name);

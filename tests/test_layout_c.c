@@ -480,8 +480,9 @@ static void test_printable(void **state) {
     assert_null(strchr(err, '\x1b'));
     assert_int_equal(env_parse(env + 1, 1, &o), -1);
     assert_contains(err, "unknown topoaware option '?x'");
-    assert_contains(err, "the options are --tp, --pp, --dp, --cp, --ep, --rank-order, --topo-mode, --topo-max-wait "
-                         "and --nccl-hints");
+    assert_contains(err,
+                    "the options are --tp, --pp, --dp, --cp, --ep, --rank-order, --topo-mode, --topo-max-wait "
+                    "and --nccl-hints");
   }
 }
 

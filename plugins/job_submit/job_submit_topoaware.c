@@ -216,8 +216,8 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 		return ta_refuse(err_msg, ta_code(kind), lay, err);
 	if (ranged && (out.nodes < job->min_nodes || out.nodes > job->max_nodes)) {
 		snprintf(err, sizeof(err),
-			 "-N %u-%u but the layout needs %u nodes x %u GPUs; use -N %u or leave -N out",
-			 job->min_nodes, job->max_nodes, out.nodes, out.gpus_per_node, out.nodes);
+			 "-N %u-%u but the layout needs %u nodes x %u GPUs; use -N %u or leave -N out", job->min_nodes,
+			 job->max_nodes, out.nodes, out.gpus_per_node, out.nodes);
 		return ta_refuse(err_msg, ESLURM_INVALID_NODE_COUNT, lay, err);
 	}
 	if (out.ntasks_per_node > UINT16_MAX - 2)
