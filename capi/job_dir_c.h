@@ -8,7 +8,7 @@
  * creates an empty folder, hands it over with fchown/fchmod on its descriptor, and removes it; no
  * content a user wrote is ever read by root. No Slurm, no C++ exception leaves these functions;
  * errors are -1 with a message in err (errlen bytes, NUL-terminated). Built into
- * topology/libtopoaware_task.la. */
+ * node/libtopoaware_node.la. */
 #ifndef TOPOAWARE_JOB_DIR_C_H
 #define TOPOAWARE_JOB_DIR_C_H
 
@@ -57,6 +57,27 @@ int topoaware_job_dir_open(int state_fd, uint32_t job_id, char *err, size_t errl
  * renamed onto `name` (renameat replaces a symbolic link of that name, never follows it). `name`
  * is a plain file name (no '/', not "." or ".."). Returns 0 or -1. */
 int topoaware_file_write_at(int dir_fd, const char *name, const char *data, size_t len, char *err, size_t errlen);
+
+/* The topology hash of a job, <state_dir>/job.<JOBID>.hash: the select plugin gives it to the job
+ * prolog (SPANK_TOPOAWARE_TOPO_HASH), but Slurm 22.05 does not pass it on to the tasks; so the
+ * prolog (root) writes it there, task_init (the job's user) reads it back and the epilog removes
+ * it (spank_topoaware(8), FILES). */
+
+/* 1 if hash is "sha256:" and 64 lower-case hex digits, else 0. */
+int topoaware_topo_hash_valid(const char *hash);
+
+/* Root, in the job prolog: writes hash and a newline as job.<JOBID>.hash (mode 0644, never through
+ * a symbolic link) in the state folder open as state_fd. Returns 0, or -1 with err ("job.<JOBID>.hash:
+ * <why>"; an invalid hash writes nothing). */
+int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, char *err, size_t errlen);
+
+/* In task_init: the hash the job prolog recorded (the file's first line) into buf. Returns 1, or 0
+ * if there is none: no file, not a valid hash, or buf too small. */
+int topoaware_job_hash_read(int state_fd, uint32_t job_id, char *buf, size_t len);
+
+/* Root, in the job epilog: removes job.<JOBID>.hash. Returns 0 (removed, or there was none) or -1
+ * with err ("job.<JOBID>.hash: <why>"). */
+int topoaware_job_hash_remove(int state_fd, uint32_t job_id, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "c_api_util.hpp"
 #include "config.hpp"
@@ -45,21 +46,36 @@ Layout to_cxx(const topoaware_layout_t &l) { return layout_from_c(l); }
 
 bool valid_order(int order) { return order == TOPOAWARE_ORDER_TP_CP_EP_DP_PP || order == TOPOAWARE_ORDER_TP_PP_DP; }
 
-struct OptName {
-  const char *name;
-  unsigned bit;
+// The options, declared once (topoaware_option_info); the order is --help's. The usage texts are
+// spank_topoaware(8)'s (man/spank_topoaware.8 says the same).
+const topoaware_option_info_t kOptions[] = {
+    {"tp", "N", "[topoaware] tensor parallel size: GPUs of one TP group, inside one node (NVLink)", TOPOAWARE_OPT_TP},
+    {"pp", "N", "[topoaware] pipeline parallel size", TOPOAWARE_OPT_PP},
+    {"dp", "N", "[topoaware] data parallel size; the job has tp*cp*dp*pp GPUs, one task per GPU", TOPOAWARE_OPT_DP},
+    {"cp", "N", "[topoaware] context parallel size", TOPOAWARE_OPT_CP},
+    {"ep", "N", "[topoaware] expert parallel size; divides cp*dp, does not add GPUs", TOPOAWARE_OPT_EP},
+    {"rank-order", "ORDER", "[topoaware] rank order: tp-cp-ep-dp-pp (default, Megatron) or tp-pp-dp",
+     TOPOAWARE_OPT_RANK_ORDER},
+    {"topo-mode", "MODE",
+     "[topoaware] strict: wait for a block of switches that fits the layout (up to --topo-max-wait); prefer: "
+     "best block available now",
+     TOPOAWARE_OPT_TOPO_MODE},
+    {"topo-max-wait", "TIME",
+     "[topoaware] longest wait of --topo-mode=strict, e.g. 30m, 2h, 90s, 1d (no unit: minutes; at most 30d)",
+     TOPOAWARE_OPT_MAX_WAIT},
+    {"nccl-hints", "WHAT", "[topoaware] NCCL and rank hints in tasks: auto (default), off or print",
+     TOPOAWARE_OPT_NCCL_HINTS},
 };
-const OptName kOptions[] = {
-    {"tp", TOPOAWARE_OPT_TP},
-    {"cp", TOPOAWARE_OPT_CP},
-    {"ep", TOPOAWARE_OPT_EP},
-    {"dp", TOPOAWARE_OPT_DP},
-    {"pp", TOPOAWARE_OPT_PP},
-    {"rank-order", TOPOAWARE_OPT_RANK_ORDER},
-    {"topo-mode", TOPOAWARE_OPT_TOPO_MODE},
-    {"topo-max-wait", TOPOAWARE_OPT_MAX_WAIT},
-    {"nccl-hints", TOPOAWARE_OPT_NCCL_HINTS},
-};
+constexpr uint32_t kOptionCount = sizeof(kOptions) / sizeof(kOptions[0]);
+static_assert(kOptionCount <= 32, "an option is a bit of an unsigned");
+
+// "tp, pp, ..., topo-max-wait and nccl-hints" (for messages).
+std::string option_list() {
+  std::string out;
+  for (uint32_t i = 0; i < kOptionCount; i++)
+    out += std::string(i == 0 ? "" : i + 1 == kOptionCount ? " and " : ", ") + kOptions[i].name;
+  return out;
+}
 
 }  // namespace
 
@@ -75,11 +91,32 @@ void topoaware_options_init(topoaware_options_t *o) {
   o->nccl_hints = TOPOAWARE_HINTS_AUTO;
 }
 
+const topoaware_option_info_t *topoaware_option_info(uint32_t i) { return i < kOptionCount ? &kOptions[i] : nullptr; }
+
 unsigned topoaware_option_bit(const char *name) {
   if (!name) return 0;
-  for (const OptName &o : kOptions)
+  for (const topoaware_option_info_t &o : kOptions)
     if (std::strcmp(o.name, name) == 0) return o.bit;
   return 0;
+}
+
+const char *topoaware_option_name(unsigned bit) {
+  for (const topoaware_option_info_t &o : kOptions)
+    if (o.bit == bit) return o.name;
+  return nullptr;
+}
+
+const char *topoaware_printable(const char *s, size_t max, char *buf, size_t len) {
+  if (!buf || len == 0) return buf;
+  buf[0] = '\0';
+  char dummy[1];
+  c_boundary(dummy, 0, -1, [&]() -> int {
+    std::string_view v(s ? s : "", s ? strnlen(s, max) : 0);
+    if (s && v.size() == max && s[max] != '\0') v = v.substr(0, utf8_prefix(v.data(), v.size()));  // cut: whole chars
+    copy_c_error(std::string(v).c_str(), buf, len);  // printable_text, cut to fit
+    return 0;
+  });
+  return buf;
 }
 
 int topoaware_options_set(topoaware_options_t *o, const char *name, const char *value, char *err,
@@ -89,15 +126,14 @@ int topoaware_options_set(topoaware_options_t *o, const char *name, const char *
     const unsigned bit = topoaware_option_bit(name);
     if (!bit) {
       std::string n(name, strnlen(name, 64));
-      return fail(err, errlen,
-                  ("unknown option '" + n +
-                   "'; the options are tp, cp, ep, dp, pp, rank-order, topo-mode, topo-max-wait and nccl-hints")
-                      .c_str());
+      return fail(err, errlen, ("unknown option '" + n + "'; the options are " + option_list()).c_str());
     }
     if (!value) return fail(err, errlen, (std::string(name) + " needs a value").c_str());
     // Bound the work and the message on hostile input (values come from users' environments).
-    std::string_view v(value, strnlen(value, 256));
-    if (v.size() >= 256) return fail(err, errlen, (std::string(name) + ": value longer than 255 bytes").c_str());
+    std::string_view v(value, strnlen(value, kMaxOptionValue + 1));
+    if (v.size() > kMaxOptionValue)
+      return fail(err, errlen,
+                  (std::string(name) + ": value longer than " + std::to_string(kMaxOptionValue) + " bytes").c_str());
     topoaware_options_t next = *o;
     switch (bit) {
       case TOPOAWARE_OPT_TP: next.layout.tp = parse_axis("tp", v); break;
@@ -264,7 +300,9 @@ int topoaware_conf_topology(const topoaware_conf_t *conf, char *buf, size_t len)
   });
 }
 
-uint32_t topoaware_conf_max_tries(const topoaware_conf_t *conf) { return conf ? conf->cfg.max_tries : kDefaultMaxTries; }
+uint32_t topoaware_conf_max_tries(const topoaware_conf_t *conf) {
+  return conf ? conf->cfg.max_tries : kDefaultMaxTries;
+}
 
 uint32_t topoaware_conf_max_time_ms(const topoaware_conf_t *conf) {
   return conf ? conf->cfg.max_time_ms : kDefaultMaxTimeMs;

@@ -59,9 +59,23 @@ typedef struct topoaware_request {
 
 void topoaware_options_init(topoaware_options_t *opts);
 
-/* Option names as users type them without "--": tp cp ep dp pp rank-order topo-mode topo-max-wait
- * nccl-hints. Returns the option's bit, or 0 for an unknown name. */
+/* One option of sbatch, salloc and srun, declared once here: spank_topoaware registers these
+ * (struct spank_option: name, arginfo, usage; --help prints them), job_submit/topoaware and the
+ * select plugin read the same names from a job's SPANK environment. */
+typedef struct topoaware_option_info {
+  const char *name;    /* as users type it without "--": "tp", "rank-order", ... */
+  const char *arginfo; /* the value's placeholder in --help: "N", "ORDER", ... */
+  const char *usage;   /* the --help text */
+  unsigned bit;        /* enum topoaware_opt */
+} topoaware_option_info_t;
+
+/* The i-th option, in the order --help lists them (tp pp dp cp ep rank-order topo-mode
+ * topo-max-wait nccl-hints); NULL past the end. */
+const topoaware_option_info_t *topoaware_option_info(uint32_t i);
+/* The option's bit for its name, or 0 for an unknown name. */
 unsigned topoaware_option_bit(const char *name);
+/* The option's name for its bit, or NULL. */
+const char *topoaware_option_name(unsigned bit);
 
 /* Parses `value` strictly and stores it (a later call for the same option replaces it: the last
  * source wins). On error nothing is changed. Returns 0 or -1. */
@@ -135,6 +149,11 @@ const char *topoaware_missing_nodes_name(int missing);             /* "avoid" | 
  * buf too small). */
 int topoaware_conf_status_file(const topoaware_conf_t *conf, const char *state_save_location, char *buf,
                                size_t len);
+
+/* At most `max` bytes of `s` (never cut inside a UTF-8 character) as printable text (control
+ * bytes and invalid UTF-8 become '?', tab and newline a space) into buf of len bytes, for quoting a
+ * user's or an admin's value in a log or a message. NULL s gives "". Returns buf. */
+const char *topoaware_printable(const char *s, size_t max, char *buf, size_t len);
 
 /* Where topoaware looks when nothing names a file (topoaware.conf(5), FILES); every plugin and the
  * command decide through this one function, so they read the same files:

@@ -1,8 +1,9 @@
-/* C API for spank_topoaware's task hook: everything one task of a layout job gets (coordinates,
- * launcher variables, GPU order, NCCL hints), computed from the topology file, the step's node
- * list, the layout and hwloc. No Slurm here; no C++ exception leaves these functions; errors are
- * NULL with a message in err (errlen bytes, NUL-terminated). On any error the caller sets NOTHING
- * (a task with no hints rather than wrong hints). Implemented in node/ (libtopoaware_node.la). */
+/* C API for spank_topoaware: its plugstack.conf arguments, and its task hook: everything one task
+ * of a layout job gets (coordinates, launcher variables, GPU order, NCCL hints), computed from the
+ * topology file, the step's node list, the layout and hwloc. No Slurm here; no C++ exception
+ * leaves these functions; errors are NULL (or -1) with a message in err (errlen bytes,
+ * NUL-terminated). On any error of a task plan the caller sets NOTHING (a task with no hints rather
+ * than wrong hints). Implemented in node/ (libtopoaware_node.la). */
 #ifndef TOPOAWARE_TASK_C_H
 #define TOPOAWARE_TASK_C_H
 
@@ -45,6 +46,36 @@ enum topoaware_task_var_kind {
 const char *topoaware_task_default_var(uint32_t i);
 /* 1 if name is one of them. */
 int topoaware_task_is_default_var(const char *name);
+
+/* spank_topoaware's plugstack.conf arguments (spank_topoaware(8)): `required|optional
+ * spank_topoaware.so [topology=PATH] [exclude_nics=NAMES] [state_dir=PATH]
+ * [override_env=NAMES|all|none] [default_order=ORDER] [default_mode=strict|prefer]
+ * [default_max_wait=TIME]`, as the core parses them (corelib/spank_settings.hpp). */
+typedef struct topoaware_spank_args {
+  char topology[4096];     /* absolute path; "" = topoaware.conf's (topoaware_default_paths) */
+  char exclude_nics[1024]; /* "mlx5_8,mlx5_9": storage/management NICs; "" = none */
+  char state_dir[1024];    /* absolute path; "" = the default, see topoaware_spank_state_dir */
+  uint32_t override_env;   /* bit i: topoaware's value of topoaware_task_default_var(i) replaces the task's */
+  int has_default_order, default_order; /* enum topoaware_order */
+  int has_default_mode, default_mode;   /* enum topoaware_mode */
+  int has_default_max_wait;
+  uint32_t default_max_wait; /* seconds */
+} topoaware_spank_args_t;
+
+/* Receives one message about a plugstack.conf argument that was ignored (printable text). */
+typedef void (*topoaware_warn_fn)(void *ctx, const char *msg);
+
+/* Parses av[0..ac) into *args (cleared first; NULL entries skipped). A bad argument never fails the
+ * call (an admin's typo must not break every srun and sbatch): it is ignored and, when warn is not
+ * NULL, reported through warn(ctx, message); the other arguments still apply. Returns 0, or -1 with
+ * err on an internal error (out of memory; *args then holds the defaults). */
+int topoaware_spank_args_parse(topoaware_spank_args_t *args, int ac, char *const *av, topoaware_warn_fn warn, void *ctx,
+                               char *err, size_t errlen);
+/* 1 if the admin lets topoaware's value of the variable `name` replace the task's own
+ * (override_env=), else 0. */
+int topoaware_spank_args_overrides(const topoaware_spank_args_t *args, const char *name);
+/* The state folder in effect: state_dir=, else /run/topoaware. */
+const char *topoaware_spank_state_dir(const topoaware_spank_args_t *args);
 
 typedef struct topoaware_task_plan topoaware_task_plan_t;
 

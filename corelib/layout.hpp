@@ -4,6 +4,7 @@
 // by the command. No Slurm here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,9 @@ inline constexpr uint32_t kMaxAxis = 65536;
 inline constexpr uint64_t kMaxWorld = uint64_t(1) << 24;
 // GPUs in one NVLink domain (node) accepted at all; the real bound is the partition's count.
 inline constexpr uint32_t kMaxGpusPerNode = 1024;
+// The longest value of one option (--tp=..., --topo-max-wait=..., plugstack.conf's default_*=) that
+// is parsed at all: values come from users' environments; this bounds the work and the messages.
+inline constexpr size_t kMaxOptionValue = 255;
 
 struct Layout {
   uint32_t tp = 1, cp = 1, ep = 1, dp = 1, pp = 1;

@@ -1,7 +1,8 @@
 # core/: the model and every decision: the switch graph and its classification, topology.json,
-# host lists, layouts, rank order, the placement engine, the cost model, topoaware.conf and the
-# status book. Pure C++17: no Slurm, no hwloc, no libibnetdisc, no formatting library; OpenSSL's
-# libcrypto only for the topology hash (SHA-256). Everything else in the tree links it.
+# host lists, layouts, rank order, the placement engine, the cost model, topoaware.conf, the
+# status book, spank_topoaware's plugstack.conf arguments and hash file. Pure C++17: no Slurm, no
+# hwloc, no libibnetdisc, no formatting library; OpenSSL's libcrypto only for the topology hash
+# (SHA-256). Everything else in the tree links it.
 noinst_LTLIBRARIES += corelib/libtopoaware_core.la
 corelib_libtopoaware_core_la_SOURCES = \
   corelib/fabric.hpp corelib/fabric.cpp \
@@ -16,6 +17,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/config.hpp corelib/config.cpp \
   corelib/status.hpp corelib/status.cpp \
   corelib/safe_folder.hpp corelib/safe_folder.cpp \
-  corelib/text.hpp corelib/text.cpp
+  corelib/text.hpp corelib/text.cpp \
+  corelib/spank_settings.hpp corelib/spank_settings.cpp
 corelib_libtopoaware_core_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) $(CRYPTO_CFLAGS)
 corelib_libtopoaware_core_la_LIBADD = $(CRYPTO_LIBS)

@@ -18,6 +18,7 @@
 #include "hostlist.hpp"
 #include "hwloc_probe.hpp"
 #include "rank_order.hpp"
+#include "spank_settings.hpp"
 #include "topoaware_c.h"
 #include "topology_json.hpp"
 
@@ -38,19 +39,9 @@ struct topoaware_job_map {
 namespace {
 
 // Every variable a plan sets only when the task's environment does not have it yet (kind
-// TOPOAWARE_VAR_DEFAULT), in one place: plugstack.conf's override_env= names are checked against it.
-constexpr const char *kDefaultVars[] = {"RANK",        "LOCAL_RANK",        "WORLD_SIZE",
-                                        "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-                                        "CUDA_DEVICE_ORDER", "NCCL_IB_HCA",  "NCCL_CROSS_NIC"};
-constexpr uint32_t kDefaultVarCount = sizeof(kDefaultVars) / sizeof(kDefaultVars[0]);
-
-bool is_default_var(const char *name) {
-  if (!name) return false;
-  for (const char *v : kDefaultVars)
-    if (std::strcmp(v, name) == 0) return true;
-  return false;
-}
-
+// TOPOAWARE_VAR_DEFAULT) is in the core's one list (kTaskDefaultVars), which plugstack.conf's
+// override_env= names are checked against.
+bool is_default_var(const char *name) { return name && topoaware::task_default_var_index(name) >= 0; }
 
 struct TopoFree {
   void operator()(topoaware_topo_t *t) const { topoaware_topo_free(t); }
@@ -164,15 +155,16 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
   const uint32_t count = uint32_t(ns.ranks.size()), n = uint32_t(ns.names.size()), per_node = ns.per_node;
   const uint64_t world = ns.world;
   if (count != in.local_tasks || in.local_id >= count)
-    throw std::runtime_error("this node runs " + std::to_string(in.local_tasks) + " tasks of the step, the layout puts " +
-                             std::to_string(count) + " ranks on it");
+    throw std::runtime_error("this node runs " + std::to_string(in.local_tasks) +
+                             " tasks of the step, the layout puts " + std::to_string(count) + " ranks on it");
   const topoaware_rank_t &r = ns.ranks[in.local_id];
   char lay[256];
   topoaware_layout_string(&l, lay, sizeof(lay));
 
   auto add = [&](const char *name, const std::string &v, int kind) {
     if ((kind == TOPOAWARE_VAR_DEFAULT) != is_default_var(name))
-      throw std::logic_error(std::string("internal error: ") + name + " is not declared in kDefaultVars as its kind says");
+      throw std::logic_error(std::string("internal error: ") + name +
+                             " is not declared in kTaskDefaultVars as its kind says");
     p->vars.push_back({name, v, kind});
   };
   auto u = [](uint64_t v) { return std::to_string(v); };
@@ -205,8 +197,8 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
         p->note = "CUDA_VISIBLE_DEVICES is not a list of indices (UUIDs?): left as Slurm set it";
         idx.clear();
       } else if (*std::max_element(idx.begin(), idx.end()) >= d.gpus.size()) {
-        p->note = "CUDA_VISIBLE_DEVICES names GPU " + u(*std::max_element(idx.begin(), idx.end())) + " but hwloc finds " +
-                  u(d.gpus.size()) + " GPUs: left as Slurm set it";
+        p->note = "CUDA_VISIBLE_DEVICES names GPU " + u(*std::max_element(idx.begin(), idx.end())) +
+                  " but hwloc finds " + u(d.gpus.size()) + " GPUs: left as Slurm set it";
         idx.clear();
       } else {
         std::sort(idx.begin(), idx.end());
@@ -278,13 +270,14 @@ topoaware_job_map_t *job_map(const topoaware_job_in_t &in) {
   m->nodes = n;
   char lay[256];
   topoaware_layout_string(in.layout, lay, sizeof(lay));
-  m->rankmap = std::string("# topoaware rank map: ") + lay + ", " + std::to_string(n) + " nodes, topology " + topo.hash +
-               "\n";
+  m->rankmap =
+      std::string("# topoaware rank map: ") + lay + ", " + std::to_string(n) + " nodes, topology " + topo.hash + "\n";
   auto u = [](uint64_t v) { return std::to_string(v); };
   auto idx = [&](int v) { return v < 0 ? std::string("-") : u(static_cast<uint64_t>(v)); };
   for (uint32_t k = 0; k < n; ++k) {
     const topoaware::Host &h = topo.hosts[size_t(ordered[k])];
-    const std::string leaf = h.leaf >= 0 && size_t(h.leaf) < topo.switches.size() ? topo.switches[size_t(h.leaf)].name : "-";
+    const std::string leaf =
+        h.leaf >= 0 && size_t(h.leaf) < topo.switches.size() ? topo.switches[size_t(h.leaf)].name : "-";
     const std::string tail = " leaf=" + leaf + " leaf_group=" + idx(h.leaf_group) + " pod=" + idx(h.pod) + "\n";
     for (uint32_t j = 0; j < per_node; ++j) {
       const uint32_t r = k * per_node + j;
@@ -302,7 +295,9 @@ topoaware_job_map_t *job_map(const topoaware_job_in_t &in) {
 
 extern "C" {
 
-const char *topoaware_task_default_var(uint32_t i) { return i < kDefaultVarCount ? kDefaultVars[i] : nullptr; }
+const char *topoaware_task_default_var(uint32_t i) {
+  return i < topoaware::kTaskDefaultVarCount ? topoaware::kTaskDefaultVars[i] : nullptr;
+}
 int topoaware_task_is_default_var(const char *name) { return is_default_var(name) ? 1 : 0; }
 
 topoaware_job_map_t *topoaware_job_map(const topoaware_job_in_t *in, char *err, size_t errlen) {

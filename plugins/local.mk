@@ -1,24 +1,15 @@
-# Slurm plugins: spank_topoaware.so (public headers only) and job_submit_topoaware.so (needs the
-# configured Slurm source tree). Both are C adapters over the C++ core, reached through the C API
-# in capi/ (Slurm's headers have no extern "C"); each exports only the symbols Slurm looks up
-# (linker version scripts) and links libstdc++ for the core. Each links what it needs: spank
-# node/ + capi/ + corelib/, job_submit and select capi/ + corelib/ (never report/ or discovery/).
+# Slurm plugins: spank_topoaware.so (public headers only; its own fragment plugins/spank/local.mk)
+# and job_submit_topoaware.so (needs the configured Slurm source tree). Both are C adapters over the
+# C++ core, reached through the C API in capi/ (Slurm's headers have no extern "C"); each exports
+# only the symbols Slurm looks up (linker version scripts) and links libstdc++ for the core. Each
+# links what it needs: spank node/ + capi/ + corelib/, job_submit and select capi/ + corelib/
+# (never report/ or discovery/).
 
-EXTRA_DIST += plugins/spank/spank_topoaware.map plugins/job_submit/job_submit_topoaware.map
+EXTRA_DIST += plugins/job_submit/job_submit_topoaware.map
 
 slurmplugindir = $(SLURM_PLUGINSDIR)
 slurmplugin_LTLIBRARIES =
 TA_PLUGIN_LIBS = capi/libtopoaware_capi.la corelib/libtopoaware_core.la -lstdc++
-
-if HAVE_SLURM
-slurmplugin_LTLIBRARIES += plugins/spank/spank_topoaware.la
-plugins_spank_spank_topoaware_la_SOURCES = plugins/spank/spank_topoaware.c
-plugins_spank_spank_topoaware_la_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/capi $(HARDEN_CPPFLAGS)
-plugins_spank_spank_topoaware_la_LDFLAGS = -module -avoid-version -shared $(HARDEN_LDFLAGS) \
-  -Wl,--version-script=$(top_srcdir)/plugins/spank/spank_topoaware.map
-plugins_spank_spank_topoaware_la_LIBADD = node/libtopoaware_node.la $(TA_PLUGIN_LIBS)
-EXTRA_plugins_spank_spank_topoaware_la_DEPENDENCIES = $(top_srcdir)/plugins/spank/spank_topoaware.map
-endif
 
 if HAVE_SLURM_SOURCE
 slurmplugin_LTLIBRARIES += plugins/job_submit/job_submit_topoaware.la
@@ -34,6 +25,7 @@ plugins_job_submit_job_submit_topoaware_la_LIBADD = $(TA_PLUGIN_LIBS)
 EXTRA_plugins_job_submit_job_submit_topoaware_la_DEPENDENCIES = \
   $(top_srcdir)/plugins/job_submit/job_submit_topoaware.map
 endif
+include plugins/spank/local.mk
 include plugins/select/local.mk
 
 # `make install` installs the plugins stripped: every srun, sbatch, slurmd and slurmstepd loads them,

@@ -17,6 +17,7 @@ include tests/plugins.mk
 include tests/bench.mk
 include tests/select.mk
 include tests/hwloc.mk
+include tests/spank.mk
 include tests/select_cluster.mk
 include tests/show.mk
 include tests/demo.mk

@@ -211,18 +211,28 @@ ta_pass "srun --tp=4 -n4 (its own job): 4 tasks with CUDA_VISIBLE_DEVICES=0,1,2,
 
 # 6. plugstack.conf arguments: a default order is sent with the job; a bad argument is an error
 #    message, not a failure. sbatch reads plugstack.conf at every start.
-echo "required $spank state_dir=$work/state default_order=tp-pp-dp default_mode=strict bogus=1 default_order=x" >"$CLUSTER_DIR/plugstack.conf"
+echo "required $spank state_dir=$work/state default_order=tp-pp-dp default_mode=strict bogus=1 default_order=x" \
+  "bell=$(printf '\a')x" >"$CLUSTER_DIR/plugstack.conf"
 out=$(cluster_run sbatch --parsable --hold --tp=8 --wrap true 2>&1) || ta_fail "sbatch failed with a bad plugstack argument: $out"
 grep -q "unknown plugstack.conf argument 'bogus=1' ignored" <<<"$out" || ta_fail "no error for the unknown plugstack argument: $out"
 grep -q "plugstack.conf argument 'default_order=x': unknown rank order" <<<"$out" || ta_fail "no error for default_order=x: $out"
+# Arguments are quoted as printable text (corelib/text.hpp): the BEL byte reads '?'.
+grep -q "unknown plugstack.conf argument 'bell=?x' ignored" <<<"$out" || ta_fail "bell=<BEL>x not quoted printably: $out"
 id=$(tail -n1 <<<"$out")
 ta_wait_for 10 grep -q "layout tp=8,cp=1,ep=1,dp=1,pp=1,rank-order=tp-pp-dp:" "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "default_order=tp-pp-dp did not reach job_submit/topoaware with the job"
 rec=$(cluster_run scontrol -o show job "$id")
 grep -qE " NumNodes=1(-1)? " <<<"$rec" || ta_fail "job with plugstack defaults not completed"
-ta_pass "plugstack.conf: bad arguments are reported and ignored, sbatch still works"
+ta_pass "plugstack.conf: bad arguments are reported (printable) and ignored, sbatch still works"
 echo "required $spank" >"$CLUSTER_DIR/plugstack.conf"
 cluster_run scancel "$id"
+# A user's bad value is quoted as printable text too: no escape sequence reaches the terminal or a log.
+out=$(cluster_run sbatch --parsable --hold --tp="8$(printf '\033')[31m" --wrap true 2>&1) &&
+  ta_fail "sbatch accepted --tp=8<ESC>[31m: $out"
+grep -q -- "--tp=8?\[31m: " <<<"$out" || ta_fail "--tp=8<ESC>[31m not quoted printably: $out"
+# (Slurm's own "Invalid --tp argument" line is Slurm's: only topoaware's lines are checked.)
+grep "topoaware: " <<<"$out" | grep -q "$(printf '\033')" && ta_fail "topoaware printed an escape byte: $out"
+ta_pass "a bad option value with an escape sequence is quoted printably"
 
 kill -0 "$CLUSTER_CTLD_PID" || ta_fail "slurmctld died"
 if grep -E 'fatal|segfault|double free|corrupt' "$CLUSTER_LOGDIR/slurmctld.log" "$CLUSTER_LOGDIR/slurmctld.out"; then

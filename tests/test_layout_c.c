@@ -427,6 +427,84 @@ static void test_env_errors(void **state) {
   assert_string_equal(ta_option_from_env_name("topo_max_wait", 13), "topo-max-wait");
 }
 
+/* The one option table: every name once, its bit, --help's text; the plugins derive from it. */
+static void test_option_table(void **state) {
+  const topoaware_option_info_t *o;
+  const char *help_order[] = {"tp", "pp", "dp", "cp", "ep", "rank-order", "topo-mode", "topo-max-wait", "nccl-hints"};
+  unsigned all = 0;
+  uint32_t i, k;
+  char buf[128];
+  (void)state;
+  for (i = 0; (o = topoaware_option_info(i)) != NULL; i++) {
+    assert_true(i < sizeof(help_order) / sizeof(help_order[0]));
+    assert_string_equal(o->name, help_order[i]);
+    assert_int_equal(topoaware_option_bit(o->name), o->bit);
+    assert_string_equal(topoaware_option_name(o->bit), o->name);
+    assert_true(o->arginfo && o->arginfo[0]);
+    assert_true(strncmp(o->usage, "[topoaware] ", 12) == 0);
+    assert_int_equal(o->bit & (o->bit - 1), 0); /* one bit */
+    assert_int_equal(all & o->bit, 0);          /* each once */
+    all |= o->bit;
+    for (k = 0; k < i; k++) assert_true(strcmp(topoaware_option_info(k)->name, o->name) != 0);
+    /* The job environment's spelling goes both ways. */
+    assert_int_equal(ta_option_env_name(o->name, buf, sizeof(buf)), 0);
+    assert_true(strncmp(buf, TA_ENV_PREFIX, strlen(TA_ENV_PREFIX)) == 0);
+    assert_string_equal(ta_option_from_env_name(buf + strlen(TA_ENV_PREFIX), strlen(buf + strlen(TA_ENV_PREFIX))),
+                        o->name);
+  }
+  assert_int_equal(i, 9);
+  assert_int_equal(all, 0x1ff);
+  assert_null(topoaware_option_info(i));
+  assert_null(topoaware_option_name(0));
+  assert_null(topoaware_option_name(1u << 20));
+  /* --help's texts, exactly (spank_topoaware(8) and tests/slurm_options.sh read them). */
+  assert_string_equal(topoaware_option_info(0)->usage,
+                      "[topoaware] tensor parallel size: GPUs of one TP group, inside one node (NVLink)");
+  assert_string_equal(topoaware_option_info(5)->arginfo, "ORDER");
+  assert_string_equal(topoaware_option_info(8)->usage,
+                      "[topoaware] NCCL and rank hints in tasks: auto (default), off or print");
+  assert_int_equal(ta_option_env_name("rank-order", buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "_SLURM_SPANK_OPTION_topoaware_rank_order");
+  assert_int_equal(ta_option_env_name("topo-max-wait", buf, sizeof(buf)), 0);
+  assert_string_equal(buf, "_SLURM_SPANK_OPTION_topoaware_topo_max_wait");
+  assert_int_equal(ta_option_env_name("order", buf, sizeof(buf)), -1);
+  assert_int_equal(ta_option_env_name(NULL, buf, sizeof(buf)), -1);
+  assert_int_equal(ta_option_env_name("tp", buf, strlen(TA_ENV_PREFIX) + 2), -1); /* no room for the NUL */
+  assert_int_equal(ta_option_env_name("tp", buf, strlen(TA_ENV_PREFIX) + 3), 0);
+  /* An unknown option's message lists the table's names. */
+  topoaware_options_t opts;
+  topoaware_options_init(&opts);
+  assert_int_equal(topoaware_options_set(&opts, "order", "1", err, sizeof(err)), -1);
+  assert_contains(err, "the options are tp, pp, dp, cp, ep, rank-order, topo-mode, topo-max-wait and nccl-hints");
+}
+
+/* Values quoted in logs and messages: printable, cut without splitting a character. */
+static void test_printable(void **state) {
+  char buf[64], small[5];
+  (void)state;
+  assert_string_equal(topoaware_printable("plain", 64, buf, sizeof(buf)), "plain");
+  assert_string_equal(topoaware_printable("a\x1b[2Jb\tc\n\xff", 64, buf, sizeof(buf)), "a?[2Jb c ?");
+  assert_string_equal(topoaware_printable("abcdef", 3, buf, sizeof(buf)), "abc");
+  assert_string_equal(topoaware_printable("ab\xe2\x82\xac", 4, buf, sizeof(buf)), "ab"); /* not half a euro */
+  assert_string_equal(topoaware_printable("ab\xe2\x82\xac", 5, buf, sizeof(buf)), "ab\xe2\x82\xac");
+  assert_string_equal(topoaware_printable(NULL, 64, buf, sizeof(buf)), "");
+  assert_string_equal(topoaware_printable("abcdefgh", 64, small, sizeof(small)), "abcd"); /* the buffer bounds */
+  assert_null(topoaware_printable("x", 1, NULL, 0));
+  /* The job environment's values are quoted so in job_submit's messages. */
+  {
+    topoaware_options_t o;
+    const char *env[] = {"_SLURM_SPANK_OPTION_topoaware_tp=8\x1b[31m", "_SLURM_SPANK_OPTION_topoaware_\x07x=1"};
+    assert_int_equal(env_parse(env, 1, &o), -1);
+    assert_contains(err, "--tp=8?[31m: ");
+    assert_null(strchr(err, '\x1b'));
+    assert_int_equal(env_parse(env + 1, 1, &o), -1);
+    assert_contains(err, "unknown topoaware option '?x'");
+    assert_contains(err,
+                    "the options are --tp, --pp, --dp, --cp, --ep, --rank-order, --topo-mode, --topo-max-wait "
+                    "and --nccl-hints");
+  }
+}
+
 /* ---- topoaware.conf through the C API ---- */
 
 static void test_conf(void **state) {
@@ -523,6 +601,7 @@ int main(void) {
       cmocka_unit_test(test_layout_string),   cmocka_unit_test(test_complete_ok),
       cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_small_error_buffer),
       cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_env_errors),
+      cmocka_unit_test(test_option_table),    cmocka_unit_test(test_printable),
       cmocka_unit_test(test_conf),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,16 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const ta_option_names[] = {
-    "tp", "cp", "ep", "dp", "pp", "rank-order", "topo-mode", "topo-max-wait", "nccl-hints",
-};
-
 const char *ta_option_from_env_name(const char *env_name, size_t len)
 {
-	size_t i, k;
+	const topoaware_option_info_t *o;
+	uint32_t i;
+	size_t k;
 
-	for (i = 0; i < sizeof(ta_option_names) / sizeof(ta_option_names[0]); i++) {
-		const char *n = ta_option_names[i];
+	for (i = 0; (o = topoaware_option_info(i)) != NULL; i++) {
+		const char *n = o->name;
 		if (strlen(n) != len)
 			continue;
 		for (k = 0; k < len; k++) {
@@ -27,10 +25,38 @@ const char *ta_option_from_env_name(const char *env_name, size_t len)
 	return NULL;
 }
 
+int ta_option_env_name(const char *name, char *buf, size_t len)
+{
+	size_t plen = strlen(TA_ENV_PREFIX), k;
+
+	if (!name || !topoaware_option_bit(name) || plen + strlen(name) >= len)
+		return -1;
+	memcpy(buf, TA_ENV_PREFIX, plen);
+	for (k = 0; name[k]; k++)
+		buf[plen + k] = name[k] == '-' ? '_' : name[k];
+	buf[plen + k] = '\0';
+	return 0;
+}
+
+/* "--tp, --pp, ... and --nccl-hints" (for messages). */
+static void ta_option_list(char *buf, size_t len)
+{
+	const topoaware_option_info_t *o;
+	uint32_t i;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; (o = topoaware_option_info(i)) != NULL && n < len; i++) {
+		const char *sep = i == 0 ? "" : topoaware_option_info(i + 1) ? ", " : " and ";
+		snprintf(buf + n, len - n, "%s--%s", sep, o->name);
+		n += strlen(buf + n);
+	}
+}
+
 int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t count, char *err, size_t errlen)
 {
 	const size_t plen = strlen(TA_ENV_PREFIX);
-	char why[TOPOAWARE_ERR_LEN];
+	char why[TOPOAWARE_ERR_LEN], shown[256], names[256];
 	uint32_t i;
 
 	topoaware_options_init(opts);
@@ -46,15 +72,17 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 			continue;
 		eq = strchr(e + plen, '=');
 		if (!eq) {
-			snprintf(err, errlen, "job environment entry %.80s has no value", e);
+			snprintf(err, errlen, "job environment entry %s has no value",
+				 topoaware_printable(e, 80, shown, sizeof(shown)));
 			return -1;
 		}
 		name = ta_option_from_env_name(e + plen, (size_t)(eq - (e + plen)));
 		if (!name) {
+			size_t n = (size_t)(eq - (e + plen));
+			ta_option_list(names, sizeof(names));
 			snprintf(err, errlen,
-				 "unknown topoaware option '%.*s' in the job's SPANK environment; the options are "
-				 "--tp, --cp, --ep, --dp, --pp, --rank-order, --topo-mode, --topo-max-wait and --nccl-hints",
-				 (int)((eq - (e + plen)) > 64 ? 64 : (eq - (e + plen))), e + plen);
+				 "unknown topoaware option '%s' in the job's SPANK environment; the options are %s",
+				 topoaware_printable(e + plen, n > 64 ? 64 : n, shown, sizeof(shown)), names);
 			return -1;
 		}
 		bit = topoaware_option_bit(name);
@@ -63,7 +91,8 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 			return -1;
 		}
 		if (topoaware_options_set(opts, name, eq + 1, why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "--%s=%.64s: %s", name, eq + 1, why);
+			topoaware_printable(eq + 1, 64, shown, sizeof(shown));
+			snprintf(err, errlen, "--%s=%s: %s", name, shown, why);
 			return -1;
 		}
 	}

@@ -1,6 +1,6 @@
 /* Strict reading of the topoaware options from a Slurm environment array (a job's
  * spank_job_env in slurmctld: "_SLURM_SPANK_OPTION_topoaware_<option>=<value>", option names with
- * '-' written as '_' by Slurm). Shared by the job_submit and select plugins; plain C, no Slurm. */
+ * '-' written as '_' by Slurm). Shared by the job_submit, select and spank plugins; plain C, no Slurm. */
 #ifndef TA_ENV_H
 #define TA_ENV_H
 
@@ -24,7 +24,12 @@
 int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t count, char *err, size_t errlen);
 
 /* The option name for Slurm's canonical environment spelling ("rank_order" -> "rank-order"),
- * NULL if unknown. */
+ * NULL if unknown. The names are the core's one list (topoaware_option_info). */
 const char *ta_option_from_env_name(const char *env_name, size_t len);
+
+/* The reverse: the job environment variable of an option ("rank-order" ->
+ * "_SLURM_SPANK_OPTION_topoaware_rank_order") into buf. Returns 0, or -1 for an unknown option
+ * or a buffer too small. */
+int ta_option_env_name(const char *name, char *buf, size_t len);
 
 #endif

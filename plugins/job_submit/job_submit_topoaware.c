@@ -136,8 +136,13 @@ static int ta_code(int kind)
 	}
 }
 
-static int ta_refuse(char **err_msg, int code, const char *layout, const char *why)
+/* why may quote the user's request (a partition name, a TRES string): the user's terminal and
+ * slurmctld's log get it as printable text. */
+static int ta_refuse(char **err_msg, int code, const char *layout, const char *why_raw)
 {
+	char why[TOPOAWARE_ERR_LEN];
+
+	topoaware_printable(why_raw, sizeof(why) - 1, why, sizeof(why));
 	if (layout && *layout)
 		ta_xstr_set(err_msg, "topoaware: layout %s: %s", layout, why);
 	else
@@ -155,7 +160,7 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 {
 	topoaware_options_t opts;
 	topoaware_request_t given, out;
-	char err[TOPOAWARE_ERR_LEN], lay[256];
+	char err[TOPOAWARE_ERR_LEN], lay[256], rest_shown[TA_GRES_MAX_LEN + 1];
 	uint32_t node_gpus = 0, per_node = 0, per_job = 0, per_task = 0, per_socket = 0;
 	int ranged = 0, kind = TOPOAWARE_ERR_LAYOUT;
 	uint32_t client_ntasks = 0; /* a task count that may be sbatch's own, replaced by the layout's */
@@ -215,8 +220,9 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	if (topoaware_complete_request(&opts.layout, &given, node_gpus, &out, &kind, err, sizeof(err)) != 0)
 		return ta_refuse(err_msg, ta_code(kind), lay, err);
 	if (ranged && (out.nodes < job->min_nodes || out.nodes > job->max_nodes)) {
-		snprintf(err, sizeof(err), "-N %u-%u but the layout needs %u nodes x %u GPUs; use -N %u or leave -N out",
-			 job->min_nodes, job->max_nodes, out.nodes, out.gpus_per_node, out.nodes);
+		snprintf(err, sizeof(err),
+			 "-N %u-%u but the layout needs %u nodes x %u GPUs; use -N %u or leave -N out", job->min_nodes,
+			 job->max_nodes, out.nodes, out.gpus_per_node, out.nodes);
 		return ta_refuse(err_msg, ESLURM_INVALID_NODE_COUNT, lay, err);
 	}
 	if (out.ntasks_per_node > UINT16_MAX - 2)
@@ -257,7 +263,8 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 			    lay, out.ntasks, out.nodes, out.ntasks_per_node, client_ntasks, given.ntasks_per_node,
 			    given.nodes ? given.nodes : 1, given.nodes > 1 ? "s" : "", client_ntasks, out.ntasks);
 	debug("%s: layout %s: -N %u, --ntasks=%u, --ntasks-per-node=%u, tres_per_node=%s", TA, lay, out.nodes,
-	      out.ntasks, out.ntasks_per_node, job->tres_per_node);
+	      out.ntasks, out.ntasks_per_node,
+	      topoaware_printable(job->tres_per_node, TA_GRES_MAX_LEN, rest_shown, sizeof(rest_shown)));
 	return SLURM_SUCCESS;
 }
 

@@ -1,0 +1,315 @@
+/* spank_topoaware in slurmstepd (remote context), as the job's user: the task hooks.
+ * slurm_spank_user_init computes once per node what every task of a layout step shares;
+ * slurm_spank_task_init (after Slurm set SLURM_PROCID and CUDA_VISIBLE_DEVICES) gives each task its
+ * coordinates, launcher variables, GPU order and NCCL hints, all computed by the core
+ * (capi/task_c.h; hwloc through node/hwloc_probe). Any failure here is a warning and a task with
+ * no hints at all, never a failed task. The batch step (not a rank) gets the job's hostfile and
+ * rank map instead, in the job's folder that the job prolog made (spank_prolog.c). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h> /* SLURM_BATCH_SCRIPT */
+#include <slurm/spank.h>
+
+#include "job_dir_c.h"
+#include "layout_c.h"
+#include "spank_topoaware.h"
+#include "task_c.h"
+
+#define TA_HOSTFILE "hostfile"
+#define TA_RANKMAP "rankmap"
+#define TA_DEFAULT_TOPOLOGY "/etc/slurm/topology.json"
+#define TA_MAX_ENV (4u << 20) /* a node list longer than this is not ours to expand */
+
+/* A task environment variable into a malloc'd buffer; NULL if unset (or unreadable). */
+static char *ta_getenv(spank_t sp, const char *name) {
+  int len = 4096;
+  while ((unsigned)len <= TA_MAX_ENV) {
+    char *buf = malloc((size_t)len);
+    spank_err_t rc;
+    if (!buf) return NULL;
+    rc = spank_getenv(sp, name, buf, len);
+    if (rc == ESPANK_SUCCESS) return buf;
+    free(buf);
+    if (rc != ESPANK_NOSPACE) return NULL;
+    len *= 4;
+  }
+  return NULL;
+}
+
+static int ta_isset(spank_t sp, const char *name) {
+  char c[2];
+  spank_err_t rc = spank_getenv(sp, name, c, sizeof(c));
+  return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
+/* The topology file: plugstack.conf topology=, else topoaware.conf's TopologyFile, else
+ * topology.json beside topoaware.conf, which is beside slurm.conf ($SLURM_CONF, set by Slurm in
+ * slurmstepd and the commands): topoaware_default_paths, the select plugin's rule too. */
+static void ta_topology_path(char *buf, size_t len) {
+  char err[TOPOAWARE_ERR_LEN];
+  int found = 0;
+  topoaware_conf_t *conf;
+
+  if (ta_state.args.topology[0]) {
+    snprintf(buf, len, "%s", ta_state.args.topology);
+    return;
+  }
+  if (topoaware_default_paths(NULL, NULL, 0, buf, len) != 0) snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
+  conf = topoaware_conf_load(NULL, &found, err, sizeof(err));
+  if (!conf) {
+    slurm_error(TA ": %s; using %s", err, buf);
+    return;
+  }
+  if (topoaware_conf_topology(conf, buf, len) != 0) snprintf(buf, len, "%s", TA_DEFAULT_TOPOLOGY);
+  topoaware_conf_free(conf);
+}
+
+/* Warns in slurmd's log and, once per node, on the task's stderr. */
+static void ta_no_hints(int local_id, const char *why) {
+  slurm_error(TA ": this task gets no topoaware hints: %s", why);
+  if (local_id == 0) fprintf(stderr, TA ": warning: tasks on this node get no topoaware hints: %s\n", why);
+}
+
+/* The hash the select plugin placed the job with: the job prolog's file, else the variable
+ * (spank_topoaware(8)); NULL if neither. malloc'd. */
+static char *ta_expected_hash(spank_t sp, uint32_t job_id) {
+  char file_hash[128];
+  int dfd = ta_state_dir_fd(0), found = 0;
+  if (dfd >= 0) {
+    found = topoaware_job_hash_read(dfd, job_id, file_hash, sizeof(file_hash));
+    close(dfd);
+  }
+  if (found) return strdup(file_hash);
+  return ta_getenv(sp, "SPANK_TOPOAWARE_TOPO_HASH");
+}
+
+/* The batch step is not a rank: it gets the job's hostfile (SLURM_HOSTFILE for srun
+ * --distribution=arbitrary) and rank map in the job's private folder, written as the job's user
+ * (task_init runs after become_user) into the folder the job prolog made for that user. */
+static void ta_batch_step(spank_t sp, uint32_t job_id) {
+  char topo[4096], err[TOPOAWARE_ERR_LEN], dir[1200], path[1300];
+  char *nodes = NULL, *hash = NULL;
+  topoaware_job_in_t in;
+  topoaware_job_map_t *map = NULL;
+  const char *text;
+  int sfd = -1, jfd = -1;
+
+  if (ta_state.remote_invalid) {
+    fprintf(stderr, TA ": warning: no hostfile for this job: an option value did not parse (see slurmd's log)\n");
+    return;
+  }
+  nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
+  if (!nodes) {
+    snprintf(err, sizeof(err), "SLURM_JOB_NODELIST is not set");
+    goto fail;
+  }
+  hash = ta_expected_hash(sp, job_id);
+  ta_topology_path(topo, sizeof(topo));
+  memset(&in, 0, sizeof(in));
+  in.topology_path = topo;
+  in.expected_hash = hash;
+  in.nodelist = nodes;
+  in.layout = &ta_state.opts.layout;
+  if (!(map = topoaware_job_map(&in, err, sizeof(err)))) goto fail;
+  if ((sfd = topoaware_state_dir_open(ta_state_dir(), 0, err, sizeof(err))) < 0) goto fail;
+  if ((jfd = topoaware_job_dir_open(sfd, job_id, err, sizeof(err))) < 0) {
+    if (errno == ENOENT)
+      snprintf(err, sizeof(err), "%.900s/job.%u does not exist (the job prolog makes it: spank_topoaware(8), FILES)",
+               ta_state_dir(), job_id);
+    goto fail;
+  }
+  text = topoaware_job_map_hostfile(map);
+  if (topoaware_file_write_at(jfd, TA_HOSTFILE, text, strlen(text), err, sizeof(err)) != 0) goto fail;
+  text = topoaware_job_map_rankmap(map);
+  if (topoaware_file_write_at(jfd, TA_RANKMAP, text, strlen(text), err, sizeof(err)) != 0) goto fail;
+  snprintf(dir, sizeof(dir), "%s/job.%u", ta_state_dir(), job_id);
+  snprintf(path, sizeof(path), "%s/" TA_HOSTFILE, dir);
+  if (spank_setenv(sp, "TOPOAWARE_HOSTFILE", path, 1) != ESPANK_SUCCESS)
+    slurm_error(TA ": cannot set TOPOAWARE_HOSTFILE");
+  snprintf(path, sizeof(path), "%s/" TA_RANKMAP, dir);
+  if (spank_setenv(sp, "TOPOAWARE_RANKMAP", path, 1) != ESPANK_SUCCESS)
+    slurm_error(TA ": cannot set TOPOAWARE_RANKMAP");
+  if (ta_state.opts.nccl_hints == TOPOAWARE_HINTS_PRINT)
+    fprintf(stderr, TA ": hostfile %s/" TA_HOSTFILE " and rank map %s: %u ranks on %u nodes in topology order\n", dir,
+            path, topoaware_job_map_ranks(map), topoaware_job_map_nodes(map));
+  slurm_debug(TA ": job %u: hostfile and rank map in %s (%u ranks, topology %s)", job_id, dir,
+              topoaware_job_map_ranks(map), topoaware_job_map_hash(map));
+  goto out;
+fail:
+  slurm_error(TA ": no hostfile for job %u: %s", job_id, err);
+  fprintf(stderr, TA ": warning: no hostfile for this job: %s\n", err);
+out:
+  if (jfd >= 0) close(jfd);
+  if (sfd >= 0) close(sfd);
+  topoaware_job_map_free(map);
+  free(nodes);
+  free(hash);
+}
+
+/* Appends name to a ", "-separated list in buf. */
+static void ta_list_add(char *buf, size_t len, const char *name) {
+  size_t n = strlen(buf);
+  if (n < len) snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
+/* The inputs of the task plan that every task of the step on this node shares, read from the
+ * step's environment (the same in user_init and task_init): the strings are malloc'd into *t. */
+typedef struct {
+  char topo[4096];
+  char *nodes, *self, *hash, *order;
+  topoaware_task_in_t in;
+} ta_task_inputs_t;
+
+static void ta_task_inputs_free(ta_task_inputs_t *t) {
+  free(t->nodes);
+  free(t->self);
+  free(t->hash);
+  free(t->order);
+}
+
+/* 0, or -1 with *why (no hints) when the node list or the node's name is unknown. */
+static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uint32_t total_tasks, ta_task_inputs_t *t,
+                          const char **why) {
+  memset(t, 0, sizeof(*t));
+  t->nodes = ta_getenv(sp, "SLURM_STEP_NODELIST");
+  if (!t->nodes) t->nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
+  t->self = ta_getenv(sp, "SLURMD_NODENAME");
+  if (!t->self && getenv("SLURMD_NODENAME")) t->self = strdup(getenv("SLURMD_NODENAME")); /* slurmstepd's own */
+  if (!t->nodes || !t->self) {
+    *why = "SLURM_STEP_NODELIST or SLURMD_NODENAME is not set";
+    return -1;
+  }
+  t->hash = ta_expected_hash(sp, job_id);
+  t->order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
+  ta_topology_path(t->topo, sizeof(t->topo));
+  t->in.topology_path = t->topo;
+  t->in.expected_hash = t->hash;
+  t->in.nodelist = t->nodes;
+  t->in.self = t->self;
+  t->in.local_tasks = local_tasks;
+  t->in.total_tasks = total_tasks;
+  t->in.job_id = job_id;
+  t->in.layout = &ta_state.opts.layout;
+  t->in.exclude_nics = ta_state.args.exclude_nics[0] ? ta_state.args.exclude_nics : NULL;
+  t->in.hwloc_xml = NULL; /* this machine, or slurmd's HWLOC_XMLFILE */
+  /* Slurm's GPU indices follow PCI bus order; a user's other CUDA_DEVICE_ORDER would renumber them
+   * (unless the admin lets topoaware replace it: override_env=CUDA_DEVICE_ORDER). */
+  t->in.gpu_hints = !(t->order && strcmp(t->order, "PCI_BUS_ID") != 0) ||
+                    topoaware_spank_args_overrides(&ta_state.args, "CUDA_DEVICE_ORDER");
+  return 0;
+}
+
+/* A step of a layout job, in slurmstepd before it forks the tasks: what they all share (the
+ * topology, this node's ranks, hwloc's GPUs and NICs) is computed once here; each task's
+ * task_init then takes only its own part. A failure here changes nothing: task_init computes it
+ * again and reports it. */
+int slurm_spank_user_init(spank_t sp, int ac, char **av) {
+  ta_task_inputs_t t;
+  const char *why = NULL;
+  char err[TOPOAWARE_ERR_LEN];
+  uint32_t job_id = 0, step_id = 0, local_tasks = 0, total_tasks = 0;
+
+  (void)ac;
+  (void)av;
+  if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta_state.opts) || ta_state.remote_invalid)
+    return 0;
+  if (ta_state.opts.nccl_hints == TOPOAWARE_HINTS_OFF) return 0;
+  if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS || step_id == SLURM_BATCH_SCRIPT ||
+      spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS)
+    return 0;
+  if (ta_task_inputs(sp, job_id, local_tasks, total_tasks, &t, &why) == 0 &&
+      topoaware_task_prepare(&t.in, err, sizeof(err)) != 0)
+    slurm_debug(TA ": step preparation: %s (each task tries again)", err);
+  ta_task_inputs_free(&t);
+  return 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av) {
+  char err[TOPOAWARE_ERR_LEN], kept[512] = "", replaced[512] = "", shown[128];
+  char *cvd = NULL;
+  ta_task_inputs_t t;
+  topoaware_task_in_t in;
+  topoaware_task_plan_t *plan = NULL;
+  uint32_t i, job_id = 0, step_id = 0, local_tasks = 0, total_tasks = 0;
+  int local_id = -1;
+  const char *why = NULL;
+
+  (void)ac;
+  (void)av;
+  if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta_state.opts)) return 0;
+  if (ta_state.opts.nccl_hints == TOPOAWARE_HINTS_OFF) return 0;
+  if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS && step_id == SLURM_BATCH_SCRIPT &&
+      spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS) {
+    ta_batch_step(sp, job_id);
+    return 0;
+  }
+  if (spank_get_item(sp, S_TASK_ID, &local_id) != ESPANK_SUCCESS || local_id < 0 ||
+      spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total_tasks) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
+    ta_no_hints(0, "Slurm does not tell the task id, task counts or job id");
+    return 0;
+  }
+  if (ta_state.remote_invalid) {
+    ta_no_hints(local_id, "an option value did not parse (see slurmd's log)");
+    return 0;
+  }
+  if (ta_task_inputs(sp, job_id, local_tasks, total_tasks, &t, &why) != 0) {
+    ta_no_hints(local_id, why);
+    goto out;
+  }
+  /* Order of the plugins: Slurm's CUDA_VISIBLE_DEVICES is read here, after Slurm set it. */
+  cvd = ta_getenv(sp, "CUDA_VISIBLE_DEVICES");
+  in = t.in;
+  in.local_id = (uint32_t)local_id;
+  in.cuda_visible_devices = cvd;
+  if (!in.gpu_hints && local_id == 0)
+    fprintf(stderr, TA ": CUDA_DEVICE_ORDER=%s is set: CUDA_VISIBLE_DEVICES and NCCL_IB_HCA left alone\n",
+            topoaware_printable(t.order, 32, shown, sizeof(shown)));
+
+  plan = topoaware_task_plan(&in, err, sizeof(err));
+  if (!plan) {
+    ta_no_hints(local_id, err);
+    goto out;
+  }
+  if (*topoaware_task_plan_note(plan) && local_id == 0) fprintf(stderr, TA ": %s\n", topoaware_task_plan_note(plan));
+  for (i = 0; i < topoaware_task_plan_vars(plan); i++) {
+    const char *name = topoaware_task_plan_name(plan, i), *value = topoaware_task_plan_value(plan, i);
+    int kind = topoaware_task_plan_kind(plan, i);
+    spank_err_t rc;
+    if (kind == TOPOAWARE_VAR_DEFAULT && ta_isset(sp, name)) {
+      if (!topoaware_spank_args_overrides(&ta_state.args, name)) { /* the user's value wins */
+        ta_list_add(kept, sizeof(kept), name);
+        continue;
+      }
+      ta_list_add(replaced, sizeof(replaced), name);
+    }
+    rc = spank_setenv(sp, name, value, 1);
+    if (rc != ESPANK_SUCCESS) slurm_error(TA ": cannot set %s: %s", name, spank_strerror(rc));
+  }
+  /* Once per node: which of the task's own values were kept or, by the admin's override_env=, replaced. */
+  if (local_id == 0 && kept[0]) {
+    slurm_info(TA ": kept the job's own %s (plugstack.conf override_env= would replace them)", kept);
+    fprintf(stderr, TA ": kept the job's own %s (set before topoaware; TOPOAWARE_* have topoaware's values)\n", kept);
+  }
+  if (local_id == 0 && replaced[0]) {
+    slurm_info(TA ": replaced the job's own %s (plugstack.conf override_env=)", replaced);
+    fprintf(stderr, TA ": replaced the job's own %s with topoaware's values (the site's override_env=)\n", replaced);
+  }
+  if (ta_state.opts.nccl_hints == TOPOAWARE_HINTS_PRINT)
+    fprintf(stderr, TA ": %s\n", topoaware_task_plan_map_line(plan));
+  slurm_debug(TA ": task %d: %s (topology %s, %s)", local_id, topoaware_task_plan_map_line(plan), t.topo,
+              topoaware_task_plan_hash(plan));
+out:
+  topoaware_task_plan_free(plan);
+  ta_task_inputs_free(&t);
+  free(cvd);
+  return 0;
+}

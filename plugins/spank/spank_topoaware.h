@@ -1,0 +1,42 @@
+/* What the files of spank_topoaware.so share; private to plugins/spank/ (see spank_topoaware.c for
+ * which file serves which SPANK context). */
+#ifndef TA_SPANK_TOPOAWARE_H
+#define TA_SPANK_TOPOAWARE_H
+
+#include <stdint.h>
+
+#include <slurm/spank.h>
+
+#include "layout_c.h"
+#include "task_c.h"
+
+#define TA "topoaware"
+
+/* The plugin's state: one process, one job or step. */
+struct ta_plugin_state {
+  topoaware_options_t opts;    /* the job's or step's options (the user's, then the admin's defaults) */
+  topoaware_spank_args_t args; /* plugstack.conf arguments */
+  /* a remote-side option value that did not parse (the submit side checked it; a task then gets
+   * no hints, issue 6) */
+  int remote_invalid;
+};
+extern struct ta_plugin_state ta_state;
+
+/* spank_topoaware.c */
+/* Starts the state afresh: options at their defaults, plugstack.conf arguments parsed (each bad
+ * one logged and ignored). */
+void ta_state_reset(int ac, char **av);
+/* The option table of Slurm (struct spank_option), built from the core's one list
+ * (topoaware_option_info); ends with SPANK_OPTIONS_TABLE_END. */
+struct spank_option *ta_spank_options(void);
+/* The state folder in effect (plugstack.conf state_dir=, else /run/topoaware). */
+const char *ta_state_dir(void);
+/* The state folder as an fd (topoaware_state_dir_open: with create, made 0755 by root if
+ * missing). -1 on error (logged; a missing folder only when create). */
+int ta_state_dir_fd(int create);
+
+/* spank_submit.c: slurm_spank_init_post_opt, slurm_spank_local_user_init (sbatch, salloc, srun). */
+/* spank_prolog.c: slurm_spank_job_prolog, slurm_spank_job_epilog (root, in slurmd). */
+/* spank_task.c: slurm_spank_user_init, slurm_spank_task_init (slurmstepd). */
+
+#endif
