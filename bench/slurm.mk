@@ -25,3 +25,11 @@ dist_noinst_SCRIPTS += bench/step_launch.sh
 bench-step-launch: topoaware$(EXEEXT) $(slurmplugin_LTLIBRARIES)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/step_launch.sh $(BENCH_STEP_ARGS)
 .PHONY: bench-step-launch
+
+# What a large topology costs slurmctld at scontrol reconfigure (reconfigure time, slowest squeue
+# meanwhile, time until the topology is in), against another build and the pass-through
+# (bench/README.md). Root; `make bench-topology-reload BENCH_RELOAD_ARGS="--hosts N"`.
+dist_noinst_SCRIPTS += bench/topology_reload.sh
+bench-topology-reload: topoaware$(EXEEXT) $(taselect_LTLIBRARIES)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/topology_reload.sh $(BENCH_RELOAD_ARGS)
+.PHONY: bench-topology-reload

@@ -18,7 +18,7 @@
 
 #include "src/common/hostlist.h"
 
-#define TA_LOAD_WAIT_MS 500 /* the longest node_init waits for the load, slurmctld's locks held */
+#define TA_LOAD_WAIT_MS 200 /* the longest node_init waits for the load, slurmctld's locks held */
 
 static pthread_t ta_loader;
 static pthread_cond_t ta_loader_cond = PTHREAD_COND_INITIALIZER; /* a request, or stop */
