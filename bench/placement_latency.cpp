@@ -118,7 +118,8 @@ int main(int argc, char **argv) {
     std::vector<double> lat;
     int ideal = 0, placed = 0;
     // warm-up: the scratch buffers grow once
-    placer.place_slurm(map, inputs[0].words.data(), size_t(n), inputs[0].gpus.data(), inputs[0].job, PlaceMode::Prefer, r);
+    placer.place_slurm(map, inputs[0].words.data(), size_t(n), inputs[0].gpus.data(), inputs[0].job, PlaceMode::Prefer,
+                       r);
     // Each decision runs `reps` times and keeps its fastest run: the machine is shared, and a
     // preempted run (a 4 ms scheduler tick) says nothing about the engine.
     const int reps = 5;

@@ -291,23 +291,33 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
 
   DiscoverOptions d;
-  auto *disc = app.add_subcommand("discover", "Walk the fabric (libibnetdisc) or read saved dumps, classify it and write it out");
-  disc->add_option("--ibnetdiscover", d.dumps, "Read saved ibnetdiscover output instead of walking (repeat for one subnet per rail)")
+  auto *disc = app.add_subcommand("discover",
+                                  "Walk the fabric (libibnetdisc) or read saved dumps, classify it and write it out");
+  disc->add_option("--ibnetdiscover", d.dumps,
+                   "Read saved ibnetdiscover output instead of walking (repeat for one subnet per rail)")
       ->check(CLI::ExistingFile);
-  disc->add_option("--dump-format", d.dump_format, "Format of --ibnetdiscover files: auto, default, ports (ibnetdiscover -p)")
+  disc->add_option("--dump-format", d.dump_format,
+                   "Format of --ibnetdiscover files: auto, default, ports (ibnetdiscover -p)")
       ->check(CLI::IsMember({"auto", "default", "ports"}));
-  disc->add_option("--cache", d.cache_load, "Load libibnetdisc's cache file (ibnetdiscover --cache) instead of walking");
-  disc->add_option("--save-cache", d.cache_save, "Save libibnetdisc's cache of the walk to FILE (FILE.N for several --ca)");
-  disc->add_option("--ca", d.cas, "Local CA to walk from, as NAME or NAME:PORT; repeat for fabrics built as one subnet per rail");
-  disc->add_option("--port", d.port, "Local port for --ca without :PORT (default: first active)")->check(CLI::Range(1, 255));
-  disc->add_option("--node-name-map", d.node_name_map, "ibnetdiscover node-name-map: GUID to host name")->check(CLI::ExistingFile);
+  disc->add_option("--cache", d.cache_load,
+                   "Load libibnetdisc's cache file (ibnetdiscover --cache) instead of walking");
+  disc->add_option("--save-cache", d.cache_save,
+                   "Save libibnetdisc's cache of the walk to FILE (FILE.N for several --ca)");
+  disc->add_option("--ca", d.cas,
+                   "Local CA to walk from, as NAME or NAME:PORT; repeat for fabrics built as one subnet per rail");
+  disc->add_option("--port", d.port, "Local port for --ca without :PORT (default: first active)")
+      ->check(CLI::Range(1, 255));
+  disc->add_option("--node-name-map", d.node_name_map, "ibnetdiscover node-name-map: GUID to host name")
+      ->check(CLI::ExistingFile);
   disc->add_option("--nodes", d.nodes, "Slurm host list of the compute nodes (e.g. n[001-512]); other CAs are ignored");
   disc->add_flag("--nodes-from-slurm", d.nodes_from_slurm, "Take the compute nodes from Slurm (sinfo)");
   disc->add_flag("--keep-unnamed", d.keep_unnamed, "Keep HCAs without a host name as hosts named by their GUID");
   disc->add_flag("--allow-partial", d.allow_partial, "Write outputs even if parts of the fabric could not be walked");
-  disc->add_flag("--allow-unknown-guids", d.allow_unknown_guids, "Accept a node-name map that names GUIDs not in the fabric");
+  disc->add_flag("--allow-unknown-guids", d.allow_unknown_guids,
+                 "Accept a node-name map that names GUIDs not in the fabric");
   disc->add_option("--retries", d.retries, "Extra walks of what failed (live walks)")->check(CLI::Range(0, 10));
-  disc->add_option("--timeout", d.timeout_ms, "MAD timeout in milliseconds (live walks; 0 = libibmad's default)")->check(CLI::Range(0, 60000));
+  disc->add_option("--timeout", d.timeout_ms, "MAD timeout in milliseconds (live walks; 0 = libibmad's default)")
+      ->check(CLI::Range(0, 60000));
   disc->add_flag("-q,--quiet", d.quiet, "No progress on stderr");
   add_output_options(disc, d.out);
 
@@ -318,8 +328,11 @@ int main(int argc, char **argv) {
   add_output_options(conv, conv_out);
 
   GenerateOptions g;
-  auto *gen = app.add_subcommand("generate", "Write a synthetic fabric (ibsim net file, ibnetdiscover dump, expected topology.json)");
-  gen->add_option("kind", g.kind, "fat-tree, rail or dragonfly")->required()->check(CLI::IsMember({"fat-tree", "rail", "dragonfly"}));
+  auto *gen = app.add_subcommand(
+      "generate", "Write a synthetic fabric (ibsim net file, ibnetdiscover dump, expected topology.json)");
+  gen->add_option("kind", g.kind, "fat-tree, rail or dragonfly")
+      ->required()
+      ->check(CLI::IsMember({"fat-tree", "rail", "dragonfly"}));
   gen->add_option("--net", g.net, "Write an ibsim net file to FILE");
   gen->add_option("--ibnetdiscover", g.dump, "Write ibnetdiscover text output to FILE");
   gen->add_option("--json", g.json, "Write the expected topology.json to FILE");
@@ -327,7 +340,8 @@ int main(int argc, char **argv) {
   gen->add_option("--levels", g.fat.levels, "fat-tree: 2 or 3 levels")->check(CLI::Range(2, 3));
   gen->add_option("--leaves", g.fat.leaves, "fat-tree: number of leaves");
   gen->add_option("--hosts-per-leaf", g.fat.hosts_per_leaf, "fat-tree: hosts on each leaf");
-  gen->add_option("--uplinks", g.fat.uplinks_per_leaf, "fat-tree, rail: uplink cables per leaf (hosts/uplinks = oversubscription)");
+  gen->add_option("--uplinks", g.fat.uplinks_per_leaf,
+                  "fat-tree, rail: uplink cables per leaf (hosts/uplinks = oversubscription)");
   gen->add_option("--spines", g.fat.spines, "fat-tree: spines (per pod with --levels 3)");
   gen->add_option("--leaves-per-pod", g.fat.leaves_per_pod, "fat-tree --levels 3: leaves in each pod");
   gen->add_option("--cores", g.fat.cores, "fat-tree --levels 3: core switches");
@@ -356,7 +370,8 @@ int main(int argc, char **argv) {
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
     for (auto *opt : sub->get_options())
-      if (opt->get_type_name() == "TEXT" && opt->get_description().find("FILE") != std::string::npos) opt->type_name("FILE");
+      if (opt->get_type_name() == "TEXT" && opt->get_description().find("FILE") != std::string::npos)
+        opt->type_name("FILE");
 
   try {
     app.parse(argc, argv);
@@ -368,7 +383,8 @@ int main(int argc, char **argv) {
     if (*disc) return discover(d);
     if (*conv) return convert(convert_in, conv_out);
     if (*gen) {
-      if (speed_from_name(speed) == LinkSpeed::Unknown) throw Failure("--speed " + speed + ": unknown speed", kExitUsage);
+      if (speed_from_name(speed) == LinkSpeed::Unknown)
+        throw Failure("--speed " + speed + ": unknown speed", kExitUsage);
       g.fat.speed = g.rail.speed = g.dfly.speed = speed;
       g.fat.host_prefix = g.rail.host_prefix = g.dfly.host_prefix = prefix;
       g.fat.width = g.rail.width = g.dfly.width = width;

@@ -34,9 +34,11 @@ void add_plan_command(CLI::App &app, PlanOptions &o) {
   plan->add_option("--busy", o.busy, "Slurm host list of the hosts busy now");
   plan->add_option("--mode", o.mode, "strict (only an ideal block) or prefer (best available)")
       ->check(CLI::IsMember({"strict", "prefer"}));
-  plan->add_option("--comm-fraction", o.comm_fraction, "Share of step time that is communication (for the slowdown estimate)")
+  plan->add_option("--comm-fraction", o.comm_fraction,
+                   "Share of step time that is communication (for the slowdown estimate)")
       ->check(CLI::Range(0.0, 1.0));
-  plan->add_option("--format", o.format, "text, json, dot or svg")->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  plan->add_option("--format", o.format, "text, json, dot or svg")
+      ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
 }
 
 namespace {
@@ -117,7 +119,8 @@ std::string dot_report(const Topology &t, const TopoIndex &idx, const Plan &p, c
   for (int h = 0; h < idx.host_count(); h++)
     if (usable[h]) free[idx.host_leaf_group(h)]++;
   std::string out = "graph placement {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
-  out += fmt::format("  label=\"{} on {} nodes: {}\";\n", to_string(p.layout), p.nodes, place_status_name(p.result.status));
+  out += fmt::format("  label=\"{} on {} nodes: {}\";\n", to_string(p.layout), p.nodes,
+                     place_status_name(p.result.status));
   for (int pod = 0; pod < idx.pod_count(); pod++) {
     out += fmt::format("  subgraph cluster_pod{} {{\n    label=\"pod {}\";\n", pod, pod);
     for (int lg : idx.pod_leaf_groups(pod)) {

@@ -38,7 +38,8 @@ void add_show_command(CLI::App &app, ShowOptions &o) {
   show->add_option("--status", o.status,
                    "The select plugin's status file (FILE; default: StatusFile= of topoaware.conf, else "
                    "topoaware-status.json in Slurm's StateSaveLocation)");
-  show->add_option("--format", o.format, "text (default), json, dot or svg")->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  show->add_option("--format", o.format, "text (default), json, dot or svg")
+      ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
   show->add_option("--job", o.job, "Show this job (its id, as squeue %A prints it): its nodes and rank map")
       ->check(CLI::Range(1u, 4294967295u))
       ->type_name("ID");
@@ -103,7 +104,8 @@ CommandResult run_command(const std::vector<std::string> &args, int timeout) {
   int open_fds = 2;
   char buf[65536];
   while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       r.timed_out = true;
       kill(pid, SIGKILL);
@@ -134,7 +136,8 @@ CommandResult run_command(const std::vector<std::string> &args, int timeout) {
 
 std::string joined(const std::vector<std::string> &args) {
   std::string s;
-  for (const std::string &a : args) s += (s.empty() ? "" : " ") + (a.find(' ') != std::string::npos ? "'" + a + "'" : a);
+  for (const std::string &a : args)
+    s += (s.empty() ? "" : " ") + (a.find(' ') != std::string::npos ? "'" + a + "'" : a);
   return s;
 }
 

@@ -34,14 +34,19 @@ std::string dot_to_svg(const std::string &dot) {
   }
   close(fd);
   std::string o_arg = "-o" + out_path;
-  char *argv[] = {const_cast<char *>("dot"), const_cast<char *>("-Tsvg"), const_cast<char *>(o_arg.c_str()), in_path, nullptr};
+  char *argv[] = {const_cast<char *>("dot"), const_cast<char *>("-Tsvg"), const_cast<char *>(o_arg.c_str()), in_path,
+                  nullptr};
   pid_t pid;
   int rc = posix_spawnp(&pid, "dot", nullptr, nullptr, argv, environ);
-  if (rc != 0) throw std::runtime_error("svg: cannot run Graphviz's dot (" + std::string(std::strerror(rc)) + "); install graphviz, or use --format dot");
+  if (rc != 0)
+    throw std::runtime_error("svg: cannot run Graphviz's dot (" + std::string(std::strerror(rc)) +
+                             "); install graphviz, or use --format dot");
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("svg: dot failed on the generated graph (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("svg: dot failed on the generated graph (exit status " +
+                             std::to_string(WEXITSTATUS(status)) + ")");
   std::ifstream in(out_path, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();

@@ -720,7 +720,8 @@ void Classifier::anomalies() {
       ups[la < lb ? a : b] += l.cables();
     }
     for (int i = 0; i < n; i++)
-      if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level) up_cables[t_.switches[i].level].push_back(ups[i]);
+      if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level)
+        up_cables[t_.switches[i].level].push_back(ups[i]);
     for (const auto &[level, v] : up_cables) {
       int usual_ups = mode_of(v);
       for (int i = 0; i < n; i++) {

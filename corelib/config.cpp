@@ -190,7 +190,8 @@ Config parse_config(std::string_view text, std::string_view source) {
       std::string_view w = line.substr(i, j - i);
       i = j;
       for (char c : w)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw ConfigError(at + "control character in '" + shown(w) + "'");
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+          throw ConfigError(at + "control character in '" + shown(w) + "'");
       size_t eq = w.find('=');
       if (eq == std::string_view::npos || eq == 0)
         throw ConfigError(at + "'" + shown(w) + "' is not Key=Value (e.g. DefaultMode=strict)");
@@ -206,9 +207,11 @@ Config parse_config(std::string_view text, std::string_view source) {
       if (!valid_partition_name(name))
         throw ConfigError(at + "PartitionName=" + shown(name) +
                           " is not a partition name (letters, digits, '_', '-', '.')");
-      if (cfg.partitions.count(str(name))) throw ConfigError(at + "partition " + str(name) + " is already configured above");
+      if (cfg.partitions.count(str(name)))
+        throw ConfigError(at + "partition " + str(name) + " is already configured above");
       if (cfg.partitions.size() >= kMaxPartitions) throw ConfigError(at + "more than 4096 PartitionName lines");
-      if (words.size() == 1) throw ConfigError(at + "PartitionName=" + str(name) + " sets nothing; add DefaultMode= or DefaultMaxWait=");
+      if (words.size() == 1)
+        throw ConfigError(at + "PartitionName=" + str(name) + " sets nothing; add DefaultMode= or DefaultMaxWait=");
       PartitionDefaults p;
       for (size_t k = 1; k < words.size(); ++k) {
         auto [key, v] = words[k];
@@ -271,9 +274,12 @@ Config parse_config(std::string_view text, std::string_view source) {
           if (v == "none") {
             cfg.status_none = true;
           } else if (v[0] != '/') {
-            throw ConfigError(at + "StatusFile=" + shown(v) + " is not an absolute path; give one, or none (no status file)");
+            throw ConfigError(at + "StatusFile=" + shown(v) +
+                              " is not an absolute path; give one, or none (no status file)");
           } else if (v.back() == '/') {
-            throw ConfigError(at + "StatusFile=" + shown(v) + " names a folder; give the file's path, e.g. StatusFile=/var/spool/slurmctld/topoaware-status.json");
+            throw ConfigError(
+                at + "StatusFile=" + shown(v) +
+                " names a folder; give the file's path, e.g. StatusFile=/var/spool/slurmctld/topoaware-status.json");
           } else {
             cfg.status_file = str(v);
           }

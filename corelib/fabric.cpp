@@ -90,7 +90,8 @@ void Fabric::finish() {
       auto it = index_.find(p.remote_guid);
       if (it == index_.end()) continue;
       const FabricNode &peer = nodes[it->second];
-      bool listed = std::any_of(peer.ports.begin(), peer.ports.end(), [&](const Port &q) { return q.num == p.remote_port; });
+      bool listed =
+          std::any_of(peer.ports.begin(), peer.ports.end(), [&](const Port &q) { return q.num == p.remote_port; });
       if (!listed) {
         Port back;
         back.num = p.remote_port;

@@ -133,8 +133,9 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
   pieces_.clear();
   for (int g : lgs)
     if (take[size_t(g)] > 0) pieces_.push_back({g, ix.leaf_group_pod(g), take[size_t(g)]});
-  std::sort(pieces_.begin(), pieces_.end(),
-            [](const Piece &a, const Piece &b) { return std::tie(a.pod, a.leaf_group) < std::tie(b.pod, b.leaf_group); });
+  std::sort(pieces_.begin(), pieces_.end(), [](const Piece &a, const Piece &b) {
+    return std::tie(a.pod, a.leaf_group) < std::tie(b.pod, b.leaf_group);
+  });
   pack_segments(pieces_, seg, packing_, pool_);
   const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
   const uint32_t ideal_seg = (seg + lmax - 1) / lmax;
@@ -333,7 +334,8 @@ PlaceStatus Placer::run(const Job &job, PlaceMode mode, PlaceResult &out) {
     auto e = cand_.begin() + std::ptrdiff_t(lg_off_[size_t(g) + 1]);
     const uint32_t t = best_take_[size_t(g)];
     auto cmp = [&ix](const std::pair<uint32_t, int> &a, const std::pair<uint32_t, int> &c) {
-      return std::make_pair(a.first, ix.canonical_rank(a.second)) < std::make_pair(c.first, ix.canonical_rank(c.second));
+      return std::make_pair(a.first, ix.canonical_rank(a.second)) <
+             std::make_pair(c.first, ix.canonical_rank(c.second));
     };
     std::partial_sort(b, b + t, e, cmp);
     for (auto it = b; it != b + t; ++it) chosen_hosts_.push_back(it->second);

@@ -82,7 +82,8 @@ int open_folder_safely(const std::string &path, const FolderTrust &trust, bool c
         next < 0 && fstatat(fd, parts[i].c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
     close(fd);
     if (next < 0) {
-      *why = "cannot open " + shown + ": " + (link ? std::string("it is a symbolic link, never followed") : std::strerror(e));
+      *why = "cannot open " + shown + ": " +
+             (link ? std::string("it is a symbolic link, never followed") : std::strerror(e));
       errno = e;
       return -1;
     }

@@ -167,7 +167,8 @@ Status load_status_file(const std::string &path) {
   char buf[65536];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxStatusBytes) throw StatusError(path + ": larger than " + std::to_string(kMaxStatusBytes) + " bytes");
+    if (text.size() > kMaxStatusBytes)
+      throw StatusError(path + ": larger than " + std::to_string(kMaxStatusBytes) + " bytes");
   }
   return status_from_json(text, path);
 }

@@ -156,9 +156,10 @@ ojson build(const Topology &t) {
   j["dragonfly_groups"] = dfly;
   ojson levels = ojson::array();
   for (const auto &l : t.levels)
-    levels.push_back({{"level", l.level},
-                      {"switches", l.switches},
-                      {"oversubscription", {{"min", l.oversub_min}, {"median", l.oversub_median}, {"max", l.oversub_max}}}});
+    levels.push_back(
+        {{"level", l.level},
+         {"switches", l.switches},
+         {"oversubscription", {{"min", l.oversub_min}, {"median", l.oversub_median}, {"max", l.oversub_max}}}});
   j["levels"] = levels;
   ojson anomalies = ojson::array();
   for (const auto &a : t.anomalies) anomalies.push_back({{"kind", a.kind}, {"where", a.where}, {"detail", a.detail}});
@@ -198,7 +199,8 @@ class Reader {
     if (v.is_null()) return -1;
     if (!v.is_number_integer()) fail(ctx + ": \"" + key + "\" must be an integer or null");
     long x = v.get<long>();
-    if (x < 0 || static_cast<size_t>(x) >= n) fail(ctx + ": \"" + key + "\" = " + std::to_string(x) + " refers to nothing");
+    if (x < 0 || static_cast<size_t>(x) >= n)
+      fail(ctx + ": \"" + key + "\" = " + std::to_string(x) + " refers to nothing");
     return static_cast<int>(x);
   }
   double number(const rjson &o, const char *key, const std::string &ctx) const {
@@ -267,7 +269,8 @@ Topology parse(const rjson &j, const Reader &r) {
     s.dragonfly_group = r.opt_index(o, "dragonfly_group", ctx, dfly.size());
     s.down_gbps = r.number(o, "down_gbps", ctx);
     s.up_gbps = r.number(o, "up_gbps", ctx);
-    if (!sw_index.emplace(s.guid, static_cast<int>(i)).second) r.fail(ctx + ": duplicate switch GUID " + guid_str(s.guid));
+    if (!sw_index.emplace(s.guid, static_cast<int>(i)).second)
+      r.fail(ctx + ": duplicate switch GUID " + guid_str(s.guid));
     t.switches.push_back(std::move(s));
   }
   auto sw_ref = [&](const rjson &o, const char *key, const std::string &ctx) {
@@ -305,7 +308,8 @@ Topology parse(const rjson &j, const Reader &r) {
       hp.speed = r.speed(ports[p], pctx);
       h.ports.push_back(std::move(hp));
     }
-    if (i > 0 && !natural_less(t.hosts.back().name, h.name)) r.fail(ctx + ": hosts are not in canonical (natural name) order at \"" + h.name + "\"");
+    if (i > 0 && !natural_less(t.hosts.back().name, h.name))
+      r.fail(ctx + ": hosts are not in canonical (natural name) order at \"" + h.name + "\"");
     if (!host_index.emplace(h.name, static_cast<int>(i)).second) r.fail(ctx + ": duplicate host " + h.name);
     t.hosts.push_back(std::move(h));
   }
@@ -354,7 +358,8 @@ Topology parse(const rjson &j, const Reader &r) {
     for (size_t k = 0; k < a.size(); k++) {
       if (!a[k].is_string()) r.fail(ctx + ": \"" + key + "\" must list GUID strings");
       uint64_t g;
-      if (!parse_guid(a[k].get<std::string>(), &g) || !sw_index.count(g)) r.fail(ctx + ": unknown switch in \"" + key + "\"");
+      if (!parse_guid(a[k].get<std::string>(), &g) || !sw_index.count(g))
+        r.fail(ctx + ": unknown switch in \"" + key + "\"");
       out.push_back(sw_index[g]);
     }
     return out;
@@ -402,13 +407,14 @@ Topology parse(const rjson &j, const Reader &r) {
   const auto &anomalies = r.array(j, "anomalies", "top level");
   for (size_t i = 0; i < anomalies.size(); i++) {
     std::string ctx = "anomalies[" + std::to_string(i) + "]";
-    t.anomalies.push_back({r.str(anomalies[i], "kind", ctx), r.str(anomalies[i], "where", ctx), r.str(anomalies[i], "detail", ctx)});
+    t.anomalies.push_back(
+        {r.str(anomalies[i], "kind", ctx), r.str(anomalies[i], "where", ctx), r.str(anomalies[i], "detail", ctx)});
   }
   const auto &ignored = r.array(j, "ignored", "top level");
   for (size_t i = 0; i < ignored.size(); i++) {
     std::string ctx = "ignored[" + std::to_string(i) + "]";
-    t.ignored.push_back({r.guid(ignored[i], "guid", ctx), r.str(ignored[i], "desc", ctx), r.str(ignored[i], "name", ctx),
-                         r.str(ignored[i], "reason", ctx)});
+    t.ignored.push_back({r.guid(ignored[i], "guid", ctx), r.str(ignored[i], "desc", ctx),
+                         r.str(ignored[i], "name", ctx), r.str(ignored[i], "reason", ctx)});
   }
   // Cross-checks that keep the engine's assumptions true.
   for (size_t h = 0; h < t.hosts.size(); h++) {

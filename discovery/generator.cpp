@@ -83,10 +83,12 @@ struct LinkParams {
 
 LinkParams check_link(const char *spec, int width, const std::string &speed, const std::string &prefix) {
   if (width != 1 && width != 2 && width != 4 && width != 8 && width != 12)
-    bad(std::string(spec) + ": width " + std::to_string(width) + " is not an InfiniBand link width; use 1, 2, 4, 8 or 12");
+    bad(std::string(spec) + ": width " + std::to_string(width) +
+        " is not an InfiniBand link width; use 1, 2, 4, 8 or 12");
   LinkSpeed s = speed_from_name(speed);
   if (s == LinkSpeed::Unknown)
-    bad(std::string(spec) + ": speed \"" + speed + "\" is unknown; use SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR");
+    bad(std::string(spec) + ": speed \"" + speed +
+        "\" is unknown; use SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR");
   if (prefix.empty() || !std::isalpha(static_cast<unsigned char>(prefix[0])))
     bad(std::string(spec) + ": host_prefix \"" + prefix + "\" must start with a letter (Slurm node names), e.g. \"n\"");
   for (char c : prefix)
@@ -94,22 +96,26 @@ LinkParams check_link(const char *spec, int width, const std::string &speed, con
       bad(std::string(spec) + ": host_prefix \"" + prefix + "\" may only contain letters, digits, '-' and '_'");
   // Longest description: "<prefix><digits> mlx5_<k>"; digits up to 10 for any int count.
   if (prefix.size() + 10 + 10 > kMaxDesc)
-    bad(std::string(spec) + ": host_prefix \"" + prefix + "\" is too long for a 64-byte node description; keep it to at most 43 characters");
+    bad(std::string(spec) + ": host_prefix \"" + prefix +
+        "\" is too long for a 64-byte node description; keep it to at most 43 characters");
   return {width, s};
 }
 
 int choose_radix(const char *spec, int needed, int requested) {
   if (needed > kMaxRadix)
-    bad(std::string(spec) + ": a switch would need " + std::to_string(needed) + " ports, more than an InfiniBand switch can have (" +
-        std::to_string(kMaxRadix) + "); use fewer hosts or uplinks per switch");
+    bad(std::string(spec) + ": a switch would need " + std::to_string(needed) +
+        " ports, more than an InfiniBand switch can have (" + std::to_string(kMaxRadix) +
+        "); use fewer hosts or uplinks per switch");
   if (requested > 0) {
-    if (requested > kMaxRadix) bad(std::string(spec) + ": radix " + std::to_string(requested) + " exceeds " + std::to_string(kMaxRadix));
+    if (requested > kMaxRadix)
+      bad(std::string(spec) + ": radix " + std::to_string(requested) + " exceeds " + std::to_string(kMaxRadix));
     if (requested < needed)
-      bad(std::string(spec) + ": radix " + std::to_string(requested) + " is too small, a switch needs " + std::to_string(needed) +
-          " ports; use radix >= " + std::to_string(needed) + " or 0 to choose automatically");
+      bad(std::string(spec) + ": radix " + std::to_string(requested) + " is too small, a switch needs " +
+          std::to_string(needed) + " ports; use radix >= " + std::to_string(needed) + " or 0 to choose automatically");
     return requested;
   }
-  if (requested < 0) bad(std::string(spec) + ": radix must be 0 (automatic) or a port count, got " + std::to_string(requested));
+  if (requested < 0)
+    bad(std::string(spec) + ": radix must be 0 (automatic) or a port count, got " + std::to_string(requested));
   for (int r : kStandardRadix)
     if (r >= needed) return r;
   return needed;
@@ -171,7 +177,8 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
   const char *what = "fat-tree";
   LinkParams link = check_link(what, s.width, s.speed, s.host_prefix);
   if (s.levels != 2 && s.levels != 3)
-    bad(std::string(what) + ": levels must be 2 (leaf/spine) or 3 (leaf/spine/core with pods), got " + std::to_string(s.levels));
+    bad(std::string(what) + ": levels must be 2 (leaf/spine) or 3 (leaf/spine/core with pods), got " +
+        std::to_string(s.levels));
   check_positive(what, "leaves", s.leaves);
   check_positive(what, "hosts_per_leaf", s.hosts_per_leaf);
   check_positive(what, "hcas_per_host", s.hcas_per_host);
@@ -191,7 +198,8 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
     leaves_per_pod = s.leaves_per_pod;
     if (s.leaves % leaves_per_pod != 0)
       bad(std::string(what) + ": leaves (" + std::to_string(s.leaves) + ") must be a multiple of leaves_per_pod (" +
-          std::to_string(leaves_per_pod) + "), e.g. " + std::to_string((s.leaves / leaves_per_pod + 1) * leaves_per_pod));
+          std::to_string(leaves_per_pod) + "), e.g. " +
+          std::to_string((s.leaves / leaves_per_pod + 1) * leaves_per_pod));
     pods = s.leaves / leaves_per_pod;
     C = s.core_uplinks_per_spine;
     cores = s.cores;
@@ -200,14 +208,16 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
     // must receive the same number of cables from each pod, or the top level is lopsided.
     if ((S * C) % cores != 0)
       bad(std::string(what) + ": spines * core_uplinks_per_spine (" + std::to_string(S) + " * " + std::to_string(C) +
-          ") must be a multiple of cores (" + std::to_string(cores) + ") so that every core gets the same cables from each pod");
+          ") must be a multiple of cores (" + std::to_string(cores) +
+          ") so that every core gets the same cables from each pod");
   }
 
   const long leaf_ports = H * K + U;
   const long spine_ports = leaves_per_pod * per_pair + C;
   const long core_ports = s.levels == 3 ? pods * S * C / cores : 0;
   const long hosts = s.leaves * H;
-  if (hosts > 10000000) bad(std::string(what) + ": " + std::to_string(hosts) + " hosts is beyond what the generator supports (10 million)");
+  if (hosts > 10000000)
+    bad(std::string(what) + ": " + std::to_string(hosts) + " hosts is beyond what the generator supports (10 million)");
   int radix = choose_radix(what, static_cast<int>(std::max({leaf_ports, spine_ports, core_ports})), s.radix);
 
   Builder b(link, "generated fat tree (" + std::to_string(s.levels) + " levels)");
@@ -239,7 +249,8 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
     const long pod = l / leaves_per_pod, lp = l % leaves_per_pod;
     for (long j = 0; j < U; ++j) {
       long si = j % S, cable = j / S;
-      b.link(leaf[l], static_cast<int>(H * K + j + 1), spine[pod * S + si], static_cast<int>(lp * per_pair + cable + 1));
+      b.link(leaf[l], static_cast<int>(H * K + j + 1), spine[pod * S + si],
+             static_cast<int>(lp * per_pair + cable + 1));
     }
   }
   if (s.levels == 3) {
@@ -249,7 +260,8 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
       for (long si = 0; si < S; ++si)
         for (long j = 0; j < C; ++j) {
           long c = (si * C + j) % cores;
-          b.link(spine[pod * S + si], static_cast<int>(leaves_per_pod * per_pair + j + 1), core[c], next_core_port[c]++);
+          b.link(spine[pod * S + si], static_cast<int>(leaves_per_pod * per_pair + j + 1), core[c],
+                 next_core_port[c]++);
         }
   }
   return b.done();
@@ -267,7 +279,8 @@ Fabric generate_rail(const RailSpec &s) {
   check_multiple(what, "uplinks_per_leaf", U, "spines_per_rail", S);
   const long per_pair = U / S;
   const long hosts = SU * H;
-  if (hosts * R > 10000000) bad(std::string(what) + ": " + std::to_string(hosts * R) + " HCAs is beyond what the generator supports");
+  if (hosts * R > 10000000)
+    bad(std::string(what) + ": " + std::to_string(hosts * R) + " HCAs is beyond what the generator supports");
   int radix = choose_radix(what, static_cast<int>(std::max(H + U, SU * per_pair)), 0);
 
   Builder b(link, "generated rail-optimized fabric");
@@ -286,7 +299,8 @@ Fabric generate_rail(const RailSpec &s) {
       leaf[u][r] = b.add_switch(numbered("su", u + 1, uw) + numbered("-rail", r + 1, rw) + "-leaf", radix);
   std::vector<std::vector<size_t>> spine(R, std::vector<size_t>(S));
   for (long r = 0; r < R; ++r)
-    for (long i = 0; i < S; ++i) spine[r][i] = b.add_switch(numbered("rail", r + 1, rw) + numbered("-spine", i + 1, sw), radix);
+    for (long i = 0; i < S; ++i)
+      spine[r][i] = b.add_switch(numbered("rail", r + 1, rw) + numbered("-spine", i + 1, sw), radix);
 
   for (long u = 0; u < SU; ++u)
     for (long r = 0; r < R; ++r) {
@@ -309,10 +323,13 @@ Fabric generate_dragonfly(const DragonflySpec &s) {
   // Links are laid out along ring offsets 1, 2, ... so the group graph is connected as soon as each
   // group has two global ports (a ring); with one port per group only pairs would be joined.
   if (G > 2 && A * Hg < 2)
-    bad(std::string(what) + ": with " + std::to_string(G) + " groups, routers_per_group * global_links_per_router must be at least 2 " +
-        "or the groups cannot all be connected; " + std::to_string(G - 1) + " gives every pair of groups a direct link");
+    bad(std::string(what) + ": with " + std::to_string(G) +
+        " groups, routers_per_group * global_links_per_router must be at least 2 " +
+        "or the groups cannot all be connected; " + std::to_string(G - 1) +
+        " gives every pair of groups a direct link");
   const long hosts = G * A * P;
-  if (hosts > 10000000) bad(std::string(what) + ": " + std::to_string(hosts) + " hosts is beyond what the generator supports");
+  if (hosts > 10000000)
+    bad(std::string(what) + ": " + std::to_string(hosts) + " hosts is beyond what the generator supports");
   int radix = choose_radix(what, static_cast<int>(P + (A - 1) + Hg), 0);
 
   Builder b(link, "generated dragonfly");
@@ -322,7 +339,8 @@ Fabric generate_dragonfly(const DragonflySpec &s) {
   for (long h = 0; h < hosts; ++h) ca[h] = b.add_ca(host_ca_desc(numbered(s.host_prefix, h + 1, hw), 0));
   std::vector<std::vector<size_t>> router(G, std::vector<size_t>(A));
   for (long g = 0; g < G; ++g)
-    for (long r = 0; r < A; ++r) router[g][r] = b.add_switch(numbered("grp", g + 1, gw) + numbered("-sw", r + 1, rw), radix);
+    for (long r = 0; r < A; ++r)
+      router[g][r] = b.add_switch(numbered("grp", g + 1, gw) + numbered("-sw", r + 1, rw), radix);
 
   // Router ports: 1..P hosts; P+1..P+A-1 the other routers of the group (in router order, skipping
   // itself); P+A..P+A+Hg-1 global links.
@@ -346,7 +364,8 @@ Fabric generate_dragonfly(const DragonflySpec &s) {
         long j = (i + d) % G;
         if (used[i] >= slots || used[j] >= slots) continue;
         long ki = used[i]++, kj = used[j]++;
-        b.link(router[i][ki % A], static_cast<int>(P + A + ki / A), router[j][kj % A], static_cast<int>(P + A + kj / A));
+        b.link(router[i][ki % A], static_cast<int>(P + A + ki / A), router[j][kj % A],
+               static_cast<int>(P + A + kj / A));
         progress = true;
       }
   }
@@ -422,7 +441,8 @@ Lids assign_lids(const Fabric &f) {
   return l;
 }
 
-int port_lid(const Fabric &f, const Lids &lids, const std::unordered_map<uint64_t, size_t> &idx, uint64_t guid, int port) {
+int port_lid(const Fabric &f, const Lids &lids, const std::unordered_map<uint64_t, size_t> &idx, uint64_t guid,
+             int port) {
   auto it = idx.find(guid);
   if (it == idx.end()) return 0;
   const FabricNode &n = f.nodes[it->second];
@@ -446,19 +466,21 @@ void write_node(std::ostringstream &out, const Fabric &f, const FabricNode &n, c
   out << "sysimgguid=0x" << hex(n.guid) << "\n";
   if (n.type == NodeType::Switch) {
     out << "switchguid=0x" << hex(n.guid) << "(" << hex(n.guid) << ")\n";
-    out << "Switch\t" << n.nports << " " << node_id(n) << "\t\t# \"" << n.desc << "\" enhanced port 0 lid " << lids.base[self]
-        << " lmc 0\n";
+    out << "Switch\t" << n.nports << " " << node_id(n) << "\t\t# \"" << n.desc << "\" enhanced port 0 lid "
+        << lids.base[self] << " lmc 0\n";
     for (const auto &p : n.ports) {
       auto it = idx.find(p.remote_guid);
       if (it == idx.end()) continue;
       const FabricNode &peer = f.nodes[it->second];
       out << "[" << p.num << "]\t" << node_id(peer) << "[" << p.remote_port << "]";
       if (peer.type != NodeType::Switch) out << "(" << hex(peer.guid + static_cast<uint64_t>(p.remote_port)) << ") ";
-      out << "\t\t# \"" << peer.desc << "\" lid " << port_lid(f, lids, idx, peer.guid, p.remote_port) << " " << link_str(p) << "\n";
+      out << "\t\t# \"" << peer.desc << "\" lid " << port_lid(f, lids, idx, peer.guid, p.remote_port) << " "
+          << link_str(p) << "\n";
     }
   } else {
     out << (n.type == NodeType::Router ? "rtguid=0x" : "caguid=0x") << hex(n.guid) << "\n";
-    out << (n.type == NodeType::Router ? "Rt" : "Ca") << "\t" << n.nports << " " << node_id(n) << "\t\t# \"" << n.desc << "\"\n";
+    out << (n.type == NodeType::Router ? "Rt" : "Ca") << "\t" << n.nports << " " << node_id(n) << "\t\t# \"" << n.desc
+        << "\"\n";
     for (const auto &p : n.ports) {
       auto it = idx.find(p.remote_guid);
       if (it == idx.end()) continue;
@@ -492,7 +514,8 @@ std::string to_ibnetdiscover_text(const Fabric &f) {
   out << "#\n# Topology file: generated by topoaware from a synthetic fabric (no walk)\n#\n";
   if (const FabricNode *ca = first_ca(f)) {
     char buf[80];
-    std::snprintf(buf, sizeof buf, "# Initiated from node %016llx port %016llx\n", static_cast<unsigned long long>(ca->guid),
+    std::snprintf(buf, sizeof buf, "# Initiated from node %016llx port %016llx\n",
+                  static_cast<unsigned long long>(ca->guid),
                   static_cast<unsigned long long>(ca->ports.front().port_guid));
     out << buf;
   }
@@ -511,7 +534,9 @@ std::string ibsim_args(const Fabric &f) {
   }
   long maxlid = assign_lids(f).max;
   std::string args;
-  auto add = [&](const char *opt, long v) { args += (args.empty() ? "" : " ") + std::string(opt) + " " + std::to_string(v); };
+  auto add = [&](const char *opt, long v) {
+    args += (args.empty() ? "" : " ") + std::string(opt) + " " + std::to_string(v);
+  };
   if (nodes > kIbsimNodes) add("-N", nodes);
   if (switches > kIbsimSwitches) add("-S", switches);
   if (ports > kIbsimPorts) add("-P", ports);
@@ -543,17 +568,22 @@ std::string to_ibsim_net(const Fabric &f) {
     if (n.desc.find_first_of("\"=\n") != std::string::npos)
       bad("ibsim net: node description \"" + n.desc + "\" of " + guid_str(n.guid) +
           " contains '\"', '=' or a newline, which ibsim's net file parser cannot carry");
-    if (n.nports < 1 || n.nports > 255) bad("ibsim net: node " + guid_str(n.guid) + " has " + std::to_string(n.nports) + " ports; ibsim takes 1-255");
+    if (n.nports < 1 || n.nports > 255)
+      bad("ibsim net: node " + guid_str(n.guid) + " has " + std::to_string(n.nports) + " ports; ibsim takes 1-255");
     for (const auto &p : n.ports) {
-      if (p.speed == LinkSpeed::FDR10 || p.speed == LinkSpeed::NDR || p.speed == LinkSpeed::XDR || p.speed == LinkSpeed::Unknown)
-        bad(std::string("ibsim net: ibsim 0.10 simulates SDR, DDR, QDR, FDR, EDR and HDR links, not ") + speed_name(p.speed) + " (port " +
-            std::to_string(p.num) + " of " + guid_str(n.guid) + "); write ibnetdiscover text for such fabrics instead");
+      if (p.speed == LinkSpeed::FDR10 || p.speed == LinkSpeed::NDR || p.speed == LinkSpeed::XDR ||
+          p.speed == LinkSpeed::Unknown)
+        bad(std::string("ibsim net: ibsim 0.10 simulates SDR, DDR, QDR, FDR, EDR and HDR links, not ") +
+            speed_name(p.speed) + " (port " + std::to_string(p.num) + " of " + guid_str(n.guid) +
+            "); write ibnetdiscover text for such fabrics instead");
       if (p.width != 1 && p.width != 2 && p.width != 4 && p.width != 8 && p.width != 12)
         bad("ibsim net: port " + std::to_string(p.num) + " of " + guid_str(n.guid) + " has no valid width");
       uint64_t expect = n.type == NodeType::Switch ? n.guid : n.guid + static_cast<uint64_t>(p.num);
       if (p.port_guid != 0 && p.port_guid != expect)
-        bad("ibsim net: port " + std::to_string(p.num) + " of " + guid_str(n.guid) + " has GUID " + guid_str(p.port_guid) +
-            "; ibsim can only give " + (n.type == NodeType::Switch ? std::string("switch ports the node GUID") : std::string("CA port p the GUID node GUID + p")));
+        bad("ibsim net: port " + std::to_string(p.num) + " of " + guid_str(n.guid) + " has GUID " +
+            guid_str(p.port_guid) + "; ibsim can only give " +
+            (n.type == NodeType::Switch ? std::string("switch ports the node GUID")
+                                        : std::string("CA port p the GUID node GUID + p")));
     }
   }
   auto idx = index_of(f);

@@ -296,7 +296,8 @@ std::vector<WalkProblem> problems_of(const WalkView &v, int max_hops) {
           out.push_back({nv.node.guid, st.first, where + ": PortInfo query failed; link width and speed unknown"});
           break;
         case PortState::NoInfo:
-          out.push_back({nv.node.guid, st.first, where + ": PortInfo query failed; whether it is connected is unknown"});
+          out.push_back(
+              {nv.node.guid, st.first, where + ": PortInfo query failed; whether it is connected is unknown"});
           break;
         default:
           break;

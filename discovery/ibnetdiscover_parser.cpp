@@ -479,7 +479,8 @@ class Parser {
     c.skip_ws();
     if (type == NodeType::Switch) {
       // enhanced|base port 0 lid L lmc M
-      if (!c.eat("enhanced") && !c.eat("base")) fail_at(c, "'enhanced port 0 lid <lid> lmc <lmc>' or 'base port 0 ...'");
+      if (!c.eat("enhanced") && !c.eat("base"))
+        fail_at(c, "'enhanced port 0 lid <lid> lmc <lmc>' or 'base port 0 ...'");
       unsigned v;
       c.skip_ws();
       if (!c.eat("port")) fail_at(c, "'port 0'");
@@ -844,7 +845,9 @@ class Parser {
   uint64_t pending_port0_ = 0;
   NodeType pending_type_ = NodeType::Ca;
   struct PairHash {
-    size_t operator()(const std::pair<uint64_t, unsigned> &p) const { return std::hash<uint64_t>()(p.first * 257 + p.second); }
+    size_t operator()(const std::pair<uint64_t, unsigned> &p) const {
+      return std::hash<uint64_t>()(p.first * 257 + p.second);
+    }
   };
   std::unordered_map<std::pair<uint64_t, unsigned>, int, PairHash> unconnected_;  // ports format
   std::vector<WalkProblem> diagnostics_;
@@ -860,10 +863,13 @@ Fabric parse_ibnetdiscover(std::istream &in, const std::string &filename, DumpFo
 Fabric parse_ibnetdiscover_file(const std::string &path, DumpFormat format) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0)
-    throw ParseError(path, 0, std::string("cannot open: ") + std::strerror(errno) + "; expected a readable ibnetdiscover dump");
+    throw ParseError(path, 0,
+                     std::string("cannot open: ") + std::strerror(errno) + "; expected a readable ibnetdiscover dump");
   if (S_ISDIR(st.st_mode)) throw ParseError(path, 0, "is a directory; expected an ibnetdiscover dump file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, std::string("cannot open: ") + std::strerror(errno) + "; expected a readable ibnetdiscover dump");
+  if (!in)
+    throw ParseError(path, 0,
+                     std::string("cannot open: ") + std::strerror(errno) + "; expected a readable ibnetdiscover dump");
   return parse_ibnetdiscover(in, path, format);
 }
 

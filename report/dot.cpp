@@ -120,7 +120,8 @@ std::string to_dot(const Topology &topo, bool show_hosts) {
       }
     out += ranked(own, "    ");
     for (int g : pod.leaf_groups)
-      if (g >= 0 && static_cast<size_t>(g) < topo.leaf_groups.size()) out += leaf_group_cluster(static_cast<size_t>(g), "    ");
+      if (g >= 0 && static_cast<size_t>(g) < topo.leaf_groups.size())
+        out += leaf_group_cluster(static_cast<size_t>(g), "    ");
     out += "  }\n";
   }
   // Dragonfly groups as clusters (a dragonfly has no pods); each holds the leaf groups of its
@@ -191,7 +192,8 @@ std::string to_dot(const Topology &topo, bool show_hosts) {
       // end a rank down.
       attrs += std::string(attrs.empty() ? "" : ", ") + "constraint=false";
     }
-    if (l.cables() > 1) attrs += std::string(attrs.empty() ? "" : ", ") + fmt::format("penwidth={}", std::min(1 + l.cables() / 2, 5));
+    if (l.cables() > 1)
+      attrs += std::string(attrs.empty() ? "" : ", ") + fmt::format("penwidth={}", std::min(1 + l.cables() / 2, 5));
     out += fmt::format("  {} -- {}{};\n", ta, tb, attrs.empty() ? "" : " [" + attrs + "]");
   }
   out += "}\n";

@@ -71,8 +71,12 @@ std::string cost_text(const std::string &what, const JobCost &c, double f) {
 
 nlohmann::ordered_json cost_json(const JobCost &c, double f) {
   auto group = [](const GroupStats &g) {
-    return nlohmann::ordered_json{{"groups", g.groups}, {"at_ideal", g.at_ideal}, {"leaf_groups", g.leaf_groups},
-                                  {"ideal_leaf_groups", g.ideal_leaf_groups}, {"pods", g.pods}, {"ideal_pods", g.ideal_pods}};
+    return nlohmann::ordered_json{{"groups", g.groups},
+                                  {"at_ideal", g.at_ideal},
+                                  {"leaf_groups", g.leaf_groups},
+                                  {"ideal_leaf_groups", g.ideal_leaf_groups},
+                                  {"pods", g.pods},
+                                  {"ideal_pods", g.ideal_pods}};
   };
   return {{"dp", group(c.dp)},
           {"pp", group(c.pp)},

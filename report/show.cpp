@@ -523,7 +523,8 @@ std::string show_text(const ShowModel &m) {
   std::vector<const ShowLeafGroup *> fb;
   for (const ShowLeafGroup &lg : m.leaf_groups)
     if (lg.free) fb.push_back(&lg);
-  std::stable_sort(fb.begin(), fb.end(), [](const ShowLeafGroup *a, const ShowLeafGroup *b) { return a->free > b->free; });
+  std::stable_sort(fb.begin(), fb.end(),
+                   [](const ShowLeafGroup *a, const ShowLeafGroup *b) { return a->free > b->free; });
   if (fb.empty()) {
     out += "Free blocks: none\n";
   } else {
@@ -542,7 +543,8 @@ std::string show_text(const ShowModel &m) {
                        host_names(*m.topo, lg->free_hosts), whole ? ", whole" : "");
     }
     if (fb.size() > kListed)
-      s += fmt::format("; and {} more in {} leaf groups ({} of them whole)", rest_nodes, fb.size() - kListed, rest_whole);
+      s += fmt::format("; and {} more in {} leaf groups ({} of them whole)", rest_nodes, fb.size() - kListed,
+                       rest_whole);
     out += "Free blocks: " + s + "\n";
   }
   // One column width for every leaf group's table.
@@ -649,7 +651,8 @@ std::string show_text(const ShowModel &m) {
 namespace {
 
 ojson layout_json(const Layout &l) {
-  return {{"tp", l.tp}, {"cp", l.cp}, {"ep", l.ep}, {"dp", l.dp}, {"pp", l.pp}, {"rank_order", rank_order_name(l.order)}};
+  return {{"tp", l.tp}, {"cp", l.cp}, {"ep", l.ep},
+          {"dp", l.dp}, {"pp", l.pp}, {"rank_order", rank_order_name(l.order)}};
 }
 
 ojson host_array(const Topology &t, const std::vector<int> &hosts) {
@@ -720,8 +723,9 @@ ojson model_json(const ShowModel &m) {
   ojson o;
   o["schema"] = kShowSchema;
   o["now"] = m.now;
-  o["topology"] = {{"file", m.topology_file}, {"hash", t.hash}, {"hosts", ix.host_count()},
-                   {"leaf_groups", ix.leaf_group_count()}, {"pods", ix.pod_count()}, {"rail_optimized", t.rail_optimized}};
+  o["topology"] = {{"file", m.topology_file},  {"hash", t.hash},
+                   {"hosts", ix.host_count()}, {"leaf_groups", ix.leaf_group_count()},
+                   {"pods", ix.pod_count()},   {"rail_optimized", t.rail_optimized}};
   if (m.status) {
     const Status &s = *m.status;
     const CallCounters &c = s.counters;
@@ -745,7 +749,10 @@ ojson model_json(const ShowModel &m) {
                 {"largest_free_leaf_group", m.largest_free_group}};
   ojson pods = ojson::array();
   for (const ShowPod &p : m.pods)
-    pods.push_back({{"pod", p.index}, {"nodes", p.hosts}, {"free", p.free}, {"largest_free_block", p.largest_free_block},
+    pods.push_back({{"pod", p.index},
+                    {"nodes", p.hosts},
+                    {"free", p.free},
+                    {"largest_free_block", p.largest_free_block},
                     {"whole_free_leaf_groups", p.whole_free_groups}});
   o["pods"] = pods;
   ojson lgs = ojson::array();

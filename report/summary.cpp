@@ -67,7 +67,8 @@ std::string to_summary(const Topology &topo) {
   if (!per_level.empty()) {
     std::vector<std::string> parts;
     for (const auto &[lvl, n] : per_level)
-      parts.push_back(lvl == 0 ? fmt::format("{} unreached", n) : fmt::format("{} at level {} ({})", n, lvl, level_name(lvl)));
+      parts.push_back(lvl == 0 ? fmt::format("{} unreached", n)
+                               : fmt::format("{} at level {} ({})", n, lvl, level_name(lvl)));
     o += " (";
     for (size_t i = 0; i < parts.size(); ++i) o += (i ? ", " : "") + parts[i];
     o += ")";
@@ -126,8 +127,8 @@ std::string to_summary(const Topology &topo) {
     }
     auto [glo, ghi] = min_max(groups);
     auto [slo, shi] = min_max(sws);
-    o += fmt::format("Pods: {} (leaf groups per pod: {}; upper switches per pod: {})\n", topo.pods.size(), range_text(glo, ghi),
-                     range_text(slo, shi));
+    o += fmt::format("Pods: {} (leaf groups per pod: {}; upper switches per pod: {})\n", topo.pods.size(),
+                     range_text(glo, ghi), range_text(slo, shi));
   }
   if (!topo.dragonfly_groups.empty()) {
     std::vector<size_t> hosts, sws;
@@ -137,11 +138,12 @@ std::string to_summary(const Topology &topo) {
     }
     auto [hlo, hhi] = min_max(hosts);
     auto [slo, shi] = min_max(sws);
-    o += fmt::format("Dragonfly groups: {} (switches per group: {}; hosts per group: {})\n", topo.dragonfly_groups.size(),
-                     range_text(slo, shi), range_text(hlo, hhi));
+    o += fmt::format("Dragonfly groups: {} (switches per group: {}; hosts per group: {})\n",
+                     topo.dragonfly_groups.size(), range_text(slo, shi), range_text(hlo, hhi));
   }
 
-  o += fmt::format("\nAnomalies: {}\n", topo.anomalies.empty() ? std::string("none") : std::to_string(topo.anomalies.size()));
+  o += fmt::format("\nAnomalies: {}\n",
+                   topo.anomalies.empty() ? std::string("none") : std::to_string(topo.anomalies.size()));
   for (const auto &a : topo.anomalies) o += fmt::format("  [{}] {}: {}\n", a.kind, a.where, a.detail);
 
   if (!topo.ignored.empty()) {

@@ -91,7 +91,9 @@ std::string to_topology_conf_tree(const Topology &topo) {
   // text after the brackets of a host list).
   auto name_of = [&](long id) -> const std::string & {
     if (id >= static_cast<long>(nsw))
-      return topo.switches[static_cast<size_t>(topo.leaf_groups[static_cast<size_t>(id - static_cast<long>(nsw))].leaves[0])].name;
+      return topo
+          .switches[static_cast<size_t>(topo.leaf_groups[static_cast<size_t>(id - static_cast<long>(nsw))].leaves[0])]
+          .name;
     return topo.switches[static_cast<size_t>(id)].name;
   };
 
@@ -315,7 +317,8 @@ std::string to_topology_conf_block(const Topology &topo) {
   size_t nunits = use_pods ? topo.pods.size() : use_df ? topo.dragonfly_groups.size() : 1;
   units.resize(nunits);
   for (size_t g = 0; g < members.size(); ++g) {
-    if (members[g].empty() || std::find(small_groups.begin(), small_groups.end(), static_cast<int>(g)) != small_groups.end())
+    if (members[g].empty() ||
+        std::find(small_groups.begin(), small_groups.end(), static_cast<int>(g)) != small_groups.end())
       continue;
     long u = 0;
     if (use_pods) {

@@ -31,9 +31,11 @@ inline std::vector<std::string> fabric_diff(const Fabric &want, const Fabric &go
     const FabricNode *m = it->second;
     if (m->type != n->type) add(who + ": type differs");
     if (m->desc != n->desc) add(who + ": description \"" + m->desc + "\"");
-    if (m->nports != n->nports) add(who + ": " + std::to_string(m->nports) + " ports, expected " + std::to_string(n->nports));
+    if (m->nports != n->nports)
+      add(who + ": " + std::to_string(m->nports) + " ports, expected " + std::to_string(n->nports));
     if (m->ports.size() != n->ports.size())
-      add(who + ": " + std::to_string(m->ports.size()) + " connected ports, expected " + std::to_string(n->ports.size()));
+      add(who + ": " + std::to_string(m->ports.size()) + " connected ports, expected " +
+          std::to_string(n->ports.size()));
     std::map<int, const Port *> mp;
     for (const auto &p : m->ports) mp[p.num] = &p;
     for (const auto &p : n->ports) {
@@ -48,11 +50,13 @@ inline std::vector<std::string> fabric_diff(const Fabric &want, const Fabric &go
         add(where + ": leads to " + guid_str(o.remote_guid) + "[" + std::to_string(o.remote_port) + "], expected " +
             guid_str(p.remote_guid) + "[" + std::to_string(p.remote_port) + "]");
       if (o.width != p.width) add(where + ": width " + width_name(o.width) + ", expected " + width_name(p.width));
-      if (o.speed != p.speed) add(where + ": speed " + std::string(speed_name(o.speed)) + ", expected " + speed_name(p.speed));
+      if (o.speed != p.speed)
+        add(where + ": speed " + std::string(speed_name(o.speed)) + ", expected " + speed_name(p.speed));
       // A dump prints CA port GUIDs but not switch port GUIDs (all equal to the node GUID), so a
       // switch port GUID is only compared when both sides know it.
       bool known = n->type != NodeType::Switch || (o.port_guid != 0 && p.port_guid != 0);
-      if (known && o.port_guid != p.port_guid) add(where + ": port GUID " + guid_str(o.port_guid) + ", expected " + guid_str(p.port_guid));
+      if (known && o.port_guid != p.port_guid)
+        add(where + ": port GUID " + guid_str(o.port_guid) + ", expected " + guid_str(p.port_guid));
     }
   }
   for (const auto &[guid, m] : g)

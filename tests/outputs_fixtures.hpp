@@ -62,7 +62,8 @@ struct Builder {
     t.links.push_back(l);
   }
   void up(int lower, int upper, int cables = 1, int width = 4, LinkSpeed speed = LinkSpeed::HDR) {
-    link(t.switches[static_cast<size_t>(lower)].guid, t.switches[static_cast<size_t>(upper)].guid, cables, width, speed);
+    link(t.switches[static_cast<size_t>(lower)].guid, t.switches[static_cast<size_t>(upper)].guid, cables, width,
+         speed);
   }
   int group(std::vector<int> leaves, int pod = -1) {
     LeafGroup g;

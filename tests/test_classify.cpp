@@ -36,7 +36,8 @@ static void test_loginoff_all_hosts(void **) {
   assert_int_equal(t.switches.size(), 8);
   assert_int_equal(t.hosts.size() + t.ignored.size(), 144);
   assert_int_equal(t.max_level, 2);
-  for (const char *leaf : {"ib1", "ib2", "ib3", "ib4", "ib5", "ib6", "ib7"}) assert_int_equal(sw_named(t, leaf).level, 1);
+  for (const char *leaf : {"ib1", "ib2", "ib3", "ib4", "ib5", "ib6", "ib7"})
+    assert_int_equal(sw_named(t, leaf).level, 1);
   assert_int_equal(sw_named(t, "ib8").level, 2);
   assert_true(has_anomaly(t, "hosts-on-spine", "ib7"));
   const Switch &ib7 = sw_named(t, "ib7");
@@ -112,7 +113,8 @@ static void test_x5_with_and_without_map(void **) {
 
 // Exporter -p dumps include a SHARP Aggregation Node, which is never a compute host.
 static void test_sharp_ignored(void **) {
-  for (const char *file : {"exporter-test.ibnetdiscover-p", "exporter-test2.ibnetdiscover-p", "exporter-test3.ibnetdiscover-p"}) {
+  for (const char *file :
+       {"exporter-test.ibnetdiscover-p", "exporter-test2.ibnetdiscover-p", "exporter-test3.ibnetdiscover-p"}) {
     Fabric f = parse_ibnetdiscover_file(kIb + file);
     Topology t = classify(f, {});
     for (const auto &h : t.hosts) assert_true(h.name.find("Aggregation") == std::string::npos);
@@ -128,7 +130,8 @@ static void test_sharp_ignored(void **) {
 // --- small fabrics by hand -------------------------------------------------------------------
 
 static uint64_t g_next = 0x1000;
-static void link(Fabric &f, FabricNode &a, int pa, FabricNode &b, int pb, int width = 4, LinkSpeed sp = LinkSpeed::HDR) {
+static void link(Fabric &f, FabricNode &a, int pa, FabricNode &b, int pb, int width = 4,
+                 LinkSpeed sp = LinkSpeed::HDR) {
   Port x;
   x.num = pa;
   x.remote_guid = b.guid;

@@ -123,7 +123,8 @@ void test_plugin_keys(void **) {
     assert_true(parse_log_level(log_level_name(l)) == l);
   assert_string_equal(missing_nodes_name(MissingNodes::Fallback), "fallback");
 
-  expect_error("MaxTriesPerCall=0\n", "line 1: MaxTriesPerCall=0 is out of range; write a whole number of blocks from 1 to 64");
+  expect_error("MaxTriesPerCall=0\n",
+               "line 1: MaxTriesPerCall=0 is out of range; write a whole number of blocks from 1 to 64");
   expect_error("MaxTriesPerCall=65\n", "MaxTriesPerCall=65 is out of range");
   expect_error("MaxTriesPerCall=4x\n", "MaxTriesPerCall=4x: unknown unit 'x'");
   expect_error("MaxTriesPerCall=-1\n", "MaxTriesPerCall=-1 is not a whole number");

@@ -41,11 +41,13 @@ const FabricNode *by_desc(const Fabric &f, const std::string &desc) {
 int cables(const Fabric &f, const std::string &a, const std::string &b) {
   const FabricNode *na = by_desc(f, a), *nb = by_desc(f, b);
   if (!na || !nb) return -1;
-  return static_cast<int>(std::count_if(na->ports.begin(), na->ports.end(), [&](const Port &p) { return p.remote_guid == nb->guid; }));
+  return static_cast<int>(
+      std::count_if(na->ports.begin(), na->ports.end(), [&](const Port &p) { return p.remote_guid == nb->guid; }));
 }
 
 // Ports of a switch that lead to switches / to CAs.
-std::pair<int, int> down_up(const Fabric &f, const FabricNode &sw, const std::function<bool(const FabricNode &)> &is_up) {
+std::pair<int, int> down_up(const Fabric &f, const FabricNode &sw,
+                            const std::function<bool(const FabricNode &)> &is_up) {
   int down = 0, up = 0;
   for (const auto &p : sw.ports) {
     const FabricNode *peer = f.find(p.remote_guid);
@@ -81,7 +83,8 @@ void check_invariants(const Fabric &f) {
       const FabricNode *peer = f.find(p.remote_guid);
       assert_non_null(peer);
       assert_true(peer != &n);
-      auto back = std::find_if(peer->ports.begin(), peer->ports.end(), [&](const Port &q) { return q.num == p.remote_port; });
+      auto back =
+          std::find_if(peer->ports.begin(), peer->ports.end(), [&](const Port &q) { return q.num == p.remote_port; });
       assert_true(back != peer->ports.end());
       assert_true(back->remote_guid == n.guid);
       assert_int_equal(back->remote_port, p.num);
@@ -248,7 +251,8 @@ void test_fat_tree_three_level(void **) {
     for (const char *core : {"core01", "core02", "core03", "core04"}) assert_int_equal(cables(f, sp, core), 1);
   }
   assert_int_equal(by_desc(f, "core01")->ports.size(), 4);
-  for (const auto &n : f.nodes) assert_int_equal(n.type == NodeType::Switch ? n.nports : 1, n.type == NodeType::Switch ? 36 : 1);
+  for (const auto &n : f.nodes)
+    assert_int_equal(n.type == NodeType::Switch ? n.nports : 1, n.type == NodeType::Switch ? 36 : 1);
 
   // Fewer core uplinks than cores: spines cover the cores in planes.
   FatTreeSpec p = ft3_1to7();
@@ -306,7 +310,8 @@ void test_rail(void **) {
       const FabricNode *ca = by_desc(f, std::string(host) + " mlx5_" + std::to_string(r));
       assert_non_null(ca);
       const FabricNode *leaf = f.find(ca->ports[0].remote_guid);
-      assert_string_equal(leaf->desc.c_str(), ("su" + std::to_string(su) + "-rail" + std::to_string(r + 1) + "-leaf").c_str());
+      assert_string_equal(leaf->desc.c_str(),
+                          ("su" + std::to_string(su) + "-rail" + std::to_string(r + 1) + "-leaf").c_str());
     }
   }
   // Rail r's leaves reach only rail r's spines, 4 cables per pair.
@@ -411,7 +416,8 @@ void test_invalid_specs(void **) {
   };
   expect_invalid(ft([](FatTreeSpec &s) { s.leaves = 0; }), "leaves must be a positive number");
   expect_invalid(ft([](FatTreeSpec &s) { s.hosts_per_leaf = -3; }), "hosts_per_leaf");
-  expect_invalid(ft([](FatTreeSpec &s) { s.uplinks_per_leaf = 6; }), "uplinks_per_leaf (6) must be a multiple of spines (4)");
+  expect_invalid(ft([](FatTreeSpec &s) { s.uplinks_per_leaf = 6; }),
+                 "uplinks_per_leaf (6) must be a multiple of spines (4)");
   expect_invalid(ft([](FatTreeSpec &s) { s.uplinks_per_leaf = 6; }), "4 or 8 would work");
   expect_invalid(ft([](FatTreeSpec &s) { s.levels = 4; }), "levels");
   expect_invalid(ft([](FatTreeSpec &s) { s.speed = "QDRX"; }), "speed \"QDRX\"");
@@ -420,8 +426,9 @@ void test_invalid_specs(void **) {
   expect_invalid(ft([](FatTreeSpec &s) { s.host_prefix = "n o"; }), "host_prefix");
   expect_invalid(ft([](FatTreeSpec &s) { s.hosts_per_leaf = 300; }), "more than an InfiniBand switch can have");
   expect_invalid(ft([](FatTreeSpec &s) { s.levels = 3, s.leaves = 5, s.leaves_per_pod = 2; }), "leaves_per_pod");
-  expect_invalid(ft([](FatTreeSpec &s) { s.levels = 3, s.leaves_per_pod = 2, s.cores = 3, s.core_uplinks_per_spine = 2; }),
-                 "must be a multiple of cores (3)");
+  expect_invalid(
+      ft([](FatTreeSpec &s) { s.levels = 3, s.leaves_per_pod = 2, s.cores = 3, s.core_uplinks_per_spine = 2; }),
+      "must be a multiple of cores (3)");
   expect_invalid(ft([](FatTreeSpec &s) { s.levels = 3, s.leaves_per_pod = 2, s.cores = 0; }), "cores");
   RailSpec r = rail2();
   r.uplinks_per_leaf = 5;
@@ -442,12 +449,15 @@ void test_ibnetdiscover_text_format(void **) {
   const FabricNode *n1 = by_desc(f, "n0001 mlx5_0");
   assert_true(leaf1->guid == 0x0002c90301000001ULL);
   assert_true(n1->guid == 0x0002c90302000000ULL);
-  assert_true(t.find("\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x2c90301000001\nswitchguid=0x2c90301000001(2c90301000001)\n"
-                     "Switch\t36 \"S-0002c90301000001\"\t\t# \"leaf001\" enhanced port 0 lid 1 lmc 0\n"
-                     "[1]\t\"H-0002c90302000000\"[1](2c90302000001) \t\t# \"n0001 mlx5_0\" lid 9 4xHDR\n") != std::string::npos);
+  assert_true(
+      t.find("\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x2c90301000001\nswitchguid=0x2c90301000001(2c90301000001)\n"
+             "Switch\t36 \"S-0002c90301000001\"\t\t# \"leaf001\" enhanced port 0 lid 1 lmc 0\n"
+             "[1]\t\"H-0002c90302000000\"[1](2c90302000001) \t\t# \"n0001 mlx5_0\" lid 9 4xHDR\n") !=
+      std::string::npos);
   assert_true(t.find("[9]\t\"S-0002c90301000005\"[1]\t\t# \"spine01\" lid 5 4xHDR\n") != std::string::npos);
   assert_true(t.find("caguid=0x2c90302000000\nCa\t1 \"H-0002c90302000000\"\t\t# \"n0001 mlx5_0\"\n"
-                     "[1](2c90302000001) \t\"S-0002c90301000001\"[1]\t\t# lid 9 lmc 0 \"leaf001\" lid 1 4xHDR\n") != std::string::npos);
+                     "[1](2c90302000001) \t\"S-0002c90301000001\"[1]\t\t# lid 9 lmc 0 \"leaf001\" lid 1 4xHDR\n") !=
+              std::string::npos);
   assert_true(t.find("# Initiated from node 0002c90302000000 port 0002c90302000001\n") != std::string::npos);
   // Switches before CAs, as ibnetdiscover prints them.
   assert_true(t.find("Switch\t") < t.find("\nCa\t"));

@@ -338,13 +338,15 @@ void test_job_map(void **) {
   }
   const std::vector<std::string> rm = lines(topoaware_job_map_rankmap(m));
   assert_int_equal(rm.size(), 9);
-  assert_true(rm[0].rfind("# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp, 4 nodes, topology sha256:", 0) == 0);
-  assert_string_equal(rm[1].c_str(),
-                      "rank=0 node=0 host=n0003 local=0 tp=0 cp=0 ep=0 dp=0 pp=0 edp=0 leaf=leaf1r0 leaf_group=1 pod=-");
-  assert_string_equal(rm[6].c_str(),
-                      "rank=5 node=2 host=n0001 local=1 tp=1 cp=0 ep=0 dp=0 pp=1 edp=0 leaf=leaf0r0 leaf_group=0 pod=-");
-  assert_string_equal(rm[8].c_str(),
-                      "rank=7 node=3 host=n0005 local=1 tp=1 cp=0 ep=0 dp=1 pp=1 edp=1 leaf=leaf2r0 leaf_group=2 pod=-");
+  assert_true(
+      rm[0].rfind("# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp, 4 nodes, topology sha256:",
+                  0) == 0);
+  assert_string_equal(
+      rm[1].c_str(), "rank=0 node=0 host=n0003 local=0 tp=0 cp=0 ep=0 dp=0 pp=0 edp=0 leaf=leaf1r0 leaf_group=1 pod=-");
+  assert_string_equal(
+      rm[6].c_str(), "rank=5 node=2 host=n0001 local=1 tp=1 cp=0 ep=0 dp=0 pp=1 edp=0 leaf=leaf0r0 leaf_group=0 pod=-");
+  assert_string_equal(
+      rm[8].c_str(), "rank=7 node=3 host=n0005 local=1 tp=1 cp=0 ep=0 dp=1 pp=1 edp=1 leaf=leaf2r0 leaf_group=2 pod=-");
   assert_string_equal(topoaware_job_map_hash(m), rm[0].substr(rm[0].find("sha256:")).c_str());
   // The expected hash matches: the same map.
   const std::string h = topoaware_job_map_hash(m);

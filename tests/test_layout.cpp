@@ -150,12 +150,24 @@ void test_complete_errors(void **) {
   expect_error([&] { Request q; q.nodes = 32; complete_request(big, q, 8); }, "use -N 64");
   expect_error([&] { Request q; q.nodes = 32; q.gpus_per_node = 8; complete_request(big, q, 8); },
                "-N 32 but the layout needs 512 GPUs = 64 nodes x 8 GPUs; use -N 64");
-  expect_error([&] { Request q; q.nodes = 256; complete_request(L(8, 1, 128), q, 0); }, "-N 256 gives 4 GPUs per node, which does not hold whole TP groups of tp=8");
+  expect_error(
+      [&] {
+        Request q;
+        q.nodes = 256;
+        complete_request(L(8, 1, 128), q, 0);
+      },
+      "-N 256 gives 4 GPUs per node, which does not hold whole TP groups of tp=8");
   expect_error([&] { Request q; q.gpus_per_node = 16; complete_request(big, q, 8); },
                "--gpus-per-node=16 but the partition's nodes have 8 GPUs");
   expect_error([&] { Request q; q.gpus_per_node = 4; complete_request(big, q, 8); },
                "tp=8 needs 8 GPUs in one NVLink domain but the job asks for 4 GPUs per node (--gpus-per-node=4)");
-  expect_error([&] { Request q; q.gpus_per_node = 6; complete_request(L(4, 1, 6), q, 8); }, "tp=4 does not divide the 6");
+  expect_error(
+      [&] {
+        Request q;
+        q.gpus_per_node = 6;
+        complete_request(L(4, 1, 6), q, 8);
+      },
+      "tp=4 does not divide the 6");
   expect_error([&] { Request q; q.ntasks_per_node = 16; complete_request(big, q, 8); },
                "--ntasks-per-node=16 needs one GPU per task but nodes have 8");
   expect_error([&] { Request q; q.ntasks_per_node = 4; complete_request(big, q, 8); }, "--ntasks-per-node=4)");
@@ -163,7 +175,13 @@ void test_complete_errors(void **) {
                "--ntasks-per-node=4 but the layout puts 8 ranks on each node");
   expect_error([&] { Request q; q.ntasks = 256; complete_request(big, q, 8); },
                "--ntasks=256 but the layout has 512 ranks");
-  expect_error([&] { Request q; q.gpus = 256; complete_request(big, q, 8); }, "--gpus=256 but the layout needs 512 GPUs");
+  expect_error(
+      [&] {
+        Request q;
+        q.gpus = 256;
+        complete_request(big, q, 8);
+      },
+      "--gpus=256 but the layout needs 512 GPUs");
   expect_error([&] { complete_request(big, Request{}, 0); }, "give --gpus-per-node or -N");
   expect_error([&] { complete_request(L(16, 1, 1), Request{}, 8); }, "tp=16 needs 16 GPUs");
   expect_error([&] { complete_request(L(8, 1, 6, 1, 4), Request{}, 8); }, "ep=4 must divide");

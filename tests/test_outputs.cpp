@@ -56,7 +56,8 @@ Topology pods_of(std::vector<int> groups_per_pod, std::vector<int> hosts_per_gro
     for (int g = 0; g < groups_per_pod[p]; ++g) pod_leaves.back().push_back(b.sw(fixtures::num("l", ++leaf_no, 2), 1));
   }
   std::vector<int> spines;
-  for (size_t p = 0; p < groups_per_pod.size(); ++p) spines.push_back(b.sw(fixtures::num("sp", static_cast<int>(p), 1), 2));
+  for (size_t p = 0; p < groups_per_pod.size(); ++p)
+    spines.push_back(b.sw(fixtures::num("sp", static_cast<int>(p), 1), 2));
   core = b.sw("core", 3);
   int gi = 0;
   for (size_t p = 0; p < groups_per_pod.size(); ++p) {
@@ -267,7 +268,8 @@ void dot_graphviz(void **) {
   char dir[] = "/tmp/test_outputs.XXXXXX";
   assert_non_null(mkdtemp(dir));
   int i = 0;
-  for (const Topology &t : {fixtures::fat_tree(), fixtures::pods(), fixtures::rail(), fixtures::dragonfly(), Topology{}}) {
+  for (const Topology &t :
+       {fixtures::fat_tree(), fixtures::pods(), fixtures::rail(), fixtures::dragonfly(), Topology{}}) {
     for (bool hosts : {false, true}) {
       std::string base = std::string(dir) + "/g" + std::to_string(i++);
       std::ofstream(base + ".dot") << to_dot(t, hosts);
@@ -319,19 +321,22 @@ void summary_groups(void **) {
   expect_contains(d, "Dragonfly groups: 3 (switches per group: 2; hosts per group: 4)\n");
   // Ignored CAs grouped by reason, at most 5 names each.
   Topology t;
-  for (int i = 0; i < 7; ++i) t.ignored.push_back({static_cast<uint64_t>(i + 1), "", "st" + std::to_string(i), "not in --nodes"});
+  for (int i = 0; i < 7; ++i)
+    t.ignored.push_back({static_cast<uint64_t>(i + 1), "", "st" + std::to_string(i), "not in --nodes"});
   t.ignored.push_back({99, "MT4123 ConnectX6 Mellanox Technologies", "", "unnamed HCA"});
   std::string g = to_summary(t);
   expect_contains(g, "Ignored CAs: 8\n  not in --nodes (7): st0, st1, st2, st3, st4, ... (2 more)\n"
                      "  unnamed HCA (1): 0x0000000000000063\n");
   // Under-subscription is written the other way round.
   t.levels = {{1, 3, 0.5, 1.0, 0.75}, {2, 1, 0, 0, 0}};  // min, max, median
-  expect_contains(to_summary(t), "3 switches: min 1:2, median 1:1.33, max 1:1\n  level 2 (spine)     1 switch: no uplinks\n");
+  expect_contains(to_summary(t),
+                  "3 switches: min 1:2, median 1:1.33, max 1:1\n  level 2 (spine)     1 switch: no uplinks\n");
 }
 
 void summary_empty(void **) {
   std::string s = to_summary(Topology{});
-  expect_contains(s, "Fabric summary\n  Hosts:     0\n  Switches:  0\n  Links:     0 (0 cables: 0 host, 0 between switches)\n");
+  expect_contains(
+      s, "Fabric summary\n  Hosts:     0\n  Switches:  0\n  Links:     0 (0 cables: 0 host, 0 between switches)\n");
   expect_contains(s, "Leaf groups: 0\n");
   expect_contains(s, "Anomalies: none\n");
   expect_absent(s, "Ignored");

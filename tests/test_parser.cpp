@@ -41,9 +41,11 @@ void expect_parse_error(const std::function<void()> &f, const std::string &file,
   } catch (const ParseError &e) {
     std::string what = e.what();
     std::string prefix = file + ":" + std::to_string(line) + ": ";
-    if (what.compare(0, prefix.size(), prefix) != 0) problem = "message '" + what + "' does not start with '" + prefix + "'";
+    if (what.compare(0, prefix.size(), prefix) != 0)
+      problem = "message '" + what + "' does not start with '" + prefix + "'";
     else if (e.file != file || e.line != line) problem = "file/line members disagree with '" + what + "'";
-    else if (what.find("expected") == std::string::npos) problem = "message '" + what + "' does not say what was expected";
+    else if (what.find("expected") == std::string::npos)
+      problem = "message '" + what + "' does not say what was expected";
     for (const char *w : words)
       if (problem.empty() && what.find(w) == std::string::npos) problem = "message '" + what + "' lacks '" + w + "'";
   }

@@ -405,7 +405,8 @@ void test_waiting(void **) {
   assert_false(m.waiting[1].status.has_value());
   const std::string text = show_text(m);
   assert_true(contains(text, "Running jobs: none"));
-  assert_true(contains(text, "20   PENDING  bob   wait  4      tp=8,pp=2,dp=2  strict  1m00s    Resources     no ideal block"));
+  assert_true(
+      contains(text, "20   PENDING  bob   wait  4      tp=8,pp=2,dp=2  strict  1m00s    Resources     no ideal block"));
   assert_true(contains(text, "(not tested by the plugin yet, or no layout)"));
   auto js = nlohmann::json::parse(show_json(m));
   assert_int_equal(js["waiting"].size(), 2);
@@ -460,8 +461,9 @@ void test_outside_and_stale(void **) {
   Topology t = fat16();
   std::vector<SlurmNode> nodes = nodes_of(t, "n0001");
   nodes.push_back({"gpu17", "allocated", ""});
-  Status st = status_of(t, {placed(30, "n0001,gpu17", "n0001,gpu17", "tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp"),
-                            waiting(31, "gone")});
+  Status st =
+      status_of(t, {placed(30, "n0001,gpu17", "n0001,gpu17", "tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp"),
+                    waiting(31, "gone")});
   ShowModel m = build_show(t, input(&st, {running(30, "n0001,gpu17")}, nodes));
   assert_int_equal(m.outside.size(), 1);
   assert_string_equal(m.outside[0].name.c_str(), "gpu17");

@@ -87,17 +87,22 @@ void svg_bars(const std::string &path, const std::string &title, const std::vect
   for (auto &v : vals)
     for (double x : v) mx = std::max(mx, x);
   mx = std::max(1.0, std::ceil(mx * 4) / 4);
-  std::fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='12'>\n", W, H);
-  std::fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n<text x='%d' y='20' font-size='14'>%s</text>\n", L,
-               title.c_str());
+  std::fprintf(
+      f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='12'>\n", W,
+      H);
+  std::fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n<text x='%d' y='20' font-size='14'>%s</text>\n",
+               L, title.c_str());
   const double ph = H - B - T, pw = W - L - 20;
   for (int k = 0; k <= 4; ++k) {
     const double y = T + ph - ph * k / 4;
-    std::fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/><text x='%d' y='%.1f' text-anchor='end'>%.2f</text>\n",
+    std::fprintf(f,
+                 "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/><text x='%d' y='%.1f' "
+                 "text-anchor='end'>%.2f</text>\n",
                  L, W - 20, y, y, L - 4, y + 4, mx * k / 4);
   }
   const double y1 = T + ph - ph * (1.0 / mx);
-  std::fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='black' stroke-dasharray='4'/>\n", L, W - 20, y1, y1);
+  std::fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='black' stroke-dasharray='4'/>\n", L, W - 20, y1,
+               y1);
   const char *colors[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44"};
   const double gw = pw / double(labels.size()), bw = gw * 0.8 / double(series.size());
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -160,7 +165,8 @@ int main(int argc, char **argv) {
         if ((f.rfind("ft2", 0) == 0 || f == "rail8") && n > 4096) continue;  // switch radix <= 254
         if (f == "dfly" && n < 256) continue;
         for (double load : {0.7, 0.9, 1.0})
-          cfgs.push_back({f, n, load, true, seeds, J(n >= 8192 ? 1000 : 1500), f == "ft2-2to1" && n == 2048 && load == 0.9});
+          cfgs.push_back(
+              {f, n, load, true, seeds, J(n >= 8192 ? 1000 : 1500), f == "ft2-2to1" && n == 2048 && load == 0.9});
       }
     cfgs.push_back({"ft2-2to1", 2048, 0.9, false, seeds, J(1500)});
   }
@@ -172,13 +178,18 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "cannot write into %s\n", out.c_str());
     return 1;
   }
-  std::fprintf(runs, "family,nodes,load,stretch,seed,jobs,policy,multi_node_jobs,ideal_rate_slurm_order,ideal_rate_topo_order,"
-                     "hop_bytes_slurm_order,hop_bytes_topo_order,hop_bytes_ideal,spine_bytes_slurm_order,spine_bytes_topo_order,"
-                     "slowdown_f0.1,slowdown_f0.3,slowdown_f0.5,slowdown_topo_f0.3,utilization,wait_mean_s,wait_p95_s,"
-                     "bounded_slowdown,free_block_nodes,decision_us\n");
-  std::fprintf(summ, "family,nodes,load,stretch,seeds,policy,ideal_rate_native,ideal_rate_topo_order,hop_vs_tree_native,"
-                     "hop_vs_tree_topo_order,excess_hop_vs_tree,spine_vs_tree_native,spine_vs_tree_topo_order,slowdown_f0.1,slowdown_f0.3,"
-                     "slowdown_f0.5,utilization,useful_utilization,wait_mean_s,wait_p95_s,p95_vs_tree,bounded_slowdown,free_block_nodes,decision_us\n");
+  std::fprintf(
+      runs,
+      "family,nodes,load,stretch,seed,jobs,policy,multi_node_jobs,ideal_rate_slurm_order,ideal_rate_topo_order,"
+      "hop_bytes_slurm_order,hop_bytes_topo_order,hop_bytes_ideal,spine_bytes_slurm_order,spine_bytes_topo_order,"
+      "slowdown_f0.1,slowdown_f0.3,slowdown_f0.5,slowdown_topo_f0.3,utilization,wait_mean_s,wait_p95_s,"
+      "bounded_slowdown,free_block_nodes,decision_us\n");
+  std::fprintf(summ,
+               "family,nodes,load,stretch,seeds,policy,ideal_rate_native,ideal_rate_topo_order,hop_vs_tree_native,"
+               "hop_vs_tree_topo_order,excess_hop_vs_tree,spine_vs_tree_native,spine_vs_tree_topo_order,slowdown_f0.1,"
+               "slowdown_f0.3,"
+               "slowdown_f0.5,utilization,useful_utilization,wait_mean_s,wait_p95_s,p95_vs_tree,bounded_slowdown,free_"
+               "block_nodes,decision_us\n");
   std::map<int, std::map<std::string, std::pair<double, long>>> latency;  // nodes -> policy -> (s, n)
   std::vector<PolicySpec> specs = default_policies();
   SimOptions opt;
@@ -219,11 +230,14 @@ int main(int argc, char **argv) {
       for (auto &[name, sr] : res) {
         const Summary &s = sr.first;
         const bool topo_native = name.rfind("topoaware", 0) == 0;
-        std::fprintf(runs, "%s,%d,%.2f,%d,%d,%d,%s,%d,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%.3f,%.1f,%.2f\n",
-                     cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), seed, cf.jobs, name.c_str(), s.multi_node_jobs,
-                     s.ideal_rate_slurm, s.ideal_rate_topo, s.hop_slurm, s.hop_topo, s.hop_ideal, s.spine_slurm, s.spine_topo,
-                     s.slowdown_native[0], s.slowdown_native[1], s.slowdown_native[2], s.slowdown_topo[1], s.utilization,
-                     s.wait_mean, s.wait_p95, s.bsld_mean, s.free_block_mean, s.decision_us);
+        std::fprintf(runs,
+                     "%s,%d,%.2f,%d,%d,%d,%s,%d,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%"
+                     ".3f,%.1f,%.2f\n",
+                     cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), seed, cf.jobs, name.c_str(),
+                     s.multi_node_jobs, s.ideal_rate_slurm, s.ideal_rate_topo, s.hop_slurm, s.hop_topo, s.hop_ideal,
+                     s.spine_slurm, s.spine_topo, s.slowdown_native[0], s.slowdown_native[1], s.slowdown_native[2],
+                     s.slowdown_topo[1], s.utilization, s.wait_mean, s.wait_p95, s.bsld_mean, s.free_block_mean,
+                     s.decision_us);
         Agg &a = agg[name];
         ++a.runs;
         a.multi += s.multi_node_jobs;
@@ -250,29 +264,34 @@ int main(int argc, char **argv) {
       std::fflush(runs);
     }
     const Agg &tr = agg.at("slurm-tree");
-    std::printf("\n## %s, %d seeds x %d jobs (window: arrivals of jobs 10%%..90%%)\n", cfg_name(cf).c_str(), cf.seeds, cf.jobs);
-    std::printf("%-20s %7s %7s %8s %8s %7s %8s %8s %7s %7s %7s %6s %6s %8s %8s %6s %6s %7s %7s\n", "policy", "ideal%", "ideal%t",
-                "hop/tr", "hop/tr.t", "exc/tr", "spn/tr", "spn/tr.t", "sd.1", "sd.3", "sd.5", "util%", "usef%", "wait_m", "wait_p95", "p95/tr",
-                "bsld", "blk", "dec_us");
+    std::printf("\n## %s, %d seeds x %d jobs (window: arrivals of jobs 10%%..90%%)\n", cfg_name(cf).c_str(), cf.seeds,
+                cf.jobs);
+    std::printf("%-20s %7s %7s %8s %8s %7s %8s %8s %7s %7s %7s %6s %6s %8s %8s %6s %6s %7s %7s\n", "policy", "ideal%",
+                "ideal%t", "hop/tr", "hop/tr.t", "exc/tr", "spn/tr", "spn/tr.t", "sd.1", "sd.3", "sd.5", "util%",
+                "usef%", "wait_m", "wait_p95", "p95/tr", "bsld", "blk", "dec_us");
     for (const PolicySpec &ps : specs) {
       auto pol = make_policy(*c, ps, 1);
       const std::string name = pol->name();
       const Agg &a = agg.at(name);
       const double r = a.runs;
       const double p95r = tr.wait_p95 > 0 ? a.wait_p95 / tr.wait_p95 : (a.wait_p95 > 0 ? INFINITY : 1);
-      std::printf("%-20s %7.1f %7.1f %8.3f %8.3f %7.3f %8.3f %8.3f %7.4f %7.4f %7.4f %6.2f %6.2f %8.0f %8.0f %6.2f %6.2f %7.0f %7.1f\n",
-                  name.c_str(), 100 * a.ideal_s / std::max(1, a.multi), 100 * a.ideal_t / std::max(1, a.multi),
-                  a.hop_s / tr.hop_s, a.hop_t / tr.hop_s, (a.hop_s - a.hop_i) / std::max(1e-300, tr.hop_s - tr.hop_i),
-                  a.spine_s / std::max(1e-300, tr.spine_s),
-                  a.spine_t / std::max(1e-300, tr.spine_s), a.sd_n[0] / r, a.sd_n[1] / r, a.sd_n[2] / r, 100 * a.util / r,
-                  100 * a.useful / r,
-                  a.wait_mean / r, a.wait_p95 / r, p95r, a.bsld / r, a.block / r, 1e6 * a.dec_s / std::max(1L, a.decisions));
-      std::fprintf(summ, "%s,%d,%.2f,%d,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%.4f,%.3f,%.1f,%.2f\n",
+      std::printf(
+          "%-20s %7.1f %7.1f %8.3f %8.3f %7.3f %8.3f %8.3f %7.4f %7.4f %7.4f %6.2f %6.2f %8.0f %8.0f %6.2f %6.2f %7.0f "
+          "%7.1f\n",
+          name.c_str(), 100 * a.ideal_s / std::max(1, a.multi), 100 * a.ideal_t / std::max(1, a.multi),
+          a.hop_s / tr.hop_s, a.hop_t / tr.hop_s, (a.hop_s - a.hop_i) / std::max(1e-300, tr.hop_s - tr.hop_i),
+          a.spine_s / std::max(1e-300, tr.spine_s), a.spine_t / std::max(1e-300, tr.spine_s), a.sd_n[0] / r,
+          a.sd_n[1] / r, a.sd_n[2] / r, 100 * a.util / r, 100 * a.useful / r, a.wait_mean / r, a.wait_p95 / r, p95r,
+          a.bsld / r, a.block / r, 1e6 * a.dec_s / std::max(1L, a.decisions));
+      std::fprintf(summ,
+                   "%s,%d,%.2f,%d,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%.4f,%."
+                   "3f,%.1f,%.2f\n",
                    cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), cf.seeds, name.c_str(),
-                   a.ideal_s / std::max(1, a.multi), a.ideal_t / std::max(1, a.multi), a.hop_s / tr.hop_s, a.hop_t / tr.hop_s,
-                   (a.hop_s - a.hop_i) / std::max(1e-300, tr.hop_s - tr.hop_i), a.spine_s / std::max(1e-300, tr.spine_s), a.spine_t / std::max(1e-300, tr.spine_s), a.sd_n[0] / r,
-                   a.sd_n[1] / r, a.sd_n[2] / r, a.util / r, a.useful / r, a.wait_mean / r, a.wait_p95 / r, p95r, a.bsld / r, a.block / r,
-                   1e6 * a.dec_s / std::max(1L, a.decisions));
+                   a.ideal_s / std::max(1, a.multi), a.ideal_t / std::max(1, a.multi), a.hop_s / tr.hop_s,
+                   a.hop_t / tr.hop_s, (a.hop_s - a.hop_i) / std::max(1e-300, tr.hop_s - tr.hop_i),
+                   a.spine_s / std::max(1e-300, tr.spine_s), a.spine_t / std::max(1e-300, tr.spine_s), a.sd_n[0] / r,
+                   a.sd_n[1] / r, a.sd_n[2] / r, a.util / r, a.useful / r, a.wait_mean / r, a.wait_p95 / r, p95r,
+                   a.bsld / r, a.block / r, 1e6 * a.dec_s / std::max(1L, a.decisions));
     }
     std::printf("(hop-bytes of the ideal placement of the same jobs / slurm-tree: %.3f)\n", tr.hop_i / tr.hop_s);
     std::fflush(stdout);
@@ -311,9 +330,10 @@ int main(int argc, char **argv) {
     const std::string name = make_policy(*small, ps, 1)->name();
     const OptCtx &o = opt_res[name];
     std::printf("%-20s %9ld %7ld %8.1f%% %8.2f%% %8.1f%%\n", name.c_str(), o.decisions, o.solved,
-                100.0 * double(o.within5) / std::max(1L, o.solved), 100 * o.sum_gap / std::max(1L, o.solved), 100 * o.max_gap);
-    std::fprintf(optf, "%s,%d,%s,%ld,%ld,%ld,%.5f,%.5f,%ld\n", small->name.c_str(), opt_seeds, name.c_str(), o.decisions,
-                 o.solved, o.within5, o.sum_gap / std::max(1L, o.solved), o.max_gap, o.better);
+                100.0 * double(o.within5) / std::max(1L, o.solved), 100 * o.sum_gap / std::max(1L, o.solved),
+                100 * o.max_gap);
+    std::fprintf(optf, "%s,%d,%s,%ld,%ld,%ld,%.5f,%.5f,%ld\n", small->name.c_str(), opt_seeds, name.c_str(),
+                 o.decisions, o.solved, o.within5, o.sum_gap / std::max(1L, o.solved), o.max_gap, o.better);
   }
   std::fclose(optf);
 
@@ -329,7 +349,8 @@ int main(int argc, char **argv) {
       const std::string name = make_policy(*small, ps, 1)->name();
       const auto &v = m[name];
       std::printf(" %20.1f", v.second ? 1e6 * v.first / double(v.second) : 0.0);
-      std::fprintf(latf, "%d,%s,%ld,%.3f\n", n, name.c_str(), v.second, v.second ? 1e6 * v.first / double(v.second) : 0.0);
+      std::fprintf(latf, "%d,%s,%ld,%.3f\n", n, name.c_str(), v.second,
+                   v.second ? 1e6 * v.first / double(v.second) : 0.0);
     }
     std::printf("\n");
   }
@@ -341,24 +362,27 @@ int main(int argc, char **argv) {
     double best_util = 0;
     std::string best_name;
     for (auto &[name, a] : target_agg)
-      if (name.rfind("topoaware", 0) != 0 && a.useful / a.runs > best_util) best_util = a.useful / a.runs, best_name = name;
+      if (name.rfind("topoaware", 0) != 0 && a.useful / a.runs > best_util)
+        best_util = a.useful / a.runs, best_name = name;
     const double hop = ta.hop_s / tr.hop_s;
     const double ideal = ta.ideal_s / std::max(1, ta.multi);
     const double util = ta.useful / ta.runs;  // useful: a stretched job's extra node time is not work
     const double p95 = tr.wait_p95 > 0 ? ta.wait_p95 / tr.wait_p95 : 1;
     const OptCtx &o = opt_res["topoaware"];
     const double gap = o.sum_gap / std::max(1L, o.solved);
-    std::printf("\n## targets (issue 3): %s, %d seeds; topoaware (prefer)\n", cfg_name(target_cfg).c_str(), target_cfg.seeds);
+    std::printf("\n## targets (issue 3): %s, %d seeds; topoaware (prefer)\n", cfg_name(target_cfg).c_str(),
+                target_cfg.seeds);
     std::printf("hop-bytes vs slurm-tree        %.3f   target <= 0.50   %s (per seed %.3f..%.3f)\n", hop,
                 hop <= 0.5 ? "MET" : "MISSED", ta.hop_ratio_min, ta.hop_ratio_max);
     std::printf("excess hop-bytes vs slurm-tree %.3f   (hop-bytes above each job's ideal placement)\n",
                 (ta.hop_s - ta.hop_i) / std::max(1e-300, tr.hop_s - tr.hop_i));
-    std::printf("ideal-span rate (multi-node)   %.1f%%  target >= 95%%    %s\n", 100 * ideal, ideal >= 0.95 ? "MET" : "MISSED");
-    std::printf("useful utilization             %.2f%% best baseline %s %.2f%%  target within 1 point  %s\n", 100 * util,
-                best_name.c_str(), 100 * best_util, util >= best_util - 0.01 ? "MET" : "MISSED");
+    std::printf("ideal-span rate (multi-node)   %.1f%%  target >= 95%%    %s\n", 100 * ideal,
+                ideal >= 0.95 ? "MET" : "MISSED");
+    std::printf("useful utilization             %.2f%% best baseline %s %.2f%%  target within 1 point  %s\n",
+                100 * util, best_name.c_str(), 100 * best_util, util >= best_util - 0.01 ? "MET" : "MISSED");
     std::printf("p95 wait vs slurm-tree         %.3f   target <= 1.10   %s\n", p95, p95 <= 1.1 ? "MET" : "MISSED");
-    std::printf("mean gap to exact optimum      %.2f%%  target <= 5%%     %s (%.1f%% of decisions within 5%%)\n", 100 * gap,
-                gap <= 0.05 ? "MET" : "MISSED", 100.0 * double(o.within5) / std::max(1L, o.solved));
+    std::printf("mean gap to exact optimum      %.2f%%  target <= 5%%     %s (%.1f%% of decisions within 5%%)\n",
+                100 * gap, gap <= 0.05 ? "MET" : "MISSED", 100.0 * double(o.within5) / std::max(1L, o.solved));
     std::printf("(hop-bytes of the ideal placement of the same jobs / slurm-tree: %.3f: the floor of that ratio)\n",
                 tr.hop_i / tr.hop_s);
     // plot

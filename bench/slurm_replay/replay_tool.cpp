@@ -45,11 +45,12 @@ using namespace topoaware::sim;
 namespace {
 
 [[noreturn]] void usage() {
-  std::fprintf(stderr,
-               "usage: slurm_replay_tool trace [--seed S] [--nodes N] [--per-leaf P] [--span SEC] [--load L]\n"
-               "                               [--rt-min SEC] [--rt-max SEC] [--max-nodes M] [--big-frac F]\n"
-               "                               [--plain-frac F] [--frag]\n"
-               "       slurm_replay_tool replica --topology-conf FILE --node-order HOSTLIST  < 'KEY NODES FREE' lines\n");
+  std::fprintf(
+      stderr,
+      "usage: slurm_replay_tool trace [--seed S] [--nodes N] [--per-leaf P] [--span SEC] [--load L]\n"
+      "                               [--rt-min SEC] [--rt-max SEC] [--max-nodes M] [--big-frac F]\n"
+      "                               [--plain-frac F] [--frag]\n"
+      "       slurm_replay_tool replica --topology-conf FILE --node-order HOSTLIST  < 'KEY NODES FREE' lines\n");
   std::exit(2);
 }
 
@@ -158,10 +159,11 @@ int trace_main(int argc, char **argv) {
     work += j.nodes * j.runtime;
     jobs.push_back(j);
   }
-  std::printf("# slurm_replay_tool trace --seed %llu --nodes %d --per-leaf %d --span %g --load %g --rt-min %g --rt-max %g"
-              " --max-nodes %d --big-frac %g --plain-frac %g%s\n",
-              (unsigned long long)seed, nodes, per_leaf, span, load, rt_min, rt_max, max_nodes, big_frac, plain_frac,
-              frag ? " --frag" : "");
+  std::printf(
+      "# slurm_replay_tool trace --seed %llu --nodes %d --per-leaf %d --span %g --load %g --rt-min %g --rt-max %g"
+      " --max-nodes %d --big-frac %g --plain-frac %g%s\n",
+      (unsigned long long)seed, nodes, per_leaf, span, load, rt_min, rt_max, max_nodes, big_frac, plain_frac,
+      frag ? " --frag" : "");
   std::printf("# %zu jobs, offered load of the trace jobs %.3f\n", jobs.size(), work / (nodes * span));
   std::printf("# idx arrival_s runtime_s nodes tp pp dp kind node\n");
   int idx = 0;
@@ -201,7 +203,8 @@ void load_tree(Cluster &c, const std::string &file, const std::map<std::string, 
     if (hash != std::string::npos) line.resize(hash);
     auto kv = parse_kv(line);
     if (!kv.count("switchname")) continue;
-    recs.push_back({kv["switchname"], kv.count("nodes") ? kv["nodes"] : "", kv.count("switches") ? kv["switches"] : ""});
+    recs.push_back(
+        {kv["switchname"], kv.count("nodes") ? kv["nodes"] : "", kv.count("switches") ? kv["switches"] : ""});
   }
   if (recs.empty()) throw std::runtime_error(file + ": no switches");
   std::map<std::string, int> sw_index;

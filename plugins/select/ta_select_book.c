@@ -38,7 +38,8 @@ static void ta_status_error(const char *path, const char *err)
 	if (!strcmp(ta_status_err, err))
 		return;
 	snprintf(ta_status_err, sizeof(ta_status_err), "%s", err);
-	error("%s: cannot write the status file %s: %s; retrying every StatusInterval (slurmctld is not affected, topoaware show sees old data)",
+	error("%s: cannot write the status file %s: %s; retrying every StatusInterval (slurmctld is not affected, "
+	      "topoaware show sees old data)",
 	      TA, path, err);
 }
 
@@ -63,8 +64,8 @@ static void ta_status_flush_locked(int force)
 	cc.layout_total_us = c.layout_total_us;
 	cc.layout_max_us = c.layout_max_us;
 	topoaware_status_set_counters(ta_status, &cc);
-	r = topoaware_status_render(ta_status, (int64_t)time(NULL), (int64_t)topoaware_conf_status_interval(ta_conf), force, &text, &len, err,
-				    sizeof(err));
+	r = topoaware_status_render(ta_status, (int64_t)time(NULL), (int64_t)topoaware_conf_status_interval(ta_conf),
+				    force, &text, &len, err, sizeof(err));
 	if (r < 0) {
 		ta_status_error(ta_status_path, err);
 		return;

@@ -90,8 +90,10 @@ static void ta_map_missing_locked(char **names, uint32_t n)
 		/* At every LogLevel (a topology problem), once per load. */
 		info("%s: %u of %u Slurm nodes are not in topology %s: %.2000s; %s", TA, named, n, ta_topo_path, list,
 		     topoaware_conf_missing_nodes(ta_conf) == TOPOAWARE_MISSING_FALLBACK
-			     ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that the topology's nodes cannot hold now"
-			     : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover again to add them)");
+			 ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that the "
+			   "topology's nodes cannot hold now"
+			 : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover again to "
+			   "add them)");
 		xfree(list);
 	} else {
 		FREE_NULL_BITMAP(ta_known); /* only empty slots: every real node is known */
@@ -144,7 +146,8 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 		      ta_topo_path, topoaware_topo_hash(ta_topo));
 		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
 	} else {
-		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until a topology loads (scontrol reconfigure)",
+		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until "
+		      "a topology loads (scontrol reconfigure)",
 		      TA, path, err);
 		topoaware_status_set_topology(ta_status, "", "", err);
 	}

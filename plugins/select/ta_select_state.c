@@ -1,7 +1,7 @@
 /* The state of select/cons_tres_topoaware (select_cons_tres_topoaware(8)): topoaware.conf and the
  * topology, (re)read in select_p_node_init (start-up and every scontrol reconfigure; the topology
- * is parsed and mapped onto the new node table off slurmctld's locks, ta_select_load.c). A new file that does not load keeps the last good
- * topology, a topoaware.conf that does not parse keeps the last good settings. All state is behind
+ * is parsed and mapped onto the new node table off slurmctld's locks, ta_select_load.c). A new file that does not load
+ * keeps the last good topology, a topoaware.conf that does not parse keeps the last good settings. All state is behind
  * ta_lock (job_test is called by the main and the backfill scheduler, node_init by reconfigure,
  * the status writer from its own thread). */
 #include "ta_select_int.h"
@@ -146,7 +146,8 @@ static void ta_apply_settings_locked(const char *conf_path)
 			error("%s: no status file: %s", TA, buf);
 	}
 	TA_LOG(TOPOAWARE_LOG_INFO,
-	       "%s: settings%s%s: MaxTriesPerCall=%u MaxTimePerCall=%ums LogLevel=%s MissingNodes=%s StatusFile=%s StatusInterval=%us",
+	       "%s: settings%s%s: MaxTriesPerCall=%u MaxTimePerCall=%ums LogLevel=%s MissingNodes=%s StatusFile=%s "
+	       "StatusInterval=%us",
 	       TA, conf_path ? " from " : " (built-in defaults)", conf_path ? conf_path : "",
 	       topoaware_conf_max_tries(ta_conf), topoaware_conf_max_time_ms(ta_conf),
 	       topoaware_log_level_name(topoaware_conf_log_level(ta_conf)),
