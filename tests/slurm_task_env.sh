@@ -226,6 +226,60 @@ cluster_wait_job "$id" 120 >/dev/null
 grep -qx 'hostfile=unset folder=none' "$out/plain.out" || ta_fail "a job without a layout: $(cat "$out/plain.out" "$out/plain.err")"
 ta_pass "a batch job without a layout gets no job folder and no TOPOAWARE_HOSTFILE"
 
+# 4f. Only checked layouts reach the tasks (spank_topoaware(8), CHECKED LAYOUTS): slurmstepd also
+# takes _SLURM_SPANK_OPTION_topoaware_* from the step's environment, which srun never checked.
+# (1) srun without a layout, the variables exported by hand: no hints, a warning that says why.
+_SLURM_SPANK_OPTION_topoaware_tp=2 _SLURM_SPANK_OPTION_topoaware_dp=4 step "$work/u"
+grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/u" && ta_fail "an injected _SLURM_SPANK_OPTION_topoaware_tp gave hints"
+uwarn="topoaware: warning: the step's layout tp=2,cp=1,ep=1,dp=4,pp=1 comes from _SLURM_SPANK_OPTION_topoaware_\* variables in its environment, not from srun's options (srun checked no layout)"
+[ "$(grep -c "^$uwarn" "$work/u.err")" = 2 ] || ta_fail "expected one warning per node about the injected layout: $(cat "$work/u.err")"
+grep -q "error: topoaware: the step's layout tp=2,cp=1,ep=1,dp=4,pp=1 comes from" "$CLUSTER_LOGDIR"/slurmd.n0001.log ||
+  ta_fail "the injected layout is not in slurmd's log"
+# (1b) srun with a layout; an injected option it was not given changes that layout: no hints.
+_SLURM_SPANK_OPTION_topoaware_rank_order=tp-pp-dp step "$work/u2" --tp=2 --pp=2 --dp=2
+grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/u2" && ta_fail "an injected rank order gave hints"
+grep -q "^topoaware: warning: the step's layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp is not the one srun checked (tp=2,cp=1,ep=1,dp=2,pp=2)" "$work/u2.err" ||
+  ta_fail "no warning for a layout changed by an injected option: $(cat "$work/u2.err")"
+ta_pass "_SLURM_SPANK_OPTION_topoaware_* exported by hand (srun without a layout, or one option more than srun's): no hints, a warning per node and in slurmd's log"
+
+# (2) sbatch --export=NONE: the batch step still gets the hostfile and rank map of the job's
+# checked layout (from SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_*, which --export=NONE keeps).
+{
+  echo '#!/bin/bash'
+  echo 'echo "hostfile=${TOPOAWARE_HOSTFILE-unset} rankmap=${TOPOAWARE_RANKMAP-unset}"'
+  echo "/bin/cp \"\$TOPOAWARE_HOSTFILE\" $out/hostfile.none; /bin/cp \"\$TOPOAWARE_RANKMAP\" $out/rankmap.none"
+} >"$out/none.sh"
+id=$(cluster_run sbatch --parsable --export=NONE -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 \
+  -o "$out/none.out" -e "$out/none.err" "$out/none.sh")
+cluster_wait_job "$id" 120 >/dev/null
+[ "$(cluster_job_state "$id")" = COMPLETED ] || ta_fail "batch job $id --export=NONE: $(cluster_job_state "$id"): $(cat "$out/none.out" "$out/none.err" 2>/dev/null)"
+grep -qx "hostfile=$state/job.$id/hostfile rankmap=$state/job.$id/rankmap" "$out/none.out" ||
+  ta_fail "sbatch --export=NONE: no TOPOAWARE_HOSTFILE/TOPOAWARE_RANKMAP: $(cat "$out/none.out" "$out/none.err")"
+diff -u "$out/hostfile" "$out/hostfile.none" || ta_fail "sbatch --export=NONE: not the hostfile of the same job with --export=ALL"
+diff -u <(grep '^rank=' "$out/rankmap") <(grep '^rank=' "$out/rankmap.none") || ta_fail "sbatch --export=NONE: another rank map"
+head -1 "$out/rankmap.none" | grep -q '^# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp' ||
+  ta_fail "sbatch --export=NONE: rank map header $(head -1 "$out/rankmap.none")"
+grep 'topoaware' "$out/none.err" && ta_fail "sbatch --export=NONE: a topoaware message in the batch step"
+ta_pass "sbatch --export=NONE --tp=2 --pp=2 --dp=2: TOPOAWARE_HOSTFILE and TOPOAWARE_RANKMAP, the same files as with --export=ALL"
+
+# (3) A batch job without a layout, _SLURM_SPANK_OPTION_topoaware_tp exported at submit: no
+# hostfile, a warning; (3b) a layout job with one injected option more: the checked layout's files.
+id=$(_SLURM_SPANK_OPTION_topoaware_tp=2 cluster_run sbatch --parsable -N1 -o "$out/inj.out" -e "$out/inj.err" \
+  --wrap 'echo "hostfile=${TOPOAWARE_HOSTFILE-unset}"')
+cluster_wait_job "$id" 120 >/dev/null
+grep -qx 'hostfile=unset' "$out/inj.out" || ta_fail "an injected layout gave a batch job a hostfile: $(cat "$out/inj.out" "$out/inj.err")"
+grep -q "^topoaware: warning: the batch step's environment gives the layout tp=2,cp=1,ep=1,dp=1,pp=1 (_SLURM_SPANK_OPTION_topoaware_\* variables), which neither sbatch nor slurmctld checked; ignored, the job's checked layout is none" "$out/inj.err" ||
+  ta_fail "no warning for a batch step's injected layout: $(cat "$out/inj.err")"
+id=$(_SLURM_SPANK_OPTION_topoaware_rank_order=tp-pp-dp cluster_run sbatch --parsable -N2 --ntasks-per-node=4 \
+  --gpus-per-node=4 --tp=2 --pp=2 --dp=2 -o "$out/inj2.out" -e "$out/inj2.err" \
+  --wrap 'head -1 "$TOPOAWARE_RANKMAP"')
+cluster_wait_job "$id" 120 >/dev/null
+grep -q '^# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp' "$out/inj2.out" ||
+  ta_fail "an injected rank order reached the batch step's rank map: $(cat "$out/inj2.out" "$out/inj2.err")"
+grep -q "^topoaware: warning: the batch step's environment gives the layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp .*; ignored, the job's checked layout is tp=2,cp=1,ep=1,dp=2,pp=2\$" "$out/inj2.err" ||
+  ta_fail "no warning for the injected rank order: $(cat "$out/inj2.err")"
+ta_pass "sbatch with _SLURM_SPANK_OPTION_topoaware_* exported by hand: no hostfile without --tp, the checked layout's rank map with it; a warning each"
+
 # 5. A missing topology file (plugstack.conf is read again by each step): no hints, a warning.
 echo "required $spank topology=$work/missing.json state_dir=$state" >"$plugstack"
 step "$work/f" --tp=2 --pp=2 --dp=2

@@ -404,6 +404,70 @@ static void test_env_ok(void **state) {
   assert_int_equal(o.layout.tp, 2);
 }
 
+/* ---- the batch step's checked options (SLURM_SPANK_ + the job's SPANK environment) ---- */
+
+/* ta_var_fn over a NULL-terminated "NAME=value" list; "TOOLONG" answers -1. */
+static int fake_var(void *ctx, const char *name, char *buf, size_t len) {
+  const char *const *e;
+  size_t n = strlen(name);
+  for (e = (const char *const *)ctx; *e; e++) {
+    if (strncmp(*e, name, n) != 0 || (*e)[n] != '=') continue;
+    if (strcmp(*e + n + 1, "TOOLONG") == 0) return -1;
+    snprintf(buf, len, "%s", *e + n + 1);
+    return 1;
+  }
+  return 0;
+}
+
+static void test_vars(void **state) {
+  topoaware_options_t o, got;
+  char key[160];
+  (void)state;
+  const char *env[] = {"_SLURM_SPANK_OPTION_topoaware_tp=4", /* not the prefix asked for: ignored */
+                       "SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=8",
+                       "SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_pp=2",
+                       "SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_nccl_hints=print", NULL};
+  assert_int_equal(ta_options_from_vars(&o, "SLURM_SPANK_", fake_var, (void *)env, err, sizeof(err)), 0);
+  assert_int_equal(o.layout.tp, 8);
+  assert_int_equal(o.layout.pp, 2);
+  assert_int_equal(o.nccl_hints, TOPOAWARE_HINTS_PRINT);
+  assert_int_equal(ta_options_key(&o, key, sizeof(key)), 0);
+  assert_string_equal(key, "tp=8,cp=1,ep=1,dp=1,pp=2");
+  /* None at all: no layout, key "none". */
+  const char *none[] = {"_SLURM_SPANK_OPTION_topoaware_tp=4", NULL};
+  assert_int_equal(ta_options_from_vars(&o, "SLURM_SPANK_", fake_var, (void *)none, err, sizeof(err)), 0);
+  assert_int_equal(o.set, 0);
+  assert_int_equal(ta_options_key(&o, key, sizeof(key)), 0);
+  assert_string_equal(key, "none");
+  assert_int_equal(ta_options_key(&o, key, 4), -1);
+  /* A bad value names the variable, as printable text; an unreadable one too. */
+  const char *bad[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_rank_order=x\x1b[1m", NULL};
+  assert_int_equal(ta_options_from_vars(&o, "SLURM_SPANK_", fake_var, (void *)bad, err, sizeof(err)), -1);
+  assert_contains(err, "SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_rank_order=x?[1m: ");
+  const char *longv[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_dp=TOOLONG", NULL};
+  assert_int_equal(ta_options_from_vars(&o, "SLURM_SPANK_", fake_var, (void *)longv, err, sizeof(err)), -1);
+  assert_contains(err, "SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_dp cannot be read");
+
+  /* The key names a given rank order; same_layout ignores an order `got` does not give. */
+  topoaware_options_init(&o);
+  topoaware_options_init(&got);
+  assert_int_equal(ta_options_same_layout(&o, &got), 1); /* neither has a layout */
+  assert_int_equal(topoaware_options_set(&got, "tp", "2", err, sizeof(err)), 0);
+  assert_int_equal(ta_options_same_layout(&o, &got), 0); /* injected into a job without one */
+  assert_int_equal(ta_options_same_layout(&got, &o), 0);
+  assert_int_equal(topoaware_options_set(&o, "tp", "2", err, sizeof(err)), 0);
+  assert_int_equal(topoaware_options_set(&o, "rank-order", "tp-pp-dp", err, sizeof(err)), 0);
+  assert_int_equal(ta_options_same_layout(&o, &got), 1); /* the admin's default order is only in `checked` */
+  assert_int_equal(topoaware_options_set(&got, "rank-order", "tp-cp-ep-dp-pp", err, sizeof(err)), 0);
+  assert_int_equal(ta_options_same_layout(&o, &got), 0);
+  assert_int_equal(ta_options_key(&got, key, sizeof(key)), 0);
+  assert_string_equal(key, "tp=2,cp=1,ep=1,dp=1,pp=1,rank-order=tp-cp-ep-dp-pp");
+  assert_int_equal(topoaware_options_set(&got, "rank-order", "tp-pp-dp", err, sizeof(err)), 0);
+  assert_int_equal(ta_options_same_layout(&o, &got), 1);
+  assert_int_equal(topoaware_options_set(&got, "dp", "2", err, sizeof(err)), 0);
+  assert_int_equal(ta_options_same_layout(&o, &got), 0);
+}
+
 static void env_fails(const char *entry, const char *part) {
   topoaware_options_t o;
   const char *env[] = {"_SLURM_SPANK_OPTION_topoaware_dp=2", entry};
@@ -600,7 +664,7 @@ int main(void) {
       cmocka_unit_test(test_check_whole),     cmocka_unit_test(test_option_bits),
       cmocka_unit_test(test_layout_string),   cmocka_unit_test(test_complete_ok),
       cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_small_error_buffer),
-      cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_env_errors),
+      cmocka_unit_test(test_env_ok), cmocka_unit_test(test_vars),          cmocka_unit_test(test_env_errors),
       cmocka_unit_test(test_option_table),    cmocka_unit_test(test_printable),
       cmocka_unit_test(test_conf),
   };

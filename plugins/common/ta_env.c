@@ -98,3 +98,63 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 	}
 	return 0;
 }
+
+int ta_options_from_vars(topoaware_options_t *opts, const char *prefix, ta_var_fn get, void *ctx, char *err,
+			 size_t errlen)
+{
+	const topoaware_option_info_t *o;
+	char var[256], value[256], why[TOPOAWARE_ERR_LEN], shown[256];
+	size_t plen = prefix ? strlen(prefix) : 0;
+	uint32_t i;
+
+	topoaware_options_init(opts);
+	for (i = 0; (o = topoaware_option_info(i)) != NULL; i++) {
+		int rc;
+
+		if (plen >= sizeof(var) || ta_option_env_name(o->name, var + plen, sizeof(var) - plen) != 0) {
+			snprintf(err, errlen, "internal error: no variable name for --%s", o->name);
+			return -1;
+		}
+		memcpy(var, prefix, plen);
+		rc = get(ctx, var, value, sizeof(value));
+		if (rc == 0)
+			continue;
+		if (rc < 0) {
+			snprintf(err, errlen, "%s cannot be read (longer than %zu bytes?)", var, sizeof(value) - 1);
+			return -1;
+		}
+		if (topoaware_options_set(opts, o->name, value, why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "%s=%s: %s", var, topoaware_printable(value, 64, shown, sizeof(shown)),
+				 why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int ta_options_key(const topoaware_options_t *opts, char *buf, size_t len)
+{
+	const topoaware_layout_t *l = &opts->layout;
+	int n;
+
+	if (!topoaware_options_has_layout(opts))
+		n = snprintf(buf, len, "none");
+	else if (opts->set & TOPOAWARE_OPT_RANK_ORDER)
+		n = snprintf(buf, len, "tp=%u,cp=%u,ep=%u,dp=%u,pp=%u,rank-order=%s", l->tp, l->cp, l->ep, l->dp, l->pp,
+			     topoaware_order_name(l->order));
+	else
+		n = snprintf(buf, len, "tp=%u,cp=%u,ep=%u,dp=%u,pp=%u", l->tp, l->cp, l->ep, l->dp, l->pp);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int ta_options_same_layout(const topoaware_options_t *checked, const topoaware_options_t *got)
+{
+	const topoaware_layout_t *a = &checked->layout, *b = &got->layout;
+	int la = topoaware_options_has_layout(checked), lb = topoaware_options_has_layout(got);
+
+	if (!la || !lb)
+		return la == lb;
+	if (a->tp != b->tp || a->cp != b->cp || a->ep != b->ep || a->dp != b->dp || a->pp != b->pp)
+		return 0;
+	return !(got->set & TOPOAWARE_OPT_RANK_ORDER) || a->order == b->order;
+}

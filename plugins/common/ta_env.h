@@ -32,4 +32,31 @@ const char *ta_option_from_env_name(const char *env_name, size_t len);
  * or a buffer too small. */
 int ta_option_env_name(const char *name, char *buf, size_t len);
 
+/* Reads one variable `name` into buf of len bytes: 1 found, 0 unset, -1 unreadable (too long). */
+typedef int (*ta_var_fn)(void *ctx, const char *name, char *buf, size_t len);
+
+/* Fills *opts (initialised here) from the variables <prefix>_SLURM_SPANK_OPTION_topoaware_<option>,
+ * read one by one through get: in a batch step, prefix "SLURM_SPANK_" gives the job's spank_job_env
+ * as sbatch exports it (also with --export=NONE), the options that sbatch and job_submit checked.
+ * A value that does not parse or cannot be read: -1 with a message naming the variable (printable
+ * text). */
+int ta_options_from_vars(topoaware_options_t *opts, const char *prefix, ta_var_fn get, void *ctx, char *err,
+			 size_t errlen);
+
+/* srun's record for its step's remote side (spank_topoaware(8)): the layout that srun's local side
+ * checked, set by srun in its own environment (spank_setenv works only in remote context), which
+ * srun copies into the step's environment after local_user_init (a SLURM name: it passes
+ * --export=NONE too). */
+#define TA_CHECKED_VAR "SLURM_TOPOAWARE_CHECKED"
+
+/* The layout of opts as compared between srun and slurmstepd: "none" without a layout, else
+ * "tp=T,cp=C,ep=E,dp=D,pp=P" and ",rank-order=ORDER" when the order was given. Returns 0, or -1 (buf
+ * too small: truncated). */
+int ta_options_key(const topoaware_options_t *opts, char *buf, size_t len);
+
+/* 1 if `got` (the batch step's option callbacks: the exported environment) gives the same layout as
+ * `checked` (the job's checked SPANK environment), else 0. An order that `got` does not give is not a
+ * difference (the admin's default_order travels only in the SPANK environment). */
+int ta_options_same_layout(const topoaware_options_t *checked, const topoaware_options_t *got);
+
 #endif

@@ -8,7 +8,7 @@ EXTRA_DIST += plugins/spank/spank_topoaware.map
 if HAVE_SLURM
 slurmplugin_LTLIBRARIES += plugins/spank/spank_topoaware.la
 plugins_spank_spank_topoaware_la_SOURCES = plugins/spank/spank_topoaware.h plugins/spank/spank_topoaware.c \
-  plugins/spank/spank_submit.c plugins/spank/spank_prolog.c plugins/spank/spank_task.c \
+  plugins/spank/spank_submit.c plugins/spank/spank_prolog.c plugins/spank/spank_task.c plugins/spank/spank_remote.c \
   plugins/common/ta_env.h plugins/common/ta_env.c
 plugins_spank_spank_topoaware_la_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/capi -I$(top_srcdir)/plugins/common \
   $(HARDEN_CPPFLAGS)

@@ -4,6 +4,7 @@
  * and node counts against the layout. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h> /* setenv */
 
 #include <slurm/spank.h>
 
@@ -35,11 +36,20 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   topoaware_options_t *o = &ta_state.opts;
   const topoaware_spank_args_t *a = &ta_state.args;
   char err[TOPOAWARE_ERR_LEN];
-  char wait[32];
+  char wait[32], key[160];
 
+  if (ctx == S_CTX_REMOTE) return ta_remote_post_opt(sp);
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
   if (topoaware_options_check(o, err, sizeof(err)) != 0) {
     slurm_error(TA ": %s", err);
+    return -1;
+  }
+  /* srun: what it checked (here and in local_user_init, or it stops), for its step's remote side
+   * (spank_remote.c). srun copies its environment into the step's after local_user_init;
+   * spank_setenv works only in remote context. Before the admin's defaults: the step does not get
+   * those as options either. */
+  if (ctx == S_CTX_LOCAL && (ta_options_key(o, key, sizeof(key)) != 0 || setenv(TA_CHECKED_VAR, key, 1) != 0)) {
+    slurm_error(TA ": cannot record the checked layout in " TA_CHECKED_VAR);
     return -1;
   }
   if (!topoaware_options_has_layout(o)) return 0;

@@ -216,7 +216,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
 
   (void)ac;
   (void)av;
-  if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta_state.opts) || ta_state.remote_invalid)
+  if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta_state.opts) || ta_state.remote_invalid ||
+      ta_state.unchecked)
     return 0;
   if (ta_state.opts.nccl_hints == TOPOAWARE_HINTS_OFF) return 0;
   if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS || step_id == SLURM_BATCH_SCRIPT ||
@@ -243,7 +244,9 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
 
   (void)ac;
   (void)av;
-  if (spank_context() != S_CTX_REMOTE || !topoaware_options_has_layout(&ta_state.opts)) return 0;
+  if (spank_context() != S_CTX_REMOTE) return 0;
+  ta_remote_note_print(sp); /* a layout nobody checked (spank_remote.c) */
+  if (!topoaware_options_has_layout(&ta_state.opts) || ta_state.unchecked) return 0;
   if (ta_state.opts.nccl_hints == TOPOAWARE_HINTS_OFF) return 0;
   if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS && step_id == SLURM_BATCH_SCRIPT &&
       spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS) {

@@ -8,6 +8,8 @@
  *                      admin's defaults, the step's task count
  *   spank_prolog.c     the job prolog and epilog (root, in slurmd): the job's folder and hash file
  *   spank_task.c       slurmstepd (remote): the task hooks
+ *   spank_remote.c     slurmstepd (remote), after the option callbacks: only checked layouts
+ *                      (the batch step's from the job's SPANK environment, a step's if srun checked it)
  *
  * Contexts (spank.h): sbatch/salloc (allocator) call init, init_post_opt and exit; srun (local)
  * calls init, init_post_opt, local_user_init and exit; slurmstepd (remote) calls init, then the

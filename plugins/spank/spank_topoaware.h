@@ -19,6 +19,10 @@ struct ta_plugin_state {
   /* a remote-side option value that did not parse (the submit side checked it; a task then gets
    * no hints, issue 6) */
   int remote_invalid;
+  /* an srun step's layout that srun's local side did not check (spank_remote.c): no hints */
+  int unchecked;
+  /* a warning for the task's stderr (spank_remote.c), printed by task 0 in task_init */
+  char note[768];
 };
 extern struct ta_plugin_state ta_state;
 
@@ -37,6 +41,12 @@ int ta_state_dir_fd(int create);
 
 /* spank_submit.c: slurm_spank_init_post_opt, slurm_spank_local_user_init (sbatch, salloc, srun). */
 /* spank_prolog.c: slurm_spank_job_prolog, slurm_spank_job_epilog (root, in slurmd). */
+/* spank_remote.c (slurmstepd, after the option callbacks): the batch step takes the job's checked
+ * layout, an srun step keeps only the layout srun checked. Always 0. */
+int ta_remote_post_opt(spank_t sp);
+/* Task 0 of a step prints the warning of ta_remote_post_opt, if any, on its stderr. */
+void ta_remote_note_print(spank_t sp);
+
 /* spank_task.c: slurm_spank_user_init, slurm_spank_task_init (slurmstepd). */
 
 #endif
