@@ -214,9 +214,6 @@ const char *topoaware_order_name(int order) {
   return order == TOPOAWARE_ORDER_TP_PP_DP ? "tp-pp-dp" : "tp-cp-ep-dp-pp";
 }
 const char *topoaware_mode_name(int mode) { return mode == TOPOAWARE_MODE_STRICT ? "strict" : "prefer"; }
-const char *topoaware_hints_name(int hints) {
-  return hints == TOPOAWARE_HINTS_OFF ? "off" : hints == TOPOAWARE_HINTS_PRINT ? "print" : "auto";
-}
 
 int topoaware_wait_string(uint32_t seconds, char *buf, size_t len) {
   char dummy[1];

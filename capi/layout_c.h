@@ -99,7 +99,6 @@ uint32_t topoaware_layout_gpus_per_node(const topoaware_layout_t *l, uint32_t no
 int topoaware_layout_string(const topoaware_layout_t *layout, char *buf, size_t len);
 const char *topoaware_order_name(int order);
 const char *topoaware_mode_name(int mode);
-const char *topoaware_hints_name(int hints);
 /* "30m", "2h", "90s", "0". Returns 0 or -1 (buf too small). */
 int topoaware_wait_string(uint32_t seconds, char *buf, size_t len);
 

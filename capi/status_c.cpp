@@ -37,53 +37,45 @@ StatusJob job_from_c(const topoaware_status_job_t &c) {
 extern "C" {
 
 topoaware_status_t *topoaware_status_create(const char *plugin) {
-  try {
+  return c_boundary(nullptr, 0, static_cast<topoaware_status_t *>(nullptr), [&] {
     auto *st = new topoaware_status;
     st->book.set_plugin(s(plugin));
     return st;
-  } catch (...) {
-    return nullptr;
-  }
+  });
 }
 
 void topoaware_status_free(topoaware_status_t *st) { delete st; }
 
-void topoaware_status_set_topology(topoaware_status_t *st, const char *file, const char *hash, const char *error) {
-  if (!st) return;
-  try {
+int topoaware_status_set_topology(topoaware_status_t *st, const char *file, const char *hash, const char *error) {
+  if (!st) return -1;
+  return c_boundary(nullptr, 0, -1, [&] {
     st->book.set_topology(s(file), s(hash), s(error));
-  } catch (...) {
-  }
+    return 0;
+  });
 }
 
 int topoaware_status_waiting(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now) {
   if (!st || !job) return -1;
-  try {
+  return c_boundary(nullptr, 0, -1, [&] {
     st->book.waiting(job_from_c(*job), now);
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }
 
 int topoaware_status_placed(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now) {
   if (!st || !job) return -1;
-  try {
+  return c_boundary(nullptr, 0, -1, [&] {
     st->book.placed(job_from_c(*job), now);
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }
 
 int topoaware_status_waiting_hint(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now) {
   if (!st || !job) return -1;
-  try {
+  return c_boundary(nullptr, 0, -1, [&] {
     st->book.waiting_hint(job_from_c(*job), now);
     return 0;
-  } catch (...) {
-    return -1;
-  }
+  });
 }
 
 void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_counters_t *c) {
@@ -95,7 +87,7 @@ void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_
   k.layout_calls = c->layout_calls;
   k.layout_total_us = c->layout_total_us;
   k.layout_max_us = c->layout_max_us;
-  st->book.set_counters(k);
+  st->book.set_counters(k);  // plain copies: does not throw
 }
 
 void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id) {
@@ -114,39 +106,6 @@ int topoaware_status_job_phase(const topoaware_status_t *st, uint32_t job_id) {
   return it->second.phase == JobPhase::Placed ? 1 : 0;
 }
 
-void topoaware_status_count_call(topoaware_status_t *st, uint64_t us, int layout_job) {
-  if (st) st->book.count_call(us, layout_job != 0);
-}
-
-void topoaware_status_counters(const topoaware_status_t *st, topoaware_call_counters_t *out) {
-  if (!out) return;
-  *out = topoaware_call_counters_t{};
-  if (!st) return;
-  const CallCounters &c = st->book.counters();
-  *out = {c.calls, c.total_us, c.max_us, c.layout_calls, c.layout_total_us, c.layout_max_us};
-}
-
-int topoaware_status_write(topoaware_status_t *st, const char *path, int64_t now, int64_t min_interval, int force,
-                           char *err, size_t errlen) {
-  copy_c_error("", err, errlen);
-  if (!st || !path || !*path) {
-    copy_c_error("no status book or path", err, errlen);
-    return -1;
-  }
-  try {
-    if (!st->book.should_write(now, min_interval, force != 0)) return 0;
-    write_status_file(path, st->book.render(now));
-    st->book.written(now);
-    return 1;
-  } catch (const std::exception &e) {
-    copy_c_error(e.what(), err, errlen);
-    return -1;
-  } catch (...) {
-    copy_c_error("unknown error", err, errlen);
-    return -1;
-  }
-}
-
 int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_interval, int force, char **text,
                             size_t *len, char *err, size_t errlen) {
   copy_c_error("", err, errlen);
@@ -156,7 +115,7 @@ int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_int
     copy_c_error("no status book or no place for the text", err, errlen);
     return -1;
   }
-  try {
+  return c_boundary(err, errlen, -1, [&] {
     if (!st->book.should_write(now, min_interval, force != 0)) return 0;
     std::string t = st->book.render(now);
     char *out = static_cast<char *>(std::malloc(t.size() + 1));
@@ -167,13 +126,7 @@ int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_int
     *text = out;
     *len = t.size();
     return 1;
-  } catch (const std::exception &e) {
-    copy_c_error(e.what(), err, errlen);
-    return -1;
-  } catch (...) {
-    copy_c_error("unknown error", err, errlen);
-    return -1;
-  }
+  });
 }
 
 void topoaware_status_text_free(char *text) { std::free(text); }
@@ -184,16 +137,10 @@ int topoaware_status_write_text(const char *path, const char *text, size_t len, 
     copy_c_error("no status file path or no text", err, errlen);
     return -1;
   }
-  try {
+  return c_boundary(err, errlen, -1, [&] {
     write_status_file(path, std::string(text, len));
     return 0;
-  } catch (const std::exception &e) {
-    copy_c_error(e.what(), err, errlen);
-    return -1;
-  } catch (...) {
-    copy_c_error("unknown error", err, errlen);
-    return -1;
-  }
+  });
 }
 
 void topoaware_status_write_failed(topoaware_status_t *st) {

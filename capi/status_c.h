@@ -32,7 +32,8 @@ typedef struct topoaware_call_counters {
 
 topoaware_status_t *topoaware_status_create(const char *plugin);
 void topoaware_status_free(topoaware_status_t *st);
-void topoaware_status_set_topology(topoaware_status_t *st, const char *file, const char *hash, const char *error);
+/* 0, or -1 (out of memory: the topology entry keeps its old values). */
+int topoaware_status_set_topology(topoaware_status_t *st, const char *file, const char *hash, const char *error);
 /* 0, or -1 (out of memory: the verdict is lost, nothing else changes). */
 int topoaware_status_waiting(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now);
 int topoaware_status_placed(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now);
@@ -42,26 +43,20 @@ void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id);
 size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg);
 /* -1: the book has no entry for the job; 0: waiting; 1: placed. */
 int topoaware_status_job_phase(const topoaware_status_t *st, uint32_t job_id);
-void topoaware_status_count_call(topoaware_status_t *st, uint64_t us, int layout_job);
-void topoaware_status_counters(const topoaware_status_t *st, topoaware_call_counters_t *out);
 /* A waiting verdict from backfill's will-run test: refreshes the job's entry; its reason replaces
  * only an earlier will-run reason or a run-now reason older than 10 minutes. 0 or -1. */
 int topoaware_status_waiting_hint(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now);
 /* Replaces the book's call counters with the caller's own (the plugin counts in its wrapper).
  * Counters alone do not make a write due. */
 void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_counters_t *c);
-/* Writes the file atomically if something changed and at least min_interval seconds passed since
- * the last write, or if `force`. 1 written, 0 not due, -1 error (err says why). */
-int topoaware_status_write(topoaware_status_t *st, const char *path, int64_t now, int64_t min_interval, int force,
-                           char *err, size_t errlen);
-
-/* The same split in two, so that the file is written outside the caller's locks:
+/* Writing the file, in two parts so that it is written outside the caller's locks:
  * topoaware_status_render (under the lock that guards the book) returns the text of the file in
  * *text (NUL-terminated, *len bytes; free it with topoaware_status_text_free) if a write is due
- * (as topoaware_status_write decides) and counts it as written: 1 rendered, 0 not due, -1 error.
+ * (something changed and at least min_interval seconds passed since the last write, or `force`)
+ * and counts it as written: 1 rendered, 0 not due, -1 error.
  * topoaware_status_write_text then replaces `path` atomically (no lock needed): 0 or -1 with err.
  * If it failed, topoaware_status_write_failed (under the lock) makes the next due write retry.
- * The file is created with mode 0644 less the process umask, never through a symbolic link. */
+ * The file is created with mode 0644 in a folder reached safely from / (corelib/safe_folder.hpp). */
 int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_interval, int force, char **text,
                             size_t *len, char *err, size_t errlen);
 void topoaware_status_text_free(char *text);

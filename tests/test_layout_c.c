@@ -238,9 +238,6 @@ static void test_option_bits(void **state) {
   assert_string_equal(topoaware_order_name(TOPOAWARE_ORDER_TP_CP_EP_DP_PP), "tp-cp-ep-dp-pp");
   assert_string_equal(topoaware_mode_name(TOPOAWARE_MODE_STRICT), "strict");
   assert_string_equal(topoaware_mode_name(TOPOAWARE_MODE_PREFER), "prefer");
-  assert_string_equal(topoaware_hints_name(TOPOAWARE_HINTS_PRINT), "print");
-  assert_string_equal(topoaware_hints_name(TOPOAWARE_HINTS_OFF), "off");
-  assert_string_equal(topoaware_hints_name(TOPOAWARE_HINTS_AUTO), "auto");
 }
 
 static void test_layout_string(void **state) {

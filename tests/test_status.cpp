@@ -224,6 +224,18 @@ void test_write_refuses_unsafe_folders(void **) {
   assert_int_equal(std::system(cmd.c_str()), 0);
 }
 
+// As the select plugin writes: render under its lock, write the text, mark a failed write.
+int write_due(topoaware_status_t *st, const std::string &path, int64_t now, int force, char *err, size_t errlen) {
+  char *text = nullptr;
+  size_t len = 0;
+  int r = topoaware_status_render(st, now, 1, force, &text, &len, err, errlen);
+  if (r != 1) return r;
+  r = topoaware_status_write_text(path.c_str(), text, len, err, errlen);
+  topoaware_status_text_free(text);
+  if (r != 0) topoaware_status_write_failed(st);
+  return r == 0 ? 1 : -1;
+}
+
 void test_c_api_write(void **) {
   char dir[] = "/tmp/ta-status-XXXXXX";
   assert_non_null(mkdtemp(dir));
@@ -241,23 +253,22 @@ void test_c_api_write(void **) {
   j.nodes = "n[1-2]";
   j.node_order = "n2,n1";
   assert_int_equal(topoaware_status_placed(st, &j, 50), 0);
-  topoaware_status_count_call(st, 12, 1);
-  assert_int_equal(topoaware_status_write(st, path.c_str(), 50, 1, 0, err, sizeof err), 1);
-  assert_int_equal(topoaware_status_write(st, path.c_str(), 50, 1, 0, err, sizeof err), 0);  // not dirty
+  topoaware_call_counters_t c{1, 12, 12, 1, 12, 12};
+  topoaware_status_set_counters(st, &c);
+  assert_int_equal(write_due(st, path, 50, 0, err, sizeof err), 1);
+  assert_int_equal(write_due(st, path, 50, 0, err, sizeof err), 0);  // not dirty
   Status s = load_status_file(path);
   assert_int_equal(s.jobs.size(), 1);
   assert_string_equal(s.jobs[0].node_order.c_str(), "n2,n1");
   assert_string_equal(s.jobs[0].reason.c_str(), "");
-  topoaware_call_counters_t c;
-  topoaware_status_counters(st, &c);
-  assert_int_equal(c.calls, 1);
-  assert_int_equal(c.layout_max_us, 12);
+  assert_int_equal(s.counters.calls, 1);
+  assert_int_equal(s.counters.layout_max_us, 12);
   // A folder that does not exist: an error with the path, and the book stays dirty.
   topoaware_status_finished(st, 9);
   std::string bad = std::string(dir) + "/missing/status.json";
-  assert_int_equal(topoaware_status_write(st, bad.c_str(), 60, 1, 0, err, sizeof err), -1);
+  assert_int_equal(write_due(st, bad, 60, 0, err, sizeof err), -1);
   assert_non_null(std::strstr(err, "missing/status.json"));
-  assert_int_equal(topoaware_status_write(st, path.c_str(), 61, 1, 0, err, sizeof err), 1);
+  assert_int_equal(write_due(st, path, 61, 0, err, sizeof err), 1);
   assert_int_equal(load_status_file(path).jobs.size(), 0);
   topoaware_status_free(st);
   std::remove(path.c_str());

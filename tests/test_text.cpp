@@ -69,7 +69,11 @@ void test_binary_topology_message(void **) {
   topoaware_status_t *st = topoaware_status_create("select/cons_tres_topoaware");
   topoaware_status_set_topology(st, topo.c_str(), "", "bytes \xff\xfe\x01 of a binary file");
   const std::string path = std::string(dir) + "/status.json";
-  assert_int_equal(topoaware_status_write(st, path.c_str(), 10, 1, 1, err, sizeof err), 1);
+  char *text = nullptr;
+  size_t len = 0;
+  assert_int_equal(topoaware_status_render(st, 10, 1, 1, &text, &len, err, sizeof err), 1);
+  assert_int_equal(topoaware_status_write_text(path.c_str(), text, len, err, sizeof err), 0);
+  topoaware_status_text_free(text);
   const Status s = load_status_file(path);
   assert_true(clean(s.topology_error));
   topoaware_status_free(st);

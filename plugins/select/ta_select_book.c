@@ -216,10 +216,8 @@ void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int
 	s.mode = topoaware_mode_name(j->mode);
 	s.gpus_per_node = j->gpus_per_node;
 	s.reason = why;
-	if (hint)
-		topoaware_status_waiting_hint(ta_status, &s, (int64_t)time(NULL));
-	else
-		topoaware_status_waiting(ta_status, &s, (int64_t)time(NULL));
+	if ((hint ? topoaware_status_waiting_hint : topoaware_status_waiting)(ta_status, &s, (int64_t)time(NULL)))
+		error("%s: %pJ: out of memory for the status book; the status file lacks why it waits", TA, job_ptr);
 }
 
 /* The job's node set: node_bitmap, or at slurmctld's start from the saved node list (select_p_job_init
@@ -369,7 +367,9 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 		s.nodes = hosts ? hosts : "";
 		s.node_order = order ? order : "";
 		s.reason = full;
-		topoaware_status_placed(ta_status, &s, (int64_t)time(NULL));
+		if (topoaware_status_placed(ta_status, &s, (int64_t)time(NULL)))
+			error("%s: %pJ: out of memory for the status book; the status file lacks its placement", TA,
+			      job_ptr);
 	}
 	TA_LOG(TOPOAWARE_LOG_VERBOSE, "%s: %pJ %s: %s, %u nodes x %u GPUs, %s, on %s; node order %s%s%s", TA,
 	       job_ptr, restored ? "was placed" : "placed", placement, n, j->gpus_per_node, j->layout,

@@ -101,6 +101,13 @@ static void ta_map_missing_locked(char **names, uint32_t n)
 	hostlist_destroy(hl);
 }
 
+/* The topology in use (or why none is) into the status book. ta_lock held. */
+static void ta_book_topology(const char *file, const char *hash, const char *why)
+{
+	if (ta_status && topoaware_status_set_topology(ta_status, file, hash, why))
+		error("%s: out of memory for the status book; the status file shows an older topology", TA);
+}
+
 /* One request, with no lock held: parse (if the file changed), map, then swap in under ta_lock
  * unless a newer request came meanwhile (it follows). Takes `names`. */
 static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
@@ -136,20 +143,20 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 	if (topo) {
 		TA_LOG(TOPOAWARE_LOG_INFO, "%s: topology %s loaded (%u hosts, %s)", TA, path, topoaware_topo_hosts(topo),
 		       topoaware_topo_hash(topo));
-		topoaware_status_set_topology(ta_status, path, topoaware_topo_hash(topo), "");
+		ta_book_topology(path, topoaware_topo_hash(topo), "");
 	} else if (same) {
 		TA_LOG(TOPOAWARE_LOG_INFO, "%s: topology %s unchanged (%u hosts, %s)", TA, path,
 		       topoaware_topo_hosts(ta_topo), topoaware_topo_hash(ta_topo));
-		topoaware_status_set_topology(ta_status, path, topoaware_topo_hash(ta_topo), "");
+		ta_book_topology(path, topoaware_topo_hash(ta_topo), "");
 	} else if (ta_topo) {
 		error("%s: cannot load topology %s: %s; keeping the previous topology %s (%s)", TA, path, err,
 		      ta_topo_path, topoaware_topo_hash(ta_topo));
-		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), err);
+		ta_book_topology(ta_topo_path, topoaware_topo_hash(ta_topo), err);
 	} else {
 		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until "
 		      "a topology loads (scontrol reconfigure)",
 		      TA, path, err);
-		topoaware_status_set_topology(ta_status, "", "", err);
+		ta_book_topology("", "", err);
 	}
 	/* The placer refers to its topology: the old placer goes before the old topology. */
 	topoaware_placer_free(ta_placer);
@@ -167,7 +174,7 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 	if (!placer && use && n) {
 		error("%s: cannot map Slurm's nodes onto topology %s: %s; layout jobs go to plain select/cons_tres",
 		      TA, ta_topo_path, map_err);
-		topoaware_status_set_topology(ta_status, ta_topo_path, topoaware_topo_hash(ta_topo), map_err);
+		ta_book_topology(ta_topo_path, topoaware_topo_hash(ta_topo), map_err);
 	}
 	ta_names_free(ta_map_names, ta_map_n);
 	ta_map_names = names;
