@@ -1,10 +1,11 @@
 # The select plugins (select_cons_tres_topoaware(8)), built only against a configured Slurm source
 # tree of exactly the running version (--with-slurm-source): select plugins use Slurm's internal
 # API. Both are C (Slurm's headers have no extern "C") and export only what Slurm looks up
-# (select.map). select_cons_tres_topoaware.c holds the entry points (forwarding to cons_tres);
+# (select.map). select_cons_tres_topoaware.c holds the entry points (forwarding to cons_tres) and
+# ta_select_counters.c the job_test counters, both in both builds;
 # the topoaware build adds ta_select_state.c (topoaware.conf, topology), ta_select_load.c (the
 # topology parsed and mapped off slurmctld's locks), ta_select_place.c
-# (job_test of layout jobs) and ta_select_book.c (the status book and its writer):
+# (job_test of layout jobs), ta_select_book.c (the status book) and ta_select_writer.c (its writer):
 #   select_cons_tres_passthrough.so  forwards every call to select/cons_tres (benchmark baseline)
 #   select_cons_tres_topoaware.so    the same plus placement of tp/pp/dp jobs (C++ core via C API)
 EXTRA_DIST += plugins/select/select.map
@@ -19,7 +20,7 @@ TA_SELECT_LDFLAGS = -module -avoid-version -shared $(HARDEN_LAZY_LDFLAGS) -Wl,--
 
 taselect_LTLIBRARIES += plugins/select/select_cons_tres_passthrough.la
 plugins_select_select_cons_tres_passthrough_la_SOURCES = plugins/select/select_cons_tres_topoaware.c \
-  plugins/select/ta_select.h
+  plugins/select/ta_select.h plugins/select/ta_select_counters.c
 plugins_select_select_cons_tres_passthrough_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -DTA_SELECT_PASSTHROUGH
 plugins_select_select_cons_tres_passthrough_la_LDFLAGS = $(TA_SELECT_LDFLAGS)
 EXTRA_plugins_select_select_cons_tres_passthrough_la_DEPENDENCIES = $(top_srcdir)/plugins/select/select.map
@@ -28,8 +29,9 @@ endif
 if HAVE_SLURM_SOURCE
 taselect_LTLIBRARIES += plugins/select/select_cons_tres_topoaware.la
 plugins_select_select_cons_tres_topoaware_la_SOURCES = plugins/select/select_cons_tres_topoaware.c \
-  plugins/select/ta_select.h plugins/select/ta_select_int.h plugins/select/ta_select_state.c \
-  plugins/select/ta_select_load.c plugins/select/ta_select_place.c plugins/select/ta_select_book.c \
+  plugins/select/ta_select.h plugins/select/ta_select_counters.c plugins/select/ta_select_int.h \
+  plugins/select/ta_select_state.c plugins/select/ta_select_load.c plugins/select/ta_select_place.c \
+  plugins/select/ta_select_book.c plugins/select/ta_select_writer.c \
   plugins/common/ta_env.h plugins/common/ta_env.c
 plugins_select_select_cons_tres_topoaware_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -I$(top_srcdir)/capi \
   -I$(top_srcdir)/plugins/common

@@ -107,70 +107,11 @@ _Static_assert(sizeof(ta_syms) == sizeof(slurm_select_ops_t),
 static slurm_select_ops_t cons;           /* cons_tres's functions */
 static plugin_context_t *cons_ctx = NULL; /* its context (one per process) */
 
-/* select_p_job_test counters, the same code in both builds (the benchmark compares them): calls,
- * total and largest time by CLOCK_MONOTONIC in nanoseconds, for all calls and for layout-job
- * calls (calls in which the topoaware build ran its placement; always 0 in the pass-through).
- * slurmctld calls job_test with the job write lock held, one at a time, but keep them atomic. */
-static uint64_t ta_calls, ta_ns, ta_max_ns, ta_lcalls, ta_lns, ta_lmax_ns;
 static int ta_final_logged; /* the counters line of the shutdown was logged */
 /* slurmctld's own slurmctld_config (for shutdown_time), looked up at run time: the symbol lives
  * in the slurmctld binary, and every Slurm command loads this plugin too (a direct reference
  * would not resolve there). NULL outside slurmctld. */
 static slurmctld_config_t *ta_ctld_config;
-
-static uint64_t ta_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void ta_atomic_max(uint64_t *where, uint64_t v)
-{
-	uint64_t max = __atomic_load_n(where, __ATOMIC_RELAXED);
-
-	while (v > max && !__atomic_compare_exchange_n(where, &max, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static void ta_count(uint64_t dt, int layout)
-{
-	__atomic_add_fetch(&ta_calls, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&ta_ns, dt, __ATOMIC_RELAXED);
-	ta_atomic_max(&ta_max_ns, dt);
-	if (layout) {
-		__atomic_add_fetch(&ta_lcalls, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&ta_lns, dt, __ATOMIC_RELAXED);
-		ta_atomic_max(&ta_lmax_ns, dt);
-	}
-}
-
-void ta_job_test_counters(ta_counters_t *c)
-{
-	c->calls = __atomic_load_n(&ta_calls, __ATOMIC_RELAXED);
-	c->total_us = __atomic_load_n(&ta_ns, __ATOMIC_RELAXED) / 1000u;
-	c->max_us = __atomic_load_n(&ta_max_ns, __ATOMIC_RELAXED) / 1000u;
-	c->layout_calls = __atomic_load_n(&ta_lcalls, __ATOMIC_RELAXED);
-	c->layout_total_us = __atomic_load_n(&ta_lns, __ATOMIC_RELAXED) / 1000u;
-	c->layout_max_us = __atomic_load_n(&ta_lmax_ns, __ATOMIC_RELAXED) / 1000u;
-}
-
-/* The counters line (select_cons_tres_topoaware(8), parsed by the benchmark: keep it stable). */
-static void ta_log_counters(void)
-{
-	uint64_t calls = __atomic_load_n(&ta_calls, __ATOMIC_RELAXED);
-	uint64_t ns = __atomic_load_n(&ta_ns, __ATOMIC_RELAXED);
-	uint64_t max = __atomic_load_n(&ta_max_ns, __ATOMIC_RELAXED);
-	uint64_t lcalls = __atomic_load_n(&ta_lcalls, __ATOMIC_RELAXED);
-	uint64_t lns = __atomic_load_n(&ta_lns, __ATOMIC_RELAXED);
-	uint64_t lmax = __atomic_load_n(&ta_lmax_ns, __ATOMIC_RELAXED);
-
-	info("%s: select_p_job_test: calls=%" PRIu64 " total_us=%" PRIu64 " mean_us=%.1f max_us=%" PRIu64
-	     " layout_calls=%" PRIu64 " layout_mean_us=%.1f layout_max_us=%" PRIu64,
-	     TA, calls, ns / 1000u, calls ? (double)ns / (double)calls / 1000.0 : 0.0, max / 1000u, lcalls,
-	     lcalls ? (double)lns / (double)lcalls / 1000.0 : 0.0, lmax / 1000u);
-}
 
 /* slurmctld's last call into a select plugin when it stops: production builds of slurmctld never
  * call fini() (controller.c calls select_g_fini only with MEMORY_LEAK_DEBUG), but they save the

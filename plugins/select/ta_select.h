@@ -14,6 +14,11 @@ typedef struct {
 	uint64_t layout_calls, layout_total_us, layout_max_us;
 } ta_counters_t;
 void ta_job_test_counters(ta_counters_t *c);
+/* CLOCK_MONOTONIC in nanoseconds; one select_p_job_test call of dt ns into the counters (layout: a
+ * call in which the placement ran); the counters line into the log (ta_select_counters.c). */
+uint64_t ta_now_ns(void);
+void ta_count(uint64_t dt, int layout);
+void ta_log_counters(void);
 
 #ifndef TA_SELECT_PASSTHROUGH
 

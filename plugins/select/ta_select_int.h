@@ -2,7 +2,8 @@
  *   ta_select_state.c  the plugin's state: topoaware.conf and the topology, (re)loaded at node_init
  *   ta_select_load.c   the topology parsed and mapped onto the node table off slurmctld's locks
  *   ta_select_place.c  select_p_job_test of layout jobs: read the job, run the core's decision
- *   ta_select_book.c   the status book (placements, waits, ends) and its writer thread
+ *   ta_select_book.c   the status book (placements, waits, ends)
+ *   ta_select_writer.c the status file's writer thread
  * Everything below is behind ta_lock, taken after slurmctld's locks (every select_p_* call holds
  * those already), never before. Include first: it includes Slurm's headers in the order they need. */
 #ifndef TA_SELECT_INT_H
@@ -102,7 +103,7 @@ typedef struct {
  * 1: a layout job; 0: none or unusable (logged). */
 int ta_job_options(job_record_t *job_ptr, ta_job_t *j);
 
-/* ---- the status book (ta_select_book.c) ------------------------------------------------------ */
+/* ---- the status book and its writer (ta_select_book.c, ta_select_writer.c) -------------------- */
 
 /* A waiting verdict into the status book (hint: from will-run). */
 void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int hint);
