@@ -15,6 +15,7 @@
 #include "layout.hpp"
 #include "placement.hpp"
 #include "rank_order.hpp"
+#include "text.hpp"
 #include "topology_json.hpp"
 
 namespace topoaware {
@@ -119,22 +120,22 @@ std::string dot_report(const Topology &t, const TopoIndex &idx, const Plan &p, c
   for (int h = 0; h < idx.host_count(); h++)
     if (usable[h]) free[idx.host_leaf_group(h)]++;
   std::string out = "graph placement {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
-  out += fmt::format("  label=\"{} on {} nodes: {}\";\n", to_string(p.layout), p.nodes,
-                     place_status_name(p.result.status));
+  out += fmt::format("  label=\"{}\";\n", dot_escape(fmt::format("{} on {} nodes: {}", to_string(p.layout), p.nodes,
+                                                                  place_status_name(p.result.status))));
   for (int pod = 0; pod < idx.pod_count(); pod++) {
     out += fmt::format("  subgraph cluster_pod{} {{\n    label=\"pod {}\";\n", pod, pod);
     for (int lg : idx.pod_leaf_groups(pod)) {
       int size = idx.leaf_group_size(lg);
       std::string first = t.switches[t.leaf_groups.size() > size_t(lg) ? t.leaf_groups[lg].leaves.front() : 0].name;
-      std::string label = fmt::format("{}\\n{} hosts: {} free", first, size, free[lg] - used[lg]);
+      std::string label = fmt::format("{}\n{} hosts: {} free", first, size, free[lg] - used[lg]);
       std::string color = "white";
       if (used[lg]) {
-        label += fmt::format("\\njob: {} nodes, ranks {}-{}", used[lg], ranks[lg].first, ranks[lg].second);
+        label += fmt::format("\njob: {} nodes, ranks {}-{}", used[lg], ranks[lg].first, ranks[lg].second);
         color = "lightblue";
       } else if (free[lg] == 0) {
         color = "gray80";
       }
-      out += fmt::format("    lg{} [label=\"{}\", fillcolor=\"{}\"];\n", lg, label, color);
+      out += fmt::format("    lg{} [label=\"{}\", fillcolor=\"{}\"];\n", lg, dot_escape(label), color);
     }
     out += "  }\n";
   }

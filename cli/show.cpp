@@ -24,6 +24,7 @@
 #include "config.hpp"
 #include "show.hpp"
 #include "status.hpp"
+#include "text.hpp"
 #include "topology_json.hpp"
 
 extern char **environ;
@@ -163,20 +164,6 @@ std::string slurm_output(const std::vector<std::string> &args, int timeout) {
   return r.out;
 }
 
-// Splits at the first n-1 separators: the last field keeps the rest (job names may hold '|').
-std::vector<std::string> split_fields(const std::string &line, char sep, size_t n) {
-  std::vector<std::string> f;
-  size_t b = 0;
-  while (f.size() + 1 < n) {
-    size_t e = line.find(sep, b);
-    if (e == std::string::npos) break;
-    f.push_back(line.substr(b, e - b));
-    b = e + 1;
-  }
-  f.push_back(line.substr(b));
-  return f;
-}
-
 // A job name is the user's: control bytes would reach the admin's terminal, and bytes that are
 // not UTF-8 would break JSON and Graphviz. Both are shown as '?'.
 std::string printable(const std::string &s) {
@@ -208,13 +195,6 @@ std::string printable(const std::string &s) {
     }
   }
   return out;
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\t')) s.pop_back();
-  size_t b = 0;
-  while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
-  return s.substr(b);
 }
 
 bool parse_u32(const std::string &s, uint32_t &v) {
@@ -253,9 +233,10 @@ std::vector<SlurmJob> parse_squeue(const std::string &text, std::vector<std::str
   size_t bad = 0;
   std::string first_bad;
   for (const std::string &line : lines_of(text)) {
-    std::vector<std::string> f = split_fields(line, '|', 8);
+    // The last field keeps the rest: job names may hold '|'.
+    std::vector<std::string> f = split(line, '|', 8);
     SlurmJob j;
-    if (f.size() != 8 || !parse_u32(trim(f[0]), j.job_id) || j.job_id == 0) {
+    if (f.size() != 8 || !parse_u32(std::string(trim(f[0])), j.job_id) || j.job_id == 0) {
       if (!bad++) first_bad = line;
       continue;
     }
@@ -263,7 +244,7 @@ std::vector<SlurmJob> parse_squeue(const std::string &text, std::vector<std::str
     j.user = trim(f[2]);
     j.partition = trim(f[3]);
     // %D may be a range ("2-4") for a pending job: the first number is the minimum.
-    std::string d = trim(f[4]);
+    const std::string d(trim(f[4]));
     size_t digits = 0;
     while (digits < d.size() && d[digits] >= '0' && d[digits] <= '9') ++digits;
     if (!parse_u32(d.substr(0, digits), j.node_count)) j.node_count = 0;
@@ -285,7 +266,7 @@ std::vector<SlurmNode> parse_sinfo(const std::string &text, std::vector<std::str
   size_t bad = 0;
   std::string first_bad;
   for (const std::string &line : lines_of(text)) {
-    std::vector<std::string> f = split_fields(line, '|', 3);
+    std::vector<std::string> f = split(line, '|', 3);
     if (f.size() != 3 || trim(f[0]).empty() || trim(f[0]).find_first_of(" ,[") != std::string::npos) {
       if (!bad++) first_bad = line;
       continue;
@@ -293,7 +274,7 @@ std::vector<SlurmNode> parse_sinfo(const std::string &text, std::vector<std::str
     SlurmNode n;
     n.name = trim(f[0]);
     n.state = trim(f[1]);
-    n.reason = printable(trim(f[2]));
+    n.reason = printable(std::string(trim(f[2])));
     n.state = printable(n.state);
     if (n.reason == "none" || n.reason == "(null)") n.reason.clear();
     nodes.push_back(std::move(n));
@@ -309,7 +290,7 @@ std::map<std::string, std::string> parse_config_dump(const std::string &text) {
   for (const std::string &line : lines_of(text)) {
     const size_t eq = line.find(" = ");
     if (eq == std::string::npos) continue;
-    kv[trim(line.substr(0, eq))] = trim(line.substr(eq + 3));
+    kv[std::string(trim(std::string_view(line).substr(0, eq)))] = trim(std::string_view(line).substr(eq + 3));
   }
   return kv;
 }

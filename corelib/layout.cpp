@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "text.hpp"
+
 namespace topoaware {
 namespace {
 
@@ -126,11 +128,8 @@ Layout parse_layout(std::string_view spec) {
   Layout l;
   if (spec.empty()) throw LayoutError("empty layout; write e.g. tp=8,pp=4,dp=16");
   unsigned seen = 0;  // bit per key, so that "tp=2,tp=4" is refused instead of silently last-wins
-  size_t pos = 0;
-  while (pos <= spec.size()) {
-    size_t end = spec.find(',', pos);
-    if (end == std::string_view::npos) end = spec.size();
-    std::string_view item = spec.substr(pos, end - pos);
+  for (const std::string &field : split(spec, ',')) {
+    const std::string_view item = field;
     size_t eq = item.find('=');
     if (item.empty() || eq == std::string_view::npos)
       throw LayoutError("layout item '" + str(item) + "' is not key=value; write e.g. tp=8,pp=4,dp=16");
@@ -142,7 +141,6 @@ Layout parse_layout(std::string_view spec) {
     if (bit && (seen & bit)) throw LayoutError("layout key '" + str(key) + "' given twice");
     seen |= bit;
     set_layout_option(l, key, item.substr(eq + 1));  // throws on unknown key
-    pos = end + 1;
   }
   return l;
 }

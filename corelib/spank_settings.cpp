@@ -50,12 +50,8 @@ void parse_override(std::string_view arg, std::string_view list, SpankSettings *
     warn->push_back("plugstack.conf argument '" + quote(arg, 128) + "...' is too long; argument ignored");
     return;
   }
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find(',', start);
-    if (end == std::string_view::npos) end = list.size();
-    const std::string_view tok = list.substr(start, end - start);
-    start = end + 1;
+  for (const std::string &field : split(list, ',')) {
+    const std::string_view tok = field;
     if (tok.empty()) continue;
     const int i = task_default_var_index(tok);
     if (i >= 0) {

@@ -65,4 +65,63 @@ size_t utf8_prefix(const char *s, size_t n) {
   return n - (k - 1) >= need ? n : k - 1;
 }
 
+std::string_view trim(std::string_view s, std::string_view blanks) {
+  const size_t b = s.find_first_not_of(blanks);
+  if (b == std::string_view::npos) return s.substr(0, 0);
+  return s.substr(b, s.find_last_not_of(blanks) - b + 1);
+}
+
+std::vector<std::string> split(std::string_view s, char sep, size_t max_fields) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (max_fields == 0 || out.size() + 1 < max_fields) {
+    const size_t e = s.find(sep, b);
+    if (e == std::string_view::npos) break;
+    out.emplace_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  out.emplace_back(s.substr(b));
+  return out;
+}
+
+std::vector<std::string> split_list(std::string_view s, char sep, std::string_view blanks) {
+  std::vector<std::string> out;
+  for (const std::string &f : split(s, sep)) {
+    const std::string_view t = trim(f, blanks);
+    if (!t.empty()) out.emplace_back(t);
+  }
+  return out;
+}
+
+std::string dot_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t b = 0;
+  for (;;) {
+    const size_t e = s.find('\n', b);
+    for (char c : printable_text(s.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b))) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    if (e == std::string_view::npos) break;
+    out += "\\n";
+    b = e + 1;
+  }
+  return out;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (char c : printable_text(s)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace topoaware

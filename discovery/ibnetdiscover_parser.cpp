@@ -41,6 +41,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "text.hpp"
+
 namespace topoaware {
 
 ParseError::ParseError(const std::string &file_, int line_, const std::string &msg)
@@ -79,11 +81,9 @@ bool read_line(std::streambuf *buf, std::string *out, bool *too_long) {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (is_blank(s.front()) || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (is_blank(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+// What is trimmed off a line or a description: blanks and a CR left by a DOS line end (not VT or
+// FF: a description keeps them, as ibnetdiscover printed it).
+constexpr std::string_view kLineBlanks = " \t\r";
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -289,7 +289,7 @@ class Parser {
                "; expected printable text (is this a binary file, e.g. a libibnetdisc cache?)");
         }
       }
-      std::string_view s = trim(raw);
+      std::string_view s = trim(raw, kLineBlanks);
       if (s.empty() || s[0] == '#') continue;
       if (is_diagnostic(s)) {
         diagnostics_.push_back({0, 0, file_ + ":" + std::to_string(line_) +
@@ -678,9 +678,9 @@ class Parser {
       // ( '<local desc>' - '<remote desc>' ): split at the first "' - '" (a description containing
       // that exact sequence cannot be told apart, ibnetdiscover does not escape it).
       if (!c.eat('(')) fail_at(c, "\"( '<description>' - '<remote description>' )\"");
-      std::string_view inner = trim(c.rest());
+      std::string_view inner = trim(c.rest(), kLineBlanks);
       if (inner.size() < 2 || inner.back() != ')') fail_at(c, "the descriptions closed by ')' (truncated line?)");
-      inner = trim(inner.substr(0, inner.size() - 1));
+      inner = trim(inner.substr(0, inner.size() - 1), kLineBlanks);
       size_t mid = inner.find("' - '");
       if (inner.size() < 6 || inner.front() != '\'' || inner.back() != '\'' || mid == std::string_view::npos ||
           mid == 0 || mid + 6 > inner.size())
@@ -689,7 +689,7 @@ class Parser {
       remote_desc = std::string(inner.substr(mid + 5, inner.size() - mid - 6));
     } else {
       // An unconnected port: only the node's own description, normally quoted.
-      std::string_view d = trim(c.rest());
+      std::string_view d = trim(c.rest(), kLineBlanks);
       if (d.empty()) fail_at(c, "' - <remote end>' or the node description (truncated line?)");
       if (d.front() == '\'') {
         if (d.size() < 2 || d.back() != '\'') fail_at(c, "the description closed by a quote (truncated line?)");

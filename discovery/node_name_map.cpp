@@ -15,6 +15,8 @@
 #include <fstream>
 #include <string_view>
 
+#include "text.hpp"
+
 namespace topoaware {
 
 namespace {
@@ -22,12 +24,6 @@ namespace {
 constexpr size_t kMaxLineLength = 4096;
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 }  // namespace
 

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "text.hpp"
+
 namespace topoaware {
 
 const char *locality_name(Locality l) {
@@ -22,19 +24,7 @@ const char *locality_name(Locality l) {
   }
 }
 
-std::vector<std::string> split_names(const std::string &csv) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= csv.size()) {
-    size_t j = csv.find(',', i);
-    if (j == std::string::npos) j = csv.size();
-    std::string p = csv.substr(i, j - i);
-    size_t a = p.find_first_not_of(" \t"), b = p.find_last_not_of(" \t");
-    if (a != std::string::npos) out.push_back(p.substr(a, b - a + 1));
-    i = j + 1;
-  }
-  return out;
-}
+std::vector<std::string> split_names(const std::string &csv) { return split_list(csv, ',', " \t"); }
 
 namespace {
 

@@ -16,23 +16,11 @@
 #include <fmt/format.h>
 
 #include "outputs.hpp"
+#include "text.hpp"
 
 namespace topoaware {
 
 namespace {
-
-std::string esc(const std::string &s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (c == '\n') {
-      o += "\\n";
-      continue;
-    }
-    o += c;
-  }
-  return o;
-}
 
 std::string sw_id(size_t i) { return fmt::format("s{}", i); }
 std::string host_id(size_t i) { return fmt::format("h{}", i); }
@@ -72,7 +60,7 @@ std::string to_dot(const Topology &topo, bool show_hosts) {
     std::string label = sw.name;
     if (sw.level == 1 && !show_hosts && !sw.hosts.empty())
       label += fmt::format("\n{} host{}", sw.hosts.size(), sw.hosts.size() == 1 ? "" : "s");
-    std::string attrs = fmt::format("label=\"{}\"", esc(label));
+    std::string attrs = fmt::format("label=\"{}\"", dot_escape(label));
     if (sw.level <= 0) attrs += ", style=dashed";  // not reached from any compute host
     if (sw.level == 1) attrs += ", style=filled, fillcolor=\"#e8f0fe\"";
     return fmt::format("{}{} [{}];\n", indent, sw_id(i), attrs);
@@ -154,7 +142,8 @@ std::string to_dot(const Topology &topo, bool show_hosts) {
 
   if (show_hosts)
     for (size_t h = 0; h < topo.hosts.size(); ++h)
-      out += fmt::format("  {} [label=\"{}\", shape=ellipse, fontsize=8];\n", host_id(h), esc(topo.hosts[h].name));
+      out +=
+          fmt::format("  {} [label=\"{}\", shape=ellipse, fontsize=8];\n", host_id(h), dot_escape(topo.hosts[h].name));
 
   for (const Link &l : topo.links) {
     auto a = sw_of.find(l.a), b = sw_of.find(l.b);
@@ -184,7 +173,7 @@ std::string to_dot(const Topology &topo, bool show_hosts) {
     if (!parts.empty()) {
       std::string label;
       for (size_t k = 0; k < parts.size(); ++k) label += (k ? "\n" : "") + parts[k];
-      attrs = fmt::format("label=\"{}\"", esc(label));
+      attrs = fmt::format("label=\"{}\"", dot_escape(label));
     }
     if (!host_link && a != sw_of.end() && b != sw_of.end() &&
         topo.switches[a->second].level == topo.switches[b->second].level) {

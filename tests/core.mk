@@ -26,5 +26,5 @@ tests_cmocka_guard_probe_LDADD = $(CMOCKA_LIBS)
 check_PROGRAMS += tests/test_text
 TESTS += tests/test_text
 tests_test_text_SOURCES = tests/test_text.cpp
-tests_test_text_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_test_text_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib -DDOT_PROGRAM='"$(DOT)"'
 tests_test_text_LDADD = $(TESTS_LIBS)
