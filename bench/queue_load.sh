@@ -50,17 +50,19 @@ sdiag_field() {
 }
 measure() { # measure NAME SELECTTYPE
   local name=$1 seltype=$2 k t0 left
-  cluster_start --nodes 64 --width 8 --gpus 8 --plugin-dir "$sel" --plugstack "$work/plugstack.conf" \
+  cluster_start --nodes 64 --width 4 --gpus 8 --plugin-dir "$sel" --plugstack "$work/plugstack.conf" \
     --topology "$work/topology.conf" --conf "SelectType=$seltype" --conf MaxJobCount=50000 \
     --conf MaxArraySize=10001 --conf MinJobAge=30 --file "topology.json=$work/topology.json" >/dev/null
   for ((k = 0; k < narrays; k++)); do
     local n=$array
     [ $(( (k + 1) * array )) -le "$jobs" ] || n=$(( jobs - k * array ))
+    local common=(sbatch --hold --parsable "--array=1-$n" -t 5 -o /dev/null --wrap 'sleep 1')
+    local layout=(--exclusive --gpus-per-node=8 --ntasks-per-node=8 --tp=8)
     case $((k % 10)) in
-      0|1) cluster_run sbatch --hold --parsable --array=1-$n --exclusive -N1 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --dp=1 -t 5 -o /dev/null --wrap 'sleep 1' ;;
-      2) cluster_run sbatch --hold --parsable --array=1-$n --exclusive -N2 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --dp=2 -t 5 -o /dev/null --wrap 'sleep 1' ;;
-      3) cluster_run sbatch --hold --parsable --array=1-$n --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --dp=4 -t 5 -o /dev/null --wrap 'sleep 1' ;;
-      *) cluster_run sbatch --hold --parsable --array=1-$n -n1 --gpus=1 -t 5 -o /dev/null --wrap 'sleep 1' ;;
+      0|1) cluster_run "${common[@]}" "${layout[@]}" -N1 --dp=1 ;;
+      2) cluster_run "${common[@]}" "${layout[@]}" -N2 --dp=2 ;;
+      3) cluster_run "${common[@]}" "${layout[@]}" -N4 --dp=4 ;;
+      *) cluster_run "${common[@]}" -n1 --gpus=1 ;;
     esac
   done >/dev/null
   cluster_run sdiag -r >/dev/null
