@@ -1,0 +1,312 @@
+// bench/netsim: snapshot, step traffic and the routed fabric (see model.hpp and README.md).
+#include "model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "hostlist.hpp"
+
+namespace topoaware::netsim {
+
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string &what) { throw std::runtime_error("snapshot: " + what); }
+
+double bytes_field(const json &j, const char *key, const std::string &job) {
+  if (!j.contains(key)) return 0;
+  const json &v = j.at(key);
+  if (!v.is_number() || v.get<double>() < 0 || !std::isfinite(v.get<double>()))
+    bad("job '" + job + "': '" + key + "' must be a number of bytes >= 0");
+  return v.get<double>();
+}
+
+Layout layout_field(const json &j, const std::string &job) {
+  if (!j.contains("layout")) bad("job '" + job + "': no 'layout'");
+  const json &v = j.at("layout");
+  Layout l;
+  try {
+    if (v.is_string()) {
+      l = parse_layout(v.get<std::string>());
+    } else if (v.is_object()) {
+      for (const auto &[k, x] : v.items()) {
+        const std::string val = x.is_string() ? x.get<std::string>() : x.is_number_unsigned() ? x.dump() : "?";
+        set_layout_option(l, k == "rank_order" ? "rank-order" : k, val);
+      }
+      validate_layout(l);
+    } else {
+      bad("job '" + job + "': 'layout' must be \"tp=..,pp=..,dp=..\" or {\"tp\": .., \"pp\": .., \"dp\": ..}");
+    }
+  } catch (const LayoutError &e) {
+    bad("job '" + job + "': " + e.what());
+  }
+  return l;
+}
+
+}  // namespace
+
+Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception &e) {
+    bad(std::string("not JSON: ") + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("jobs") || !doc.at("jobs").is_array()) bad("expected {\"jobs\": [...]}");
+  if (doc.contains("schema") && doc.at("schema") != "topoaware-netsim/1")
+    bad("unknown schema " + doc.at("schema").dump() + " (this is topoaware-netsim/1)");
+  Snapshot snap;
+  std::vector<char> used(size_t(index.host_count()), 0);
+  RankOrderer orderer(index);
+  for (const json &j : doc.at("jobs")) {
+    if (!j.is_object()) bad("every job must be an object");
+    SnapshotJob job;
+    job.name = j.value("name", "job" + std::to_string(snap.jobs.size() + 1));
+    job.layout = layout_field(j, job.name);
+    if (!j.contains("nodes")) bad("job '" + job.name + "': no 'nodes'");
+    std::vector<std::string> names;
+    const json &n = j.at("nodes");
+    if (n.is_string()) {
+      names = hostlist_expand(n.get<std::string>());
+    } else if (n.is_array()) {
+      for (const json &x : n) {
+        if (!x.is_string()) bad("job '" + job.name + "': 'nodes' must hold host names");
+        names.push_back(x.get<std::string>());
+      }
+    } else {
+      bad("job '" + job.name + "': 'nodes' must be a host list string or an array of names");
+    }
+    for (const std::string &name : names) {
+      const int h = index.find_host(name);
+      if (h < 0) bad("job '" + job.name + "': host '" + name + "' is not in the topology");
+      if (used[size_t(h)]) bad("job '" + job.name + "': host '" + name + "' is used twice in the snapshot");
+      used[size_t(h)] = 1;
+      job.nodes.push_back(h);
+    }
+    try {
+      (void)job_geometry(job.layout, uint32_t(job.nodes.size()));
+      const std::string order = j.value("order", "given");
+      if (order == "topoaware") {
+        std::vector<int> out;
+        orderer.order(job.nodes, job.layout, out);
+        job.nodes = out;
+      } else if (order != "given") {
+        bad("job '" + job.name + "': 'order' must be \"given\" or \"topoaware\"");
+      }
+    } catch (const LayoutError &e) {
+      bad("job '" + job.name + "': " + e.what());
+    }
+    job.dp_bytes = bytes_field(j, "dp_bytes", job.name);
+    job.pp_bytes = bytes_field(j, "pp_bytes", job.name);
+    job.ep_bytes = bytes_field(j, "ep_bytes", job.name);
+    snap.jobs.push_back(std::move(job));
+  }
+  return snap;
+}
+
+const char *phase_name(Phase p) {
+  switch (p) {
+    case Phase::PP:
+      return "pp";
+    case Phase::EP:
+      return "ep";
+    case Phase::DP:
+      return "dp";
+  }
+  return "?";
+}
+
+const char *routing_name(Routing r) { return r == Routing::Adaptive ? "adaptive" : "dmodk"; }
+
+JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job) {
+  const Layout &l = job.layout;
+  const uint32_t G = job_geometry(l, uint32_t(job.nodes.size())).gpus_per_node;
+  JobTraffic t;
+  auto add = [&](Phase ph, uint32_t a, uint32_t b, double bytes) {
+    const int ha = job.nodes[a / G], hb = job.nodes[b / G];
+    if (ha == hb || bytes <= 0) return;  // same node: NVLink
+    const size_t ra = topo.hosts[size_t(ha)].ports.size(), rb = topo.hosts[size_t(hb)].ports.size();
+    if (ra == 0 || rb == 0) throw std::runtime_error("host without a NIC port in the topology");
+    Flow f;
+    f.src_host = ha;
+    f.src_port = int(size_t(a % G) * ra / G);
+    f.dst_host = hb;
+    f.dst_port = int(size_t(b % G) * rb / G);
+    f.bytes = bytes;
+    t.phase[int(ph)].push_back(f);
+  };
+  RankCoord c;
+  for (c.tp = 0; c.tp < l.tp; ++c.tp) {
+    // DP rings: fixed (tp, cp, pp), members in dp order, closed.
+    if (l.dp > 1 && job.dp_bytes > 0) {
+      const double e = 2.0 * (l.dp - 1) / l.dp * job.dp_bytes;
+      for (c.pp = 0; c.pp < l.pp; ++c.pp)
+        for (c.cp = 0; c.cp < l.cp; ++c.cp)
+          for (uint32_t i = 0; i < l.dp; ++i) {
+            RankCoord a = c, b = c;
+            a.dp = i;
+            b.dp = (i + 1) % l.dp;
+            add(Phase::DP, rank_of(l, a), rank_of(l, b), e);
+          }
+    }
+    // PP boundaries: fixed (tp, cp, dp), stage s to s+1 forward and back.
+    if (l.pp > 1 && job.pp_bytes > 0)
+      for (c.dp = 0; c.dp < l.dp; ++c.dp)
+        for (c.cp = 0; c.cp < l.cp; ++c.cp)
+          for (uint32_t s = 0; s + 1 < l.pp; ++s) {
+            RankCoord a = c, b = c;
+            a.pp = s;
+            b.pp = s + 1;
+            add(Phase::PP, rank_of(l, a), rank_of(l, b), job.pp_bytes);
+            add(Phase::PP, rank_of(l, b), rank_of(l, a), job.pp_bytes);
+          }
+    // EP all-to-all: groups of EP consecutive q = cp + CP*dp at fixed (tp, pp).
+    if (l.ep > 1 && job.ep_bytes > 0) {
+      const uint32_t Q = l.cp * l.dp;
+      auto rank_q = [&](uint32_t pp, uint32_t q) {
+        RankCoord m = c;
+        m.pp = pp;
+        m.cp = q % l.cp;
+        m.dp = q / l.cp;
+        return rank_of(l, m);
+      };
+      for (uint32_t pp = 0; pp < l.pp; ++pp)
+        for (uint32_t g = 0; g < Q; g += l.ep)
+          for (uint32_t x = 0; x < l.ep; ++x)
+            for (uint32_t y = 0; y < l.ep; ++y)
+              if (x != y) add(Phase::EP, rank_q(pp, g + x), rank_q(pp, g + y), job.ep_bytes / l.ep);
+    }
+  }
+  return t;
+}
+
+FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), routing_(routing) {
+  const size_t S = topo.switches.size();
+  const char *prefix = routing == Routing::Adaptive ? "a:" : "d:";
+  nic_link_.resize(topo.hosts.size());
+  for (size_t h = 0; h < topo.hosts.size(); ++h)
+    for (size_t p = 0; p < topo.hosts[h].ports.size(); ++p) {
+      const HcaPort &port = topo.hosts[h].ports[p];
+      nic_link_[h].push_back(int(links_.size()));
+      links_.push_back(
+          {prefix + topo.hosts[h].name + ":" + std::to_string(p), port.width * lane_gbps(port.speed) * 1e9 / 8});
+    }
+  up_.resize(S);
+  down_.resize(S);
+  std::map<std::pair<int, int>, int> merged;  // (lower, upper) -> link (adaptive)
+  for (const Link &lk : topo.links) {
+    int a = topo.switch_index(lk.a), b = topo.switch_index(lk.b);
+    if (a < 0 || b < 0) continue;  // a host cable: modelled from the host's ports
+    const Switch &sa = topo.switches[size_t(a)], &sb = topo.switches[size_t(b)];
+    if (sa.level == sb.level)
+      throw std::runtime_error("netsim: cable between two level-" + std::to_string(sa.level) + " switches (" + sa.name +
+                               ", " + sb.name + "): only up/down fabrics (fat trees, rails) are modelled");
+    const bool a_low = sa.level < sb.level;
+    const int lo = a_low ? a : b, hi = a_low ? b : a;
+    const double bw = lk.gbps() * 1e9 / 8;
+    for (const auto &[pa, pb] : lk.ports) {
+      const int plo = a_low ? pa : pb, phi = a_low ? pb : pa;
+      int id;
+      if (routing == Routing::Adaptive) {
+        auto it = merged.find({lo, hi});
+        if (it != merged.end()) {
+          links_[size_t(it->second)].bytes_per_s += bw;
+          continue;
+        }
+        id = int(links_.size());
+        merged[{lo, hi}] = id;
+        links_.push_back({prefix + topo.switches[size_t(lo)].name + "-" + topo.switches[size_t(hi)].name, bw});
+      } else {
+        id = int(links_.size());
+        links_.push_back({prefix + topo.switches[size_t(lo)].name + ":" + std::to_string(plo) + "-" +
+                              topo.switches[size_t(hi)].name + ":" + std::to_string(phi),
+                          bw});
+      }
+      up_[size_t(lo)].push_back({hi, id, plo});
+      down_[size_t(hi)].push_back({lo, id, phi});
+    }
+  }
+  auto by_other_port = [](const Edge &x, const Edge &y) {
+    return x.other != y.other ? x.other < y.other : x.port < y.port;
+  };
+  for (size_t s = 0; s < S; ++s) {
+    std::sort(up_[s].begin(), up_[s].end(), by_other_port);
+    std::sort(down_[s].begin(), down_[s].end(), by_other_port);
+  }
+  // Leaves below every switch, lowest levels first.
+  std::vector<int> order(S);
+  for (size_t s = 0; s < S; ++s) order[s] = int(s);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int x, int y) { return topo.switches[size_t(x)].level < topo.switches[size_t(y)].level; });
+  below_.assign(S, std::vector<char>(S, 0));
+  for (int s : order)
+    for (const Edge &e : down_[size_t(s)]) {
+      below_[size_t(s)][size_t(e.other)] = 1;
+      for (size_t l = 0; l < S; ++l)
+        if (below_[size_t(e.other)][l]) below_[size_t(s)][l] = 1;
+    }
+}
+
+namespace {
+// The edges of `edges` whose far end reaches `leaf` (all of them if none does and `fallback`).
+template <class E, class Reach>
+void candidates(const std::vector<E> &edges, Reach reach, bool fallback, bool distinct, std::vector<const E *> &out) {
+  out.clear();
+  for (const E &e : edges)
+    if (reach(e.other) && (!distinct || out.empty() || out.back()->other != e.other)) out.push_back(&e);
+  if (out.empty() && fallback)
+    for (const E &e : edges)
+      if (!distinct || out.empty() || out.back()->other != e.other) out.push_back(&e);
+}
+}  // namespace
+
+int FabricModel::paths(const Flow &f) const {
+  if (routing_ == Routing::DModK) return 1;
+  const int la = topo_->hosts[size_t(f.src_host)].ports[size_t(f.src_port)].sw;
+  const int lb = topo_->hosts[size_t(f.dst_host)].ports[size_t(f.dst_port)].sw;
+  if (la < 0 || lb < 0 || reaches(la, lb)) return 1;
+  std::vector<const Edge *> c;
+  candidates(
+      up_[size_t(la)], [&](int o) { return reaches(o, lb); }, true, true, c);
+  return std::max(1, int(c.size()));
+}
+
+void FabricModel::route(const Flow &f, int j, std::vector<Hop> &out) const {
+  const HcaPort &ps = topo_->hosts[size_t(f.src_host)].ports[size_t(f.src_port)];
+  const HcaPort &pd = topo_->hosts[size_t(f.dst_host)].ports[size_t(f.dst_port)];
+  if (ps.sw < 0 || pd.sw < 0) throw std::runtime_error("netsim: a NIC port is not cabled to a switch");
+  const int lb = pd.sw;
+  const uint64_t d = uint64_t(f.dst_host);  // the destination "LID": its canonical host index
+  const bool dmodk = routing_ == Routing::DModK;
+  out.clear();
+  out.push_back({nic_link_[size_t(f.src_host)][size_t(f.src_port)], true});
+  int cur = ps.sw, hop = 0;
+  uint64_t div = 1;
+  std::vector<const Edge *> c;
+  auto reach = [&](int o) { return reaches(o, lb); };
+  while (!reaches(cur, lb)) {
+    candidates(up_[size_t(cur)], reach, true, !dmodk, c);
+    if (c.empty()) throw std::runtime_error("netsim: no route up from " + topo_->switches[size_t(cur)].name);
+    const uint64_t K = c.size();
+    const Edge *e = dmodk ? c[size_t((d / div) % K)] : c[size_t(hop == 0 ? uint64_t(j) % K : (uint64_t(j) + d) % K)];
+    if (div < (uint64_t(1) << 40)) div *= K;
+    out.push_back({e->link, true});
+    cur = e->other;
+    ++hop;
+  }
+  while (cur != lb) {
+    candidates(
+        down_[size_t(cur)], [&](int o) { return o == lb || reaches(o, lb); }, false, !dmodk, c);
+    if (c.empty()) throw std::runtime_error("netsim: no route down from " + topo_->switches[size_t(cur)].name);
+    const Edge *e = c[size_t((dmodk ? d : d + uint64_t(j)) % c.size())];
+    out.push_back({e->link, false});
+    cur = e->other;
+  }
+  out.push_back({nic_link_[size_t(f.dst_host)][size_t(f.dst_port)], false});
+}
+
+}  // namespace topoaware::netsim

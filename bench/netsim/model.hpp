@@ -1,0 +1,104 @@
+// bench/netsim: the network judge's model, without SimGrid (see bench/netsim/README.md).
+//  - Snapshot: the jobs running at one moment, each with its layout, its nodes in rank order and
+//    its bytes per step (JSON, schema "topoaware-netsim/1").
+//  - Traffic: the flows of one training step of a job, in phases (PP, EP, DP) whose flows run at
+//    once; a phase ends when its last flow ends and the next one starts then.
+//  - Fabric: every NIC port and every switch-to-switch cable of topology.json as a split-duplex
+//    link, under two routing models: "adaptive" (parallel cables of a switch pair merged into one
+//    link of their summed bandwidth, every flow sprayed evenly over the switches above its leaf)
+//    and "dmodk" (static D-mod-K: one path per destination, every cable its own link).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layout.hpp"
+#include "rank_order.hpp"
+#include "topology.hpp"
+
+namespace topoaware::netsim {
+
+struct SnapshotJob {
+  std::string name;
+  Layout layout;
+  std::vector<int> nodes;  // topology host indices, in rank order (node k holds ranks k*G..)
+  double dp_bytes = 0;     // S: gradient bytes per rank all-reduced over its DP ring per step
+  double pp_bytes = 0;     // bytes per rank sent over each PP boundary per step, each direction
+  double ep_bytes = 0;     // bytes per rank in the EP all-to-all per step (0: none)
+};
+
+struct Snapshot {
+  std::vector<SnapshotJob> jobs;
+};
+
+// Parses a snapshot (see README.md for the format); host names are looked up in the topology;
+// "order": "topoaware" re-orders a job's nodes with RankOrderer. Throws std::runtime_error.
+Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index);
+
+// One point-to-point transfer between two NIC ports of two different hosts.
+struct Flow {
+  int src_host = 0, src_port = 0;  // port: index into Host::ports
+  int dst_host = 0, dst_port = 0;
+  double bytes = 0;
+};
+
+enum class Phase : uint8_t { PP = 0, EP = 1, DP = 2 };
+inline constexpr int kPhases = 3;
+const char *phase_name(Phase p);
+
+struct JobTraffic {
+  std::vector<Flow> phase[kPhases];
+};
+
+// The step traffic of a job. DP: every ring edge between ranks on different nodes is one flow of
+// 2(d-1)/d * S (the bandwidth term of ring all-reduce: 2(d-1) steps of S/d). PP: each boundary
+// between consecutive stages, one flow forward and one backward of pp_bytes. EP: each member of an
+// expert group sends ep_bytes/ep to every other member. Traffic inside a node (NVLink) is left
+// out. A GPU's traffic leaves through NIC port floor(g * R / G) of its node (g = local GPU index,
+// R = the node's ports, G = GPUs per node): NCCL's per-NIC rings on multi-NIC nodes.
+JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job);
+
+enum class Routing : uint8_t { Adaptive = 0, DModK = 1 };
+inline constexpr int kRoutings = 2;
+const char *routing_name(Routing r);
+
+// A link of the simulated fabric: one NIC cable (host side), one switch-to-switch cable (D-mod-K)
+// or all cables of one switch pair (adaptive). Directions: "up" = from the host, or from the
+// lower-level switch (the lower switch index at equal levels), towards the other end.
+struct NetLink {
+  std::string name;
+  double bytes_per_s = 0;
+};
+struct Hop {
+  int link = 0;
+  bool up = true;
+};
+
+class FabricModel {
+ public:
+  FabricModel(const Topology &topo, Routing routing);
+  Routing routing() const { return routing_; }
+  const std::vector<NetLink> &links() const { return links_; }
+  // How many even parts a flow from src to dst is sprayed into (1 under D-mod-K or inside a leaf).
+  int paths(const Flow &f) const;
+  // The links of part j < paths(f). Throws std::runtime_error if the fabric has no up/down route.
+  void route(const Flow &f, int j, std::vector<Hop> &out) const;
+
+ private:
+  struct Edge {     // one cable (D-mod-K) or one merged switch pair (adaptive)
+    int other = 0;  // switch index at the other end
+    int link = 0;   // index into links_
+    int port = 0;   // port on this switch (ordering of parallel cables)
+  };
+  const Topology *topo_;
+  Routing routing_;
+  std::vector<NetLink> links_;
+  std::vector<std::vector<int>> nic_link_;    // [host][port] -> link
+  std::vector<std::vector<Edge>> up_, down_;  // per switch, sorted by (other, port)
+  std::vector<std::vector<char>> below_;      // [switch][leaf switch]: reachable going down
+  std::vector<int> distinct_parents_;         // per switch
+  bool reaches(int sw, int leaf) const { return sw == leaf || below_[size_t(sw)][size_t(leaf)]; }
+};
+
+}  // namespace topoaware::netsim

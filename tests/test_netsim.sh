@@ -1,0 +1,66 @@
+#!/bin/bash
+# bench/netsim/netsim on the 32-host A/B case, known by hand (bench/netsim/README.md, "The hand case"):
+# 4 leaves x 8 hosts, 400 Gb/s (NDR 4x) everywhere, 4 uplinks per leaf = 2 spines x 2 parallel
+# cables (2:1). S = 1 GB per rank. Job X (tp=1, pp=2, dp=8 on 16 nodes; PP bytes 0) has its two DP
+# rings split 2 nodes per leaf; job Y (dp=16 on the other 16 nodes, 4 per leaf, every ring edge
+# between leaves) crosses the same uplinks. Expected step communication times of X:
+#   alone 35 ms (1.75 GB per ring edge at 50 GB/s), both routings; packed on 2 leaves also 35 ms;
+#   shared, adaptive: 6 flows on each leaf's 1600 Gb/s of uplinks -> 266.7 Gb/s -> 52.5 ms (1.5x);
+#   shared, D-mod-K: each X flow shares its cable (dest index mod 4) with one Y flow -> 70 ms (2.0x).
+# Y (1.875 GB per edge): alone 37.5 ms; shared 55 ms (adaptive), 72.5 ms (D-mod-K).
+set -u
+if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
+  echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
+  exit 77
+fi
+bin="$top_builddir/bench/netsim/netsim"
+[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$top_builddir/topoaware" generate fat-tree --leaves 4 --hosts-per-leaf 8 --uplinks 4 --spines 2 --speed NDR \
+  --json "$tmp/t.json" >/dev/null || exit 99
+
+# Host of leaf L (0..3), position i (0..7).
+h() { printf '"n%04d"\n' $((8 * $1 + $2 + 1)); }
+list() { local out="" x; for x in "$@"; do out="$out${out:+, }$x"; done; echo "[$out]"; }
+X_split=$(list $(for i in 0 2; do for L in 0 1 2 3; do h $L $i; h $L $((i + 1)); done; done))
+X_packed=$(list $(for L in 0 1; do for i in 0 1 2 3 4 5 6 7; do h $L $i; done; done))
+Y=$(list $(for i in 4 5 6 7; do for L in 0 1 2 3; do h $L $i; done; done))
+cat > "$tmp/ab.json" <<JSON
+{"schema": "topoaware-netsim/1", "jobs": [
+  {"name": "X", "layout": {"tp": 1, "pp": 2, "dp": 8}, "nodes": $X_split, "dp_bytes": 1e9, "pp_bytes": 0},
+  {"name": "Y", "layout": "tp=1,dp=16", "nodes": $Y, "dp_bytes": 1e9}
+]}
+JSON
+cat > "$tmp/a.json" <<JSON
+{"jobs": [{"name": "Xpacked", "layout": "tp=1,pp=2,dp=8", "nodes": $X_packed, "dp_bytes": 1e9}]}
+JSON
+start=$(date +%s%N)
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" || { echo "FAIL: netsim (text)"; exit 1; }
+for c in ab a; do
+  "$bin" --topology "$tmp/t.json" --snapshot "$tmp/$c.json" --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
+done
+end=$(date +%s%N)
+echo "three runs: $(((end - start) / 1000000)) ms wall"
+python3 - "$tmp/ab.out" "$tmp/a.out" <<'PY'
+import json, sys
+ab = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))
+jobs = {j["name"]: j for j in ab["jobs"] + a["jobs"]}
+want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
+        ("X", "adaptive", "shared_s", 52.5), ("X", "dmodk", "shared_s", 70),
+        ("Xpacked", "adaptive", "alone_s", 35), ("Xpacked", "dmodk", "alone_s", 35),
+        ("Y", "adaptive", "alone_s", 37.5), ("Y", "dmodk", "alone_s", 37.5),
+        ("Y", "adaptive", "shared_s", 55), ("Y", "dmodk", "shared_s", 72.5)]
+fails = 0
+for job, r, k, ms in want:
+    got = jobs[job][r][k] * 1e3
+    ok = abs(got - ms) <= 0.01 * ms
+    fails += not ok
+    print("%s: %s %s %s = %.3f ms (expected %.1f ms)" % ("ok" if ok else "FAIL", job, r, k, got, ms))
+for r, s in (("adaptive", 1.5), ("dmodk", 2.0)):
+    got = jobs["X"][r]["slowdown"]
+    ok = abs(got - s) <= 0.01 * s
+    fails += not ok
+    print("%s: X slowdown %s = %.3f (expected %.1f)" % ("ok" if ok else "FAIL", r, got, s))
+sys.exit(1 if fails else 0)
+PY
