@@ -10,6 +10,8 @@
 //  - zero link latency: CM02 caps a flow at TCP-gamma / (2 * latency), which would dominate at
 //    400 Gb/s; TCP-gamma is raised as well so that a latency added later does not bring the cap back;
 //  - no parallel-task (ptask_L07) host model: its default solver overfills links.
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
@@ -24,6 +26,7 @@
 #include <sstream>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "model.hpp"
 #include "topology_json.hpp"
@@ -45,12 +48,39 @@ struct Times {
   double alone = 0, shared = 0;
 };
 
-// Builds both routings' links and endpoints in one root zone. An endpoint is one SimGrid host per
+// A netzone that holds only the routes it is given, in a hash map: SimGrid's full zone keeps a
+// table of (endpoints)^2 entries, which is too much beyond a few thousand endpoints. Subclasses
+// SimGrid's kernel NetZoneImpl (installed header, SimGrid 3.32).
+class MapZone : public simgrid::kernel::routing::NetZoneImpl {
+ public:
+  explicit MapZone(const std::string &name) : NetZoneImpl(name) {}
+  void add_route(simgrid::kernel::routing::NetPoint *src, simgrid::kernel::routing::NetPoint *dst,
+                 simgrid::kernel::routing::NetPoint *, simgrid::kernel::routing::NetPoint *,
+                 const std::vector<sg4::LinkInRoute> &links, bool symmetrical) override {
+    if (symmetrical) throw std::logic_error("netsim: MapZone routes are one-way");
+    routes_[key(src, dst)] = get_link_list_impl(links, false);
+  }
+  void get_local_route(const simgrid::kernel::routing::NetPoint *src, const simgrid::kernel::routing::NetPoint *dst,
+                       simgrid::kernel::routing::Route *into, double *latency) override {
+    auto it = routes_.find(key(src, dst));
+    if (it == routes_.end()) throw std::logic_error("netsim: no route " + src->get_name() + " -> " + dst->get_name());
+    // Every link has zero latency (set in Platform), so *latency stays as it is.
+    into->link_list_.insert(into->link_list_.end(), it->second.begin(), it->second.end());
+  }
+
+ private:
+  static uint64_t key(const simgrid::kernel::routing::NetPoint *a, const simgrid::kernel::routing::NetPoint *b) {
+    return uint64_t(a->id()) << 32 | uint64_t(b->id());
+  }
+  std::unordered_map<uint64_t, std::vector<simgrid::kernel::resource::StandardLinkImpl *>> routes_;
+};
+
+// Builds both routings' links and endpoints in one root zone (a MapZone). An endpoint is one SimGrid host per
 // (routing, host, NIC port, spray part): SimGrid has one route per host pair, and a sprayed flow's
 // parts take different paths. Routes are added only for the endpoint pairs that talk.
 class Platform {
  public:
-  Platform(const Topology &topo, const Snapshot &snap) : zone_(sg4::create_full_zone("netsim")) {
+  Platform(const Topology &topo, const Snapshot &snap) : zone_((new MapZone("netsim"))->get_iface()) {
     for (int r = 0; r < kRoutings; ++r) {
       FabricModel model(topo, Routing(r));
       std::vector<sg4::Link *> links;
