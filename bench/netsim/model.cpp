@@ -184,6 +184,27 @@ JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job) {
   return t;
 }
 
+namespace {
+
+// Down-reachability over a graph whose nodes have levels: below[n][m] = m is reachable from n
+// going down only. `down[n]` lists the lower ends of n's downward edges.
+std::vector<std::vector<char>> reach_below(const std::vector<int> &level, const std::vector<std::vector<int>> &down) {
+  const size_t N = level.size();
+  std::vector<int> order(N);
+  for (size_t n = 0; n < N; ++n) order[n] = int(n);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return level[size_t(x)] < level[size_t(y)]; });
+  std::vector<std::vector<char>> below(N, std::vector<char>(N, 0));
+  for (int n : order)
+    for (int c : down[size_t(n)]) {
+      below[size_t(n)][size_t(c)] = 1;
+      for (size_t m = 0; m < N; ++m)
+        if (below[size_t(c)][m]) below[size_t(n)][m] = 1;
+    }
+  return below;
+}
+
+}  // namespace
+
 FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), routing_(routing) {
   const size_t S = topo.switches.size();
   const char *prefix = routing == Routing::Adaptive ? "a:" : "d:";
@@ -195,114 +216,124 @@ FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), 
       links_.push_back(
           {prefix + topo.hosts[h].name + ":" + std::to_string(p), port.width * lane_gbps(port.speed) * 1e9 / 8});
     }
-  up_.resize(S);
-  down_.resize(S);
-  std::map<std::pair<int, int>, int> merged;  // (lower, upper) -> link (adaptive)
+  // Switch-to-switch cables, oriented lower level -> higher level.
+  struct Cable {
+    int lo, hi, plo, phi;
+    double bw;
+  };
+  std::vector<Cable> cables;
+  std::vector<std::vector<int>> sw_down(S);
+  std::vector<int> sw_level(S);
+  for (size_t s = 0; s < S; ++s) sw_level[s] = topo.switches[s].level;
   for (const Link &lk : topo.links) {
-    int a = topo.switch_index(lk.a), b = topo.switch_index(lk.b);
+    const int a = topo.switch_index(lk.a), b = topo.switch_index(lk.b);
     if (a < 0 || b < 0) continue;  // a host cable: modelled from the host's ports
     const Switch &sa = topo.switches[size_t(a)], &sb = topo.switches[size_t(b)];
     if (sa.level == sb.level)
       throw std::runtime_error("netsim: cable between two level-" + std::to_string(sa.level) + " switches (" + sa.name +
                                ", " + sb.name + "): only up/down fabrics (fat trees, rails) are modelled");
     const bool a_low = sa.level < sb.level;
-    const int lo = a_low ? a : b, hi = a_low ? b : a;
-    const double bw = lk.gbps() * 1e9 / 8;
-    for (const auto &[pa, pb] : lk.ports) {
-      const int plo = a_low ? pa : pb, phi = a_low ? pb : pa;
-      int id;
-      if (routing == Routing::Adaptive) {
-        auto it = merged.find({lo, hi});
-        if (it != merged.end()) {
-          links_[size_t(it->second)].bytes_per_s += bw;
-          continue;
-        }
-        id = int(links_.size());
-        merged[{lo, hi}] = id;
-        links_.push_back({prefix + topo.switches[size_t(lo)].name + "-" + topo.switches[size_t(hi)].name, bw});
-      } else {
-        id = int(links_.size());
-        links_.push_back({prefix + topo.switches[size_t(lo)].name + ":" + std::to_string(plo) + "-" +
-                              topo.switches[size_t(hi)].name + ":" + std::to_string(phi),
-                          bw});
-      }
-      up_[size_t(lo)].push_back({hi, id, plo});
-      down_[size_t(hi)].push_back({lo, id, phi});
+    for (const auto &[pa, pb] : lk.ports)
+      cables.push_back({a_low ? a : b, a_low ? b : a, a_low ? pa : pb, a_low ? pb : pa, lk.gbps() * 1e9 / 8});
+    sw_down[size_t(a_low ? b : a)].push_back(a_low ? a : b);
+  }
+  // Nodes of the routing graph.
+  node_.resize(S);
+  std::vector<int> node_level;
+  std::vector<std::string> node_name;
+  if (routing == Routing::DModK) {
+    for (size_t s = 0; s < S; ++s) {
+      node_[s] = int(s);
+      node_level.push_back(sw_level[s]);
+      node_name.push_back(topo.switches[s].name);
     }
+  } else {
+    const auto sw_below = reach_below(sw_level, sw_down);
+    std::map<std::pair<int, std::vector<char>>, int> groups;
+    for (size_t s = 0; s < S; ++s) {
+      std::pair<int, std::vector<char>> key{sw_level[s], sw_below[s]};
+      if (sw_level[s] <= 1) key = {-1 - int(s), {}};  // every leaf (and unreached switch) is its own node
+      auto [it, fresh] = groups.insert({key, int(node_level.size())});
+      if (fresh) {
+        node_level.push_back(sw_level[s]);
+        node_name.push_back(topo.switches[s].name);
+      } else if (node_name[size_t(it->second)].find('+') == std::string::npos) {
+        node_name[size_t(it->second)] += "+";
+      }
+      node_[s] = it->second;
+    }
+  }
+  const size_t N = node_level.size();
+  up_.resize(N);
+  down_.resize(N);
+  std::map<std::pair<int, int>, int> merged;  // (lower node, upper node) -> link (adaptive)
+  std::vector<std::vector<int>> node_down(N);
+  for (const Cable &c : cables) {
+    const int lo = node_[size_t(c.lo)], hi = node_[size_t(c.hi)];
+    int id;
+    if (routing == Routing::Adaptive) {
+      auto it = merged.find({lo, hi});
+      if (it != merged.end()) {
+        links_[size_t(it->second)].bytes_per_s += c.bw;
+        continue;
+      }
+      id = int(links_.size());
+      merged[{lo, hi}] = id;
+      links_.push_back({prefix + node_name[size_t(lo)] + "-" + node_name[size_t(hi)], c.bw});
+    } else {
+      id = int(links_.size());
+      links_.push_back({prefix + node_name[size_t(lo)] + ":" + std::to_string(c.plo) + "-" + node_name[size_t(hi)] +
+                            ":" + std::to_string(c.phi),
+                        c.bw});
+    }
+    up_[size_t(lo)].push_back({hi, id, c.plo});
+    down_[size_t(hi)].push_back({lo, id, c.phi});
+    node_down[size_t(hi)].push_back(lo);
   }
   auto by_other_port = [](const Edge &x, const Edge &y) {
     return x.other != y.other ? x.other < y.other : x.port < y.port;
   };
-  for (size_t s = 0; s < S; ++s) {
-    std::sort(up_[s].begin(), up_[s].end(), by_other_port);
-    std::sort(down_[s].begin(), down_[s].end(), by_other_port);
+  for (size_t n = 0; n < N; ++n) {
+    std::sort(up_[n].begin(), up_[n].end(), by_other_port);
+    std::sort(down_[n].begin(), down_[n].end(), by_other_port);
   }
-  // Leaves below every switch, lowest levels first.
-  std::vector<int> order(S);
-  for (size_t s = 0; s < S; ++s) order[s] = int(s);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int x, int y) { return topo.switches[size_t(x)].level < topo.switches[size_t(y)].level; });
-  below_.assign(S, std::vector<char>(S, 0));
-  for (int s : order)
-    for (const Edge &e : down_[size_t(s)]) {
-      below_[size_t(s)][size_t(e.other)] = 1;
-      for (size_t l = 0; l < S; ++l)
-        if (below_[size_t(e.other)][l]) below_[size_t(s)][l] = 1;
-    }
+  below_ = reach_below(node_level, node_down);
 }
 
-namespace {
-// The edges of `edges` whose far end reaches `leaf` (all of them if none does and `fallback`).
-template <class E, class Reach>
-void candidates(const std::vector<E> &edges, Reach reach, bool fallback, bool distinct, std::vector<const E *> &out) {
-  out.clear();
-  for (const E &e : edges)
-    if (reach(e.other) && (!distinct || out.empty() || out.back()->other != e.other)) out.push_back(&e);
-  if (out.empty() && fallback)
-    for (const E &e : edges)
-      if (!distinct || out.empty() || out.back()->other != e.other) out.push_back(&e);
-}
-}  // namespace
-
-int FabricModel::paths(const Flow &f) const {
-  if (routing_ == Routing::DModK) return 1;
-  const int la = topo_->hosts[size_t(f.src_host)].ports[size_t(f.src_port)].sw;
-  const int lb = topo_->hosts[size_t(f.dst_host)].ports[size_t(f.dst_port)].sw;
-  if (la < 0 || lb < 0 || reaches(la, lb)) return 1;
-  std::vector<const Edge *> c;
-  candidates(
-      up_[size_t(la)], [&](int o) { return reaches(o, lb); }, true, true, c);
-  return std::max(1, int(c.size()));
-}
-
-void FabricModel::route(const Flow &f, int j, std::vector<Hop> &out) const {
+void FabricModel::route(const Flow &f, std::vector<Hop> &out) const {
   const HcaPort &ps = topo_->hosts[size_t(f.src_host)].ports[size_t(f.src_port)];
   const HcaPort &pd = topo_->hosts[size_t(f.dst_host)].ports[size_t(f.dst_port)];
   if (ps.sw < 0 || pd.sw < 0) throw std::runtime_error("netsim: a NIC port is not cabled to a switch");
-  const int lb = pd.sw;
+  const int lb = node_[size_t(pd.sw)];
   const uint64_t d = uint64_t(f.dst_host);  // the destination "LID": its canonical host index
-  const bool dmodk = routing_ == Routing::DModK;
   out.clear();
   out.push_back({nic_link_[size_t(f.src_host)][size_t(f.src_port)], true});
-  int cur = ps.sw, hop = 0;
+  int cur = node_[size_t(ps.sw)];
   uint64_t div = 1;
   std::vector<const Edge *> c;
-  auto reach = [&](int o) { return reaches(o, lb); };
+  // Up: the edges whose far end reaches the destination leaf, else all (climb further). D-mod-K
+  // takes cable floor(d / K1..K(l-1)) mod Kl; adaptive has one edge per node pair, and in a fat
+  // tree one upper node (group) per level.
   while (!reaches(cur, lb)) {
-    candidates(up_[size_t(cur)], reach, true, !dmodk, c);
-    if (c.empty()) throw std::runtime_error("netsim: no route up from " + topo_->switches[size_t(cur)].name);
+    c.clear();
+    for (const Edge &e : up_[size_t(cur)])
+      if (reaches(e.other, lb)) c.push_back(&e);
+    if (c.empty())
+      for (const Edge &e : up_[size_t(cur)]) c.push_back(&e);
+    if (c.empty()) throw std::runtime_error("netsim: no route up towards " + topo_->switches[size_t(pd.sw)].name);
     const uint64_t K = c.size();
-    const Edge *e = dmodk ? c[size_t((d / div) % K)] : c[size_t(hop == 0 ? uint64_t(j) % K : (uint64_t(j) + d) % K)];
+    const Edge *e = c[size_t((d / div) % K)];
     if (div < (uint64_t(1) << 40)) div *= K;
     out.push_back({e->link, true});
     cur = e->other;
-    ++hop;
   }
+  // Down: the edges towards the destination leaf; cable d mod k.
   while (cur != lb) {
-    candidates(
-        down_[size_t(cur)], [&](int o) { return o == lb || reaches(o, lb); }, false, !dmodk, c);
-    if (c.empty()) throw std::runtime_error("netsim: no route down from " + topo_->switches[size_t(cur)].name);
-    const Edge *e = c[size_t((dmodk ? d : d + uint64_t(j)) % c.size())];
+    c.clear();
+    for (const Edge &e : down_[size_t(cur)])
+      if (reaches(e.other, lb)) c.push_back(&e);
+    if (c.empty()) throw std::runtime_error("netsim: no route down towards " + topo_->switches[size_t(pd.sw)].name);
+    const Edge *e = c[size_t(d % c.size())];
     out.push_back({e->link, false});
     cur = e->other;
   }

@@ -64,8 +64,8 @@ inline constexpr int kRoutings = 2;
 const char *routing_name(Routing r);
 
 // A link of the simulated fabric: one NIC cable (host side), one switch-to-switch cable (D-mod-K)
-// or all cables of one switch pair (adaptive). Directions: "up" = from the host, or from the
-// lower-level switch (the lower switch index at equal levels), towards the other end.
+// or all cables between two switch groups (adaptive). Directions: "up" = from the host, or from
+// the lower-level switch, towards the other end.
 struct NetLink {
   std::string name;
   double bytes_per_s = 0;
@@ -75,30 +75,34 @@ struct Hop {
   bool up = true;
 };
 
+// The routed fabric. D-mod-K: the nodes of the routing graph are the switches, every cable its
+// own link. Adaptive: switches of the same level that reach exactly the same leaves going down
+// (the spines of a 2-level tree, the spines of one pod, the cores) are one node, and all cables
+// between two nodes one link of their summed bandwidth: the bound of perfect adaptive routing or
+// packet spraying (with equal cables it equals spraying every flow evenly over the spines).
 class FabricModel {
  public:
   FabricModel(const Topology &topo, Routing routing);
   Routing routing() const { return routing_; }
   const std::vector<NetLink> &links() const { return links_; }
-  // How many even parts a flow from src to dst is sprayed into (1 under D-mod-K or inside a leaf).
-  int paths(const Flow &f) const;
-  // The links of part j < paths(f). Throws std::runtime_error if the fabric has no up/down route.
-  void route(const Flow &f, int j, std::vector<Hop> &out) const;
+  // The links from f's source NIC port to its destination's. Throws std::runtime_error if the
+  // fabric has no up/down route.
+  void route(const Flow &f, std::vector<Hop> &out) const;
 
  private:
-  struct Edge {     // one cable (D-mod-K) or one merged switch pair (adaptive)
-    int other = 0;  // switch index at the other end
+  struct Edge {     // one cable (D-mod-K) or one merged node pair (adaptive)
+    int other = 0;  // node at the other end
     int link = 0;   // index into links_
-    int port = 0;   // port on this switch (ordering of parallel cables)
+    int port = 0;   // port on this switch (orders parallel cables)
   };
   const Topology *topo_;
   Routing routing_;
   std::vector<NetLink> links_;
   std::vector<std::vector<int>> nic_link_;    // [host][port] -> link
-  std::vector<std::vector<Edge>> up_, down_;  // per switch, sorted by (other, port)
-  std::vector<std::vector<char>> below_;      // [switch][leaf switch]: reachable going down
-  std::vector<int> distinct_parents_;         // per switch
-  bool reaches(int sw, int leaf) const { return sw == leaf || below_[size_t(sw)][size_t(leaf)]; }
+  std::vector<int> node_;                     // switch -> node of the routing graph
+  std::vector<std::vector<Edge>> up_, down_;  // per node, sorted by (other, port)
+  std::vector<std::vector<char>> below_;      // [node][node]: reachable going down
+  bool reaches(int n, int leaf) const { return n == leaf || below_[size_t(n)][size_t(leaf)]; }
 };
 
 }  // namespace topoaware::netsim

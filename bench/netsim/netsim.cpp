@@ -75,9 +75,9 @@ class MapZone : public simgrid::kernel::routing::NetZoneImpl {
   std::unordered_map<uint64_t, std::vector<simgrid::kernel::resource::StandardLinkImpl *>> routes_;
 };
 
-// Builds both routings' links and endpoints in one root zone (a MapZone). An endpoint is one SimGrid host per
-// (routing, host, NIC port, spray part): SimGrid has one route per host pair, and a sprayed flow's
-// parts take different paths. Routes are added only for the endpoint pairs that talk.
+// Builds both routings' links and endpoints in one root zone (a MapZone). An endpoint is one SimGrid
+// host per (routing, host, NIC port): the two routings share nothing. Routes are added only for
+// the endpoint pairs that talk.
 class Platform {
  public:
   Platform(const Topology &topo, const Snapshot &snap) : zone_((new MapZone("netsim"))->get_iface()) {
@@ -93,20 +93,17 @@ class Platform {
         plan[jb].resize(kPhases);
         for (int ph = 0; ph < kPhases; ++ph)
           for (const Flow &f : t.phase[ph]) {
-            const int parts = model.paths(f);
-            for (int j = 0; j < parts; ++j) {
-              sg4::Host *a = endpoint(topo, r, f.src_host, f.src_port, j);
-              sg4::Host *b = endpoint(topo, r, f.dst_host, f.dst_port, j);
-              if (routes_.insert({a, b}).second) {
-                model.route(f, j, hops);
-                std::vector<sg4::LinkInRoute> lr;
-                for (const Hop &h : hops)
-                  lr.emplace_back(links[size_t(h.link)],
-                                  h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
-                zone_->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, lr, false);
-              }
-              plan[jb][size_t(ph)].push_back({a, b, uint64_t(std::llround(f.bytes / parts))});
+            sg4::Host *a = endpoint(topo, r, f.src_host, f.src_port);
+            sg4::Host *b = endpoint(topo, r, f.dst_host, f.dst_port);
+            if (routes_.insert({a, b}).second) {
+              model.route(f, hops);
+              std::vector<sg4::LinkInRoute> lr;
+              for (const Hop &h : hops)
+                lr.emplace_back(links[size_t(h.link)],
+                                h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+              zone_->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, lr, false);
             }
+            plan[jb][size_t(ph)].push_back({a, b, uint64_t(std::llround(f.bytes))});
           }
       }
       plans_.push_back(std::move(plan));
@@ -120,19 +117,18 @@ class Platform {
   size_t routes() const { return routes_.size(); }
 
  private:
-  sg4::Host *endpoint(const Topology &topo, int r, int host, int port, int part) {
-    auto key = std::make_tuple(r, host, port, part);
+  sg4::Host *endpoint(const Topology &topo, int r, int host, int port) {
+    auto key = std::make_tuple(r, host, port);
     auto it = endpoints_.find(key);
     if (it != endpoints_.end()) return it->second;
-    std::string name = std::string(r == 0 ? "a:" : "d:") + topo.hosts[size_t(host)].name + ":" + std::to_string(port) +
-                       ":" + std::to_string(part);
+    std::string name = std::string(r == 0 ? "a:" : "d:") + topo.hosts[size_t(host)].name + ":" + std::to_string(port);
     sg4::Host *h = zone_->create_host(name, 1e9)->seal();
     endpoints_[key] = h;
     return h;
   }
   sg4::NetZone *zone_;
   sg4::Host *driver_ = nullptr;
-  std::map<std::tuple<int, int, int, int>, sg4::Host *> endpoints_;
+  std::map<std::tuple<int, int, int>, sg4::Host *> endpoints_;
   std::set<std::pair<sg4::Host *, sg4::Host *>> routes_;
   std::vector<Plan> plans_;
 };
