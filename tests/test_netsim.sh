@@ -35,22 +35,40 @@ JSON
 cat > "$tmp/a.json" <<JSON
 {"jobs": [{"name": "Xpacked", "layout": "tp=1,pp=2,dp=8", "nodes": $X_packed, "dp_bytes": 1e9}]}
 JSON
+# PP and the phase sum: X packed with 0.5 GB per PP boundary and direction: stage 0 on leaf 0,
+# stage 1 on leaf 1, 8 flows each way through 1600 Gb/s of uplinks (adaptive) or 2 per cable
+# (D-mod-K, destinations 0..7 mod 4): 200 Gb/s, 20 ms; then the DP phase, 35 ms: 55 ms.
+# EP: ep=2 over dp=2 on two leaves, 1 GB all-to-all buffer: 0.5 GB each way, 10 ms.
+cat > "$tmp/pp.json" <<JSON
+{"jobs": [{"name": "XpackedPP", "layout": "tp=1,pp=2,dp=8", "nodes": $X_packed, "dp_bytes": 1e9, "pp_bytes": 5e8},
+          {"name": "E", "layout": "tp=1,ep=2,dp=2", "nodes": $(list "$(h 2 0)" "$(h 3 0)"), "ep_bytes": 1e9}]}
+JSON
+# Per-NIC rings: a 2-rail fabric (NDR), tp=2 on 2 nodes of different units: each tp rank's DP ring
+# uses its own rail, 1 GB each way per ring: 20 ms (40 ms if both rings shared one NIC).
+"$top_builddir/topoaware" generate rail --rails 2 --units 2 --hosts-per-unit 4 --spines-per-rail 1 --uplinks 4 \
+  --speed NDR --json "$tmp/rail.json" >/dev/null || exit 99
+cat > "$tmp/rail_snap.json" <<JSON
+{"jobs": [{"name": "R", "layout": "tp=2,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9}]}
+JSON
 start=$(date +%s%N)
 "$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" || { echo "FAIL: netsim (text)"; exit 1; }
-for c in ab a; do
+for c in ab a pp; do
   "$bin" --topology "$tmp/t.json" --snapshot "$tmp/$c.json" --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
 done
+"$bin" --topology "$tmp/rail.json" --snapshot "$tmp/rail_snap.json" --format json >"$tmp/rail.out" || exit 1
 end=$(date +%s%N)
-echo "three runs: $(((end - start) / 1000000)) ms wall"
-python3 - "$tmp/ab.out" "$tmp/a.out" <<'PY'
+echo "five runs: $(((end - start) / 1000000)) ms wall"
+python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" <<'PY'
 import json, sys
-ab = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))
-jobs = {j["name"]: j for j in ab["jobs"] + a["jobs"]}
+jobs = {j["name"]: j for f in sys.argv[1:] for j in json.load(open(f))["jobs"]}
 want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("X", "adaptive", "shared_s", 52.5), ("X", "dmodk", "shared_s", 70),
         ("Xpacked", "adaptive", "alone_s", 35), ("Xpacked", "dmodk", "alone_s", 35),
         ("Y", "adaptive", "alone_s", 37.5), ("Y", "dmodk", "alone_s", 37.5),
-        ("Y", "adaptive", "shared_s", 55), ("Y", "dmodk", "shared_s", 72.5)]
+        ("Y", "adaptive", "shared_s", 55), ("Y", "dmodk", "shared_s", 72.5),
+        ("XpackedPP", "adaptive", "alone_s", 55), ("XpackedPP", "dmodk", "alone_s", 55),
+        ("E", "adaptive", "alone_s", 10), ("E", "dmodk", "alone_s", 10),
+        ("R", "adaptive", "alone_s", 20), ("R", "dmodk", "alone_s", 20)]
 fails = 0
 for job, r, k, ms in want:
     got = jobs[job][r][k] * 1e3

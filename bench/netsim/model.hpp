@@ -4,9 +4,9 @@
 //  - Traffic: the flows of one training step of a job, in phases (PP, EP, DP) whose flows run at
 //    once; a phase ends when its last flow ends and the next one starts then.
 //  - Fabric: every NIC port and every switch-to-switch cable of topology.json as a split-duplex
-//    link, under two routing models: "adaptive" (parallel cables of a switch pair merged into one
-//    link of their summed bandwidth, every flow sprayed evenly over the switches above its leaf)
-//    and "dmodk" (static D-mod-K: one path per destination, every cable its own link).
+//    link, under two routing models: "adaptive" (interchangeable switches of a level merged, and
+//    all cables between them one link of their summed bandwidth: the perfect-spraying bound) and
+//    "dmodk" (static D-mod-K: one path per destination, every cable its own link).
 #pragma once
 
 #include <cstdint>
