@@ -56,11 +56,13 @@ for c in ab a pp; do
   "$bin" --topology "$tmp/t.json" --snapshot "$tmp/$c.json" --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
 done
 "$bin" --topology "$tmp/rail.json" --snapshot "$tmp/rail_snap.json" --format json >"$tmp/rail.out" || exit 1
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --fairness pair >"$tmp/pair.out" || exit 1
 end=$(date +%s%N)
-echo "five runs: $(((end - start) / 1000000)) ms wall"
-python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" <<'PY'
+echo "six runs: $(((end - start) / 1000000)) ms wall"
+python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" "$tmp/pair.out" <<'PY'
 import json, sys
-jobs = {j["name"]: j for f in sys.argv[1:] for j in json.load(open(f))["jobs"]}
+jobs = {j["name"]: j for f in sys.argv[1:5] for j in json.load(open(f))["jobs"]}
+jobs.update({j["name"] + "/pair": j for j in json.load(open(sys.argv[5]))["jobs"]})
 want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("X", "adaptive", "shared_s", 52.5), ("X", "dmodk", "shared_s", 70),
         ("Xpacked", "adaptive", "alone_s", 35), ("Xpacked", "dmodk", "alone_s", 35),
@@ -68,7 +70,8 @@ want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("Y", "adaptive", "shared_s", 55), ("Y", "dmodk", "shared_s", 72.5),
         ("XpackedPP", "adaptive", "alone_s", 55), ("XpackedPP", "dmodk", "alone_s", 55),
         ("E", "adaptive", "alone_s", 10), ("E", "dmodk", "alone_s", 10),
-        ("R", "adaptive", "alone_s", 20), ("R", "dmodk", "alone_s", 20)]
+        ("R", "adaptive", "alone_s", 20), ("R", "dmodk", "alone_s", 20),
+        ("X/pair", "adaptive", "shared_s", 52.5), ("X/pair", "dmodk", "shared_s", 70)]
 fails = 0
 for job, r, k, ms in want:
     got = jobs[job][r][k] * 1e3

@@ -48,6 +48,20 @@ struct Times {
   double alone = 0, shared = 0;
 };
 
+// Flows of one phase between the same two endpoints become one flow carrying their bytes.
+void merge_same_pair(std::vector<Transfer> &phase) {
+  std::map<std::pair<sg4::Host *, sg4::Host *>, size_t> at;
+  std::vector<Transfer> out;
+  for (const Transfer &t : phase) {
+    auto [it, fresh] = at.insert({{t.from, t.to}, out.size()});
+    if (fresh)
+      out.push_back(t);
+    else
+      out[it->second].bytes += t.bytes;
+  }
+  phase.swap(out);
+}
+
 // A netzone that holds only the routes it is given, in a hash map: SimGrid's full zone keeps a
 // table of (endpoints)^2 entries, which is too much beyond a few thousand endpoints. Subclasses
 // SimGrid's kernel NetZoneImpl (installed header, SimGrid 3.32).
@@ -80,7 +94,9 @@ class MapZone : public simgrid::kernel::routing::NetZoneImpl {
 // the endpoint pairs that talk.
 class Platform {
  public:
-  Platform(const Topology &topo, const Snapshot &snap) : zone_((new MapZone("netsim"))->get_iface()) {
+  // merge: flows of one job and phase between the same two NIC ports become one flow (max-min
+  // fairness per NIC pair instead of per flow; with tp ranks per NIC that is tp times fewer flows).
+  Platform(const Topology &topo, const Snapshot &snap, bool merge) : zone_((new MapZone("netsim"))->get_iface()) {
     for (int r = 0; r < kRoutings; ++r) {
       FabricModel model(topo, Routing(r));
       std::vector<sg4::Link *> links;
@@ -105,6 +121,8 @@ class Platform {
             }
             plan[jb][size_t(ph)].push_back({a, b, uint64_t(std::llround(f.bytes))});
           }
+        if (merge)
+          for (auto &phase : plan[jb]) merge_same_pair(phase);
       }
       plans_.push_back(std::move(plan));
     }
@@ -185,6 +203,11 @@ int main(int argc, char **argv) {
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  std::string fairness = "flow";
+  app.add_option("--fairness", fairness,
+                 "flow: max-min share per flow (default); pair: flows of a job between the same two NIC ports "
+                 "merged (share per NIC pair; much faster with tp ranks per NIC)")
+      ->check(CLI::IsMember({"flow", "pair"}));
   CLI11_PARSE(app, argc, argv);
 
   const auto wall0 = std::chrono::steady_clock::now();
@@ -201,7 +224,7 @@ int main(int argc, char **argv) {
     sg4::Engine::set_config("network/model:CM02");
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:1e15");
-    Platform pf(topo, snap);
+    Platform pf(topo, snap, fairness == "pair");
     std::vector<std::vector<Times>> times(kRoutings, std::vector<Times>(snap.jobs.size()));
     sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, snap.jobs.size(), times); });
     engine.run();
@@ -237,7 +260,7 @@ int main(int argc, char **argv) {
         out["total"][routing_name(Routing(r))] = {
             {"node_s_alone", wsum[r][0]}, {"node_s_shared", wsum[r][1]}, {"slowdown", slow(wsum[r][0], wsum[r][1])}};
       out["total"]["nodes"] = nodes;
-      out["sim"] = {{"endpoints", pf.endpoints()}, {"routes", pf.routes()}, {"wall_s", wall}};
+      out["sim"] = {{"endpoints", pf.endpoints()}, {"routes", pf.routes()}, {"fairness", fairness}, {"wall_s", wall}};
       std::cout << out.dump(2) << "\n";
     } else {
       std::printf("%-16s %6s  %12s %12s %8s  %12s %12s %8s\n", "job", "nodes", "adapt_alone", "adapt_shared", "slow",
