@@ -44,11 +44,14 @@ cat > "$tmp/pp.json" <<JSON
           {"name": "E", "layout": "tp=1,ep=2,dp=2", "nodes": $(list "$(h 2 0)" "$(h 3 0)"), "ep_bytes": 1e9}]}
 JSON
 # Per-NIC rings: a 2-rail fabric (NDR), tp=2 on 2 nodes of different units: each tp rank's DP ring
-# uses its own rail, 1 GB each way per ring: 20 ms (40 ms if both rings shared one NIC).
+# uses its own rail, 1 GB each way per ring: 20 ms (40 ms if both rings shared one NIC). PXN: tp=1,
+# dp=4 on 2 nodes of 2 GPUs: ring edges 1->2 and 3->0 leave GPU 1 for GPU 0 of the other node; sent
+# on rail 0 (the destination's), 1.5 GB: 30 ms (no route at all from rail 1 to rail 0).
 "$top_builddir/topoaware" generate rail --rails 2 --units 2 --hosts-per-unit 4 --spines-per-rail 1 --uplinks 4 \
   --speed NDR --json "$tmp/rail.json" >/dev/null || exit 99
 cat > "$tmp/rail_snap.json" <<JSON
-{"jobs": [{"name": "R", "layout": "tp=2,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9}]}
+{"jobs": [{"name": "R", "layout": "tp=2,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9},
+          {"name": "PXN", "layout": "tp=1,dp=4", "nodes": ["n0002", "n0006"], "dp_bytes": 1e9}]}
 JSON
 start=$(date +%s%N)
 "$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" || { echo "FAIL: netsim (text)"; exit 1; }
@@ -71,6 +74,7 @@ want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("XpackedPP", "adaptive", "alone_s", 55), ("XpackedPP", "dmodk", "alone_s", 55),
         ("E", "adaptive", "alone_s", 10), ("E", "dmodk", "alone_s", 10),
         ("R", "adaptive", "alone_s", 20), ("R", "dmodk", "alone_s", 20),
+        ("PXN", "adaptive", "alone_s", 30), ("PXN", "dmodk", "alone_s", 30),
         ("X/pair", "adaptive", "shared_s", 52.5), ("X/pair", "dmodk", "shared_s", 70)]
 fails = 0
 for job, r, k, ms in want:

@@ -133,9 +133,11 @@ JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job) {
     if (ra == 0 || rb == 0) throw std::runtime_error("host without a NIC port in the topology");
     Flow f;
     f.src_host = ha;
-    f.src_port = int(size_t(a % G) * ra / G);
     f.dst_host = hb;
     f.dst_port = int(size_t(b % G) * rb / G);
+    // PXN (NCCL >= 2.12): with as many NICs on both sides, the data crosses NVLink to the GPU on
+    // the destination's rail and leaves through that rail's NIC, so rails never cross.
+    f.src_port = ra == rb ? f.dst_port : int(size_t(a % G) * ra / G);
     f.bytes = bytes;
     t.phase[int(ph)].push_back(f);
   };

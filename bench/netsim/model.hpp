@@ -55,8 +55,10 @@ struct JobTraffic {
 // 2(d-1)/d * S (the bandwidth term of ring all-reduce: 2(d-1) steps of S/d). PP: each boundary
 // between consecutive stages, one flow forward and one backward of pp_bytes. EP: each member of an
 // expert group sends ep_bytes/ep to every other member. Traffic inside a node (NVLink) is left
-// out. A GPU's traffic leaves through NIC port floor(g * R / G) of its node (g = local GPU index,
-// R = the node's ports, G = GPUs per node): NCCL's per-NIC rings on multi-NIC nodes.
+// out. A GPU's traffic arrives on NIC port floor(g * R / G) of its node (g = local GPU index,
+// R = the node's ports, G = GPUs per node): NCCL's per-NIC rings on multi-NIC nodes; it leaves
+// through the source node's NIC of the same index (NCCL's PXN) when both nodes have R ports, else
+// through floor(g * R / G) of the source.
 JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job);
 
 enum class Routing : uint8_t { Adaptive = 0, DModK = 1 };
