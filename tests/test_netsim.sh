@@ -60,12 +60,14 @@ for c in ab a pp; do
 done
 "$bin" --topology "$tmp/rail.json" --snapshot "$tmp/rail_snap.json" --format json >"$tmp/rail.out" || exit 1
 "$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --fairness pair >"$tmp/pair.out" || exit 1
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --ring steps >"$tmp/steps.out" || exit 1
 end=$(date +%s%N)
-echo "six runs: $(((end - start) / 1000000)) ms wall"
-python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" "$tmp/pair.out" <<'PY'
+echo "seven runs: $(((end - start) / 1000000)) ms wall"
+python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" "$tmp/pair.out" "$tmp/steps.out" <<'PY'
 import json, sys
 jobs = {j["name"]: j for f in sys.argv[1:5] for j in json.load(open(f))["jobs"]}
 jobs.update({j["name"] + "/pair": j for j in json.load(open(sys.argv[5]))["jobs"]})
+jobs.update({j["name"] + "/steps": j for j in json.load(open(sys.argv[6]))["jobs"]})
 want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("X", "adaptive", "shared_s", 52.5), ("X", "dmodk", "shared_s", 70),
         ("Xpacked", "adaptive", "alone_s", 35), ("Xpacked", "dmodk", "alone_s", 35),
@@ -75,7 +77,10 @@ want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("E", "adaptive", "alone_s", 10), ("E", "dmodk", "alone_s", 10),
         ("R", "adaptive", "alone_s", 20), ("R", "dmodk", "alone_s", 20),
         ("PXN", "adaptive", "alone_s", 30), ("PXN", "dmodk", "alone_s", 30),
-        ("X/pair", "adaptive", "shared_s", 52.5), ("X/pair", "dmodk", "shared_s", 70)]
+        ("X/pair", "adaptive", "shared_s", 52.5), ("X/pair", "dmodk", "shared_s", 70),
+        ("X/steps", "adaptive", "alone_s", 35), ("X/steps", "dmodk", "alone_s", 35),
+        ("X/steps", "adaptive", "shared_s", 52.5), ("X/steps", "dmodk", "shared_s", 70),
+        ("Y/steps", "adaptive", "shared_s", 55), ("Y/steps", "dmodk", "shared_s", 72.5)]
 fails = 0
 for job, r, k, ms in want:
     got = jobs[job][r][k] * 1e3

@@ -128,7 +128,7 @@ JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job) {
   JobTraffic t;
   auto add = [&](Phase ph, uint32_t a, uint32_t b, double bytes) {
     const int ha = job.nodes[a / G], hb = job.nodes[b / G];
-    if (ha == hb || bytes <= 0) return;  // same node: NVLink
+    if (ha == hb || bytes <= 0) return -1;  // same node: NVLink
     const size_t ra = topo.hosts[size_t(ha)].ports.size(), rb = topo.hosts[size_t(hb)].ports.size();
     if (ra == 0 || rb == 0) throw std::runtime_error("host without a NIC port in the topology");
     Flow f;
@@ -140,20 +140,24 @@ JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job) {
     f.src_port = ra == rb ? f.dst_port : int(size_t(a % G) * ra / G);
     f.bytes = bytes;
     t.phase[int(ph)].push_back(f);
+    return int(t.phase[int(ph)].size()) - 1;
   };
   RankCoord c;
   for (c.tp = 0; c.tp < l.tp; ++c.tp) {
     // DP rings: fixed (tp, cp, pp), members in dp order, closed.
     if (l.dp > 1 && job.dp_bytes > 0) {
       const double e = 2.0 * (l.dp - 1) / l.dp * job.dp_bytes;
+      t.ring_steps = 2 * (l.dp - 1);
       for (c.pp = 0; c.pp < l.pp; ++c.pp)
-        for (c.cp = 0; c.cp < l.cp; ++c.cp)
+        for (c.cp = 0; c.cp < l.cp; ++c.cp) {
+          t.rings.emplace_back();
           for (uint32_t i = 0; i < l.dp; ++i) {
             RankCoord a = c, b = c;
             a.dp = i;
             b.dp = (i + 1) % l.dp;
-            add(Phase::DP, rank_of(l, a), rank_of(l, b), e);
+            t.rings.back().push_back(add(Phase::DP, rank_of(l, a), rank_of(l, b), e));
           }
+        }
     }
     // PP boundaries: fixed (tp, cp, dp), stage s to s+1 forward and back.
     if (l.pp > 1 && job.pp_bytes > 0)

@@ -49,6 +49,10 @@ const char *phase_name(Phase p);
 
 struct JobTraffic {
   std::vector<Flow> phase[kPhases];
+  // Every DP ring, members in ring order: entry i is the index in phase[DP] of the flow from member
+  // i to member i+1, or -1 when both are on one node. Used by the lock-step ring (--ring steps).
+  std::vector<std::vector<int>> rings;
+  uint32_t ring_steps = 0;  // 2(d-1)
 };
 
 // The step traffic of a job. DP: every ring edge between ranks on different nodes is one flow of

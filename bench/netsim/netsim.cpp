@@ -41,8 +41,14 @@ struct Transfer {
   sg4::Host *from, *to;
   uint64_t bytes;
 };
-// [job][phase] -> transfers, for one routing
-using Plan = std::vector<std::vector<std::vector<Transfer>>>;
+// One job's step for one routing: transfers per phase, and the DP rings (indices into the DP
+// phase's transfers, -1 inside a node) for the lock-step ring.
+struct JobPlan {
+  std::vector<std::vector<Transfer>> phases;
+  std::vector<std::vector<int>> rings;
+  uint32_t steps = 0;
+};
+using Plan = std::vector<JobPlan>;
 
 struct Times {
   double alone = 0, shared = 0;
@@ -106,7 +112,9 @@ class Platform {
       std::vector<Hop> hops;
       for (size_t jb = 0; jb < snap.jobs.size(); ++jb) {
         const JobTraffic t = job_traffic(topo, snap.jobs[jb]);
-        plan[jb].resize(kPhases);
+        plan[jb].phases.resize(kPhases);
+        plan[jb].rings = t.rings;
+        plan[jb].steps = t.ring_steps;
         for (int ph = 0; ph < kPhases; ++ph)
           for (const Flow &f : t.phase[ph]) {
             sg4::Host *a = endpoint(topo, r, f.src_host, f.src_port);
@@ -119,10 +127,10 @@ class Platform {
                                 h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
               zone_->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, lr, false);
             }
-            plan[jb][size_t(ph)].push_back({a, b, uint64_t(std::llround(f.bytes))});
+            plan[jb].phases[size_t(ph)].push_back({a, b, uint64_t(std::llround(f.bytes))});
           }
         if (merge)
-          for (auto &phase : plan[jb]) merge_same_pair(phase);
+          for (auto &phase : plan[jb].phases) merge_same_pair(phase);
       }
       plans_.push_back(std::move(plan));
     }
@@ -151,12 +159,43 @@ class Platform {
   std::vector<Plan> plans_;
 };
 
-// One job's step: its phases one after the other, the flows of a phase all at once.
-void run_step(const std::vector<std::vector<Transfer>> &phases) {
-  for (const auto &phase : phases) {
+// Lock-step ring all-reduce: 2(d-1) steps; in step k every member sends one chunk (S/d) to its
+// successor and starts step k+1 once its own send is done and its predecessor's chunk k arrived.
+// Inside a node (NVLink) a chunk arrives at once.
+void run_rings(const JobPlan &jp, const sg4::Host *where) {
+  std::vector<sg4::ActorPtr> members;
+  const std::vector<Transfer> &dp = jp.phases[size_t(Phase::DP)];
+  for (const std::vector<int> &ring : jp.rings) {
+    auto got = std::make_shared<std::vector<sg4::SemaphorePtr>>();
+    for (size_t i = 0; i < ring.size(); ++i) got->push_back(sg4::Semaphore::create(0));
+    for (size_t i = 0; i < ring.size(); ++i)
+      members.push_back(sg4::Actor::create("m", const_cast<sg4::Host *>(where), [&dp, &ring, &jp, got, i]() {
+        const int e = ring[i];
+        const size_t next = (i + 1) % ring.size();
+        for (uint32_t k = 0; k < jp.steps; ++k) {
+          if (e >= 0) {
+            const Transfer &t = dp[size_t(e)];
+            sg4::Comm::sendto_async(t.from, t.to, t.bytes / jp.steps)->wait();
+          }
+          (*got)[next]->release();
+          (*got)[i]->acquire();
+        }
+      }));
+  }
+  for (auto &m : members) m->join();
+}
+
+// One job's step: its phases one after the other, the flows of a phase all at once (or the DP
+// phase as lock-step rings).
+void run_step(const JobPlan &jp, bool lockstep, const sg4::Host *where) {
+  for (int ph = 0; ph < kPhases; ++ph) {
+    if (lockstep && ph == int(Phase::DP) && jp.steps > 0) {
+      run_rings(jp, where);
+      continue;
+    }
     std::vector<sg4::CommPtr> comms;
-    comms.reserve(phase.size());
-    for (const Transfer &t : phase)
+    comms.reserve(jp.phases[size_t(ph)].size());
+    for (const Transfer &t : jp.phases[size_t(ph)])
       if (t.bytes > 0) comms.push_back(sg4::Comm::sendto_async(t.from, t.to, t.bytes));
     sg4::Comm::wait_all(comms);
   }
@@ -164,21 +203,22 @@ void run_step(const std::vector<std::vector<Transfer>> &phases) {
 
 // Alone: every job by itself, one after the other (the fabric is idle in between, links have no
 // latency, so each measurement is independent); shared: all jobs started together.
-void drive(const Platform &pf, size_t jobs, std::vector<std::vector<Times>> &out) {
+void drive(const Platform &pf, size_t jobs, bool lockstep, std::vector<std::vector<Times>> &out) {
   for (int r = 0; r < kRoutings; ++r) {
     const Plan &plan = pf.plan(r);
     for (size_t j = 0; j < jobs; ++j) {
       const double t0 = sg4::Engine::get_clock();
-      run_step(plan[j]);
+      run_step(plan[j], lockstep, pf.driver());
       out[size_t(r)][j].alone = sg4::Engine::get_clock() - t0;
     }
     const double t0 = sg4::Engine::get_clock();
     std::vector<sg4::ActorPtr> actors;
     for (size_t j = 0; j < jobs; ++j)
-      actors.push_back(sg4::Actor::create("job" + std::to_string(j), pf.driver(), [&plan, &out, r, j, t0]() {
-        run_step(plan[j]);
-        out[size_t(r)][j].shared = sg4::Engine::get_clock() - t0;
-      }));
+      actors.push_back(
+          sg4::Actor::create("job" + std::to_string(j), pf.driver(), [&plan, &out, &pf, lockstep, r, j, t0]() {
+            run_step(plan[j], lockstep, pf.driver());
+            out[size_t(r)][j].shared = sg4::Engine::get_clock() - t0;
+          }));
     for (auto &a : actors) a->join();
   }
 }
@@ -208,8 +248,17 @@ int main(int argc, char **argv) {
                  "flow: max-min share per flow (default); pair: flows of a job between the same two NIC ports "
                  "merged (share per NIC pair; much faster with tp ranks per NIC)")
       ->check(CLI::IsMember({"flow", "pair"}));
+  std::string ring = "flows";
+  app.add_option("--ring", ring,
+                 "flows: a DP ring is one flow of 2(d-1)/d S per edge, all at once (default); steps: 2(d-1) "
+                 "lock-step chunks of S/d (slower to simulate; a ring's fast edges wait for its slowest)")
+      ->check(CLI::IsMember({"flows", "steps"}));
   CLI11_PARSE(app, argc, argv);
 
+  if (ring == "steps" && fairness == "pair") {
+    std::fprintf(stderr, "netsim: --ring steps keeps every ring's flows apart: use it with --fairness flow\n");
+    return 2;
+  }
   const auto wall0 = std::chrono::steady_clock::now();
   try {
     Topology topo = load_topology_file(topo_path);
@@ -226,7 +275,7 @@ int main(int argc, char **argv) {
     sg4::Engine::set_config("network/TCP-gamma:1e15");
     Platform pf(topo, snap, fairness == "pair");
     std::vector<std::vector<Times>> times(kRoutings, std::vector<Times>(snap.jobs.size()));
-    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, snap.jobs.size(), times); });
+    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, snap.jobs.size(), ring == "steps", times); });
     engine.run();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -260,7 +309,11 @@ int main(int argc, char **argv) {
         out["total"][routing_name(Routing(r))] = {
             {"node_s_alone", wsum[r][0]}, {"node_s_shared", wsum[r][1]}, {"slowdown", slow(wsum[r][0], wsum[r][1])}};
       out["total"]["nodes"] = nodes;
-      out["sim"] = {{"endpoints", pf.endpoints()}, {"routes", pf.routes()}, {"fairness", fairness}, {"wall_s", wall}};
+      out["sim"] = {{"endpoints", pf.endpoints()},
+                    {"routes", pf.routes()},
+                    {"fairness", fairness},
+                    {"ring", ring},
+                    {"wall_s", wall}};
       std::cout << out.dump(2) << "\n";
     } else {
       std::printf("%-16s %6s  %12s %12s %8s  %12s %12s %8s\n", "job", "nodes", "adapt_alone", "adapt_shared", "slow",
