@@ -3,3 +3,4 @@ include bench/engine.mk
 include bench/sim.mk
 include bench/discovery.mk
 include bench/slurm.mk
+include bench/netsim/local.mk

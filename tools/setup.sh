@@ -42,7 +42,7 @@ PKGS_BUILD="autoconf automake libtool pkg-config g++ make"
 # libhwloc-plugins: hwloc's PCI backend (hwloc_pci.so); without it hwloc sees no GPU or NIC on a
 # real node (libhwloc15 only recommends it). Compute nodes need it too: spank_topoaware(8).
 PKGS_LIBS="libhwloc-dev hwloc libhwloc-plugins libibnetdisc-dev libibmad-dev libibumad-dev libibverbs-dev libcmocka-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev"
+  nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsimgrid-dev"
 PKGS_TOOLS="graphviz ibsim-utils libumad2sim0 infiniband-diags time python3"
 PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # dpkg-dev: apt-get source; clang + libclang-rt: fuzz targets; debootstrap: the Slurm 24.11 test;

@@ -1,0 +1,96 @@
+#!/bin/bash
+# bench/netsim/netsim on the 32-host A/B case, known by hand (bench/netsim/README.md, "The hand case"):
+# 4 leaves x 8 hosts, 400 Gb/s (NDR 4x) everywhere, 4 uplinks per leaf = 2 spines x 2 parallel
+# cables (2:1). S = 1 GB per rank. Job X (tp=1, pp=2, dp=8 on 16 nodes; PP bytes 0) has its two DP
+# rings split 2 nodes per leaf; job Y (dp=16 on the other 16 nodes, 4 per leaf, every ring edge
+# between leaves) crosses the same uplinks. Expected step communication times of X:
+#   alone 35 ms (1.75 GB per ring edge at 50 GB/s), both routings; packed on 2 leaves also 35 ms;
+#   shared, adaptive: 6 flows on each leaf's 1600 Gb/s of uplinks -> 266.7 Gb/s -> 52.5 ms (1.5x);
+#   shared, D-mod-K: each X flow shares its cable (dest index mod 4) with one Y flow -> 70 ms (2.0x).
+# Y (1.875 GB per edge): alone 37.5 ms; shared 55 ms (adaptive), 72.5 ms (D-mod-K).
+set -u
+if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
+  echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
+  exit 77
+fi
+bin="$top_builddir/bench/netsim/netsim"
+[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$top_builddir/topoaware" generate fat-tree --leaves 4 --hosts-per-leaf 8 --uplinks 4 --spines 2 --speed NDR \
+  --json "$tmp/t.json" >/dev/null || exit 99
+
+# Host of leaf L (0..3), position i (0..7).
+h() { printf '"n%04d"\n' $((8 * $1 + $2 + 1)); }
+list() { local out="" x; for x in "$@"; do out="$out${out:+, }$x"; done; echo "[$out]"; }
+X_split=$(list $(for i in 0 2; do for L in 0 1 2 3; do h $L $i; h $L $((i + 1)); done; done))
+X_packed=$(list $(for L in 0 1; do for i in 0 1 2 3 4 5 6 7; do h $L $i; done; done))
+Y=$(list $(for i in 4 5 6 7; do for L in 0 1 2 3; do h $L $i; done; done))
+cat > "$tmp/ab.json" <<JSON
+{"schema": "topoaware-netsim/1", "jobs": [
+  {"name": "X", "layout": {"tp": 1, "pp": 2, "dp": 8}, "nodes": $X_split, "dp_bytes": 1e9, "pp_bytes": 0},
+  {"name": "Y", "layout": "tp=1,dp=16", "nodes": $Y, "dp_bytes": 1e9}
+]}
+JSON
+cat > "$tmp/a.json" <<JSON
+{"jobs": [{"name": "Xpacked", "layout": "tp=1,pp=2,dp=8", "nodes": $X_packed, "dp_bytes": 1e9}]}
+JSON
+# PP and the phase sum: X packed with 0.5 GB per PP boundary and direction: stage 0 on leaf 0,
+# stage 1 on leaf 1, 8 flows each way through 1600 Gb/s of uplinks (adaptive) or 2 per cable
+# (D-mod-K, destinations 0..7 mod 4): 200 Gb/s, 20 ms; then the DP phase, 35 ms: 55 ms.
+# EP: ep=2 over dp=2 on two leaves, 1 GB all-to-all buffer: 0.5 GB each way, 10 ms.
+cat > "$tmp/pp.json" <<JSON
+{"jobs": [{"name": "XpackedPP", "layout": "tp=1,pp=2,dp=8", "nodes": $X_packed, "dp_bytes": 1e9, "pp_bytes": 5e8},
+          {"name": "E", "layout": "tp=1,ep=2,dp=2", "nodes": $(list "$(h 2 0)" "$(h 3 0)"), "ep_bytes": 1e9}]}
+JSON
+# Per-NIC rings: a 2-rail fabric (NDR), tp=2 on 2 nodes of different units: each tp rank's DP ring
+# uses its own rail, 1 GB each way per ring: 20 ms (40 ms if both rings shared one NIC). PXN: tp=1,
+# dp=4 on 2 nodes of 2 GPUs: ring edges 1->2 and 3->0 leave GPU 1 for GPU 0 of the other node; sent
+# on rail 0 (the destination's), 1.5 GB: 30 ms (no route at all from rail 1 to rail 0).
+"$top_builddir/topoaware" generate rail --rails 2 --units 2 --hosts-per-unit 4 --spines-per-rail 1 --uplinks 4 \
+  --speed NDR --json "$tmp/rail.json" >/dev/null || exit 99
+cat > "$tmp/rail_snap.json" <<JSON
+{"jobs": [{"name": "R", "layout": "tp=2,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9},
+          {"name": "PXN", "layout": "tp=1,dp=4", "nodes": ["n0002", "n0006"], "dp_bytes": 1e9}]}
+JSON
+start=$(date +%s%N)
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" || { echo "FAIL: netsim (text)"; exit 1; }
+for c in ab a pp; do
+  "$bin" --topology "$tmp/t.json" --snapshot "$tmp/$c.json" --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
+done
+"$bin" --topology "$tmp/rail.json" --snapshot "$tmp/rail_snap.json" --format json >"$tmp/rail.out" || exit 1
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --fairness pair >"$tmp/pair.out" || exit 1
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --ring steps >"$tmp/steps.out" || exit 1
+end=$(date +%s%N)
+echo "seven runs: $(((end - start) / 1000000)) ms wall"
+python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" "$tmp/pair.out" "$tmp/steps.out" <<'PY'
+import json, sys
+jobs = {j["name"]: j for f in sys.argv[1:5] for j in json.load(open(f))["jobs"]}
+jobs.update({j["name"] + "/pair": j for j in json.load(open(sys.argv[5]))["jobs"]})
+jobs.update({j["name"] + "/steps": j for j in json.load(open(sys.argv[6]))["jobs"]})
+want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
+        ("X", "adaptive", "shared_s", 52.5), ("X", "dmodk", "shared_s", 70),
+        ("Xpacked", "adaptive", "alone_s", 35), ("Xpacked", "dmodk", "alone_s", 35),
+        ("Y", "adaptive", "alone_s", 37.5), ("Y", "dmodk", "alone_s", 37.5),
+        ("Y", "adaptive", "shared_s", 55), ("Y", "dmodk", "shared_s", 72.5),
+        ("XpackedPP", "adaptive", "alone_s", 55), ("XpackedPP", "dmodk", "alone_s", 55),
+        ("E", "adaptive", "alone_s", 10), ("E", "dmodk", "alone_s", 10),
+        ("R", "adaptive", "alone_s", 20), ("R", "dmodk", "alone_s", 20),
+        ("PXN", "adaptive", "alone_s", 30), ("PXN", "dmodk", "alone_s", 30),
+        ("X/pair", "adaptive", "shared_s", 52.5), ("X/pair", "dmodk", "shared_s", 70),
+        ("X/steps", "adaptive", "alone_s", 35), ("X/steps", "dmodk", "alone_s", 35),
+        ("X/steps", "adaptive", "shared_s", 52.5), ("X/steps", "dmodk", "shared_s", 70),
+        ("Y/steps", "adaptive", "shared_s", 55), ("Y/steps", "dmodk", "shared_s", 72.5)]
+fails = 0
+for job, r, k, ms in want:
+    got = jobs[job][r][k] * 1e3
+    ok = abs(got - ms) <= 0.01 * ms
+    fails += not ok
+    print("%s: %s %s %s = %.3f ms (expected %.1f ms)" % ("ok" if ok else "FAIL", job, r, k, got, ms))
+for r, s in (("adaptive", 1.5), ("dmodk", 2.0)):
+    got = jobs["X"][r]["slowdown"]
+    ok = abs(got - s) <= 0.01 * s
+    fails += not ok
+    print("%s: X slowdown %s = %.3f (expected %.1f)" % ("ok" if ok else "FAIL", r, got, s))
+sys.exit(1 if fails else 0)
+PY
