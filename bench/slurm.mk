@@ -33,3 +33,10 @@ dist_noinst_SCRIPTS += bench/topology_reload.sh
 bench-topology-reload: topoaware$(EXEEXT) $(taselect_LTLIBRARIES)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/topology_reload.sh $(BENCH_RELOAD_ARGS)
 .PHONY: bench-topology-reload
+
+# A deep queue (10,000 jobs by default) through real slurmctld: all complete; sdiag cycle times
+# against the pass-through (bench/README.md). Root; `make bench-queue-load BENCH_QUEUE_ARGS="--runs 3"`.
+dist_noinst_SCRIPTS += bench/queue_load.sh
+bench-queue-load: topoaware$(EXEEXT) $(taselect_LTLIBRARIES) $(slurmplugin_LTLIBRARIES)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/queue_load.sh $(BENCH_QUEUE_ARGS)
+.PHONY: bench-queue-load
