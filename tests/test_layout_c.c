@@ -408,6 +408,29 @@ static void test_env_errors(void **state) {
   assert_string_equal(ta_option_from_env_name("topo_max_wait", 13), "topo-max-wait");
 }
 
+/* Messages quote the job's environment, which any user writes: control bytes and bytes that are not
+ * UTF-8 must not reach slurmctld's log or the user's terminal (found by tests/fuzz/fuzz_options). */
+static void env_message_printable(const char *entry) {
+  topoaware_options_t o;
+  const char *env[] = {entry};
+  size_t i;
+  err[0] = '\0';
+  assert_int_equal(env_parse(env, 1, &o), -1);
+  assert_true(err[0] != '\0');
+  for (i = 0; err[i]; i++) {
+    unsigned char c = (unsigned char)err[i];
+    if (c < 0x20 || c == 0x7f || c >= 0xf5) fail_msg("byte 0x%02x at %zu in the message: %s", c, i, err);
+  }
+}
+
+static void test_env_messages_printable(void **state) {
+  (void)state;
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_d\x14=2");
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_\x1b[31mred=1");
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_tp=\x1b[2J\xff");
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_\r\x07\xff");
+}
+
 /* ---- topoaware.conf through the C API ---- */
 
 static void test_conf(void **state) {
@@ -503,6 +526,7 @@ int main(void) {
       cmocka_unit_test(test_layout_string),   cmocka_unit_test(test_complete_ok),
       cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_small_error_buffer),
       cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_env_errors),
+      cmocka_unit_test(test_env_messages_printable),
       cmocka_unit_test(test_conf),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

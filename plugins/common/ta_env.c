@@ -8,6 +8,19 @@ static const char *const ta_option_names[] = {
     "tp", "cp", "ep", "dp", "pp", "rank-order", "topo-mode", "topo-max-wait", "nccl-hints",
 };
 
+/* At most n bytes of s (fewer at a NUL) as printable ASCII, '?' for every other byte, into out:
+ * the entries quoted in messages come from a user's job environment, and the messages go to
+ * slurmctld's log and the user's terminal. Returns out. */
+static const char *ta_shown(const char *s, size_t n, char *out, size_t outlen)
+{
+	size_t i;
+
+	for (i = 0; i < n && s[i] && i + 1 < outlen; i++)
+		out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
 const char *ta_option_from_env_name(const char *env_name, size_t len)
 {
 	size_t i, k;
@@ -30,7 +43,7 @@ const char *ta_option_from_env_name(const char *env_name, size_t len)
 int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t count, char *err, size_t errlen)
 {
 	const size_t plen = strlen(TA_ENV_PREFIX);
-	char why[TOPOAWARE_ERR_LEN];
+	char why[TOPOAWARE_ERR_LEN], shown[128];
 	uint32_t i;
 
 	topoaware_options_init(opts);
@@ -46,15 +59,16 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 			continue;
 		eq = strchr(e + plen, '=');
 		if (!eq) {
-			snprintf(err, errlen, "job environment entry %.80s has no value", e);
+			snprintf(err, errlen, "job environment entry %s has no value", ta_shown(e, 80, shown, sizeof(shown)));
 			return -1;
 		}
 		name = ta_option_from_env_name(e + plen, (size_t)(eq - (e + plen)));
 		if (!name) {
 			snprintf(err, errlen,
-				 "unknown topoaware option '%.*s' in the job's SPANK environment; the options are "
+				 "unknown topoaware option '%s' in the job's SPANK environment; the options are "
 				 "--tp, --cp, --ep, --dp, --pp, --rank-order, --topo-mode, --topo-max-wait and --nccl-hints",
-				 (int)((eq - (e + plen)) > 64 ? 64 : (eq - (e + plen))), e + plen);
+				 ta_shown(e + plen, (size_t)(eq - (e + plen)) > 64 ? 64 : (size_t)(eq - (e + plen)), shown,
+					  sizeof(shown)));
 			return -1;
 		}
 		bit = topoaware_option_bit(name);
@@ -63,7 +77,7 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 			return -1;
 		}
 		if (topoaware_options_set(opts, name, eq + 1, why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "--%s=%.64s: %s", name, eq + 1, why);
+			snprintf(err, errlen, "--%s=%s: %s", name, ta_shown(eq + 1, 64, shown, sizeof(shown)), why);
 			return -1;
 		}
 	}
