@@ -433,6 +433,33 @@ static void test_env_messages_printable(void **state) {
 
 /* ---- topoaware.conf through the C API ---- */
 
+/* Paths are data: the bytes of TopologyFile= and StatusFile= reach the plugin as written, even those
+ * that are not UTF-8 text (a message would show them as '?', a path must not; found by
+ * tests/fuzz/fuzz_config). */
+static void test_conf_paths_verbatim(void **state) {
+  char dir[] = "/tmp/test_layout_c.XXXXXX", path[256], buf[512];
+  const char *topo = "/srv/\xff\xfe/topo\xc2\x80.json", *status = "/var/spool/st\xe9tus.json";
+  int found = -1;
+  FILE *f;
+  topoaware_conf_t *c;
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/topoaware.conf", dir);
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "TopologyFile=%s\nStatusFile=%s\n", topo, status);
+  fclose(f);
+  c = topoaware_conf_load(path, &found, err, sizeof(err));
+  assert_non_null(c);
+  assert_int_equal(topoaware_conf_topology(c, buf, sizeof(buf)), 0);
+  assert_string_equal(buf, topo);
+  assert_int_equal(topoaware_conf_status_file(c, "/var/spool/slurmctld", buf, sizeof(buf)), 0);
+  assert_string_equal(buf, status);
+  topoaware_conf_free(c);
+  unlink(path);
+  rmdir(dir);
+}
+
 static void test_conf(void **state) {
   char dir[] = "/tmp/test_layout_c.XXXXXX", path[256], buf[512];
   int found = -1;
@@ -528,6 +555,7 @@ int main(void) {
       cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_env_errors),
       cmocka_unit_test(test_env_messages_printable),
       cmocka_unit_test(test_conf),
+      cmocka_unit_test(test_conf_paths_verbatim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
