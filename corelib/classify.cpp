@@ -685,13 +685,13 @@ void Classifier::anomalies() {
   auto end_level = [&](uint64_t g) { int s = sw_of(g); return s < 0 ? 0 : t_.switches[s].level; };
   std::map<std::pair<int, int>, std::vector<double>> gbps_by_levels;
   for (const auto &l : t_.links) {
-    auto key = std::minmax(end_level(l.a), end_level(l.b));
+    const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
     for (int c = 0; c < l.cables(); c++) gbps_by_levels[key].push_back(l.gbps());
   }
   std::map<std::pair<int, int>, double> usual;
   for (const auto &[k, v] : gbps_by_levels) usual[k] = mode_of(v);
   for (const auto &l : t_.links) {
-    auto key = std::minmax(end_level(l.a), end_level(l.b));
+    const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
     if (l.gbps() >= usual[key] || l.width == 0 || l.speed == LinkSpeed::Unknown) continue;
     auto end_name = [&](uint64_t g) {
       int s = sw_of(g);
