@@ -446,7 +446,8 @@ Topology topology_from_json(const std::string &text) {
   rjson j;
   try {
     j = rjson::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
+  } catch (const nlohmann::json::exception &e) {
+    // parse_error, and out_of_range for a number beyond a double ("1e400"): both are bad files.
     r.fail(std::string("not valid JSON: ") + e.what());
   }
   Topology t = parse(j, r);  // structure first: its messages say what is wrong where
