@@ -424,7 +424,9 @@ Topology parse(const rjson &j, const Reader &r) {
   return t;
 }
 
-std::string render(const ojson &j) { return j.dump(1) + "\n"; }
+// Names and descriptions come from the fabric (node descriptions are whatever an admin or a vendor
+// set): bytes that are not UTF-8 are written as U+FFFD rather than refused with an exception.
+std::string render(const ojson &j) { return j.dump(1, ' ', false, ojson::error_handler_t::replace) + "\n"; }
 
 }  // namespace
 
