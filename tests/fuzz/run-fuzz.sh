@@ -7,6 +7,7 @@
 #
 #   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000)
+#   --max-seconds S  with --runs: stop a target after S seconds all the same
 #   TARGET      ibnetdiscover topology_json config options status hostlist (default: all)
 #
 # Prints one line per target (executions, exec/s, coverage and features, corpus) and exits 1 if a
@@ -19,13 +20,14 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=$top/_build
-mode=time amount=60 work=""
+mode=time amount=60 work="" cap=""
 targets=()
 while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) build=$2; shift ;;
     --smoke) mode=time amount=$2; shift ;;
     --runs) mode=runs amount=$2; shift ;;
+    --max-seconds) cap=$2; shift ;;
     --work) work=$2; shift ;;
     -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-fuzz.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
@@ -109,7 +111,7 @@ for t in "${targets[@]}"; do
   fi
   # 2. fuzz.
   limit=-max_total_time=$amount
-  [ "$mode" = runs ] && limit=-runs=$amount
+  [ "$mode" = runs ] && limit="-runs=$amount${cap:+ -max_total_time=$cap}"
   t0=$SECONDS
   # shellcheck disable=SC2046
   nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 -jobs=1 -workers=1 \
