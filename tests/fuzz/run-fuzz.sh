@@ -36,7 +36,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist)
-build=$(cd "$build" 2>/dev/null && pwd) || { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
+build=$(cd "$build" 2>/dev/null && pwd) ||
+  { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
 work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
 
 skip() {
