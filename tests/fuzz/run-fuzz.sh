@@ -114,10 +114,11 @@ for t in "${targets[@]}"; do
   limit=-max_total_time=$amount
   [ "$mode" = runs ] && limit="-runs=$amount${cap:+ -max_total_time=$cap}"
   t0=$SECONDS
+  # One process (no -jobs/-workers: with them libFuzzer forks a worker that logs to ./fuzz-N.log).
   # shellcheck disable=SC2046
-  nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 -jobs=1 -workers=1 \
+  (cd "$work" && nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
     -dict="$here/dict/$(dict "$t").dict" -artifact_prefix="$art/" -print_final_stats=1 \
-    "$corpus" $(seed_dirs "$t") >"$log/$t.log" 2>&1
+    "$corpus" $(seed_dirs "$t")) >"$log/$t.log" 2>&1
   rc=$?
   secs=$((SECONDS - t0))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log/$t.log" | tail -n1)
