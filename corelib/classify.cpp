@@ -215,8 +215,16 @@ void Classifier::collect_hosts() {
       unnamed = true;
     }
     std::string reason;
+    // A name a Slurm host list cannot hold is no Slurm node name (and topology.json lists hosts
+    // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map.
+    const bool bad_name = name.empty() || std::any_of(name.begin(), name.end(), [](char c) {
+      return c == ' ' || c == '\t' || c == ',' || c == '[' || c == ']' || (static_cast<unsigned char>(c) < 0x20) ||
+             c == 0x7f;
+    });
     if (is_sharp_node(n.desc)) {
       reason = "SHARP Aggregation Node";
+    } else if (bad_name) {
+      reason = "name is not a Slurm node name (blank, ',', '[', ']' or a control character)";
     } else if (opts_.compute_nodes) {
       if (!wanted.count(name)) reason = "not in the node list";
     } else if (unnamed && !opts_.keep_unnamed) {

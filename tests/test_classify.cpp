@@ -1,6 +1,7 @@
 // classify() on real dumps (tests/fixtures/ib, see PROVENANCE.md there) and on small fabrics
 // built by hand. Expected values were written down from reading the dumps.
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -221,6 +222,28 @@ static void test_slow_link_by_levels(void **) {
   assert_true(has_anomaly(t, "slow-link", "leaf2-spine2") || has_anomaly(t, "slow-link", "spine2-leaf2"));
 }
 
+// A host name that a Slurm host list cannot hold ("Mell]anox", "a,b" from node descriptions) is
+// ignored with its reason; topology.json is still written (hostlist_compress threw and ended
+// topoaware discover; found by tests/fuzz/fuzz_ibnetdiscover).
+static void test_names_slurm_cannot_hold(void **) {
+  FabricNode leaf = node(NodeType::Switch, "leaf1");
+  std::vector<FabricNode> hosts = {node(NodeType::Ca, "h1 mlx5_0"), node(NodeType::Ca, "Mell]anox mlx5_0"),
+                                   node(NodeType::Ca, "a,b mlx5_0"), node(NodeType::Ca, "r[1 mlx5_0")};
+  Fabric f;
+  for (size_t h = 0; h < hosts.size(); h++) link(f, hosts[h], 1, leaf, int(h) + 1);
+  for (auto &n : hosts) f.add_node(n);
+  f.add_node(leaf);
+  f.finish();
+  Topology t = classify(f, {});
+  assert_int_equal(t.hosts.size(), 1);
+  assert_string_equal(t.hosts[0].name.c_str(), "h1");
+  int bad = 0;
+  for (const auto &i : t.ignored) bad += i.reason.find("not a Slurm node name") != std::string::npos;
+  assert_int_equal(bad, 3);
+  const std::string json = to_json(t);
+  assert_string_equal(to_json(*std::make_unique<Topology>(topology_from_json(json))).c_str(), json.c_str());
+}
+
 // The output does not depend on the order in which the fabric was walked.
 static void test_order_independent(void **) {
   Fabric f = parse_ibnetdiscover_file(kIb + "loginoff-2014-qdr-fdr.ibnetdiscover");
@@ -312,7 +335,7 @@ int main() {
       cmocka_unit_test(test_loginoff_all_hosts),   cmocka_unit_test(test_loginoff_stage_nodes),
       cmocka_unit_test(test_x5_with_and_without_map), cmocka_unit_test(test_sharp_ignored),
       cmocka_unit_test(test_fat_tree_by_hand),     cmocka_unit_test(test_order_independent),
-      cmocka_unit_test(test_slow_link_by_levels),
+      cmocka_unit_test(test_slow_link_by_levels), cmocka_unit_test(test_names_slurm_cannot_hold),
       cmocka_unit_test(test_rails_by_hand),        cmocka_unit_test(test_dragonfly_by_hand),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
