@@ -475,6 +475,14 @@ void Classifier::build_leaf_groups() {
                   " different leaf groups; it is placed with the leaf of its first port (" +
                   t_.switches[h.leaf].name + ")");
   }
+  // Such a host is listed by the group it is placed with only: topology.json's reader refuses a
+  // group that lists a host of another group (a written file must read back).
+  for (size_t g = 0; g < t_.leaf_groups.size(); g++) {
+    auto &hs = t_.leaf_groups[g].hosts;
+    hs.erase(std::remove_if(hs.begin(), hs.end(),
+                            [&](int h) { return t_.hosts[h].leaf_group != static_cast<int>(g); }),
+             hs.end());
+  }
   for (const auto &g : t_.leaf_groups)
     if (g.leaves.size() > 1) t_.rail_optimized = true;
 }

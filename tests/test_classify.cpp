@@ -244,6 +244,33 @@ static void test_names_slurm_cannot_hold(void **) {
   assert_string_equal(to_json(*std::make_unique<Topology>(topology_from_json(json))).c_str(), json.c_str());
 }
 
+// A host with ports on leaves of two leaf groups is placed with its first port's group and listed by
+// that group only, so the topology.json written reads back (the other group listed it too and the
+// reader refused the file; found by tests/fuzz/fuzz_ibnetdiscover).
+static void test_host_on_two_leaf_groups(void **) {
+  FabricNode leaf1 = node(NodeType::Switch, "leaf1"), leaf2 = node(NodeType::Switch, "leaf2");
+  FabricNode spine = node(NodeType::Switch, "spine1");
+  std::vector<FabricNode> hosts = {node(NodeType::Ca, "h1 mlx5_0"), node(NodeType::Ca, "h2 mlx5_0"),
+                                   node(NodeType::Ca, "h3 mlx5_0")};
+  Fabric f;
+  link(f, hosts[0], 1, leaf1, 1);
+  link(f, hosts[1], 1, leaf1, 2);
+  link(f, hosts[1], 2, leaf2, 1);  // h2 on both leaves
+  link(f, hosts[2], 1, leaf2, 2);
+  link(f, leaf1, 10, spine, 1);
+  link(f, leaf2, 10, spine, 2);
+  for (auto &n : hosts) f.add_node(n);
+  for (auto *n : {&leaf1, &leaf2, &spine}) f.add_node(*n);
+  f.finish();
+  Topology t = classify(f, {});
+  assert_true(has_anomaly(t, "host-on-several-leaf-groups", "h2"));
+  for (size_t g = 0; g < t.leaf_groups.size(); g++)
+    for (int h : t.leaf_groups[g].hosts) assert_int_equal(t.hosts[h].leaf_group, int(g));
+  const std::string json = to_json(t);
+  Topology back = topology_from_json(json);
+  assert_string_equal(to_json(back).c_str(), json.c_str());
+}
+
 // The output does not depend on the order in which the fabric was walked.
 static void test_order_independent(void **) {
   Fabric f = parse_ibnetdiscover_file(kIb + "loginoff-2014-qdr-fdr.ibnetdiscover");
@@ -336,6 +363,7 @@ int main() {
       cmocka_unit_test(test_x5_with_and_without_map), cmocka_unit_test(test_sharp_ignored),
       cmocka_unit_test(test_fat_tree_by_hand),     cmocka_unit_test(test_order_independent),
       cmocka_unit_test(test_slow_link_by_levels), cmocka_unit_test(test_names_slurm_cannot_hold),
+      cmocka_unit_test(test_host_on_two_leaf_groups),
       cmocka_unit_test(test_rails_by_hand),        cmocka_unit_test(test_dragonfly_by_hand),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
