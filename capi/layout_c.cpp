@@ -29,10 +29,14 @@ int fail(char *err, size_t errlen, const char *msg) {
   return -1;
 }
 
-// Copies s into buf; -1 if it did not fit.
+// Copies the data s (a path, a layout's text) into buf byte for byte: unlike a message it is not made
+// printable (a path may hold any byte but NUL and '/' has its meaning). -1 if it did not fit (buf
+// then holds a terminated prefix).
 int copy_out(const std::string &s, char *buf, size_t len) {
   if (!buf || len == 0) return -1;
-  put(buf, len, s.c_str());
+  const size_t n = s.size() < len ? s.size() : len - 1;
+  std::memcpy(buf, s.data(), n);
+  buf[n] = '\0';
   return s.size() < len ? 0 : -1;
 }
 
@@ -343,8 +347,7 @@ int topoaware_conf_status_file(const topoaware_conf_t *conf, const char *state_s
     }
     std::string p = status_path(cfg, state_save_location ? state_save_location : "");
     if (p.size() >= len) return fail(buf, len, "the status file's path is too long");
-    put(buf, len, p.c_str());
-    return 0;
+    return copy_out(p, buf, len);
   });
   return rc;
 }

@@ -215,8 +215,16 @@ void Classifier::collect_hosts() {
       unnamed = true;
     }
     std::string reason;
+    // A name a Slurm host list cannot hold is no Slurm node name (and topology.json lists hosts
+    // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map.
+    const bool bad_name = name.empty() || std::any_of(name.begin(), name.end(), [](char c) {
+      return c == ' ' || c == '\t' || c == ',' || c == '[' || c == ']' || (static_cast<unsigned char>(c) < 0x20) ||
+             c == 0x7f;
+    });
     if (is_sharp_node(n.desc)) {
       reason = "SHARP Aggregation Node";
+    } else if (bad_name) {
+      reason = "name is not a Slurm node name (blank, ',', '[', ']' or a control character)";
     } else if (opts_.compute_nodes) {
       if (!wanted.count(name)) reason = "not in the node list";
     } else if (unnamed && !opts_.keep_unnamed) {
@@ -467,6 +475,14 @@ void Classifier::build_leaf_groups() {
                   " different leaf groups; it is placed with the leaf of its first port (" +
                   t_.switches[h.leaf].name + ")");
   }
+  // Such a host is listed by the group it is placed with only: topology.json's reader refuses a
+  // group that lists a host of another group (a written file must read back).
+  for (size_t g = 0; g < t_.leaf_groups.size(); g++) {
+    auto &hs = t_.leaf_groups[g].hosts;
+    hs.erase(std::remove_if(hs.begin(), hs.end(),
+                            [&](int h) { return t_.hosts[h].leaf_group != static_cast<int>(g); }),
+             hs.end());
+  }
   for (const auto &g : t_.leaf_groups)
     if (g.leaves.size() > 1) t_.rail_optimized = true;
 }
@@ -685,13 +701,13 @@ void Classifier::anomalies() {
   auto end_level = [&](uint64_t g) { int s = sw_of(g); return s < 0 ? 0 : t_.switches[s].level; };
   std::map<std::pair<int, int>, std::vector<double>> gbps_by_levels;
   for (const auto &l : t_.links) {
-    auto key = std::minmax(end_level(l.a), end_level(l.b));
+    const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
     for (int c = 0; c < l.cables(); c++) gbps_by_levels[key].push_back(l.gbps());
   }
   std::map<std::pair<int, int>, double> usual;
   for (const auto &[k, v] : gbps_by_levels) usual[k] = mode_of(v);
   for (const auto &l : t_.links) {
-    auto key = std::minmax(end_level(l.a), end_level(l.b));
+    const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
     if (l.gbps() >= usual[key] || l.width == 0 || l.speed == LinkSpeed::Unknown) continue;
     auto end_name = [&](uint64_t g) {
       int s = sw_of(g);

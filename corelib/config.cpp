@@ -239,7 +239,10 @@ Config parse_config(std::string_view text, std::string_view source) {
       cfg.partitions.emplace(str(name), p);
       continue;
     }
-    for (auto [key, v] : words) {
+    for (const auto &word : words) {
+      // Plain variables, not a structured binding: the lambda below uses them, which C++17 does not
+      // allow for structured bindings (g++ accepts it, clang++ refuses).
+      const std::string_view key = word.first, v = word.second;
       // Each global key once in the file (keys compared case-insensitively).
       auto once = [&](const char *canonical) {
         if (!iequal(key, canonical)) return false;

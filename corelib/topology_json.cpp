@@ -430,7 +430,9 @@ Topology parse(const rjson &j, const Reader &r) {
   return t;
 }
 
-std::string render(const ojson &j) { return j.dump(1) + "\n"; }
+// Names and descriptions come from the fabric (node descriptions are whatever an admin or a vendor
+// set): bytes that are not UTF-8 are written as U+FFFD rather than refused with an exception.
+std::string render(const ojson &j) { return j.dump(1, ' ', false, ojson::error_handler_t::replace) + "\n"; }
 
 }  // namespace
 
@@ -452,7 +454,8 @@ Topology topology_from_json(const std::string &text) {
   rjson j;
   try {
     j = rjson::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
+  } catch (const nlohmann::json::exception &e) {
+    // parse_error, and out_of_range for a number beyond a double ("1e400"): both are bad files.
     r.fail(std::string("not valid JSON: ") + e.what());
   }
   Topology t = parse(j, r);  // structure first: its messages say what is wrong where

@@ -46,7 +46,8 @@
 namespace topoaware {
 
 ParseError::ParseError(const std::string &file_, int line_, const std::string &msg)
-    : std::runtime_error(file_ + ":" + std::to_string(line_) + ": " + msg), file(file_), line(line_) {}
+    // The message quotes the dump (node descriptions, excerpts): printable text whatever it holds.
+    : std::runtime_error(file_ + ":" + std::to_string(line_) + ": " + printable_text(msg)), file(file_), line(line_) {}
 
 namespace {
 
@@ -90,16 +91,9 @@ bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(
 // A short, printable excerpt of what was found, for messages.
 std::string excerpt(std::string_view s) {
   if (s.empty()) return "the end of the line";
-  std::string out = "'";
-  size_t n = 0;
-  for (char c : s) {
-    if (n++ == 40) {
-      out += "...";
-      break;
-    }
-    out += c == '\t' ? ' ' : c;
-  }
-  return out + "'";
+  // At most 40 bytes, cut between UTF-8 characters; ParseError makes the rest printable.
+  const size_t n = s.size() > 40 ? utf8_prefix(s.data(), 40) : s.size();
+  return "'" + std::string(s.substr(0, n)) + (n < s.size() ? "..." : "") + "'";
 }
 
 // Lines the IB libraries print on stderr while walking (kept as problems, see the top comment):

@@ -22,3 +22,4 @@ include tests/select_cluster.mk
 include tests/show.mk
 include tests/demo.mk
 include tests/golden.mk
+include tests/fuzz/local.mk

@@ -7,6 +7,4 @@ tests_test_parser_SOURCES = tests/test_parser.cpp
 tests_test_parser_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_parser_LDADD = $(TESTS_LIBS)
 
-# The libFuzzer target is built and run by tests/fuzz/run-fuzz.sh with clang (it is slow and
-# needs -fsanitize=fuzzer), never by make check: `tests/fuzz/run-fuzz.sh [seconds]`.
-EXTRA_DIST += tests/fuzz/fuzz_parser.cpp tests/fuzz/run-fuzz.sh tests/fuzz/ibnetdiscover.dict
+# Its libFuzzer target (tests/fuzz/fuzz_ibnetdiscover.cpp) is built by `make fuzz` (tests/fuzz/local.mk).

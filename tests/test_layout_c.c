@@ -566,7 +566,57 @@ static void test_printable(void **state) {
   }
 }
 
+/* Messages quote the job's environment, which any user writes: control bytes and bytes that are not
+ * UTF-8 must not reach slurmctld's log or the user's terminal (found by tests/fuzz/fuzz_options). */
+static void env_message_printable(const char *entry) {
+  topoaware_options_t o;
+  const char *env[] = {entry};
+  size_t i;
+  err[0] = '\0';
+  assert_int_equal(env_parse(env, 1, &o), -1);
+  assert_true(err[0] != '\0');
+  for (i = 0; err[i]; i++) {
+    unsigned char c = (unsigned char)err[i];
+    if (c < 0x20 || c == 0x7f || c >= 0xf5) fail_msg("byte 0x%02x at %zu in the message: %s", c, i, err);
+  }
+}
+
+static void test_env_messages_printable(void **state) {
+  (void)state;
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_d\x14=2");
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_\x1b[31mred=1");
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_tp=\x1b[2J\xff");
+  env_message_printable("_SLURM_SPANK_OPTION_topoaware_\r\x07\xff");
+}
+
 /* ---- topoaware.conf through the C API ---- */
+
+/* Paths are data: the bytes of TopologyFile= and StatusFile= reach the plugin as written, even those
+ * that are not UTF-8 text (a message would show them as '?', a path must not; found by
+ * tests/fuzz/fuzz_config). */
+static void test_conf_paths_verbatim(void **state) {
+  char dir[] = "/tmp/test_layout_c.XXXXXX", path[256], buf[512];
+  const char *topo = "/srv/\xff\xfe/topo\xc2\x80.json", *status = "/var/spool/st\xe9tus.json";
+  int found = -1;
+  FILE *f;
+  topoaware_conf_t *c;
+  (void)state;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/topoaware.conf", dir);
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "TopologyFile=%s\nStatusFile=%s\n", topo, status);
+  fclose(f);
+  c = topoaware_conf_load(path, &found, err, sizeof(err));
+  assert_non_null(c);
+  assert_int_equal(topoaware_conf_topology(c, buf, sizeof(buf)), 0);
+  assert_string_equal(buf, topo);
+  assert_int_equal(topoaware_conf_status_file(c, "/var/spool/slurmctld", buf, sizeof(buf)), 0);
+  assert_string_equal(buf, status);
+  topoaware_conf_free(c);
+  unlink(path);
+  rmdir(dir);
+}
 
 static void test_conf(void **state) {
   char dir[] = "/tmp/test_layout_c.XXXXXX", path[256], buf[512];
@@ -661,9 +711,12 @@ int main(void) {
       cmocka_unit_test(test_check_whole),     cmocka_unit_test(test_option_bits),
       cmocka_unit_test(test_layout_string),   cmocka_unit_test(test_complete_ok),
       cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_small_error_buffer),
-      cmocka_unit_test(test_env_ok), cmocka_unit_test(test_vars),          cmocka_unit_test(test_env_errors),
-      cmocka_unit_test(test_option_table),    cmocka_unit_test(test_printable),
+      cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_vars),
+      cmocka_unit_test(test_env_errors),      cmocka_unit_test(test_option_table),
+      cmocka_unit_test(test_printable),
+      cmocka_unit_test(test_env_messages_printable),
       cmocka_unit_test(test_conf),
+      cmocka_unit_test(test_conf_paths_verbatim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

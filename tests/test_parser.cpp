@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "text.hpp"
 #include "cmocka_cxx.hpp"
 #include "ibnetdiscover_parser.hpp"
 #include "node_name_map.hpp"
@@ -640,6 +641,24 @@ void test_node_name_map_errors(void **) {
   }
 }
 
+// Messages quote the dump: bytes that are not UTF-8, C1 controls and an excerpt cut at its 40th byte
+// inside a character all reach the user as printable text (found by tests/fuzz/fuzz_ibnetdiscover).
+void test_messages_printable(void **) {
+  std::string long_utf8 = "x";
+  for (int i = 0; i < 30; i++) long_utf8 += "\xc3\xa9";  // 'e' acute: the 40-byte cut falls inside one
+  for (const std::string &line : {std::string("\xcc\xcb\xf5\x9c\x9e\x98 hello"), std::string("\xc2\x85 next line"),
+                                   long_utf8}) {
+    std::string what;
+    try {
+      parse_text(line + "\n");
+    } catch (const ParseError &e) {
+      what = e.what();
+    }
+    if (what.empty()) fail_msg("no ParseError for a line of junk");
+    if (printable_text(what) != what) fail_msg("message is not printable text: %s", printable_text(what).c_str());
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -652,6 +671,7 @@ int main() {
       cmocka_unit_test(test_bad_files),            cmocka_unit_test(test_bad_inline),
       cmocka_unit_test(test_node_name_map_fixture), cmocka_unit_test(test_node_name_map_forms),
       cmocka_unit_test(test_node_name_map_errors),
+      cmocka_unit_test(test_messages_printable),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

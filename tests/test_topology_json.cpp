@@ -49,11 +49,27 @@ static void expect_error(const std::string &text, const char *needle) {
   }
 }
 
+// A node description that is not UTF-8 (found by tests/fuzz/fuzz_ibnetdiscover): topology.json is
+// still written (U+FFFD for the bad bytes) and reads back.
+static void test_non_utf8_names(void **) {
+  Topology t = topology_from_json(fixture_json());
+  assert_true(!t.switches.empty());
+  t.switches[0].desc = "switch \xff\xfe in rack \xc3";
+  const std::string text = to_json(t);
+  assert_true(text.find("switch \xef\xbf\xbd\xef\xbf\xbd in rack \xef\xbf\xbd") != std::string::npos);
+  Topology back = topology_from_json(text);
+  assert_string_equal(to_json(back).c_str(), text.c_str());
+}
+
 static void test_rejects(void **) {
   std::string text = fixture_json();
   expect_error("", "not valid JSON");
   expect_error(text.substr(0, text.size() / 2), "not valid JSON");
   expect_error("[]", "not a JSON object");
+  // A number beyond a double is nlohmann's out_of_range, not parse_error: still a TopologyError
+  // (found by tests/fuzz/fuzz_topology_json).
+  expect_error("{\"schema\": 2e2700}", "not valid JSON");
+  expect_error("{\"max_level\": -1e999}", "not valid JSON");
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
   auto edited = [&](auto change) {
     nlohmann::ordered_json k = j;
@@ -124,7 +140,7 @@ static void test_refuses_what_is_not_a_file(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
-      cmocka_unit_test(test_rejects),
+      cmocka_unit_test(test_rejects), cmocka_unit_test(test_non_utf8_names),
       cmocka_unit_test(test_atomic_write_and_load),
       cmocka_unit_test(test_refuses_what_is_not_a_file),
   };

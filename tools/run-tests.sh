@@ -3,16 +3,19 @@
 #   1. tools/setup.sh --no-demo  (packages, Slurm source tree, out-of-tree build; idempotent)
 #   2. make check                (CMocka units and integration tests; as root these start their own
 #                                 ibsim, slurmctld and slurmd, and a Slurm 24.11 root for topology/block)
-#   3. make distcheck            (the release tarball builds and its tests pass; tests that need root
+#   3. fuzz smoke                (tests/fuzz/run-fuzz.sh --smoke 60: every libFuzzer target built with
+#                                 clang and run 60 s; fails on any crash or broken invariant)
+#   4. make distcheck            (the release tarball builds and its tests pass; tests that need root
 #                                 or daemons skip there)
-#   4. tools/fresh-root.sh       (the fresh-machine check: setup, build and make check inside a new
+#   5. tools/fresh-root.sh       (the fresh-machine check: setup, build and make check inside a new
 #                                 debootstrap Debian 12 root with only the packages setup.sh names;
 #                                 as root only, else reported as skipped)
 # then prints a summary (every skipped test with its reason) and exits non-zero if any step failed.
 #
-#   bash tools/run-tests.sh [--no-distcheck] [--no-fresh-root] [--build-dir DIR]
+#   bash tools/run-tests.sh [--no-distcheck] [--no-fresh-root] [--no-fuzz] [--build-dir DIR]
 #
-# Environment: as tools/setup.sh (TOPOAWARE_CACHE, TOPOAWARE_BUILD, TOPOAWARE_JOBS); TESTS='a b' or
+# Environment: as tools/setup.sh (TOPOAWARE_CACHE, TOPOAWARE_BUILD, TOPOAWARE_JOBS);
+# TOPOAWARE_FUZZ_SECONDS (seconds per fuzz target, default 60); TESTS='a b' or
 # other make variables can be passed through MAKE_CHECK_ARGS (e.g. MAKE_CHECK_ARGS='TESTS=tests/x.sh').
 set -uo pipefail
 
@@ -25,14 +28,15 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOPOAWARE_LOGDIR="$TOPOAWARE_BUILD/logs"
 export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
 
-distcheck=yes fresh_root=yes
+distcheck=yes fresh_root=yes fuzz=yes
 while [ $# -gt 0 ]; do
   case $1 in
     --no-distcheck) distcheck=no ;;
     --no-fresh-root) fresh_root=no ;;
+    --no-fuzz) fuzz=no ;;
     --build-dir) TOPOAWARE_BUILD=$2; shift ;;
     --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift
@@ -92,7 +96,23 @@ else
   record "make check" FAILED $((SECONDS - t0))
 fi
 
-# 3. make distcheck: long output goes to a log; its own test summary is shown. The configured Slurm
+# 3. the fuzz smoke run: every target for a bounded time (one line each; logs in the build folder).
+# Exit 77 means clang is missing (reported, not a pass); under CI=true the script fails instead.
+if [ "$fuzz" = yes ]; then
+  t0=$SECONDS
+  ta_say "fuzz smoke: tests/fuzz/run-fuzz.sh --smoke ${TOPOAWARE_FUZZ_SECONDS:-60}"
+  bash "$TOPDIR/tests/fuzz/run-fuzz.sh" --build-dir "$TOPOAWARE_BUILD" --smoke "${TOPOAWARE_FUZZ_SECONDS:-60}"
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    record "fuzz smoke" ok $((SECONDS - t0))
+  elif [ $rc -eq 77 ]; then
+    RESULTS+=("$(printf '%-12s %-8s %5ss' "fuzz smoke" SKIPPED $((SECONDS - t0))) (no clang with libFuzzer)")
+  else
+    record "fuzz smoke" FAILED $((SECONDS - t0))
+  fi
+fi
+
+# 4. make distcheck: long output goes to a log; its own test summary is shown. The configured Slurm
 # source is passed on so the tarball's plugins are built too; daemon tests are told to skip.
 if [ "$distcheck" = yes ]; then
   t0=$SECONDS
@@ -115,7 +135,7 @@ if [ "$distcheck" = yes ]; then
     "$TOPOAWARE_LOGDIR/distcheck.log" | sed 's/^/distcheck: /' || true
 fi
 
-# 4. the fresh-machine check (tools/fresh-root.sh prints its own progress and summary).
+# 5. the fresh-machine check (tools/fresh-root.sh prints its own progress and summary).
 if [ "$fresh_root" = yes ]; then
   if [ "$(id -u)" -ne 0 ]; then
     RESULTS+=("$(printf '%-12s %-8s %5ss' "fresh root" SKIPPED 0) (needs root: debootstrap and chroot)")

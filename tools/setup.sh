@@ -45,10 +45,12 @@ PKGS_LIBS="libhwloc-dev hwloc libhwloc-plugins libibnetdisc-dev libibmad-dev lib
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsimgrid-dev"
 PKGS_TOOLS="graphviz ibsim-utils libumad2sim0 infiniband-diags time python3"
 PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
-# dpkg-dev: apt-get source; clang + libclang-rt: fuzz targets; debootstrap: the Slurm 24.11 test;
+# dpkg-dev: apt-get source; clang + libclang-rt-14-dev: the fuzz targets (libFuzzer, ASan and UBSan
+# runtimes); llvm-14: llvm-symbolizer, so sanitizer reports name functions and lines (clang-14 only
+# recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
 # python3: a few integration tests read JSON with it.
-PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev debootstrap ca-certificates xz-utils"
+PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)
 

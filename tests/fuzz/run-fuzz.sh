@@ -1,49 +1,139 @@
 #!/bin/bash
-# Builds the ibnetdiscover parser's libFuzzer target with clang (ASan + UBSan) and runs it.
+# Builds the libFuzzer targets (`make fuzz` in the build folder) and runs them, one after another,
+# each nice'd and single-process: replays tests/fuzz/regressions/<target>/ first, then fuzzes from the
+# seeds (tests/fuzz/seeds/<target>/ and the fixtures named below) and a corpus kept in the work folder.
 #
-#   tests/fuzz/run-fuzz.sh [seconds]       default 60
+#   tests/fuzz/run-fuzz.sh [--build-dir DIR] [--smoke SECONDS | --runs N] [--work DIR] [TARGET ...]
 #
-# Environment: FUZZ_DIR (work folder: binary, corpus, crash files; default
-# ${TMPDIR:-/tmp}/topoaware-fuzz), CXX_FUZZ (default clang++), FUZZ_JOBS (parallel workers in
-# libFuzzer's fork mode, default 1), FUZZ_MAX_LEN (longest input in bytes, default 8192).
-# Needs clang and libclang-rt-14-dev (Debian 12). The corpus grows across runs; the fixtures in
-# tests/fixtures/ib and tests/fixtures/bad are its seeds. A crash leaves crash-* in FUZZ_DIR and
-# makes this script exit non-zero; replay one with "$FUZZ_DIR/fuzz_parser FILE".
-set -euo pipefail
+#   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this
+#   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000)
+#   --max-seconds S  with --runs: stop a target after S seconds all the same
+#   TARGET      ibnetdiscover topology_json config options status hostlist (default: all)
+#
+# Prints one line per target (executions, exec/s, coverage and features, corpus) and exits 1 if a
+# target crashed, leaked, hit a sanitizer or an invariant (the input is kept as
+# WORK/artifacts/<target>/crash-*; replay with "tests/fuzz/fuzz_<target> FILE" in the build folder).
+# Without clang it prints SKIP and exits 77, except under CI=true, where it fails (the packages are
+# in tools/setup.sh's list). Environment: FUZZ_WORK (work folder, default BUILD/fuzz-work).
+set -uo pipefail
 
-seconds=${1:-60}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
-work=${FUZZ_DIR:-${TMPDIR:-/tmp}/topoaware-fuzz}
-cxx=${CXX_FUZZ:-clang++}
-jobs=${FUZZ_JOBS:-1}
-max_len=${FUZZ_MAX_LEN:-8192}
-
-command -v "$cxx" >/dev/null || { echo "run-fuzz.sh: $cxx not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
-mkdir -p "$work/corpus"
-
-# Rebuild only when a source is newer than the binary.
-bin=$work/fuzz_parser
-srcs=("$here/fuzz_parser.cpp" "$top/discovery/ibnetdiscover_parser.cpp" "$top/corelib/fabric.cpp")
-rebuild=no
-[ -x "$bin" ] || rebuild=yes
-for s in "${srcs[@]}" "$top/discovery/ibnetdiscover_parser.hpp" "$top/corelib/fabric.hpp"; do
-  [ "$s" -nt "$bin" ] && rebuild=yes
+build=$top/_build
+mode=time amount=60 work="" cap=""
+targets=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build-dir) build=$2; shift ;;
+    --smoke) mode=time amount=$2; shift ;;
+    --runs) mode=runs amount=$2; shift ;;
+    --max-seconds) cap=$2; shift ;;
+    --work) work=$2; shift ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run-fuzz.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+    *) targets+=("$1") ;;
+  esac
+  shift
 done
-if [ $rebuild = yes ]; then
-  echo "run-fuzz.sh: building $bin"
-  "$cxx" -std=c++17 -g -O1 -fno-omit-frame-pointer \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$top/corelib" -I"$top/discovery" "${srcs[@]}" -o "$bin"
+[ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist)
+build=$(cd "$build" 2>/dev/null && pwd) ||
+  { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
+work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
+
+skip() {
+  if [ "${CI:-}" = true ]; then echo "run-fuzz.sh: FAIL: $1 (CI installs clang and libclang-rt-14-dev)" >&2; exit 1; fi
+  echo "SKIP: $1"
+  exit 77
+}
+command -v clang++ >/dev/null 2>&1 || skip "clang++ not found (apt-get install clang libclang-rt-14-dev)"
+printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' |
+  clang++ -x c++ -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1 ||
+  skip "clang++ cannot link -fsanitize=fuzzer,address,undefined (apt-get install libclang-rt-14-dev)"
+
+log=$work/logs
+mkdir -p "$log"
+echo "run-fuzz.sh: make fuzz in $build (log $log/build.log)"
+if ! nice -n 19 make -C "$build" -j"${FUZZ_MAKE_JOBS:-2}" fuzz >"$log/build.log" 2>&1; then
+  tail -n 30 "$log/build.log" >&2
+  echo "run-fuzz.sh: FAIL: make fuzz" >&2
+  exit 1
 fi
+sym=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)
+[ -n "$sym" ] && export ASAN_SYMBOLIZER_PATH=$sym
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-seeds=$work/seeds
-rm -rf "$seeds" && mkdir -p "$seeds"
-cp "$top"/tests/fixtures/ib/*.ibnetdiscover* "$top"/tests/fixtures/bad/*.ibnetdiscover* "$seeds"/
+# Per target: longest input, dictionary, and seed folders (fixtures are read in place).
+max_len() {
+  case $1 in
+    topology_json) echo 16384 ;; ibnetdiscover|status) echo 8192 ;; config) echo 4096 ;;
+    options) echo 1024 ;; hostlist) echo 512 ;;
+  esac
+}
+dict() {
+  case $1 in
+    ibnetdiscover) echo ibnetdiscover ;; topology_json|status) echo json ;; *) echo "$1" ;;
+  esac
+}
+seed_dirs() {
+  local t=$1 s=$work/seeds/$t
+  rm -rf "$s" && mkdir -p "$s"
+  [ -d "$here/seeds/$t" ] && cp "$here/seeds/$t"/* "$s"/
+  case $t in
+    ibnetdiscover) echo "$top/tests/fixtures/ib" "$top/tests/fixtures/bad" ;;
+    topology_json)
+      # The input's first byte sets the engine's parameters (see fuzz_topology_json.cpp).
+      local f k
+      for f in "$top"/tests/golden/ib/*.topology.json; do
+        [ "$(stat -c %s "$f")" -le "$(max_len topology_json)" ] || continue
+        for k in 00 43 86; do
+          { printf "\\x$k"; cat "$f"; } >"$s/$k-$(basename "$f")"
+        done
+      done ;;
+  esac
+  echo "$s"
+}
 
-echo "run-fuzz.sh: fuzzing for ${seconds}s in $work"
-cd "$work"
-"$bin" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-  -dict="$here/ibnetdiscover.dict" -artifact_prefix="$work/" -print_final_stats=1 \
-  $([ "$jobs" -gt 1 ] && echo "-fork=$jobs") \
-  "$work/corpus" "$seeds"
+failed=0
+printf '%-14s %-6s %12s %8s %7s %10s %7s %9s\n' target result execs seconds exec/s cov ft corpus
+for t in "${targets[@]}"; do
+  bin=$build/tests/fuzz/fuzz_$t
+  [ -x "$bin" ] || { echo "run-fuzz.sh: no $bin" >&2; failed=1; continue; }
+  corpus=$work/corpus/$t art=$work/artifacts/$t
+  mkdir -p "$corpus" "$art"
+  # 1. the regressions: each must run clean.
+  if [ -d "$here/regressions/$t" ] && ls "$here/regressions/$t"/* >/dev/null 2>&1; then
+    if ! "$bin" -runs=1 "$here/regressions/$t"/* >"$log/$t.regressions.log" 2>&1; then
+      printf '%-14s %-6s (a regression input crashes again: %s)\n' "$t" FAIL "$log/$t.regressions.log"
+      tail -n 20 "$log/$t.regressions.log" | sed 's/^/    /'
+      failed=1
+      continue
+    fi
+  fi
+  # 2. fuzz.
+  limit=-max_total_time=$amount
+  [ "$mode" = runs ] && limit="-runs=$amount${cap:+ -max_total_time=$cap}"
+  t0=$SECONDS
+  # One process (no -jobs/-workers: with them libFuzzer forks a worker that logs to ./fuzz-N.log).
+  # shellcheck disable=SC2046
+  (cd "$work" && nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
+    -dict="$here/dict/$(dict "$t").dict" -artifact_prefix="$art/" -print_final_stats=1 \
+    "$corpus" $(seed_dirs "$t")) >"$log/$t.log" 2>&1
+  rc=$?
+  secs=$((SECONDS - t0))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log/$t.log" | tail -n1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log/$t.log" | tail -n1)
+  last=$(grep -E '^#[0-9]+.*cov: ' "$log/$t.log" | tail -n1)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  corp=$(sed -n 's/.* corp: \([^ ]*\).*/\1/p' <<<"$last")
+  result=ok
+  [ $rc -eq 0 ] || { result=FAIL; failed=1; }
+  printf '%-14s %-6s %12s %8s %7s %10s %7s %9s\n' "$t" "$result" "${execs:-?}" "$secs" "${rate:-?}" \
+    "${cov:-?}" "${ft:-?}" "${corp:-?}"
+  if [ $rc -ne 0 ]; then
+    grep -E 'ERROR: |invariant failed|runtime error|SUMMARY' "$log/$t.log" | head -n 5 | sed 's/^/    /'
+    echo "    log: $log/$t.log; inputs: $(ls "$art" | head -n 3 | tr '\n' ' ')"
+  fi
+done
+exit $failed
