@@ -19,7 +19,8 @@ cxx=${CXX_FUZZ:-clang++}
 jobs=${FUZZ_JOBS:-1}
 max_len=${FUZZ_MAX_LEN:-8192}
 
-command -v "$cxx" >/dev/null || { echo "run-fuzz.sh: $cxx not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+command -v "$cxx" >/dev/null ||
+  { echo "run-fuzz.sh: $cxx not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 mkdir -p "$work/corpus"
 
 # Rebuild only when a source is newer than the binary.
