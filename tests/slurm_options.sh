@@ -77,11 +77,15 @@ expect_job() {
   # shellcheck disable=SC2086
   id=$(cluster_run sbatch --parsable --hold $opts --wrap true) || ta_fail "sbatch $opts was refused"
   rec=$(cluster_run scontrol -o show job "$id")
-  grep -qE " NumNodes=$nodes(-$nodes)? " <<<"$rec" || ta_fail "sbatch $opts: expected NumNodes=$nodes: $(grep -o 'NumNodes=[^ ]*' <<<"$rec")"
-  grep -q " NumTasks=$tasks " <<<"$rec" || ta_fail "sbatch $opts: expected NumTasks=$tasks: $(grep -o 'NumTasks=[^ ]*' <<<"$rec")"
-  grep -q " TresPerNode=$tpn\( \|$\)" <<<"$rec" || ta_fail "sbatch $opts: expected TresPerNode=$tpn: $(grep -o 'TresPerNode=[^ ]*' <<<"$rec")"
+  grep -qE " NumNodes=$nodes(-$nodes)? " <<<"$rec" ||
+    ta_fail "sbatch $opts: expected NumNodes=$nodes: $(grep -o 'NumNodes=[^ ]*' <<<"$rec")"
+  grep -q " NumTasks=$tasks " <<<"$rec" ||
+    ta_fail "sbatch $opts: expected NumTasks=$tasks: $(grep -o 'NumTasks=[^ ]*' <<<"$rec")"
+  grep -q " TresPerNode=$tpn\( \|$\)" <<<"$rec" ||
+    ta_fail "sbatch $opts: expected TresPerNode=$tpn: $(grep -o 'TresPerNode=[^ ]*' <<<"$rec")"
   if [ -n "${5:-}" ]; then
-    grep -q " NtasksPerN:B:S:C=$5:" <<<"$rec" || ta_fail "sbatch $opts: expected $5 tasks per node: $(grep -o 'NtasksPerN[^ ]*' <<<"$rec")"
+    grep -q " NtasksPerN:B:S:C=$5:" <<<"$rec" ||
+      ta_fail "sbatch $opts: expected $5 tasks per node: $(grep -o 'NtasksPerN[^ ]*' <<<"$rec")"
   fi
   ta_pass "sbatch $opts -> NumNodes=$nodes NumTasks=$tasks TresPerNode=$tpn"
   cluster_run scancel "$id"
@@ -102,7 +106,8 @@ expect_job "--tp=8 --dp=2 -N 1-4" 2 16 gres:gpu:8 8
 out=$(cluster_run sbatch --parsable --hold --tp=8 --dp=2 -n8 --ntasks-per-node=8 --wrap true 2>&1) ||
   ta_fail "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8 was refused: $out"
 id=$(tail -n1 <<<"$out")
-grep -q " NumTasks=16 " <<<"$(cluster_run scontrol -o show job "$id")" || ta_fail "-n8 --ntasks-per-node=8: not 16 tasks"
+grep -q " NumTasks=16 " <<<"$(cluster_run scontrol -o show job "$id")" ||
+  ta_fail "-n8 --ntasks-per-node=8: not 16 tasks"
 grep -qF "topoaware: layout tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp runs 16 tasks (2 nodes x 8); the 8 tasks counted from --ntasks-per-node=8 on 1 node do not apply. If you gave -n 8, it did not fit the layout: use -n 16 or leave -n out" <<<"$out" ||
   ta_fail "-n8 --ntasks-per-node=8: the user is not told that 16 tasks run: $out"
 cluster_run scancel "$id"
@@ -205,7 +210,8 @@ ta_pass "sbatch --export=NONE: steps still inherit the job's layout (Slurm expor
 
 # srun that creates its own job: with -n it runs the layout on the GPUs job_submit asked for.
 out=$(cluster_run srun --tp=4 -n4 /bin/sh -c 'echo "$SLURM_PROCID $CUDA_VISIBLE_DEVICES"' | sort)
-[ "$(echo "$out" | awk '{print $2}' | sort -u)" = "0,1,2,3" ] || ta_fail "srun --tp=4 -n4: expected 4 GPUs per task set, got: $out"
+[ "$(echo "$out" | awk '{print $2}' | sort -u)" = "0,1,2,3" ] ||
+  ta_fail "srun --tp=4 -n4: expected 4 GPUs per task set, got: $out"
 [ "$(echo "$out" | wc -l)" = 4 ] || ta_fail "srun --tp=4 -n4 ran $(echo "$out" | wc -l) tasks"
 ta_pass "srun --tp=4 -n4 (its own job): 4 tasks with CUDA_VISIBLE_DEVICES=0,1,2,3"
 
@@ -213,11 +219,15 @@ ta_pass "srun --tp=4 -n4 (its own job): 4 tasks with CUDA_VISIBLE_DEVICES=0,1,2,
 #    message, not a failure. sbatch reads plugstack.conf at every start.
 echo "required $spank state_dir=$work/state default_order=tp-pp-dp default_mode=strict bogus=1 default_order=x" \
   "bell=$(printf '\a')x" >"$CLUSTER_DIR/plugstack.conf"
-out=$(cluster_run sbatch --parsable --hold --tp=8 --wrap true 2>&1) || ta_fail "sbatch failed with a bad plugstack argument: $out"
-grep -q "unknown plugstack.conf argument 'bogus=1' ignored" <<<"$out" || ta_fail "no error for the unknown plugstack argument: $out"
-grep -q "plugstack.conf argument 'default_order=x': unknown rank order" <<<"$out" || ta_fail "no error for default_order=x: $out"
+out=$(cluster_run sbatch --parsable --hold --tp=8 --wrap true 2>&1) ||
+  ta_fail "sbatch failed with a bad plugstack argument: $out"
+grep -q "unknown plugstack.conf argument 'bogus=1' ignored" <<<"$out" ||
+  ta_fail "no error for the unknown plugstack argument: $out"
+grep -q "plugstack.conf argument 'default_order=x': unknown rank order" <<<"$out" ||
+  ta_fail "no error for default_order=x: $out"
 # Arguments are quoted as printable text (corelib/text.hpp): the BEL byte reads '?'.
-grep -q "unknown plugstack.conf argument 'bell=?x' ignored" <<<"$out" || ta_fail "bell=<BEL>x not quoted printably: $out"
+grep -q "unknown plugstack.conf argument 'bell=?x' ignored" <<<"$out" ||
+  ta_fail "bell=<BEL>x not quoted printably: $out"
 id=$(tail -n1 <<<"$out")
 ta_wait_for 10 grep -q "layout tp=8,cp=1,ep=1,dp=1,pp=1,rank-order=tp-pp-dp:" "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "default_order=tp-pp-dp did not reach job_submit/topoaware with the job"

@@ -84,7 +84,9 @@ workload() {
     ids+=("$(cluster_run sbatch --parsable "${layout[@]}" --wrap true)")
     ids+=("$(cluster_run sbatch --parsable --exclusive -N4 -o /dev/null --wrap true)")
   done
-  for id in "${ids[@]}"; do [ "$(cluster_wait_job "$id" 120)" = COMPLETED ] || ta_fail "workload job $id did not complete"; done
+  for id in "${ids[@]}"; do
+    [ "$(cluster_wait_job "$id" 120)" = COMPLETED ] || ta_fail "workload job $id did not complete"
+  done
 }
 
 # ---- select/cons_tres_topoaware, 17 nodes ------------------------------------------------------
@@ -110,9 +112,11 @@ nodes=$(cluster_run scontrol -o show job "$p" | sed -n 's/.* NodeList=\([^ ]*\) 
 order=$(st "$p" node_order)
 plan=$("$b/topoaware" plan --topology "$SEL_TOPO" --free "$nodes" --tp 8 --pp 2 --dp 2 --gpus-per-node 8 --format json |
   python3 -c 'import json,sys; print(",".join(h["host"] for h in json.load(sys.stdin)["rank_order"]))')
-[ -n "$order" ] && [ "$order" = "$plan" ] || ta_fail "status file: node_order '$order', topoaware plan on $nodes gives '$plan'"
+[ -n "$order" ] && [ "$order" = "$plan" ] ||
+  ta_fail "status file: node_order '$order', topoaware plan on $nodes gives '$plan'"
 grep -qF "$TA: JobId=$p placed: ideal, 4 nodes x 8 GPUs, tp=8,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp, on $nodes; node order $order" \
-  "$CLUSTER_LOGDIR/slurmctld.log" || ta_fail "LogLevel=verbose: no placement line with the node order: $(log | grep "JobId=$p" || true)"
+  "$CLUSTER_LOGDIR/slurmctld.log" ||
+    ta_fail "LogLevel=verbose: no placement line with the node order: $(log | grep "JobId=$p" || true)"
 hash=$(log | sed -n "s|.*$TA: topology $CLUSTER_DIR/topology.json loaded (16 hosts, \(sha256:[0-9a-f]*\)).*|\1|p" | tail -n 1)
 python3 - "$STATUS" "$CLUSTER_DIR/topology.json" "$hash" <<'PY' || ta_fail "status file: topology is not the one loaded ($hash)"
 import json, sys
@@ -133,7 +137,8 @@ st_wait 20 "$w" reason 'no block that keeps every DP ring/PP chain on its ideal 
 reason=$(st "$w" reason)
 [ "$(cluster_job_state "$w")" = PENDING ] || ta_fail "strict job $w is $(cluster_job_state "$w")"
 sleep 6 # a backfill cycle more
-grep -q "JobId=$w .*waits" "$CLUSTER_LOGDIR/slurmctld.log" && ta_fail "LogLevel=quiet, but the wait of job $w was logged"
+grep -q "JobId=$w .*waits" "$CLUSTER_LOGDIR/slurmctld.log" &&
+  ta_fail "LogLevel=quiet, but the wait of job $w was logged"
 ta_pass "LogLevel=quiet: strict job $w pending, no 'waits' line; status file reason: $reason"
 
 # A bad value: a clear error, the previous settings kept (still quiet: a new waiting job is not logged).
@@ -144,7 +149,8 @@ kill -0 "$CLUSTER_CTLD_PID" || ta_fail "slurmctld died on a bad topoaware.conf"
 w2=$(cluster_run sbatch --parsable "${ring4[@]}" --topo-mode=strict --topo-max-wait=30m --wrap 'sleep 600')
 st_wait 20 "$w2" phase waiting || ta_fail "strict job $w2 is not waiting in the status file"
 sleep 3
-grep -q "JobId=$w2 .*waits" "$CLUSTER_LOGDIR/slurmctld.log" && ta_fail "after a bad topoaware.conf the wait of job $w2 was logged: LogLevel=quiet was not kept"
+grep -q "JobId=$w2 .*waits" "$CLUSTER_LOGDIR/slurmctld.log" &&
+  ta_fail "after a bad topoaware.conf the wait of job $w2 was logged: LogLevel=quiet was not kept"
 ta_pass "MaxTriesPerCall=0: 'line 2: MaxTriesPerCall=0 is out of range ...; keeping the previous settings', LogLevel=quiet kept"
 
 # Cancelled jobs leave the status file: pending ones (sweep) and the placed one (job_fini).
@@ -160,11 +166,13 @@ before=$(lines)
 m=$(cluster_run sbatch --parsable --exclusive -N17 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --dp=17 -o /dev/null --wrap 'sleep 600')
 ta_wait_for 30 sh -c "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q '$TA: JobId=$m (prefer, 17 nodes x 8 GPUs) waits: not enough nodes with free GPUs in the topology (MissingNodes=avoid'" ||
   ta_fail "MissingNodes=avoid: no waits line for the 17-node job $m"
-[ "$(cluster_job_state "$m")" = PENDING ] || ta_fail "MissingNodes=avoid: the 17-node job $m is $(cluster_job_state "$m")"
+[ "$(cluster_job_state "$m")" = PENDING ] ||
+  ta_fail "MissingNodes=avoid: the 17-node job $m is $(cluster_job_state "$m")"
 st_wait 10 "$m" phase waiting || ta_fail "MissingNodes=avoid: job $m not waiting in the status file"
 ta_pass "MissingNodes=avoid: a 17-node layout job waits (16 nodes in the topology), the log says why"
 reconfigure "LogLevel=info MissingNodes=fallback StatusInterval=1"
-grep -q "1 of 17 Slurm nodes are not in topology .*: n0017; MissingNodes=fallback" <<<"$NEWLOG" || ta_fail "MissingNodes=fallback not in the missing-nodes line"
+grep -q "1 of 17 Slurm nodes are not in topology .*: n0017; MissingNodes=fallback" <<<"$NEWLOG" ||
+  ta_fail "MissingNodes=fallback not in the missing-nodes line"
 cluster_wait_job "$m" 60 RUNNING >/dev/null || ta_fail "MissingNodes=fallback: the 17-node job did not start"
 grep -q "$TA: JobId=$m: the topology's nodes cannot hold it now; MissingNodes=fallback: plain select/cons_tres on any node" "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "MissingNodes=fallback: no log line for job $m"

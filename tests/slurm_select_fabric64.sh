@@ -189,7 +189,9 @@ printf '#!/bin/sh\nsleep 600\n' >"$W/sleep.sh"
 h=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=1 --dp=4 \
   -o /dev/null : --exclusive -N1 "$W/sleep.sh")
 h=${h%%;*}
-het_running() { [ "$(cluster_run squeue -h -j "$h" -o %T | sort -u)" = RUNNING ] && [ "$(cluster_run squeue -h -j "$h" | wc -l)" -eq 2 ]; }
+het_running() {
+  [ "$(cluster_run squeue -h -j "$h" -o %T | sort -u)" = RUNNING ] && [ "$(cluster_run squeue -h -j "$h" | wc -l)" -eq 2 ]
+}
 ta_wait_for 90 het_running || ta_fail "heterogeneous job $h did not start: $(cluster_run squeue -j "$h")"
 [ "$(grep -c "JobId=$h+[01]([0-9]*): heterogeneous jobs are not placed by topology; placed by plain select/cons_tres" "$(LOG)")" -ge 2 ] ||
   ta_fail "the log does not say that both components of heterogeneous job $h are placed by plain cons_tres"
@@ -239,7 +241,9 @@ f64_clear
 # layout job in hi (PriorityTier=10) must preempt and run.
 lo=()
 for k in 1 2 3 4 5 6 7 8; do lo+=("$(cluster_run sbatch --parsable -p lo --exclusive -N8 -J lo -o /dev/null --wrap 'sleep 600')"); done
-for id in "${lo[@]}"; do cluster_wait_job "$id" 90 RUNNING >/dev/null || ta_fail "low-priority job $id did not start"; done
+for id in "${lo[@]}"; do
+  cluster_wait_job "$id" 90 RUNNING >/dev/null || ta_fail "low-priority job $id did not start"
+done
 [ "$(_cluster_idle_count)" -eq 0 ] || ta_fail "partition lo is not full"
 hi=$(f64_layout_job 8 2 4 -p hi); record H "$hi"
 preempted=0

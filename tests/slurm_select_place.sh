@@ -17,7 +17,8 @@ set -euo pipefail
 sel_setup
 
 leaf_counts() { # node names in file $1 -> "3 1" (nodes per leaf, descending)
-  local n; while read -r n; do sel_leaf "$n"; done <"$1" | sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
+  local n; while read -r n; do sel_leaf "$n"; done <"$1" |
+    sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
 }
 
 # scenario TAG SELECTTYPE: the cluster stays up (the caller stops it).
@@ -63,7 +64,8 @@ case $(leaf_counts "$SEL_WORK/free") in "3 1"|"2 1 1") ;; *) ta_fail "free nodes
 d=$(cluster_run sbatch --parsable "${layout[@]}" --topo-mode=prefer --wrap 'sleep 600')
 cluster_wait_job "$d" 30 RUNNING >/dev/null || ta_fail "prefer job did not start at once"
 sel_job_nodes "$d" >"$SEL_WORK/D"
-cmp -s "$SEL_WORK/D" "$SEL_WORK/free" || ta_fail "prefer job got $(echo $(cat "$SEL_WORK/D")), expected the free nodes $(echo $(cat "$SEL_WORK/free"))"
+cmp -s "$SEL_WORK/D" "$SEL_WORK/free" ||
+  ta_fail "prefer job got $(echo $(cat "$SEL_WORK/D")), expected the free nodes $(echo $(cat "$SEL_WORK/free"))"
 ta_pass "prefer: runs at once on the best available ($(leaf_counts "$SEL_WORK/D"))"
 cluster_run scancel "$d"; cluster_wait_job "$d" 60 >/dev/null
 

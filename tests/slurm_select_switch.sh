@@ -33,8 +33,10 @@ switch_to() {
   sed -i "s|^SelectType=.*|SelectType=$1|" "$CLUSTER_DIR/slurm.conf"
   restart_slurmds
   cluster_restart_ctld
-  [ "$(cluster_run scontrol show config | sed -n 's/^SelectType *= *//p')" = "$1" ] || ta_fail "slurmctld is not running $1"
-  grep -qiE 'fatal|cannot.*recover|Invalid.*select' "$CLUSTER_LOGDIR/slurmctld.out" && ta_fail "slurmctld complained after switching to $1"
+  [ "$(cluster_run scontrol show config | sed -n 's/^SelectType *= *//p')" = "$1" ] ||
+    ta_fail "slurmctld is not running $1"
+  grep -qiE 'fatal|cannot.*recover|Invalid.*select' "$CLUSTER_LOGDIR/slurmctld.out" &&
+    ta_fail "slurmctld complained after switching to $1"
   true
 }
 

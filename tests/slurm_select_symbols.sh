@@ -49,10 +49,12 @@ for name in topoaware passthrough; do
   [ -z "$bad" ] || ta_fail "$(basename "$so") can stop slurmctld: it refers to $(echo $bad)"
   ta_pass "$(basename "$so"): no mangled Slurm references, no fatal()/abort()/exit()"
 
-  "$client" now "$so" -p "$slurmfull" $want >/dev/null || ta_fail "$(basename "$so") does not dlopen(RTLD_NOW) in a client"
+  "$client" now "$so" -p "$slurmfull" $want >/dev/null ||
+    ta_fail "$(basename "$so") does not dlopen(RTLD_NOW) in a client"
   if "$client" now "$so" 2>/dev/null; then ta_fail "$(basename "$so") loaded without libslurmfull: it should need it"; fi
   ta_pass "$(basename "$so"): dlopen(RTLD_NOW) in a client with libslurmfull, fails without it"
-  out=$("$client" lazy "$so" -p "$libslurm" 2>&1) || ta_fail "$(basename "$so") does not load in a libslurm.so client: $out"
+  out=$("$client" lazy "$so" -p "$libslurm" 2>&1) ||
+    ta_fail "$(basename "$so") does not load in a libslurm.so client: $out"
   missing=$(nm -D --undefined-only "$so" | awk '{print $2}' | sed 's/@.*//' | sort -u |
     comm -23 - <(nm -D --defined-only "$libslurm" "$slurmfull" | awk '{print $NF}' | sed 's/@.*//' | sort -u) |
     grep -E '^(slurm_|bit_|list_|hostlist_|xstr|log_|error|info|debug|verbose|running_in|node_|gres_|plugin_)' || true)

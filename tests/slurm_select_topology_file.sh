@@ -14,7 +14,10 @@ sel_setup
 
 log() { cat "$CLUSTER_LOGDIR/slurmctld.log"; }
 layout=(--exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 -o /dev/null)
-per_leaf() { local n; for n in $(sel_job_nodes "$1"); do sel_leaf "$n"; done | sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'; }
+per_leaf() {
+  local n; for n in $(sel_job_nodes "$1"); do sel_leaf "$n"; done |
+    sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
+}
 reconfigure() {
   local before; before=$(log | wc -l)
   cluster_run scontrol reconfigure
@@ -38,7 +41,8 @@ ta_pass "no topology file: clear error in the log, layout and plain jobs run"
 
 cp "$SEL_TOPO" "$CLUSTER_DIR/topology.json"
 reconfigure
-grep -q "topology $CLUSTER_DIR/topology.json loaded (16 hosts, sha256:" <<<"$NEWLOG" || ta_fail "good file not loaded after reconfigure"
+grep -q "topology $CLUSTER_DIR/topology.json loaded (16 hosts, sha256:" <<<"$NEWLOG" ||
+  ta_fail "good file not loaded after reconfigure"
 sel_busy n0001 n0005 n0009 n0010 n0013 n0014 n0015 n0016
 b=$(cluster_run sbatch --parsable "${layout[@]}" --wrap 'sleep 600')
 cluster_wait_job "$b" 60 RUNNING >/dev/null
@@ -57,7 +61,8 @@ for broken in corrupted empty; do
   kill -0 "$CLUSTER_CTLD_PID" || ta_fail "slurmctld died on a $broken topology file"
   b=$(cluster_run sbatch --parsable "${layout[@]}" --wrap 'sleep 600')
   cluster_wait_job "$b" 60 RUNNING >/dev/null
-  [ "$(per_leaf "$b")" = "2 2" ] || ta_fail "$broken topology: layout job got $(echo $(sel_job_nodes "$b")), expected the old topology's 2 + 2"
+  [ "$(per_leaf "$b")" = "2 2" ] ||
+    ta_fail "$broken topology: layout job got $(echo $(sel_job_nodes "$b")), expected the old topology's 2 + 2"
   cluster_run scancel "$b"; cluster_wait_job "$b" 60 >/dev/null
   ta_pass "$broken topology file + reconfigure: refused with a reason, the previous topology still places (2 + 2)"
 done

@@ -77,7 +77,8 @@ expect=$SEL_WORK/expect.json
 } >"$expect"
 
 # 1. JSON, found as an admin's shell finds it (SLURM_CONF only).
-show --format json >"$SEL_WORK/show.json" 2>"$SEL_WORK/show.err" || ta_fail "topoaware show --format json failed: $(cat "$SEL_WORK/show.err")"
+show --format json >"$SEL_WORK/show.json" 2>"$SEL_WORK/show.err" ||
+  ta_fail "topoaware show --format json failed: $(cat "$SEL_WORK/show.err")"
 python3 - "$SEL_WORK/show.json" "$expect" "$STATUS" "$SEL_WORK" <<'PY' || ta_fail "topoaware show --format json: see above"
 import json, sys
 show, exp, status = (json.load(open(p)) for p in sys.argv[1:4])
@@ -123,7 +124,8 @@ PY
 ta_pass "show --format json (defaults from SLURM_CONF): every job's nodes and leaf groups equal scontrol's, $(wc -l <"$SEL_WORK/free") free nodes as sinfo, layout jobs placed ideal with a checked order, job $s waiting (Resources: $why)"
 
 # 2. Text, with --status naming the file the plugin wrote.
-show --status "$STATUS" --format text >"$SEL_WORK/show.txt" 2>"$SEL_WORK/show.err" || ta_fail "show --format text: $(cat "$SEL_WORK/show.err")"
+show --status "$STATUS" --format text >"$SEL_WORK/show.txt" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --format text: $(cat "$SEL_WORK/show.err")"
 sed 's/^/# /' "$SEL_WORK/show.txt"
 grep -q "^Status: $STATUS (select/cons_tres_topoaware, written " "$SEL_WORK/show.txt" || ta_fail "text: no status line"
 grep -qE "^Nodes: 2 free( \([0-9] planned by backfill for pending jobs\))?, 0 mixed, 14 allocated, 0 unavailable" "$SEL_WORK/show.txt" ||
@@ -138,11 +140,15 @@ for n in $(cat "$SEL_WORK/free"); do grep -qE "^  $n +(idle +free|planned +free,
 ta_pass "show --status FILE --format text: running, waiting (with both reasons) and free nodes as Slurm says"
 
 # 3. SVG.
-show --format svg --output "$SEL_WORK/show.svg" 2>"$SEL_WORK/show.err" || ta_fail "show --format svg: $(cat "$SEL_WORK/show.err")"
-grep -q "<svg" "$SEL_WORK/show.svg" && grep -q "leaf group 3" "$SEL_WORK/show.svg" && grep -q "job $l1" "$SEL_WORK/show.svg" ||
+show --format svg --output "$SEL_WORK/show.svg" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --format svg: $(cat "$SEL_WORK/show.err")"
+grep -q "<svg" "$SEL_WORK/show.svg" && grep -q "leaf group 3" "$SEL_WORK/show.svg" &&
+  grep -q "job $l1" "$SEL_WORK/show.svg" ||
   ta_fail "show --format svg: not a picture of the leaf groups and jobs"
-show --job "$l1" --format svg --output "$SEL_WORK/job.svg" 2>"$SEL_WORK/show.err" || ta_fail "show --job --format svg: $(cat "$SEL_WORK/show.err")"
-grep -qE "node 3: ranks 24(-|&#45;)31" "$SEL_WORK/job.svg" || ta_fail "show --job --format svg: the job's nodes do not carry their ranks"
+show --job "$l1" --format svg --output "$SEL_WORK/job.svg" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --job --format svg: $(cat "$SEL_WORK/show.err")"
+grep -qE "node 3: ranks 24(-|&#45;)31" "$SEL_WORK/job.svg" ||
+  ta_fail "show --job --format svg: the job's nodes do not carry their ranks"
 # Kept beside the test's log as examples of the output (make clean removes them).
 cp "$SEL_WORK/show.txt" "$b/tests/slurm_show.example.txt"
 cp "$SEL_WORK/show.svg" "$b/tests/slurm_show.example.svg"
@@ -150,9 +156,11 @@ cp "$SEL_WORK/job.svg" "$b/tests/slurm_show.example-job.svg"
 ta_pass "show --format svg --output: $(wc -c <"$SEL_WORK/show.svg") bytes, leaf groups and jobs drawn; examples in $b/tests/slurm_show.example*"
 
 # 4. The rank map of L1: the status file's order = plan's rank order of the node set = the tasks'.
-show --job "$l1" >"$SEL_WORK/job.txt" 2>"$SEL_WORK/show.err" || ta_fail "show --job $l1: rc $?: $(cat "$SEL_WORK/show.err")"
+show --job "$l1" >"$SEL_WORK/job.txt" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --job $l1: rc $?: $(cat "$SEL_WORK/show.err")"
 sed 's/^/# /' "$SEL_WORK/job.txt"
-grep -q "checked: the rank order of the node set over .* is the same" "$SEL_WORK/job.txt" || ta_fail "show --job: order not checked"
+grep -q "checked: the rank order of the node set over .* is the same" "$SEL_WORK/job.txt" ||
+  ta_fail "show --job: order not checked"
 map=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $3} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" | tr '\n' ',' | sed 's/,$//')
 ranks=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $2} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" | tr '\n' ' ')
 [ "$ranks" = "0-7 8-15 16-23 24-31 " ] || ta_fail "show --job: rank ranges '$ranks'"
@@ -172,19 +180,23 @@ assert [r["first_rank"] for r in m] == [0, 8, 16, 24], m
 assert [(r["tp"], r["dp"], r["pp"]) for r in m] == [("0-7", "0", "0"), ("0-7", "1", "0"), ("0-7", "0", "1"), ("0-7", "1", "1")], m
 assert len({r["leaf_group"] for r in m[:2]}) == 1 and len({r["leaf_group"] for r in m[2:]}) == 1, m  # one DP ring per leaf
 ' || ta_fail "show --job --format json: rank map"
-show --job "$s" | grep -q "^Waiting for .*: $(sed 's/[][\.*^$]/\\&/g' <<<"$why")" || ta_fail "show --job $s: no waiting reason"
+show --job "$s" | grep -q "^Waiting for .*: $(sed 's/[][\.*^$]/\\&/g' <<<"$why")" ||
+  ta_fail "show --job $s: no waiting reason"
 ta_pass "show --job $l1: ranks in the order of the status file, of plan's rank order and of the tasks' TOPOAWARE_NODE_RANK ($map)"
 
 # 5. Failure paths against the same cluster.
 out=$(show --status "$SEL_WORK/nothing.json" 2>"$SEL_WORK/show.err") || ta_fail "show with a missing status file failed"
-grep -q "^Status: not available: $SEL_WORK/nothing.json does not exist" <<<"$out" && grep -q "give --status FILE" <<<"$out" ||
+grep -q "^Status: not available: $SEL_WORK/nothing.json does not exist" <<<"$out" &&
+  grep -q "give --status FILE" <<<"$out" ||
   ta_fail "missing status file: no clear note: $out"
 grep -qE "^  $l1 +RUNNING +root +L1 +4 " <<<"$out" || ta_fail "missing status file: job $l1 not listed: $out"
 grep -q "warning: layouts unknown" "$SEL_WORK/show.err" || ta_fail "missing status file: no warning on stderr"
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 8 --json "$SEL_WORK/other.json" >/dev/null
 rc=0; show --topology "$SEL_WORK/other.json" --job "$l1" >"$SEL_WORK/other.txt" 2>"$SEL_WORK/show.err" || rc=$?
 [ "$rc" = 5 ] || ta_fail "show --job with another topology: exit $rc, expected 5"
-grep -q "WARNING: the status file was written with topology" "$SEL_WORK/other.txt" || ta_fail "another topology: not called out"
+grep -q "WARNING: the status file was written with topology" "$SEL_WORK/other.txt" ||
+  ta_fail "another topology: not called out"
 rc=0; show --job 99999 >/dev/null 2>"$SEL_WORK/show.err" || rc=$?
-[ "$rc" = 2 ] && grep -q "job 99999 is not running or pending" "$SEL_WORK/show.err" || ta_fail "unknown job: exit $rc: $(cat "$SEL_WORK/show.err")"
+[ "$rc" = 2 ] && grep -q "job 99999 is not running or pending" "$SEL_WORK/show.err" ||
+  ta_fail "unknown job: exit $rc: $(cat "$SEL_WORK/show.err")"
 ta_pass "a missing status file still shows the jobs and says what to do; another topology exits 5; an unknown job exits 2"

@@ -67,7 +67,8 @@ if "$client" now "$spank" 2>/dev/null; then ta_fail "spank_topoaware.so loaded w
 ta_require_built "$jobsub" "the checks of job_submit_topoaware.so"
 [ -n "$slurmctld" ] || ta_skip "slurmctld not installed: cannot check job_submit_topoaware.so's slurmctld symbols"
 check_plugin "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify" "$slurmfull $slurmctld"
-out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) && ta_fail "job_submit_topoaware.so loaded outside slurmctld; expected it to need slurmctld's symbols"
+out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) &&
+  ta_fail "job_submit_topoaware.so loaded outside slurmctld; expected it to need slurmctld's symbols"
 sym=$(echo "$out" | sed -n 's/.*undefined symbol: \([A-Za-z0-9_]*\).*/\1/p')
 [ -n "$sym" ] || ta_fail "dlopen of job_submit_topoaware.so failed for another reason: $out"
 ctld_defs=$(nm -D --defined-only "$slurmctld" | awk '{print $NF}')
