@@ -79,10 +79,9 @@ measure() { # measure NAME SELECTTYPE
   MAIN_MAX[$name]+="$(sdiag_field 'Max cycle' main) "
   BF_MEAN[$name]+="$(sdiag_field 'Mean cycle' backfill) "
   BF_MAX[$name]+="$(sdiag_field 'Max cycle' backfill) "
-  line="# $name: $jobs jobs done in $((SECONDS - t0)) s;"
-  line+=" main cycle mean/max $(sdiag_field 'Mean cycle' main)/$(sdiag_field 'Max cycle' main) us;"
-  line+=" backfill mean/max $(sdiag_field 'Mean cycle' backfill)/$(sdiag_field 'Max cycle' backfill) us"
-  echo "$line"
+  echo "# $name: $jobs jobs done in $((SECONDS - t0)) s;" \
+    "main cycle mean/max $(sdiag_field 'Mean cycle' main)/$(sdiag_field 'Max cycle' main) us;" \
+    "backfill mean/max $(sdiag_field 'Mean cycle' backfill)/$(sdiag_field 'Max cycle' backfill) us"
   grep -c 'select/cons_tres_topoaware: JobId=.*placed by plain' "$CLUSTER_LOGDIR/slurmctld.log" 2>/dev/null |
     sed 's/^/# plain-fallback log lines: /' || true
   cluster_stop
