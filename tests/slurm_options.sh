@@ -54,7 +54,8 @@ plain_jobs >"$work/plain.with"
 if ! diff -u "$work/plain.without" "$work/plain.with"; then
   ta_fail "jobs without a layout differ with the plugins installed (diff above)"
 fi
-ta_pass "jobs without a layout: the same request with and without the plugins ($(grep -c '^==' "$work/plain.with") requests, $(grep -vc '^==' "$work/plain.with") fields)"
+ta_pass "jobs without a layout: the same request with and without the plugins" \
+  "($(grep -c '^==' "$work/plain.with") requests, $(grep -vc '^==' "$work/plain.with") fields)"
 cluster_run scancel --quiet --user=root
 ta_wait_for 30 sh -c "[ -z \"\$(${CLUSTER_PREFIX[*]} squeue -h)\" ]" || ta_fail "jobs left after scancel"
 
@@ -123,7 +124,8 @@ printf '#!/bin/sh\n#SBATCH --tp=2 --dp=2\ntrue\n' >"$work/job.sh"
 id=$(SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_dp=4 cluster_run sbatch --parsable --hold --tp=8 "$work/job.sh")
 rec=$(cluster_run scontrol -o show job "$id")
 grep -qE " NumNodes=4(-4)? .*NumTasks=32 " <<<"$rec" ||
-  ta_fail "script tp=2 dp=2, environment dp=4, command line tp=8: expected tp=8 dp=4 (4 nodes, 32 tasks): $(cluster_run scontrol -o show job "$id" | grep -o 'NumNodes=[^ ]* .*NumTasks=[^ ]*')"
+  ta_fail "script tp=2 dp=2, environment dp=4, command line tp=8: expected tp=8 dp=4 (4 nodes, 32" \
+    "tasks): $(cluster_run scontrol -o show job "$id" | grep -o 'NumNodes=[^ ]* .*NumTasks=[^ ]*')"
 cluster_run scancel "$id"
 ta_pass "environment settings are a source; the last source wins (script < environment < command line)"
 
@@ -197,7 +199,9 @@ grep -qx "inherit: 16 tasks" <<<"$out" || ta_fail "srun without options did not 
 grep -qx "smaller: 8 tasks" <<<"$out" || ta_fail "srun -N1 -n8 --pp=1 inside the job did not run its own layout"
 grep -q "^mismatch: the step has 16 tasks" <<<"$out" || ta_fail "srun --pp=1 with the job's 16 tasks was not refused"
 grep -qx "mismatch rc=1" <<<"$out" || ta_fail "srun --pp=1 (mismatch) did not fail"
-ta_pass "srun inside sbatch --tp=8 --pp=2: inherits the layout, may use its own if the step fits it, refuses a step that does not"
+msg="srun inside sbatch --tp=8 --pp=2: inherits the layout, may"
+msg+=" use its own if the step fits it, refuses a step that does not"
+ta_pass "$msg"
 out=$(run_job --export=NONE --tp=8 --pp=2)
 echo "$out" | sed 's/^/  sbatch --export=NONE --tp=8 --pp=2: /'
 # Slurm itself gives the batch step the SLURM_SPANK_* variables of its job even with

@@ -97,7 +97,9 @@ log | grep -q "$TA: settings from $CLUSTER_DIR/topoaware.conf: MaxTriesPerCall=8
   ta_fail "slurmctld did not log the settings of topoaware.conf: $(log | grep "$TA: settings" || true)"
 log | grep -q "$TA: 1 of 17 Slurm nodes are not in topology $CLUSTER_DIR/topology.json: n0017; MissingNodes=avoid: they are never chosen" ||
   ta_fail "the node missing from the topology is not logged by name: $(log | grep "not in topology" || true)"
-ta_pass "MaxTriesPerCall=8 MaxTimePerCall=500ms LogLevel=verbose StatusInterval=1 accepted (settings line); n0017 logged as missing"
+msg="MaxTriesPerCall=8 MaxTimePerCall=500ms LogLevel=verbose"
+msg+=" StatusInterval=1 accepted (settings line); n0017 logged as missing"
+ta_pass "$msg"
 
 # A placed job: its status entry and the verbose placement line, node order = topoaware plan's.
 sel_busy n0001 n0005 n0009 n0013 # 3 free nodes per leaf: ideal for 2 + 2, none for a ring of 4
@@ -125,7 +127,9 @@ assert t == {"file": sys.argv[2], "hash": sys.argv[3], "error": ""}, t
 PY
 perm=$(stat -c %a "$STATUS")
 [ "$perm" = 644 ] || ta_fail "status file mode $perm, expected 644 (umask $(umask))"
-ta_pass "status file ($perm): job $p placed ideal on $nodes, node_order $order = topoaware plan's; LogLevel=verbose logged it"
+msg="status file ($perm): job $p placed ideal on $nodes, node_order"
+msg+=" $order = topoaware plan's; LogLevel=verbose logged it"
+ta_pass "$msg"
 
 # LogLevel=quiet: a strict job without an ideal block waits; the status file says why, the log not.
 reconfigure "LogLevel=quiet StatusInterval=1"
@@ -151,7 +155,9 @@ st_wait 20 "$w2" phase waiting || ta_fail "strict job $w2 is not waiting in the 
 sleep 3
 grep -q "JobId=$w2 .*waits" "$CLUSTER_LOGDIR/slurmctld.log" &&
   ta_fail "after a bad topoaware.conf the wait of job $w2 was logged: LogLevel=quiet was not kept"
-ta_pass "MaxTriesPerCall=0: 'line 2: MaxTriesPerCall=0 is out of range ...; keeping the previous settings', LogLevel=quiet kept"
+msg="MaxTriesPerCall=0: 'line 2: MaxTriesPerCall=0 is out of range"
+msg+=" ...; keeping the previous settings', LogLevel=quiet kept"
+ta_pass "$msg"
 
 # Cancelled jobs leave the status file: pending ones (sweep) and the placed one (job_fini).
 cluster_run scancel "$w" "$w2" "$p" "${SEL_BUSY_IDS[@]}"
@@ -178,7 +184,8 @@ grep -q "$TA: JobId=$m: the topology's nodes cannot hold it now; MissingNodes=fa
   ta_fail "MissingNodes=fallback: no log line for job $m"
 st_wait 10 "$m" placement cons_tres || ta_fail "MissingNodes=fallback: job $m not placed cons_tres in the status file"
 [ "$(st "$m" nodes)" = "n[0001-0017]" ] || ta_fail "job $m nodes $(st "$m" nodes)"
-ta_pass "MissingNodes=fallback + reconfigure: the 17-node job runs on n[0001-0017] through plain cons_tres, logged; status: cons_tres ($(st "$m" reason))"
+ta_pass "MissingNodes=fallback + reconfigure: the 17-node job runs on n[0001-0017]" \
+  "through plain cons_tres, logged; status: cons_tres ($(st "$m" reason))"
 cluster_run scancel "$m"; cluster_wait_job "$m" 60 >/dev/null
 
 # A topology file that does not load: the status file keeps the old one and says why.

@@ -36,23 +36,27 @@ scenario() {
   cluster_wait_job "$b" 60 RUNNING >/dev/null
   sel_job_nodes "$b" >"$SEL_WORK/B.$tag"
   SEL_B=$b
-  ta_note "$sel: A (no layout) got $(echo $(cat "$SEL_WORK/A.$tag")); B (tp=8 pp=2 dp=2) got $(echo $(cat "$SEL_WORK/B.$tag"))"
+  ta_note "$sel: A (no layout) got $(echo $(cat "$SEL_WORK/A.$tag"));" \
+    "B (tp=8 pp=2 dp=2) got $(echo $(cat "$SEL_WORK/B.$tag"))"
 }
 
 # A subshell runs no EXIT trap of its parent: stop its cluster whichever way it ends.
 ( trap cluster_stop EXIT; scenario stock select/cons_tres ) || exit $?
 [ "$(leaf_counts "$SEL_WORK/B.stock")" = "3 1" ] ||
-  ta_fail "premise: stock cons_tres + topology/tree gave B $(echo $(cat "$SEL_WORK/B.stock")) (per leaf: $(leaf_counts "$SEL_WORK/B.stock")), expected 3 + 1"
+  ta_fail "premise: stock cons_tres + topology/tree gave B $(echo $(cat "$SEL_WORK/B.stock"))" \
+    "(per leaf: $(leaf_counts "$SEL_WORK/B.stock")), expected 3 + 1"
 ta_pass "stock cons_tres + topology/tree: B on 3 + 1 nodes, one DP ring split (the premise holds)"
 
 scenario topo select/cons_tres_topoaware
 grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (16 hosts' "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "slurmctld did not log the topology it loaded"
 cmp -s "$SEL_WORK/A.stock" "$SEL_WORK/A.topo" ||
-  ta_fail "job without a layout: cons_tres gave $(echo $(cat "$SEL_WORK/A.stock")), topoaware $(echo $(cat "$SEL_WORK/A.topo"))"
+  ta_fail "job without a layout: cons_tres gave $(echo $(cat "$SEL_WORK/A.stock"))," \
+    "topoaware $(echo $(cat "$SEL_WORK/A.topo"))"
 ta_pass "a job without a layout gets the same nodes as under cons_tres: $(echo $(cat "$SEL_WORK/A.topo"))"
 [ "$(leaf_counts "$SEL_WORK/B.topo")" = "2 2" ] ||
-  ta_fail "topoaware gave B $(echo $(cat "$SEL_WORK/B.topo")) (per leaf: $(leaf_counts "$SEL_WORK/B.topo")), expected 2 + 2"
+  ta_fail "topoaware gave B $(echo $(cat "$SEL_WORK/B.topo")) (per" \
+    "leaf: $(leaf_counts "$SEL_WORK/B.topo")), expected 2 + 2"
 ta_pass "topoaware: B on 2 + 2 nodes, each DP ring inside one leaf"
 
 # 4 nodes are free now, on leaves holding 1 + 3 or 1 + 1 + 2 of them (B took 2 + 2 from 3, 3, 2):

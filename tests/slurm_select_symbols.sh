@@ -39,7 +39,8 @@ for name in topoaware passthrough; do
   want_so=$want
   [ "$name" = passthrough ] || want_so=$(printf '%s\n' $want node_record_count node_record_table_ptr | sort -u)
   diff <(echo "$want_so") <(echo "$exported") >/dev/null ||
-    ta_fail "$(basename "$so") exports differ from what Slurm looks up: $(diff <(echo "$want_so") <(echo "$exported") | grep '^[<>]' | tr '\n' ' ')"
+    ta_fail "$(basename "$so") exports differ from what Slurm looks up:" \
+      "$(diff <(echo "$want_so") <(echo "$exported") | grep '^[<>]' | tr '\n' ' ')"
   ta_pass "$(basename "$so") exports exactly the $(echo "$want" | wc -l) symbols Slurm looks up"
 
   undef=$(nm -D --undefined-only "$so" | awk '{print $2}' | sed 's/@.*//' | sort -u)

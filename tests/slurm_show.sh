@@ -121,7 +121,9 @@ assert w["status"]["reason"].startswith(exp["reason"]), (w["status"]["reason"], 
 free = sorted(h["name"] for lg in show["leaf_groups"] for h in lg["hosts"] if h["use"] in ("free", "planned"))
 assert len(free) == exp["free"], free
 PY
-ta_pass "show --format json (defaults from SLURM_CONF): every job's nodes and leaf groups equal scontrol's, $(wc -l <"$SEL_WORK/free") free nodes as sinfo, layout jobs placed ideal with a checked order, job $s waiting (Resources: $why)"
+ta_pass "show --format json (defaults from SLURM_CONF): every job's nodes and leaf groups equal scontrol's," \
+  "$(wc -l <"$SEL_WORK/free") free nodes as sinfo, layout jobs placed ideal with a checked order, job $s waiting" \
+  "(Resources: $why)"
 
 # 2. Text, with --status naming the file the plugin wrote.
 show --status "$STATUS" --format text >"$SEL_WORK/show.txt" 2>"$SEL_WORK/show.err" ||
@@ -153,7 +155,8 @@ grep -qE "node 3: ranks 24(-|&#45;)31" "$SEL_WORK/job.svg" ||
 cp "$SEL_WORK/show.txt" "$b/tests/slurm_show.example.txt"
 cp "$SEL_WORK/show.svg" "$b/tests/slurm_show.example.svg"
 cp "$SEL_WORK/job.svg" "$b/tests/slurm_show.example-job.svg"
-ta_pass "show --format svg --output: $(wc -c <"$SEL_WORK/show.svg") bytes, leaf groups and jobs drawn; examples in $b/tests/slurm_show.example*"
+ta_pass "show --format svg --output: $(wc -c <"$SEL_WORK/show.svg") bytes," \
+  "leaf groups and jobs drawn; examples in $b/tests/slurm_show.example*"
 
 # 4. The rank map of L1: the status file's order = plan's rank order of the node set = the tasks'.
 show --job "$l1" >"$SEL_WORK/job.txt" 2>"$SEL_WORK/show.err" ||
@@ -182,7 +185,9 @@ assert len({r["leaf_group"] for r in m[:2]}) == 1 and len({r["leaf_group"] for r
 ' || ta_fail "show --job --format json: rank map"
 show --job "$s" | grep -q "^Waiting for .*: $(sed 's/[][\.*^$]/\\&/g' <<<"$why")" ||
   ta_fail "show --job $s: no waiting reason"
-ta_pass "show --job $l1: ranks in the order of the status file, of plan's rank order and of the tasks' TOPOAWARE_NODE_RANK ($map)"
+msg="show --job $l1: ranks in the order of the status file, of"
+msg+=" plan's rank order and of the tasks' TOPOAWARE_NODE_RANK ($map)"
+ta_pass "$msg"
 
 # 5. Failure paths against the same cluster.
 out=$(show --status "$SEL_WORK/nothing.json" 2>"$SEL_WORK/show.err") || ta_fail "show with a missing status file failed"
@@ -199,4 +204,6 @@ grep -q "WARNING: the status file was written with topology" "$SEL_WORK/other.tx
 rc=0; show --job 99999 >/dev/null 2>"$SEL_WORK/show.err" || rc=$?
 [ "$rc" = 2 ] && grep -q "job 99999 is not running or pending" "$SEL_WORK/show.err" ||
   ta_fail "unknown job: exit $rc: $(cat "$SEL_WORK/show.err")"
-ta_pass "a missing status file still shows the jobs and says what to do; another topology exits 5; an unknown job exits 2"
+msg="a missing status file still shows the jobs and says what"
+msg+=" to do; another topology exits 5; an unknown job exits 2"
+ta_pass "$msg"

@@ -94,7 +94,9 @@ jobid_port=$(field "$(head -1 "$work/a")" MASTER_PORT)
 [ "$jobid_port" -ge 20000 ] && [ "$jobid_port" -lt 32000 ] || ta_fail "MASTER_PORT $jobid_port out of 20000..31999"
 [ "$(grep -c '^topoaware: rank=' "$work/a.err")" = 8 ] ||
   ta_fail "--nccl-hints=print: expected 8 rank map lines: $(cat "$work/a.err")"
-ta_pass "tp=2 pp=2 dp=2 on n0001 (JURECA-DC) + n0002 (Lassen): coordinates, launcher variables, GPUs, NICs and NCCL_IB_HCA per task"
+msg="tp=2 pp=2 dp=2 on n0001 (JURECA-DC) + n0002 (Lassen): coordinates,"
+msg+=" launcher variables, GPUs, NICs and NCCL_IB_HCA per task"
+ta_pass "$msg"
 ta_note "$(head -1 "$work/a")"
 
 # 2. The user's own values are kept.
@@ -136,7 +138,9 @@ sed 's/ MASTER_PORT=[0-9]* / /' "$work/a" | diff -u - <(sed 's/ MASTER_PORT=[0-9
   ta_fail "override_env=all: not the same variables as without the user's values"
 grep -q ' MASTER_PORT=1 ' "$work/b3" && ta_fail "override_env=all: the user's MASTER_PORT was kept"
 echo "required $spank topology=$work/topology.json state_dir=$state" >"$plugstack"
-ta_pass "override_env=NCCL_IB_HCA replaces only the user's NCCL_IB_HCA (RANK kept; unknown names reported); override_env=all replaces RANK, MASTER_PORT, NCCL_IB_HCA"
+msg="override_env=NCCL_IB_HCA replaces only the user's NCCL_IB_HCA (RANK kept; unknown"
+msg+=" names reported); override_env=all replaces RANK, MASTER_PORT, NCCL_IB_HCA"
+ta_pass "$msg"
 
 # 4. A hash that differs from the one the job was placed with: no hints, a warning.
 SPANK_TOPOAWARE_TOPO_HASH=sha256:0000 step "$work/e" --tp=2 --pp=2 --dp=2
@@ -156,7 +160,9 @@ sed 's/ MASTER_PORT=[0-9]* / /' "$work/a" | diff -u - "$work/g" ||
   ta_fail "srun in an sbatch --tp job: not the same task environment as the srun step"
 # The batch step is not a rank: no "no hints" warning there (it gets the hostfile instead, see 4d).
 grep 'topoaware: warning' "$work/job.err" && ta_fail "batch job $id: a topoaware warning in the batch step"
-ta_pass "srun inside sbatch --tp=2 --pp=2 --dp=2: the same coordinates, GPUs and NICs per task; no warning from the batch step"
+msg="srun inside sbatch --tp=2 --pp=2 --dp=2: the same coordinates,"
+msg+=" GPUs and NICs per task; no warning from the batch step"
+ta_pass "$msg"
 
 # 4c. --gpus-per-task=1: Slurm binds one GPU per task; it is kept, and TOPOAWARE_GPU names it.
 cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-task=1 --tp=2 --pp=2 --dp=2 bash -c "$script" \
@@ -239,7 +245,10 @@ grep -qx 'after the steps: 8 lines' "$out/job.out" ||
   ta_fail "the hostfile did not last the batch script: $(tail -1 "$out/job.out")"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$id' ]" ||
   ta_fail "the job epilog did not remove $state/job.$id: $(ls -la "$state/job.$id")"
-ta_pass "hostfile (job run as $user): $state/job.$id/hostfile owned by $uid:$gid in a 0700 folder, lists n0002 x4 then n0001 x4 (TOPOAWARE_NODE_RANK order); srun --distribution=arbitrary gives SLURM_PROCID = RANK on every task; the rank map matches; the folder is gone after the job"
+msg="hostfile (job run as $user): $state/job.$id/hostfile owned by $uid:$gid in a 0700 folder, lists n0002 x4 then"
+msg+=" n0001 x4 (TOPOAWARE_NODE_RANK order); srun --distribution=arbitrary gives SLURM_PROCID = RANK on every task; the"
+msg+=" rank map matches; the folder is gone after the job"
+ta_pass "$msg"
 ta_note "$(sed -n 2p "$out/rankmap")"
 
 # 4e. A batch job without a layout: no job folder, no TOPOAWARE_HOSTFILE.
@@ -266,7 +275,9 @@ _SLURM_SPANK_OPTION_topoaware_rank_order=tp-pp-dp step "$work/u2" --tp=2 --pp=2 
 grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/u2" && ta_fail "an injected rank order gave hints"
 grep -q "^topoaware: warning: the step's layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp is not the one srun checked (tp=2,cp=1,ep=1,dp=2,pp=2)" "$work/u2.err" ||
   ta_fail "no warning for a layout changed by an injected option: $(cat "$work/u2.err")"
-ta_pass "_SLURM_SPANK_OPTION_topoaware_* exported by hand (srun without a layout, or one option more than srun's): no hints, a warning per node and in slurmd's log"
+msg="_SLURM_SPANK_OPTION_topoaware_* exported by hand (srun without a layout, or"
+msg+=" one option more than srun's): no hints, a warning per node and in slurmd's log"
+ta_pass "$msg"
 
 # (2) sbatch --export=NONE: the batch step still gets the hostfile and rank map of the job's
 # checked layout (from SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_*, which --export=NONE keeps).
@@ -289,7 +300,9 @@ diff -u <(grep '^rank=' "$out/rankmap") <(grep '^rank=' "$out/rankmap.none") ||
 head -1 "$out/rankmap.none" | grep -q '^# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp' ||
   ta_fail "sbatch --export=NONE: rank map header $(head -1 "$out/rankmap.none")"
 grep 'topoaware' "$out/none.err" && ta_fail "sbatch --export=NONE: a topoaware message in the batch step"
-ta_pass "sbatch --export=NONE --tp=2 --pp=2 --dp=2: TOPOAWARE_HOSTFILE and TOPOAWARE_RANKMAP, the same files as with --export=ALL"
+msg="sbatch --export=NONE --tp=2 --pp=2 --dp=2: TOPOAWARE_HOSTFILE"
+msg+=" and TOPOAWARE_RANKMAP, the same files as with --export=ALL"
+ta_pass "$msg"
 
 # (3) A batch job without a layout, _SLURM_SPANK_OPTION_topoaware_tp exported at submit: no
 # hostfile, a warning; (3b) a layout job with one injected option more: the checked layout's files.
@@ -308,7 +321,9 @@ grep -q '^# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-
   ta_fail "an injected rank order reached the batch step's rank map: $(cat "$out/inj2.out" "$out/inj2.err")"
 grep -q "^topoaware: warning: the batch step's environment gives the layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp .*; ignored, the job's checked layout is tp=2,cp=1,ep=1,dp=2,pp=2\$" "$out/inj2.err" ||
   ta_fail "no warning for the injected rank order: $(cat "$out/inj2.err")"
-ta_pass "sbatch with _SLURM_SPANK_OPTION_topoaware_* exported by hand: no hostfile without --tp, the checked layout's rank map with it; a warning each"
+msg="sbatch with _SLURM_SPANK_OPTION_topoaware_* exported by hand: no hostfile"
+msg+=" without --tp, the checked layout's rank map with it; a warning each"
+ta_pass "$msg"
 
 # 5. A missing topology file (plugstack.conf is read again by each step): no hints, a warning.
 echo "required $spank topology=$work/missing.json state_dir=$state" >"$plugstack"
@@ -344,7 +359,9 @@ read -r job got file <<<"$(head -1 <<<"$out")"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$job.hash' ]" || ta_fail "the job epilog did not remove $state/job.$job.hash"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$job' ]" ||
   ta_fail "the job epilog did not remove the folder $state/job.$job of an srun-only job"
-ta_pass "hash channel: slurmctld's $want reaches the tasks through the job prolog's file; the epilog removes it (and the job's folder)"
+msg="hash channel: slurmctld's $want reaches the tasks through the"
+msg+=" job prolog's file; the epilog removes it (and the job's folder)"
+ta_pass "$msg"
 
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 3 --json "$work/other.json" >/dev/null
 grep -q '"n0002"' "$work/other.json" || ta_fail "generated topology has no host n0002"
@@ -368,4 +385,5 @@ out=$(cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 -
   'echo "${TOPOAWARE_TOPO_HASH-unset}"' 2>"$work/k2.err") || { cat "$work/k2.err" >&2; ta_fail "srun failed"; }
 [ "$(sort -u <<<"$out")" = "$want" ] ||
   ta_fail "tasks read another topology than slurmctld ($want) by default: $(sort -u <<<"$out" | tr '\n' ' ')"
-ta_pass "no topology= and no topoaware.conf, slurm.conf in $(dirname "$CLUSTER_CONF"): the tasks read slurmctld's topology ($want)"
+ta_pass "no topology= and no topoaware.conf, slurm.conf in" \
+  "$(dirname "$CLUSTER_CONF"): the tasks read slurmctld's topology ($want)"

@@ -54,7 +54,8 @@ check_plugin() {
   defs=$(echo "$defs" | sort -u)
   missing=$(comm -23 <(echo "$undef") <(echo "$defs") | grep -vE '^(_ITM_|__gmon_start__|_Jv_RegisterClasses)' || true)
   [ -z "$missing" ] || ta_fail "$(basename "$so"): undefined symbols nobody provides: $(echo $missing)"
-  ta_pass "$(basename "$so"): $(echo "$undef" | wc -l) undefined symbols, all provided (C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
+  ta_pass "$(basename "$so"): $(echo "$undef" | wc -l) undefined symbols, all provided" \
+    "(C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
 }
 
 check_plugin "$spank" "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog slurm_spank_job_epilog" "$slurmfull"
