@@ -89,7 +89,9 @@ grep -qE '^  12 +RUNNING +alice +train\|x +4 +0:2,1:2 +tp=8,pp=2,dp=2 +prefer +i
 [ "$(grep -cE '^  13 ' <<<"$out")" = 1 ] &&
   grep -qE '^  13 +PENDING +carol +wait +2 +tp=8,dp=2 +strict +3[0-5]s +Resources +no ideal block now$' <<<"$out" &&
   ok "a pending job listed twice shows once, with both reasons" || bad "job 13: $out"
-grep -q "^topoaware: warning: 1 line(s) of squeue's output were not understood (first: \"this line is not squeue's\")" "$tmp/err" &&
+pat="^topoaware: warning: 1 line(s) of squeue's output were not understood"
+pat+=" (first: \"this line is not squeue's\")"
+grep -q "$pat" "$tmp/err" &&
   ok "a line squeue did not write is reported, not fatal" || bad "bad squeue line: $(cat "$tmp/err")"
 grep -q "^Nodes: 10 free, 0 mixed, 5 allocated, 1 unavailable; largest free block 4 nodes (leaf group 2)" <<<"$out" &&
   ok "node counts (a node listed twice by sinfo counts once)" || bad "node counts: $out"
@@ -121,7 +123,8 @@ grep -q "^Status: not available: StatusFile=none in $tmp/ta.conf" <<<"$out" &&
 # 3. The status file missing (under another SelectType, and under the plugin), broken, foreign.
 mv "$tmp/state/topoaware-status.json" "$tmp/saved.json"
 out=$(FAKE_SELECT=select/cons_tres "$bin" show 2>"$tmp/err"); rc=$?
-[ $rc = 0 ] && grep -q "does not exist: slurmctld runs SelectType=select/cons_tres, not select/cons_tres_topoaware" <<<"$out" &&
+pat="does not exist: slurmctld runs SelectType=select/cons_tres, not select/cons_tres_topoaware"
+[ $rc = 0 ] && grep -q "$pat" <<<"$out" &&
   grep -qE '^  12 +RUNNING +alice +train\|x +4 +0:2,1:2 +\? +\? +\? ' <<<"$out" &&
   grep -q "warning: layouts unknown" "$tmp/err" && ok "no status file (cons_tres): jobs shown, layouts unknown, why" ||
   bad "no status file (rc $rc): $out $(cat "$tmp/err")"
@@ -172,7 +175,8 @@ out=$("$bin" show --topology "$tmp/none.json" 2>&1); rc=$?
   bad "missing topology (rc $rc): $out"
 mv "$tmp/etc/topology.json" "$tmp/etc/topology.json.away"
 out=$("$bin" show --status "$tmp/foreign.json" 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "give --topology FILE: the topology.json the plugins read, TopologyFile= in $tmp/etc/topoaware.conf" <<<"$out" &&
+pat="give --topology FILE: the topology.json the plugins read, TopologyFile= in $tmp/etc/topoaware.conf"
+[ $rc = 2 ] && grep -q "$pat" <<<"$out" &&
   ok "no default topology: exit 2, what to give" || bad "no default topology (rc $rc): $out"
 mv "$tmp/etc/topology.json.away" "$tmp/etc/topology.json"
 out=$("$bin" show --job 77 2>&1); rc=$?

@@ -28,7 +28,9 @@ echo "required $spank state_dir=$work/state" >"$work/plugstack.conf"
 cd "$work"
 
 # Fields of a job's request that must not change for a job without a layout.
-FIELDS='NumNodes|NumCPUs|NumTasks|CPUs/Task|ReqB:S:C:T|TRES|TresPerNode|TresPerJob|TresPerTask|MinCPUsNode|MinMemoryNode|MinTmpDiskNode|Socks/Node|NtasksPerN:B:S:C|CoreSpec|OverSubscribe|Contiguous|Features|Partition|TimeLimit|Priority|Requeue'
+FIELDS='NumNodes|NumCPUs|NumTasks|CPUs/Task|ReqB:S:C:T|TRES|TresPerNode|TresPerJob|TresPerTask|MinCPUsNode'
+FIELDS+='|MinMemoryNode|MinTmpDiskNode|Socks/Node|NtasksPerN:B:S:C|CoreSpec|OverSubscribe|Contiguous|Features'
+FIELDS+='|Partition|TimeLimit|Priority|Requeue'
 job_fields() {
   cluster_run scontrol -o show job "$1" | tr ' ' '\n' | grep -E "^($FIELDS)=" | sort
 }
@@ -99,7 +101,9 @@ expect_job "--tp=2 --dp=4 -N 2" 2 8 gres:gpu:4 4
 expect_job "--tp=4 --dp=2 --gpus-per-node=4" 2 8 gres:gpu:4 4
 expect_job "--tp=8 --dp=2 --ntasks=16" 2 16 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 --gpus=16" 2 16 gres:gpu:8 8
-expect_job "--tp=2 --cp=2 --dp=2 --ep=4 --rank-order=tp-pp-dp --topo-mode=strict --topo-max-wait=30m --nccl-hints=print" 1 8 gres:gpu:8 8
+long_opts="--tp=2 --cp=2 --dp=2 --ep=4 --rank-order=tp-pp-dp --topo-mode=strict --topo-max-wait=30m"
+long_opts+=" --nccl-hints=print"
+expect_job "$long_opts" 1 8 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 --gres=gpu:8" 2 16 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 -N 1-4" 2 16 gres:gpu:8 8
 # -n equal to --ntasks-per-node on one node is what sbatch itself counts when -n is not given, so
@@ -109,7 +113,10 @@ out=$(cluster_run sbatch --parsable --hold --tp=8 --dp=2 -n8 --ntasks-per-node=8
 id=$(tail -n1 <<<"$out")
 grep -q " NumTasks=16 " <<<"$(cluster_run scontrol -o show job "$id")" ||
   ta_fail "-n8 --ntasks-per-node=8: not 16 tasks"
-grep -qF "topoaware: layout tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp runs 16 tasks (2 nodes x 8); the 8 tasks counted from --ntasks-per-node=8 on 1 node do not apply. If you gave -n 8, it did not fit the layout: use -n 16 or leave -n out" <<<"$out" ||
+pat="topoaware: layout tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp runs 16 tasks (2 nodes x 8);"
+pat+=" the 8 tasks counted from --ntasks-per-node=8 on 1 node do not apply."
+pat+=" If you gave -n 8, it did not fit the layout: use -n 16 or leave -n out"
+grep -qF "$pat" <<<"$out" ||
   ta_fail "-n8 --ntasks-per-node=8: the user is not told that 16 tasks run: $out"
 cluster_run scancel "$id"
 ta_pass "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8: 16 tasks, and sbatch says why"
@@ -155,15 +162,19 @@ refuse "topo-mode 'fast' is not known" sbatch --tp=8 --topo-mode=fast --wrap tru
 refuse "unknown unit" sbatch --tp=8 --topo-mode=strict --topo-max-wait=5y --wrap true
 refuse "--topo-mode=prefer never waits" sbatch --tp=8 --topo-mode=prefer --topo-max-wait=5m --wrap true
 refuse "nccl-hints 'yes' is not known" sbatch --tp=8 --nccl-hints=yes --wrap true
-refuse "--topo-mode describes how to place a parallel layout, but no layout is given" sbatch --topo-mode=strict --wrap true
+refuse "--topo-mode describes how to place a parallel layout, but no layout is given" \
+  sbatch --topo-mode=strict --wrap true
 refuse "ep=4 must divide cp*dp = 6" sbatch --tp=8 --dp=6 --ep=4 --wrap true
 refuse "exceeds the limit of 16777216" sbatch --tp=8 --dp=65536 --pp=64 --wrap true
-refuse "-N 3 but the layout needs 16 GPUs = 2 nodes x 8 GPUs; use -N 2" sbatch --tp=8 --dp=2 -N 3 --gpus-per-node=8 --wrap true
+refuse "-N 3 but the layout needs 16 GPUs = 2 nodes x 8 GPUs; use -N 2" \
+  sbatch --tp=8 --dp=2 -N 3 --gpus-per-node=8 --wrap true
 refuse "Node count specification invalid" sbatch --tp=8 --dp=2 -N 3 --gpus-per-node=8 --wrap true
 refuse "--ntasks=10 but the layout has 16 ranks" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
 refuse "Task count specification invalid" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
-refuse "--ntasks-per-node=4 but the layout puts 8 ranks on each node" sbatch --tp=8 --dp=2 --gpus-per-node=8 --ntasks-per-node=4 --wrap true
-refuse "but the job asks for 4 GPUs per node (--ntasks-per-node=4)" sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=4 --wrap true
+refuse "--ntasks-per-node=4 but the layout puts 8 ranks on each node" \
+  sbatch --tp=8 --dp=2 --gpus-per-node=8 --ntasks-per-node=4 --wrap true
+refuse "but the job asks for 4 GPUs per node (--ntasks-per-node=4)" \
+  sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=4 --wrap true
 refuse "--ntasks=8 but the layout has 16 ranks" sbatch --tp=8 --dp=2 -n8 -N2 --wrap true
 refuse "--gpus=8 but the layout needs 16 GPUs" sbatch --tp=8 --dp=2 --gpus=8 --wrap true
 refuse "--gpus-per-node=16 but the partition's nodes have 8 GPUs" sbatch --tp=8 --dp=2 --gpus-per-node=16 --wrap true
@@ -171,7 +182,8 @@ refuse "not a whole number of nodes of 8 GPUs; use dp=2 or dp=4" sbatch --tp=4 -
 refuse "-N 1-3 but the layout needs 4 nodes" sbatch --tp=8 --pp=4 -N 1-3 --wrap true
 refuse "--gpus-per-task above 1 contradicts the layout" sbatch --tp=8 --gpus-per-task=2 -n 4 --wrap true
 refuse "tp=x is not a whole number" env SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=x sbatch --wrap true
-refuse "Invalid argument (x) for environment variable" env SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=x sbatch --wrap true
+refuse "Invalid argument (x) for environment variable" \
+  env SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=x sbatch --wrap true
 refuse "tp=3 does not divide" salloc --tp=3 true
 refuse "tp=abc is not a whole number" srun --tp=abc true
 [ "$(njobs)" = 0 ] || ta_fail "jobs exist after the refusals: $(cluster_run squeue -h)"

@@ -73,7 +73,9 @@ record() {
   f64_wait_nodes "$W/$1" "$2" 90 || ta_fail "$1: job $2 did not start"
   cluster_run scontrol -o show job "$2" | sed -n 's/.* NodeList=\([^ ]*\) .*/\1/p' >"$W/$1.nl"
 }
-nodes_idle() { [ "$(cluster_run scontrol -o show node "$1" | grep -c 'State=IDLE ')" -eq "$(ta_hostnames "$1" | wc -l)" ]; }
+nodes_idle() {
+  [ "$(cluster_run scontrol -o show node "$1" | grep -c 'State=IDLE ')" -eq "$(ta_hostnames "$1" | wc -l)" ]
+}
 # stop_job JOBID: cancel it and wait until its nodes are idle again (a node still completing is
 # not free for the next job, which would make the comparison depend on timing).
 stop_job() {
@@ -195,7 +197,8 @@ sort -s -k2,2 "$TABLE"
 j=$(f64_layout_job 8 2 4 -w n0001,n0060)
 record W "$j"
 grep -qx n0001 "$W/W" && grep -qx n0060 "$W/W" || ta_fail "-w n0001,n0060: job got $(cat "$W/W.nl")"
-grep -q "select/cons_tres_topoaware: JobId=$j: the job requires specific nodes (-w); placed by plain select/cons_tres" "$(LOG)" ||
+pat="select/cons_tres_topoaware: JobId=$j: the job requires specific nodes (-w); placed by plain select/cons_tres"
+grep -q "$pat" "$(LOG)" ||
   ta_fail "the log does not say that -w job $j is placed by plain cons_tres"
 ta_pass "-w n0001,n0060: runs on $(cat "$W/W.nl") (plain cons_tres, logged)"
 # A heterogeneous job: both components fall back (logged) and run.
@@ -204,10 +207,12 @@ h=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per
   -o /dev/null : --exclusive -N1 "$W/sleep.sh")
 h=${h%%;*}
 het_running() {
-  [ "$(cluster_run squeue -h -j "$h" -o %T | sort -u)" = RUNNING ] && [ "$(cluster_run squeue -h -j "$h" | wc -l)" -eq 2 ]
+  [ "$(cluster_run squeue -h -j "$h" -o %T | sort -u)" = RUNNING ] &&
+    [ "$(cluster_run squeue -h -j "$h" | wc -l)" -eq 2 ]
 }
 ta_wait_for 90 het_running || ta_fail "heterogeneous job $h did not start: $(cluster_run squeue -j "$h")"
-[ "$(grep -c "JobId=$h+[01]([0-9]*): heterogeneous jobs are not placed by topology; placed by plain select/cons_tres" "$(LOG)")" -ge 2 ] ||
+pat="JobId=$h+[01]([0-9]*): heterogeneous jobs are not placed by topology; placed by plain select/cons_tres"
+[ "$(grep -c "$pat" "$(LOG)")" -ge 2 ] ||
   ta_fail "the log does not say that both components of heterogeneous job $h are placed by plain cons_tres"
 ta_pass "heterogeneous job with a layout: runs, both components placed by plain cons_tres (logged)"
 f64_clear
@@ -254,7 +259,9 @@ f64_clear
 # Preemption: partition lo (PriorityTier=1, PreemptMode=CANCEL) full with 8 jobs of 8 nodes; a
 # layout job in hi (PriorityTier=10) must preempt and run.
 lo=()
-for k in 1 2 3 4 5 6 7 8; do lo+=("$(cluster_run sbatch --parsable -p lo --exclusive -N8 -J lo -o /dev/null --wrap 'sleep 600')"); done
+for k in 1 2 3 4 5 6 7 8; do
+  lo+=("$(cluster_run sbatch --parsable -p lo --exclusive -N8 -J lo -o /dev/null --wrap 'sleep 600')")
+done
 for id in "${lo[@]}"; do
   cluster_wait_job "$id" 90 RUNNING >/dev/null || ta_fail "low-priority job $id did not start"
 done

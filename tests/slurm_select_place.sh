@@ -64,7 +64,10 @@ ta_pass "topoaware: B on 2 + 2 nodes, each DP ring inside one leaf"
 layout=(--exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 -o /dev/null)
 cluster_run sinfo -h -N -t idle -o '%N' | sort -u >"$SEL_WORK/free"
 [ "$(wc -l <"$SEL_WORK/free")" -eq 4 ] || ta_fail "expected 4 idle nodes, sinfo says: $(echo $(cat "$SEL_WORK/free"))"
-case $(leaf_counts "$SEL_WORK/free") in "3 1"|"2 1 1") ;; *) ta_fail "free nodes $(echo $(cat "$SEL_WORK/free")): an ideal block exists, the test needs none" ;; esac
+case $(leaf_counts "$SEL_WORK/free") in
+  "3 1"|"2 1 1") ;;
+  *) ta_fail "free nodes $(echo $(cat "$SEL_WORK/free")): an ideal block exists, the test needs none" ;;
+esac
 d=$(cluster_run sbatch --parsable "${layout[@]}" --topo-mode=prefer --wrap 'sleep 600')
 cluster_wait_job "$d" 30 RUNNING >/dev/null || ta_fail "prefer job did not start at once"
 sel_job_nodes "$d" >"$SEL_WORK/D"
@@ -98,5 +101,8 @@ waited=$((SECONDS - t0))
 [ "$waited" -ge 18 ] || ta_fail "strict job started after $waited s, before its 20 s max wait"
 sel_job_nodes "$e" >"$SEL_WORK/E"
 # Whatever leaves C took, the 4 free nodes are 1 + 1 + 2 or 3 + 1: no ideal block, so E got them.
-case $(leaf_counts "$SEL_WORK/E") in "2 1 1"|"3 1") ;; *) ta_fail "strict job after max wait got $(echo $(cat "$SEL_WORK/E"))" ;; esac
+case $(leaf_counts "$SEL_WORK/E") in
+  "2 1 1"|"3 1") ;;
+  *) ta_fail "strict job after max wait got $(echo $(cat "$SEL_WORK/E"))" ;;
+esac
 ta_pass "strict --topo-max-wait=20s: waited $waited s, then ran on the best available ($(leaf_counts "$SEL_WORK/E"))"

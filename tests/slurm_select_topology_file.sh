@@ -22,14 +22,16 @@ reconfigure() {
   local before; before=$(log | wc -l)
   cluster_run scontrol reconfigure
   # select_p_node_init logs one topology line per reconfigure.
-  ta_wait_for 30 sh -c "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q 'select/cons_tres_topoaware: .*topology'" ||
+  ta_wait_for 30 sh -c \
+    "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q 'select/cons_tres_topoaware: .*topology'" ||
     ta_fail "no topology message after scontrol reconfigure"
   tail -n +$((before + 1)) "$CLUSTER_LOGDIR/slurmctld.log" | grep 'select/cons_tres_topoaware: ' | sed 's/^/# log: /'
   NEWLOG=$(tail -n +$((before + 1)) "$CLUSTER_LOGDIR/slurmctld.log")
 }
 
 SEL_NO_TOPO=1 sel_start select/cons_tres_topoaware
-log | grep -q "select/cons_tres_topoaware: no topology: $CLUSTER_DIR/topology.json: .*placed by plain select/cons_tres" ||
+log |
+  grep -q "select/cons_tres_topoaware: no topology: $CLUSTER_DIR/topology.json: .*placed by plain select/cons_tres" ||
   ta_fail "missing topology.json: the log does not say so"
 j=$(cluster_run sbatch --parsable "${layout[@]}" --wrap 'true')
 [ "$(cluster_wait_job "$j" 60)" = COMPLETED ] || ta_fail "layout job without a topology did not complete"

@@ -47,12 +47,14 @@ run_one() {
     ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
     # Reservations: by nodes they work; CoreCnt= is refused by Slurm's own check of the plugin id
     # (state_control.c accepts only cons_res/cons_tres ids) -- the documented limit.
-    cluster_run scontrol create reservation ReservationName=rn StartTime=now Duration=10 Users=root Nodes=n01 >/dev/null ||
+    cluster_run scontrol create reservation ReservationName=rn StartTime=now Duration=10 Users=root \
+      Nodes=n01 >/dev/null ||
       ta_fail "$name: a node reservation was refused"
     [ "$(cluster_run srun --reservation=rn -N1 sh -c 'echo $SLURMD_NODENAME')" = n01 ] ||
       ta_fail "$name: job in the reservation did not run on n01"
     cluster_run scontrol delete ReservationName=rn
-    if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root CoreCnt=2 Nodes=n02 2>&1); then
+    if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root \
+               CoreCnt=2 Nodes=n02 2>&1); then
       ta_fail "$name: a CoreCnt reservation was accepted; update the KNOWN LIMITS of select_cons_tres_topoaware(8)"
     fi
     ta_pass "$name: node reservations work; CoreCnt= reservations are refused as documented ($out)"

@@ -43,13 +43,16 @@ ta_wait_for 60 sh -c "[ \$(wc -l <'$SEL_WORK/L1.tasks') -ge 32 ]" || ta_fail "L1
 
 # The premise of S: two free nodes, no leaf with two of them.
 cluster_run sinfo -h -N -t idle -o '%N' | sort -u >"$SEL_WORK/free"
-per_leaf=$(while read -r n; do sel_leaf "$n"; done <"$SEL_WORK/free" | sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ')
+per_leaf=$(while read -r n; do sel_leaf "$n"; done <"$SEL_WORK/free" |
+  sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ')
 [ "$(wc -l <"$SEL_WORK/free")" -eq 2 ] && [ "$per_leaf" = "1 1 " ] ||
   ta_fail "premise: expected 2 idle nodes on 2 leaves after L1 and L2, sinfo says $(echo $(cat "$SEL_WORK/free"))"
-s=$(cluster_run sbatch --parsable "${layout[@]}" -N2 --dp=2 -J S --topo-mode=strict --topo-max-wait=30m --wrap 'sleep 600')
+s=$(cluster_run sbatch --parsable "${layout[@]}" -N2 --dp=2 -J S --topo-mode=strict --topo-max-wait=30m \
+  --wrap 'sleep 600')
 ta_wait_for 30 grep -q "JobId=$s (strict, 2 nodes x 8 GPUs) waits: " "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "slurmctld did not log why strict job $s waits"
-why=$(sed -n "s/.*JobId=$s (strict, 2 nodes x 8 GPUs) waits: \(.*\); at most .*/\1/p" "$CLUSTER_LOGDIR/slurmctld.log" | tail -n 1)
+why=$(sed -n "s/.*JobId=$s (strict, 2 nodes x 8 GPUs) waits: \(.*\); at most .*/\1/p" "$CLUSTER_LOGDIR/slurmctld.log" |
+  tail -n 1)
 ta_wait_for 30 grep -q "\"job_id\": $s," "$STATUS" || ta_fail "the status file has no entry for job $s"
 [ "$(cluster_job_state "$s")" = PENDING ] || ta_fail "strict job $s is not pending"
 ta_note "jobs: L1=$l1 L2=$l2 S=$s busy=${SEL_BUSY_IDS[*]}; S waits: $why"
@@ -67,7 +70,9 @@ plan_of "$l1" --pp 2 --dp 2 >"$SEL_WORK/plan.$l1.json"
 plan_of "$l2" --dp 2 >"$SEL_WORK/plan.$l2.json"
 expect=$SEL_WORK/expect.json
 {
-  echo "{\"free\": $(wc -l <"$SEL_WORK/free"), \"waiting\": $s, \"reason\": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$why"), \"layout\": [$l1, $l2], \"jobs\": {"
+  echo "{\"free\": $(wc -l <"$SEL_WORK/free"), \"waiting\": $s," \
+    "\"reason\": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$why")," \
+    "\"layout\": [$l1, $l2], \"jobs\": {"
   sep=""
   for id in "${!NODES[@]}"; do
     printf '%s"%s": [%s]' "$sep" "$id" "$(for n in ${NODES[$id]}; do printf '"%s",' "$n"; done | sed 's/,$//')"
@@ -79,7 +84,8 @@ expect=$SEL_WORK/expect.json
 # 1. JSON, found as an admin's shell finds it (SLURM_CONF only).
 show --format json >"$SEL_WORK/show.json" 2>"$SEL_WORK/show.err" ||
   ta_fail "topoaware show --format json failed: $(cat "$SEL_WORK/show.err")"
-python3 - "$SEL_WORK/show.json" "$expect" "$STATUS" "$SEL_WORK" <<'PY' || ta_fail "topoaware show --format json: see above"
+python3 - "$SEL_WORK/show.json" "$expect" \
+  "$STATUS" "$SEL_WORK" <<'PY' || ta_fail "topoaware show --format json: see above"
 import json, sys
 show, exp, status = (json.load(open(p)) for p in sys.argv[1:4])
 work = sys.argv[4]
@@ -130,15 +136,21 @@ show --status "$STATUS" --format text >"$SEL_WORK/show.txt" 2>"$SEL_WORK/show.er
   ta_fail "show --format text: $(cat "$SEL_WORK/show.err")"
 sed 's/^/# /' "$SEL_WORK/show.txt"
 grep -q "^Status: $STATUS (select/cons_tres_topoaware, written " "$SEL_WORK/show.txt" || ta_fail "text: no status line"
-grep -qE "^Nodes: 2 free( \([0-9] planned by backfill for pending jobs\))?, 0 mixed, 14 allocated, 0 unavailable" "$SEL_WORK/show.txt" ||
+pat="^Nodes: 2 free( \([0-9] planned by backfill for pending jobs\))?, 0 mixed, 14 allocated, 0 unavailable"
+grep -qE "$pat" "$SEL_WORK/show.txt" ||
   ta_fail "text: node counts"
 for id in "$l1" "$l2"; do
-  grep -qE "^  $id +RUNNING +root +L[12] +[24] +[0-9:,]+ +tp=8,(pp=2,)?dp=2 +prefer +ideal +ideal +1\.00x +1\.000 " "$SEL_WORK/show.txt" ||
+  pat="^  $id +RUNNING +root +L[12] +[24] +[0-9:,]+ +tp=8,(pp=2,)?dp=2 +prefer +ideal +ideal +1\.00x +1\.000 "
+  grep -qE "$pat" "$SEL_WORK/show.txt" ||
     ta_fail "text: no running line for layout job $id"
 done
-grep -qE "^  $s +PENDING +root +S +2 +tp=8,dp=2 +strict +[0-9]+(s|m[0-9]+s) +Resources +$(sed 's/[][\.*^$]/\\&/g' <<<"$why")" "$SEL_WORK/show.txt" ||
+pat="^  $s +PENDING +root +S +2 +tp=8,dp=2 +strict +[0-9]+(s|m[0-9]+s) +Resources +"
+grep -qE "$pat$(sed 's/[][\.*^$]/\\&/g' <<<"$why")" "$SEL_WORK/show.txt" ||
   ta_fail "text: no waiting line for job $s with its reasons"
-for n in $(cat "$SEL_WORK/free"); do grep -qE "^  $n +(idle +free|planned +free, planned by backfill)\$" "$SEL_WORK/show.txt" || ta_fail "text: free node $n not shown free"; done
+for n in $(cat "$SEL_WORK/free"); do
+  grep -qE "^  $n +(idle +free|planned +free, planned by backfill)\$" "$SEL_WORK/show.txt" ||
+    ta_fail "text: free node $n not shown free"
+done
 ta_pass "show --status FILE --format text: running, waiting (with both reasons) and free nodes as Slurm says"
 
 # 3. SVG.
@@ -164,17 +176,23 @@ show --job "$l1" >"$SEL_WORK/job.txt" 2>"$SEL_WORK/show.err" ||
 sed 's/^/# /' "$SEL_WORK/job.txt"
 grep -q "checked: the rank order of the node set over .* is the same" "$SEL_WORK/job.txt" ||
   ta_fail "show --job: order not checked"
-map=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $3} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" | tr '\n' ',' | sed 's/,$//')
-ranks=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $2} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" | tr '\n' ' ')
+map=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $3} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" |
+  tr '\n' ',' | sed 's/,$//')
+ranks=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $2} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" |
+  tr '\n' ' ')
 [ "$ranks" = "0-7 8-15 16-23 24-31 " ] || ta_fail "show --job: rank ranges '$ranks'"
-recorded=$(python3 -c 'import json,sys; print([j["node_order"] for j in json.load(open(sys.argv[1]))["jobs"] if j["job_id"] == int(sys.argv[2])][0])' "$STATUS" "$l1")
+py='import json,sys; print([j["node_order"] for j in json.load(open(sys.argv[1]))["jobs"]'
+py+=' if j["job_id"] == int(sys.argv[2])][0])'
+recorded=$(python3 -c "$py" "$STATUS" "$l1")
 [ "$map" = "$recorded" ] || ta_fail "show --job: map order $map, status file $recorded"
 list=$(cluster_run scontrol -o show job "$l1" | sed -n 's/.* NodeList=\([^ ]*\) .*/\1/p')
 planned=$("$b/topoaware" plan --topology "$SEL_TOPO" --tp 8 --pp 2 --dp 2 --free "$list" --format json |
   python3 -c 'import json,sys; print(",".join(r["host"] for r in json.load(sys.stdin)["rank_order"]))')
 [ "$map" = "$planned" ] || ta_fail "show --job: map order $map, plan's rank order of $list: $planned"
 tasks=$(awk '$3 == 0 {print $2, $1}' "$SEL_WORK/L1.tasks" | sort -n | awk '{print $2}' | tr '\n' ',' | sed 's/,$//')
-[ "$map" = "$tasks" ] || ta_fail "show --job: map order $map, TOPOAWARE_NODE_RANK of L1's tasks: $tasks ($(cat "$SEL_WORK/L1.tasks" | head -3))"
+[ "$map" = "$tasks" ] ||
+  ta_fail "show --job: map order $map, TOPOAWARE_NODE_RANK of L1's tasks:" \
+    "$tasks ($(cat "$SEL_WORK/L1.tasks" | head -3))"
 show --job "$l1" --format json | python3 -c '
 import json, sys
 j = json.load(sys.stdin)
