@@ -33,8 +33,10 @@ STATUS=$CLUSTER_DIR/state/topoaware-status.json
 sel_busy n0001 n0005 n0009 n0010 n0013 n0014 n0015 n0016
 layout=(--exclusive --gpus-per-node=8 --ntasks-per-node=8 --tp=8 -o /dev/null)
 # L1 records, per task, its node and node rank as spank_topoaware set them, then sleeps.
+l1_cmd="srun bash -c 'echo \$SLURMD_NODENAME \${TOPOAWARE_NODE_RANK:--} \$SLURM_LOCALID'"
+l1_cmd+=" >$SEL_WORK/L1.tasks 2>&1; sleep 600"
 l1=$(cluster_run sbatch --parsable "${layout[@]}" -N4 --pp=2 --dp=2 -J L1 \
-  --wrap "srun bash -c 'echo \$SLURMD_NODENAME \${TOPOAWARE_NODE_RANK:--} \$SLURM_LOCALID' >$SEL_WORK/L1.tasks 2>&1; sleep 600")
+  --wrap "$l1_cmd")
 cluster_wait_job "$l1" 60 RUNNING >/dev/null
 l2=$(cluster_run sbatch --parsable "${layout[@]}" -N2 --dp=2 -J L2 --wrap 'sleep 600')
 cluster_wait_job "$l2" 60 RUNNING >/dev/null

@@ -180,7 +180,8 @@ ta_pass "--gpus-per-task=1: Slurm's one GPU per task kept, TOPOAWARE_GPU is that
 # topology.json with hosts renamed so that n0002 shares a leaf with n0000 and n0001 with n0003;
 # leaf groups are ordered by their hosts, so the job n[0001-0002] is ordered n0002, n0001.
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 2 --ibnetdiscover "$work/fabric.txt" >/dev/null
-sed -e 's/"n0002 /"nB /; s/"n0003 /"n0002 /; s/"n0004 /"n0000 /; s/"nB /"n0003 /' "$work/fabric.txt" >"$work/swapped.txt"
+sed -e 's/"n0002 /"nB /; s/"n0003 /"n0002 /; s/"n0004 /"n0000 /; s/"nB /"n0003 /' \
+  "$work/fabric.txt" >"$work/swapped.txt"
 "$b/topoaware" discover -q --ibnetdiscover "$work/swapped.txt" --json "$work/swapped.json" ||
   ta_fail "topoaware discover of the renamed fabric failed"
 echo "required $spank topology=$work/swapped.json state_dir=$state" >"$plugstack"
@@ -199,7 +200,10 @@ mkdir -p "$out" && chmod 1777 "$out"
   echo 'stat -c "stat %n %u %g %a %F" "$(dirname "$TOPOAWARE_HOSTFILE")" "$TOPOAWARE_HOSTFILE" "$TOPOAWARE_RANKMAP"'
   echo "cp \"\$TOPOAWARE_HOSTFILE\" $out/hostfile; cp \"\$TOPOAWARE_RANKMAP\" $out/rankmap"
   # The command spank_topoaware(8) gives for MPI launches.
-  printf 'SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun --distribution=arbitrary -n $SLURM_NTASKS bash -c %q >%s/arbitrary\n' "$script" "$out"
+  fmt='SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun --distribution=arbitrary -n $SLURM_NTASKS'
+  fmt+=' bash -c %q >%s/arbitrary\n'
+  # shellcheck disable=SC2059
+  printf "$fmt" "$script" "$out"
   printf 'srun -n 8 bash -c %q >%s/block\n' "$script" "$out"
   echo 'echo "after the steps: $(wc -l <"$TOPOAWARE_HOSTFILE") lines"'
 } >"$out/job.sh"
@@ -232,7 +236,9 @@ while read -r line; do
     [ "${hosts[$k]}" = "$host" ] ||
       ta_fail "hostfile line $((k + 1)) is ${hosts[$k]}, but TOPOAWARE_NODE_RANK $nr is $host"
   done
-  grep -q "^rank=$procid node=$nr host=$host local=$(field "$line" SLURM_LOCALID) tp=$(field "$line" TOPOAWARE_TP_RANK) .* pp=$(field "$line" TOPOAWARE_PP_RANK) .* leaf=[^ ]* leaf_group=[0-9]* pod=[0-9-]*\$" "$out/rankmap" ||
+  pat="^rank=$procid node=$nr host=$host local=$(field "$line" SLURM_LOCALID) tp=$(field "$line" TOPOAWARE_TP_RANK) .*"
+  pat+=" pp=$(field "$line" TOPOAWARE_PP_RANK) .* leaf=[^ ]* leaf_group=[0-9]* pod=[0-9-]*\$"
+  grep -q "$pat" "$out/rankmap" ||
     ta_fail "rank map has no line for rank $procid on $host: $(cat "$out/rankmap")"
 done <"$out/arbitrary.sorted"
 [ "$(grep -c '^rank=' "$out/rankmap")" = 8 ] && head -1 "$out/rankmap" |
@@ -252,8 +258,10 @@ ta_pass "$msg"
 ta_note "$(sed -n 2p "$out/rankmap")"
 
 # 4e. A batch job without a layout: no job folder, no TOPOAWARE_HOSTFILE.
+plain_cmd="echo \"hostfile=\${TOPOAWARE_HOSTFILE-unset}"
+plain_cmd+=" folder=\$(ls -d $state/job.\$SLURM_JOB_ID 2>/dev/null || echo none)\""
 id=$(cluster_run sbatch --parsable -N1 -o "$out/plain.out" -e "$out/plain.err" \
-  --wrap "echo \"hostfile=\${TOPOAWARE_HOSTFILE-unset} folder=\$(ls -d $state/job.\$SLURM_JOB_ID 2>/dev/null || echo none)\"")
+  --wrap "$plain_cmd")
 cluster_wait_job "$id" 120 >/dev/null
 grep -qx 'hostfile=unset folder=none' "$out/plain.out" ||
   ta_fail "a job without a layout: $(cat "$out/plain.out" "$out/plain.err")"
@@ -265,7 +273,8 @@ ta_pass "a batch job without a layout gets no job folder and no TOPOAWARE_HOSTFI
 _SLURM_SPANK_OPTION_topoaware_tp=2 _SLURM_SPANK_OPTION_topoaware_dp=4 step "$work/u"
 grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/u" &&
   ta_fail "an injected _SLURM_SPANK_OPTION_topoaware_tp gave hints"
-uwarn="topoaware: warning: the step's layout tp=2,cp=1,ep=1,dp=4,pp=1 comes from _SLURM_SPANK_OPTION_topoaware_\* variables in its environment, not from srun's options (srun checked no layout)"
+uwarn="topoaware: warning: the step's layout tp=2,cp=1,ep=1,dp=4,pp=1 comes from _SLURM_SPANK_OPTION_topoaware_\*"
+uwarn+=" variables in its environment, not from srun's options (srun checked no layout)"
 [ "$(grep -c "^$uwarn" "$work/u.err")" = 2 ] ||
   ta_fail "expected one warning per node about the injected layout: $(cat "$work/u.err")"
 grep -q "error: topoaware: the step's layout tp=2,cp=1,ep=1,dp=4,pp=1 comes from" "$CLUSTER_LOGDIR"/slurmd.n0001.log ||
@@ -273,7 +282,9 @@ grep -q "error: topoaware: the step's layout tp=2,cp=1,ep=1,dp=4,pp=1 comes from
 # (1b) srun with a layout; an injected option it was not given changes that layout: no hints.
 _SLURM_SPANK_OPTION_topoaware_rank_order=tp-pp-dp step "$work/u2" --tp=2 --pp=2 --dp=2
 grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/u2" && ta_fail "an injected rank order gave hints"
-grep -q "^topoaware: warning: the step's layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp is not the one srun checked (tp=2,cp=1,ep=1,dp=2,pp=2)" "$work/u2.err" ||
+pat="^topoaware: warning: the step's layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp"
+pat+=" is not the one srun checked (tp=2,cp=1,ep=1,dp=2,pp=2)"
+grep -q "$pat" "$work/u2.err" ||
   ta_fail "no warning for a layout changed by an injected option: $(cat "$work/u2.err")"
 msg="_SLURM_SPANK_OPTION_topoaware_* exported by hand (srun without a layout, or"
 msg+=" one option more than srun's): no hints, a warning per node and in slurmd's log"
@@ -311,7 +322,10 @@ id=$(_SLURM_SPANK_OPTION_topoaware_tp=2 cluster_run sbatch --parsable -N1 -o "$o
 cluster_wait_job "$id" 120 >/dev/null
 grep -qx 'hostfile=unset' "$out/inj.out" ||
   ta_fail "an injected layout gave a batch job a hostfile: $(cat "$out/inj.out" "$out/inj.err")"
-grep -q "^topoaware: warning: the batch step's environment gives the layout tp=2,cp=1,ep=1,dp=1,pp=1 (_SLURM_SPANK_OPTION_topoaware_\* variables), which neither sbatch nor slurmctld checked; ignored, the job's checked layout is none" "$out/inj.err" ||
+pat="^topoaware: warning: the batch step's environment gives the layout tp=2,cp=1,ep=1,dp=1,pp=1"
+pat+=" (_SLURM_SPANK_OPTION_topoaware_\* variables), which neither sbatch nor slurmctld checked;"
+pat+=" ignored, the job's checked layout is none"
+grep -q "$pat" "$out/inj.err" ||
   ta_fail "no warning for a batch step's injected layout: $(cat "$out/inj.err")"
 id=$(_SLURM_SPANK_OPTION_topoaware_rank_order=tp-pp-dp cluster_run sbatch --parsable -N2 --ntasks-per-node=4 \
   --gpus-per-node=4 --tp=2 --pp=2 --dp=2 -o "$out/inj2.out" -e "$out/inj2.err" \
@@ -319,7 +333,9 @@ id=$(_SLURM_SPANK_OPTION_topoaware_rank_order=tp-pp-dp cluster_run sbatch --pars
 cluster_wait_job "$id" 120 >/dev/null
 grep -q '^# topoaware rank map: tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp' "$out/inj2.out" ||
   ta_fail "an injected rank order reached the batch step's rank map: $(cat "$out/inj2.out" "$out/inj2.err")"
-grep -q "^topoaware: warning: the batch step's environment gives the layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp .*; ignored, the job's checked layout is tp=2,cp=1,ep=1,dp=2,pp=2\$" "$out/inj2.err" ||
+pat="^topoaware: warning: the batch step's environment gives the layout tp=2,cp=1,ep=1,dp=2,pp=2,rank-order=tp-pp-dp"
+pat+=" .*; ignored, the job's checked layout is tp=2,cp=1,ep=1,dp=2,pp=2\$"
+grep -q "$pat" "$out/inj2.err" ||
   ta_fail "no warning for the injected rank order: $(cat "$out/inj2.err")"
 msg="sbatch with _SLURM_SPANK_OPTION_topoaware_* exported by hand: no hostfile"
 msg+=" without --tp, the checked layout's rank map with it; a warning each"
@@ -347,7 +363,8 @@ cluster_start --nodes 2 --width 4 --gpus 4 --plugstack "$work/plugstack.conf" \
   --file "topology.json=$work/topology.json" \
   --hwloc-xml-node "n0001=$jrc" --hwloc-xml-node "n0002=$lassen"
 plugstack=$CLUSTER_DIR/plugstack.conf
-want=$(sed -n 's/.*topology .*topology.json loaded ([0-9]* hosts, \(sha256:[0-9a-f]*\)).*/\1/p' "$CLUSTER_LOGDIR/slurmctld.log" | tail -1)
+want=$(sed -n 's/.*topology .*topology.json loaded ([0-9]* hosts, \(sha256:[0-9a-f]*\)).*/\1/p' \
+  "$CLUSTER_LOGDIR/slurmctld.log" | tail -1)
 [ -n "$want" ] || ta_fail "slurmctld did not log the topology it loaded"
 out=$(cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 bash -c \
   'echo "$SLURM_JOB_ID ${TOPOAWARE_TOPO_HASH-unset} $(cat '"$state"'/job.$SLURM_JOB_ID.hash 2>&1)"' 2>"$work/i.err") ||
