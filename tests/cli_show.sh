@@ -31,7 +31,8 @@ EOF
 printf '14|PENDING|d\303\251ve|gpu|1|Priority|(null)|evil\033[31mname\377\n' >>"$tmp/squeue.out"
 cat >"$tmp/bin/squeue" <<EOF
 #!/bin/sh
-[ -n "\${FAKE_SQUEUE_FAIL:-}" ] && { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }
+[ -n "\${FAKE_SQUEUE_FAIL:-}" ] &&
+  { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }
 [ -n "\${FAKE_SQUEUE_HANG:-}" ] && exec sleep 30
 echo "\$*" >"$tmp/squeue.args"
 cat "$tmp/squeue.out"

@@ -192,10 +192,12 @@ ta_pass "squeue is empty after every refusal"
 # 5. srun inside an sbatch --tp job (spank_topoaware(8), STEPS INSIDE A JOB).
 cat >"$work/steps.sh" <<'SH'
 #!/bin/bash
-echo "job: tp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp:-none} pp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_pp:-none} ntasks=${SLURM_NTASKS:-none}"
+echo "job: tp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp:-none}" \
+  "pp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_pp:-none} ntasks=${SLURM_NTASKS:-none}"
 echo "inherit: $(srun /bin/sh -c 'echo $SLURM_PROCID' | wc -l) tasks"
 echo "smaller: $(srun -N1 -n8 --pp=1 /bin/sh -c 'echo $SLURM_PROCID' | wc -l) tasks"
-srun --pp=1 /bin/true 2>&1 | grep -o 'the step has 16 tasks but its layout.*has tp\*cp\*dp\*pp = 8 ranks' | sed 's/^/mismatch: /'
+srun --pp=1 /bin/true 2>&1 | grep -o 'the step has 16 tasks but its layout.*has tp\*cp\*dp\*pp = 8 ranks' |
+  sed 's/^/mismatch: /'
 echo "mismatch rc=${PIPESTATUS[0]}"
 SH
 run_job() {

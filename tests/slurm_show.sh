@@ -100,7 +100,8 @@ jobs = {str(j["job_id"]): j for j in show["jobs"]}
 assert set(jobs) == set(exp["jobs"]), (sorted(jobs), sorted(exp["jobs"]))
 for id, nodes in exp["jobs"].items():
     j = jobs[id]
-    held = sorted(h for lg in j["leaf_groups"] for h in [x for x in lg["hosts"].replace("n[", "").replace("]", "").split(",")])
+    held = sorted(h for lg in j["leaf_groups"]
+                  for h in [x for x in lg["hosts"].replace("n[", "").replace("]", "").split(",")])
     names = sorted(h["name"] for lg in show["leaf_groups"] for h in lg["hosts"] if int(id) in h["jobs"])
     assert names == sorted(nodes), (id, names, nodes)
     assert j["node_count"] == len(nodes), (id, j["node_count"])
@@ -200,8 +201,10 @@ import json, sys
 j = json.load(sys.stdin)
 m = j["rank_map"]
 assert [r["first_rank"] for r in m] == [0, 8, 16, 24], m
-assert [(r["tp"], r["dp"], r["pp"]) for r in m] == [("0-7", "0", "0"), ("0-7", "1", "0"), ("0-7", "0", "1"), ("0-7", "1", "1")], m
-assert len({r["leaf_group"] for r in m[:2]}) == 1 and len({r["leaf_group"] for r in m[2:]}) == 1, m  # one DP ring per leaf
+assert [(r["tp"], r["dp"], r["pp"]) for r in m] == [("0-7", "0", "0"), ("0-7", "1", "0"),
+                                                    ("0-7", "0", "1"), ("0-7", "1", "1")], m
+# one DP ring per leaf
+assert len({r["leaf_group"] for r in m[:2]}) == 1 and len({r["leaf_group"] for r in m[2:]}) == 1, m
 ' || ta_fail "show --job --format json: rank map"
 show --job "$s" | grep -q "^Waiting for .*: $(sed 's/[][\.*^$]/\\&/g' <<<"$why")" ||
   ta_fail "show --job $s: no waiting reason"
