@@ -37,7 +37,8 @@ command -v ibnetdiscover >/dev/null || die "ibnetdiscover not installed (apt-get
 TOPOAWARE=$top_builddir/topoaware
 WALK=$top_builddir/tests/walk_dump
 if [ ! -x "$WALK" ] || [ ! -x "$TOPOAWARE" ]; then
-  make -C "$top_builddir" tests/walk_dump topoaware >/dev/null || die "cannot build tests/walk_dump and topoaware in $top_builddir"
+  make -C "$top_builddir" tests/walk_dump topoaware >/dev/null ||
+    die "cannot build tests/walk_dump and topoaware in $top_builddir"
 fi
 
 work=${keep:-$(mktemp -d /tmp/discovery_speed.XXXXXX)}
@@ -75,7 +76,8 @@ now() { date +%s.%N; }
 time_ibnetdiscover() {
   local t0 t1
   t0=$(now)
-  timeout 1200 env LD_PRELOAD="$UMAD2SIM" ibnetdiscover >ibnd.out 2>ibnd.err || die "ibnetdiscover failed: $(tail -3 ibnd.err)"
+  timeout 1200 env LD_PRELOAD="$UMAD2SIM" ibnetdiscover >ibnd.out 2>ibnd.err ||
+    die "ibnetdiscover failed: $(tail -3 ibnd.err)"
   t1=$(now)
   [ "$(grep -c '^Ca' ibnd.out)" = "$cas" ] || die "ibnetdiscover found $(grep -c '^Ca' ibnd.out) of $cas CAs"
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
@@ -83,7 +85,8 @@ time_ibnetdiscover() {
 time_walk() {
   local t0 t1
   t0=$(now)
-  timeout 1200 env LD_PRELOAD="$UMAD2SIM" "$WALK" --retries 0 >walk.out 2>walk.err || die "walk failed: $(tail -3 walk.err; grep -m3 problem walk.out)"
+  timeout 1200 env LD_PRELOAD="$UMAD2SIM" "$WALK" --retries 0 >walk.out 2>walk.err ||
+    die "walk failed: $(tail -3 walk.err; grep -m3 problem walk.out)"
   t1=$(now)
   [ "$(grep -c '^node .* Ca ' walk.out)" = "$cas" ] || die "walk found $(grep -c '^node .* Ca ' walk.out) of $cas CAs"
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'

@@ -13,7 +13,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ta-parse.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$bin" generate fat-tree --levels 3 --leaves 320 --leaves-per-pod 16 --hosts-per-leaf 32 --spines 16 \
   --uplinks 32 --cores 64 --core-uplinks 32 --ibnetdiscover "$work/dump.txt"
-echo "dump: $(wc -l <"$work/dump.txt") lines, $(du -h "$work/dump.txt" | cut -f1), $(grep -c '^Switch' "$work/dump.txt") switches, $(grep -c '^Ca' "$work/dump.txt") CAs"
+echo "dump: $(wc -l <"$work/dump.txt") lines, $(du -h "$work/dump.txt" | cut -f1)," \
+  "$(grep -c '^Switch' "$work/dump.txt") switches, $(grep -c '^Ca' "$work/dump.txt") CAs"
 "$bin" discover --ibnetdiscover "$work/dump.txt" -o "$work/topology.json" -f json
 
 # Wall time suffers from whatever else runs on the machine; CPU time (user + system) much less.

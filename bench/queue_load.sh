@@ -79,8 +79,11 @@ measure() { # measure NAME SELECTTYPE
   MAIN_MAX[$name]+="$(sdiag_field 'Max cycle' main) "
   BF_MEAN[$name]+="$(sdiag_field 'Mean cycle' backfill) "
   BF_MAX[$name]+="$(sdiag_field 'Max cycle' backfill) "
-  echo "# $name: $jobs jobs done in $((SECONDS - t0)) s; main cycle mean/max $(sdiag_field 'Mean cycle' main)/$(sdiag_field 'Max cycle' main) us; backfill mean/max $(sdiag_field 'Mean cycle' backfill)/$(sdiag_field 'Max cycle' backfill) us"
-  grep -c 'select/cons_tres_topoaware: JobId=.*placed by plain' "$CLUSTER_LOGDIR/slurmctld.log" 2>/dev/null | sed 's/^/# plain-fallback log lines: /' || true
+  echo "# $name: $jobs jobs done in $((SECONDS - t0)) s;" \
+    "main cycle mean/max $(sdiag_field 'Mean cycle' main)/$(sdiag_field 'Max cycle' main) us;" \
+    "backfill mean/max $(sdiag_field 'Mean cycle' backfill)/$(sdiag_field 'Max cycle' backfill) us"
+  grep -c 'select/cons_tres_topoaware: JobId=.*placed by plain' "$CLUSTER_LOGDIR/slurmctld.log" 2>/dev/null |
+    sed 's/^/# plain-fallback log lines: /' || true
   cluster_stop
 }
 for ((r = 1; r <= runs; r++)); do
@@ -88,11 +91,15 @@ for ((r = 1; r <= runs; r++)); do
   measure topoaware select/cons_tres_topoaware
 done
 
-stats() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {printf "%d (%d-%d)", v[int((NR+1)/2)], v[1], v[NR]}'; }
+stats() {
+  tr ' ' '\n' <<<"$1" | grep . | sort -n |
+    awk '{v[NR]=$1} END {printf "%d (%d-%d)", v[int((NR+1)/2)], v[1], v[NR]}'
+}
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 echo
 echo "$jobs jobs (arrays of $array; 40% layout), $runs run(s) per build; median (min-max)"
-printf '%-12s %-18s %-20s %-20s %-20s %-20s\n' build "queue empty, s" "main mean, us" "main max, us" "backfill mean, us" "backfill max, us"
+printf '%-12s %-18s %-20s %-20s %-20s %-20s\n' build "queue empty, s" "main mean, us" "main max, us" \
+  "backfill mean, us" "backfill max, us"
 for n in topoaware passthrough; do
   printf '%-12s %-18s %-20s %-20s %-20s %-20s\n' "$n" "$(stats "${MAKESPAN[$n]}")" "$(stats "${MAIN_MEAN[$n]}")" \
     "$(stats "${MAIN_MAX[$n]}")" "$(stats "${BF_MEAN[$n]}")" "$(stats "${BF_MAX[$n]}")"

@@ -30,7 +30,8 @@ make -C "$build" -j"$jobs" bench/placement_sim >"$build/bench-make.log" 2>&1 || 
 mkdir -p "$out"
 [ -f "$out/.gitignore" ] || printf '*\n' >"$out/.gitignore"
 {
-  echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname) ($(nproc) cores, $(uname -m)); git $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname) ($(nproc) cores, $(uname -m));" \
+    "git $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo "# bench/run-placement-bench.sh $*"
   "$build/bench/placement_sim" --out "$out" "$@"
 } | tee "$out/report.txt"

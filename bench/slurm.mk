@@ -10,20 +10,23 @@ noinst_PROGRAMS += bench/slurm_replay_tool
 bench_slurm_replay_tool_SOURCES = bench/slurm_replay/replay_tool.cpp
 bench_slurm_replay_tool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim
 bench_slurm_replay_tool_CXXFLAGS = $(AM_CXXFLAGS) -O2
-bench_slurm_replay_tool_LDADD = bench/libtopoaware_sim.la discovery/libtopoaware_discovery.la corelib/libtopoaware_core.la
+bench_slurm_replay_tool_LDADD = bench/libtopoaware_sim.la discovery/libtopoaware_discovery.la \
+  corelib/libtopoaware_core.la
 dist_noinst_SCRIPTS += bench/slurm_replay.sh
 EXTRA_DIST += bench/slurm_replay/analyze.py
 
 bench-slurm: topoaware$(EXEEXT) bench/slurm_replay_tool$(EXEEXT) bench/placement_latency$(EXEEXT) \
 	$(taselect_LTLIBRARIES) $(slurmplugin_LTLIBRARIES)
-	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/slurm_replay.sh $(BENCH_SLURM_ARGS)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  bash $(abs_top_srcdir)/bench/slurm_replay.sh $(BENCH_SLURM_ARGS)
 .PHONY: bench-slurm
 
 # What spank_topoaware adds to a step's launch (plain, --nccl-hints=off, hints) on 8 localhost
 # slurmd; prints medians, spreads and ratios (bench/README.md). Root; `make bench-step-launch`.
 dist_noinst_SCRIPTS += bench/step_launch.sh
 bench-step-launch: topoaware$(EXEEXT) $(slurmplugin_LTLIBRARIES)
-	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/step_launch.sh $(BENCH_STEP_ARGS)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  bash $(abs_top_srcdir)/bench/step_launch.sh $(BENCH_STEP_ARGS)
 .PHONY: bench-step-launch
 
 # What a large topology costs slurmctld at scontrol reconfigure (reconfigure time, slowest squeue
@@ -31,7 +34,8 @@ bench-step-launch: topoaware$(EXEEXT) $(slurmplugin_LTLIBRARIES)
 # (bench/README.md). Root; `make bench-topology-reload BENCH_RELOAD_ARGS="--hosts N"`.
 dist_noinst_SCRIPTS += bench/topology_reload.sh
 bench-topology-reload: topoaware$(EXEEXT) $(taselect_LTLIBRARIES)
-	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/topology_reload.sh $(BENCH_RELOAD_ARGS)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  bash $(abs_top_srcdir)/bench/topology_reload.sh $(BENCH_RELOAD_ARGS)
 .PHONY: bench-topology-reload
 
 # A deep queue (10,000 jobs by default) through real slurmctld: all complete; sdiag cycle times

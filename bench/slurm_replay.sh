@@ -51,7 +51,9 @@ done
 B=$top_builddir
 BIN=$B/topoaware TOOL=$B/bench/slurm_replay_tool LAT=$B/bench/placement_latency
 SELDIR=$B/plugins/select/.libs SPANK=$B/plugins/spank/.libs/spank_topoaware.so
-for f in "$BIN" "$TOOL" "$LAT"; do [ -x "$f" ] || { echo "slurm_replay.sh: $f not built (make bench-slurm builds it)" >&2; exit 1; }; done
+for f in "$BIN" "$TOOL" "$LAT"; do
+  [ -x "$f" ] || { echo "slurm_replay.sh: $f not built (make bench-slurm builds it)" >&2; exit 1; }
+done
 command -v python3 >/dev/null || { echo "slurm_replay.sh: needs python3" >&2; exit 1; }
 mkdir -p "$OUT"
 [ -e "$OUT/.gitignore" ] || echo '*' >"$OUT/.gitignore"
@@ -62,11 +64,13 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
 
 # ---- the fabric, the trace ----------------------------------------------------------------------
 setup() {
-  "$BIN" generate fat-tree --leaves 8 --hosts-per-leaf "$PER_LEAF" --uplinks 4 --spines 4 --json "$OUT/topology.json" >/dev/null
+  "$BIN" generate fat-tree --leaves 8 --hosts-per-leaf "$PER_LEAF" --uplinks 4 --spines 4 \
+    --json "$OUT/topology.json" >/dev/null
   "$BIN" convert "$OUT/topology.json" -f tree -o "$OUT/topology.conf"
   grep -q '^SwitchName=leaf008 Nodes=n\[0057-0064\]' "$OUT/topology.conf" ||
     { echo "slurm_replay.sh: unexpected topology.conf:" >&2; cat "$OUT/topology.conf" >&2; exit 1; }
-  "$TOOL" trace --seed "$SEED" --nodes "$NODES" --per-leaf "$PER_LEAF" --span "$SPAN" --load "$LOAD" --frag >"$OUT/trace.txt"
+  "$TOOL" trace --seed "$SEED" --nodes "$NODES" --per-leaf "$PER_LEAF" --span "$SPAN" --load "$LOAD" --frag \
+    >"$OUT/trace.txt"
   "$TOOL" trace --seed "$((SEED + 1000))" --nodes "$NODES" --per-leaf "$PER_LEAF" --span 60 --load "$LOAD" --frag \
     >"$OUT/trace-timing.txt"
   echo "required $SPANK" >"$OUT/plugstack.conf"
@@ -113,9 +117,11 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
     now=$(date +%s.%N)
     wait_s=$(awk -v a="$arr" -v t0="$t0" -v n="$now" 'BEGIN { w = t0 + a - n; print (w > 0 ? w : 0) }')
     sleep "$wait_s"
-    opts=(--exclusive -N"$n" --gpus-per-node=8 --ntasks-per-node=8 -t "$(limit_min "$rt")" -J "ta.$idx.$kind" -o /dev/null)
+    opts=(--exclusive -N"$n" --gpus-per-node=8 --ntasks-per-node=8 -t "$(limit_min "$rt")" -J "ta.$idx.$kind"
+      -o /dev/null)
     [ "$kind" != layout ] || opts+=(--tp="$tp" --pp="$pp" --dp="$dp")
-    id=$(cluster_run sbatch --parsable "${opts[@]}" --wrap "sleep $rt") || { echo "slurm_replay.sh: sbatch failed for job $idx" >&2; return 1; }
+    id=$(cluster_run sbatch --parsable "${opts[@]}" --wrap "sleep $rt") ||
+      { echo "slurm_replay.sh: sbatch failed for job $idx" >&2; return 1; }
     echo "$id" >>"$dir/submitted.txt"
   done < <(grep -v '^#' "$trace")
   log "$tag: all submitted; waiting for the queue to drain"
@@ -137,7 +143,9 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
 
 if [ "$ANALYZE_ONLY" = no ]; then
   [ "$(id -u)" -eq 0 ] || { echo "slurm_replay.sh: needs root (slurmd, device files)" >&2; exit 1; }
-  for c in slurmctld slurmd sbatch; do command -v "$c" >/dev/null || { echo "slurm_replay.sh: $c not installed" >&2; exit 1; }; done
+  for c in slurmctld slurmd sbatch; do
+    command -v "$c" >/dev/null || { echo "slurm_replay.sh: $c not installed" >&2; exit 1; }
+  done
   for f in "$SELDIR/select_cons_tres_topoaware.so" "$SELDIR/select_cons_tres_passthrough.so" "$SPANK"; do
     [ -f "$f" ] || { echo "slurm_replay.sh: $f not built (configure --with-slurm-source)" >&2; exit 1; }
   done
@@ -152,7 +160,10 @@ if [ "$ANALYZE_ONLY" = no ]; then
   {
     echo "date: $(date -Is) (runs: ${RUNS:-none}, timing pairs: $PAIRS, slurmctld nice: $NICE)"
     echo "host: $(uname -n), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "commit: $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top_srcdir" diff --quiet -- plugins src 2>/dev/null || echo ' (plugins/ or src/ modified in the working tree)')"
+    commit_id=$(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    commit_dirty=$(git -C "$top_srcdir" diff --quiet -- plugins src 2>/dev/null ||
+      echo ' (plugins/ or src/ modified in the working tree)')
+    echo "commit: $commit_id$commit_dirty"
     echo "slurm: $(slurmctld -V 2>/dev/null)"
     echo "trace: $(sed -n 1,2p "$OUT/trace.txt" | tr '\n' ' ')"
   } >>"$OUT/machine.txt"
@@ -180,11 +191,13 @@ if [ "$ANALYZE_ONLY" = no ]; then
     for tag in pass topo; do
       sel=select/cons_tres_passthrough
       [ "$tag" = pass ] || sel=select/cons_tres_topoaware
-      ( replay "timing.$k.$tag" "$sel" info "$OUT/trace-timing.txt" ) || { echo "slurm_replay.sh: timing replay $k $tag failed" >&2; exit 1; }
+      ( replay "timing.$k.$tag" "$sel" info "$OUT/trace-timing.txt" ) ||
+        { echo "slurm_replay.sh: timing replay $k $tag failed" >&2; exit 1; }
     done
   done
   log "engine alone: bench/placement_latency (256..16,384 nodes)"
   "$LAT" 1 "$([ "$QUICK" = yes ] && echo 50 || echo 200)" >"$OUT/placement_latency.txt"
 fi
 
-python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$OUT" --topoaware "$BIN" --tool "$TOOL" | tee "$OUT/report.txt"
+python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$OUT" --topoaware "$BIN" --tool "$TOOL" |
+  tee "$OUT/report.txt"

@@ -68,7 +68,9 @@ for ((i = 0; i < runs; i++)); do
   fi
 done
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+median() {
+  tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
+}
 spread() { tr ' ' '\n' | grep . | sort -n | awk 'NR==1 {lo=$1} {hi=$1} END {print lo "-" hi}'; }
 echo "step of 64 tasks on 8 nodes, $runs launches each (ms: median, min-max):"
 kinds="plain off hints${baseline:+ baseline}"

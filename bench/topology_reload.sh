@@ -54,13 +54,16 @@ measure() {
     --file "topology.json=$work/topology.json" >/dev/null
   # The start-up load first (not measured).
   if [ "$name" != passthrough ]; then
-    ta_wait_for 600 grep -q 'topology .* loaded' "$CLUSTER_LOGDIR/slurmctld.log" || echo "# $name: no topology loaded at start" >&2
+    ta_wait_for 600 grep -q 'topology .* loaded' "$CLUSTER_LOGDIR/slurmctld.log" ||
+      echo "# $name: no topology loaded at start" >&2
   fi
   for ((r = 1; r <= runs; r++)); do
     touch "$CLUSTER_DIR/topology.json"
     before=$(wc -l <"$CLUSTER_LOGDIR/slurmctld.log")
     : >"$work/probe"
-    ( while :; do a=$(ms); cluster_run squeue -h >/dev/null 2>&1 || true; echo $(( $(ms) - a )) >>"$work/probe"; sleep 0.05; done ) &
+    ( while :; do
+        a=$(ms); cluster_run squeue -h >/dev/null 2>&1 || true; echo $(( $(ms) - a )) >>"$work/probe"; sleep 0.05
+      done ) &
     probe_pid=$!
     sleep 0.3
     t0=$(ms)
@@ -68,7 +71,8 @@ measure() {
     t1=$(ms)
     loaded=$(( t1 - t0 ))
     if [ "$name" != passthrough ]; then
-      ta_wait_for 600 sh -c "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q 'topology .* \\(loaded\\|unchanged\\)'" ||
+      ta_wait_for 600 sh -c \
+        "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q 'topology .* \\(loaded\\|unchanged\\)'" ||
         echo "# $name run $r: no load line" >&2
       loaded=$(( $(ms) - t0 ))
     fi
@@ -77,7 +81,8 @@ measure() {
     RECONF[$name]+="$((t1 - t0)) "
     SLOWEST[$name]+="$(sort -n "$work/probe" | tail -1) "
     LOADED[$name]+="$loaded "
-    echo "# $name run $r: reconfigure $((t1 - t0)) ms, slowest squeue $(sort -n "$work/probe" | tail -1) ms, loaded after $loaded ms"
+    echo "# $name run $r: reconfigure $((t1 - t0)) ms, slowest squeue $(sort -n "$work/probe" | tail -1) ms," \
+      "loaded after $loaded ms"
   done
   cluster_stop
 }
@@ -92,18 +97,23 @@ measure topoaware select/cons_tres_topoaware "$sel"
 [ -z "$baseline" ] || measure baseline select/cons_tres_topoaware "$(plugdir base "$baseline")"
 measure passthrough select/cons_tres_passthrough "$sel"
 
-stats() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {printf "%d (%d-%d)", v[int((NR+1)/2)], v[1], v[NR]}'; }
+stats() {
+  tr ' ' '\n' <<<"$1" | grep . | sort -n |
+    awk '{v[NR]=$1} END {printf "%d (%d-%d)", v[int((NR+1)/2)], v[1], v[NR]}'
+}
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 echo
 echo "topology of $((leaves * 64)) hosts, $runs runs each; median (min-max) in ms"
 printf '%-12s %-22s %-22s %-22s\n' build "scontrol reconfigure" "slowest squeue" "topology in place"
 for n in topoaware baseline passthrough; do
   [ -n "${RECONF[$n]:-}" ] || continue
-  printf '%-12s %-22s %-22s %-22s\n' "$n" "$(stats "${RECONF[$n]}")" "$(stats "${SLOWEST[$n]}")" "$(stats "${LOADED[$n]}")"
+  printf '%-12s %-22s %-22s %-22s\n' "$n" "$(stats "${RECONF[$n]}")" "$(stats "${SLOWEST[$n]}")" \
+    "$(stats "${LOADED[$n]}")"
 done
 p=$(median "${RECONF[passthrough]}")
 for n in topoaware baseline; do
   [ -n "${RECONF[$n]:-}" ] || continue
-  awk -v a="$(median "${RECONF[$n]}")" -v b="$p" -v s="$(median "${SLOWEST[$n]}")" -v q="$(median "${SLOWEST[passthrough]}")" -v n="$n" \
+  awk -v a="$(median "${RECONF[$n]}")" -v b="$p" -v s="$(median "${SLOWEST[$n]}")" \
+    -v q="$(median "${SLOWEST[passthrough]}")" -v n="$n" \
     'BEGIN {printf "%s/passthrough: reconfigure %.2fx, slowest squeue %.2fx\n", n, a / (b ? b : 1), s / (q ? q : 1)}'
 done

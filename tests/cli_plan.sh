@@ -12,11 +12,13 @@ bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 plan() { "$bin" plan --topology "$tmp/t.json" "$@"; }
 
 out=$(plan --tp 8 --pp 2 --dp 8)
-grep -q "^Placement: ideal" <<<"$out" && grep -q "^Nodes: n\[0001-0016\]" <<<"$out" && ok "16 nodes on one free leaf" || bad "16 nodes on one leaf: $out"
+grep -q "^Placement: ideal" <<<"$out" && grep -q "^Nodes: n\[0001-0016\]" <<<"$out" &&
+  ok "16 nodes on one free leaf" || bad "16 nodes on one leaf: $out"
 
 # A partly used leaf is filled before a whole free one is broken (best fit).
 out=$(plan --tp 8 --dp 4 --busy 'n[0001-0012]')
-grep -q "^Nodes: n\[0013-0016\]" <<<"$out" && ok "best fit uses the remainder of a partly used leaf" || bad "best fit: $out"
+grep -q "^Nodes: n\[0013-0016\]" <<<"$out" && ok "best fit uses the remainder of a partly used leaf" ||
+  bad "best fit: $out"
 
 # Busy nodes are never chosen.
 busy='n[0001-0008,0017-0024,0033-0040,0049-0056,0065-0072,0081-0088,0097-0104,0113-0120]'

@@ -31,7 +31,8 @@ EOF
 printf '14|PENDING|d\303\251ve|gpu|1|Priority|(null)|evil\033[31mname\377\n' >>"$tmp/squeue.out"
 cat >"$tmp/bin/squeue" <<EOF
 #!/bin/sh
-[ -n "\${FAKE_SQUEUE_FAIL:-}" ] && { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }
+[ -n "\${FAKE_SQUEUE_FAIL:-}" ] &&
+  { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }
 [ -n "\${FAKE_SQUEUE_HANG:-}" ] && exec sleep 30
 echo "\$*" >"$tmp/squeue.args"
 cat "$tmp/squeue.out"
@@ -80,23 +81,30 @@ unset SLURM_CONF TOPOAWARE_CONF
 out=$("$bin" show 2>"$tmp/err"); rc=$?
 [ $rc = 0 ] && grep -q "^Fabric: 16 nodes, 4 leaf groups, 1 pod; topology $tmp/etc/topology.json" <<<"$out" &&
   grep -q "^Status: $tmp/state/topoaware-status.json (select/cons_tres_topoaware" <<<"$out" &&
-  ok "defaults: topology and status file found from scontrol show config" || bad "defaults (rc $rc): $out $(cat "$tmp/err")"
+  ok "defaults: topology and status file found from scontrol show config" ||
+    bad "defaults (rc $rc): $out $(cat "$tmp/err")"
 grep -qE '^  12 +RUNNING +alice +train\|x +4 +0:2,1:2 +tp=8,pp=2,dp=2 +prefer +ideal +ideal ' <<<"$out" &&
   ok "a job name holding the separator" || bad "job 12 line: $out"
 # Waiting since now-30 s: 30 s, or a few more when the clock ticked between writing the status
 # file and the command's run (a loaded machine, make distcheck).
-[ "$(grep -cE '^  13 ' <<<"$out")" = 1 ] && grep -qE '^  13 +PENDING +carol +wait +2 +tp=8,dp=2 +strict +3[0-5]s +Resources +no ideal block now$' <<<"$out" &&
+[ "$(grep -cE '^  13 ' <<<"$out")" = 1 ] &&
+  grep -qE '^  13 +PENDING +carol +wait +2 +tp=8,dp=2 +strict +3[0-5]s +Resources +no ideal block now$' <<<"$out" &&
   ok "a pending job listed twice shows once, with both reasons" || bad "job 13: $out"
-grep -q "^topoaware: warning: 1 line(s) of squeue's output were not understood (first: \"this line is not squeue's\")" "$tmp/err" &&
+pat="^topoaware: warning: 1 line(s) of squeue's output were not understood"
+pat+=" (first: \"this line is not squeue's\")"
+grep -q "$pat" "$tmp/err" &&
   ok "a line squeue did not write is reported, not fatal" || bad "bad squeue line: $(cat "$tmp/err")"
 grep -q "^Nodes: 10 free, 0 mixed, 5 allocated, 1 unavailable; largest free block 4 nodes (leaf group 2)" <<<"$out" &&
   ok "node counts (a node listed twice by sinfo counts once)" || bad "node counts: $out"
-grep -qE '^  n0016 +drained +- \(bad GPU\|fan\)$' <<<"$out" && ok "a drained node with its reason" || bad "drained node: $out"
-grep -qE '^  14 +PENDING +d[^ ]+ve +evil\?\[31mname' <<<"$out" && ! grep -q $'\033' <<<"$out" && ok "control bytes of a job name are not printed" ||
+grep -qE '^  n0016 +drained +- \(bad GPU\|fan\)$' <<<"$out" && ok "a drained node with its reason" ||
+  bad "drained node: $out"
+grep -qE '^  14 +PENDING +d[^ ]+ve +evil\?\[31mname' <<<"$out" && ! grep -q $'\033' <<<"$out" &&
+  ok "control bytes of a job name are not printed" ||
   bad "job 14: $out"
 grep -q "1 Slurm node(s) are not in the topology file (layout jobs never get them): gpu99" <<<"$out" &&
   ok "a Slurm node outside the topology is a note" || bad "gpu99: $out"
-grep -q -- "-h -a -t PENDING,RUNNING,SUSPENDED,COMPLETING" "$tmp/squeue.args" && grep -q -- "-o %A|%T|%u|%P|%D|%r|%N|%j" "$tmp/squeue.args" &&
+grep -q -- "-h -a -t PENDING,RUNNING,SUSPENDED,COMPLETING" "$tmp/squeue.args" &&
+  grep -q -- "-o %A|%T|%u|%P|%D|%r|%N|%j" "$tmp/squeue.args" &&
   grep -q -- "-h -N -a -o %N|%T|%E" "$tmp/sinfo.args" && ok "squeue and sinfo run with fixed arguments, no shell" ||
   bad "arguments: $(cat "$tmp/squeue.args" "$tmp/sinfo.args")"
 
@@ -109,13 +117,15 @@ grep -q "topology $tmp/other-topology.json" <<<"$out" && grep -q "^Status: $tmp/
   ok "TOPOAWARE_CONF: TopologyFile= and StatusFile=" || bad "TOPOAWARE_CONF: $out"
 printf 'StatusFile=none\n' >"$tmp/ta.conf"
 out=$(TOPOAWARE_CONF=$tmp/ta.conf "$bin" show --topology "$tmp/topology.json" 2>&1)
-grep -q "^Status: not available: StatusFile=none in $tmp/ta.conf" <<<"$out" && grep -qE '^  12 +RUNNING +alice' <<<"$out" &&
+grep -q "^Status: not available: StatusFile=none in $tmp/ta.conf" <<<"$out" &&
+  grep -qE '^  12 +RUNNING +alice' <<<"$out" &&
   ok "StatusFile=none: said, jobs still shown" || bad "StatusFile=none: $out"
 
 # 3. The status file missing (under another SelectType, and under the plugin), broken, foreign.
 mv "$tmp/state/topoaware-status.json" "$tmp/saved.json"
 out=$(FAKE_SELECT=select/cons_tres "$bin" show 2>"$tmp/err"); rc=$?
-[ $rc = 0 ] && grep -q "does not exist: slurmctld runs SelectType=select/cons_tres, not select/cons_tres_topoaware" <<<"$out" &&
+pat="does not exist: slurmctld runs SelectType=select/cons_tres, not select/cons_tres_topoaware"
+[ $rc = 0 ] && grep -q "$pat" <<<"$out" &&
   grep -qE '^  12 +RUNNING +alice +train\|x +4 +0:2,1:2 +\? +\? +\? ' <<<"$out" &&
   grep -q "warning: layouts unknown" "$tmp/err" && ok "no status file (cons_tres): jobs shown, layouts unknown, why" ||
   bad "no status file (rc $rc): $out $(cat "$tmp/err")"
@@ -124,11 +134,13 @@ grep -q "does not exist: select/cons_tres_topoaware writes it (StatusFile= in to
   ok "no status file yet: where it comes from" || bad "no status file yet: $out"
 echo '{"schema": "topoaware-status/1", "plugin": ' >"$tmp/broken.json"
 out=$("$bin" show --status "$tmp/broken.json" 2>&1)
-grep -q "^Status: not available: $tmp/broken.json: not valid JSON" <<<"$out" && ok "a broken status file is named, jobs shown" ||
+grep -q "^Status: not available: $tmp/broken.json: not valid JSON" <<<"$out" &&
+  ok "a broken status file is named, jobs shown" ||
   bad "broken status: $out"
 status "$tmp/foreign.json" "sha256:0123"
 out=$("$bin" show --status "$tmp/foreign.json" 2>&1)
-grep -q "WARNING: the select plugin placed jobs with topology sha256:0123" <<<"$out" && ok "a status file of another topology is called out" ||
+grep -q "WARNING: the select plugin placed jobs with topology sha256:0123" <<<"$out" &&
+  ok "a status file of another topology is called out" ||
   bad "foreign status: $out"
 rc=0; "$bin" show --status "$tmp/foreign.json" --job 12 >/dev/null 2>&1 || rc=$?
 [ $rc = 5 ] && ok "show --job on a status file of another topology: exit 5" || bad "foreign --job: exit $rc"
@@ -152,20 +164,25 @@ fi
 # 5. Failures: exit 2 with a message saying what to check.
 out=$(FAKE_SQUEUE_FAIL=1 "$bin" show 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "squeue -h -a -t .* failed: squeue: error: Unable to contact slurm controller" <<<"$out" &&
-  grep -q "scontrol ping" <<<"$out" && ok "squeue failing: exit 2, its error and what to check" || bad "squeue fails (rc $rc): $out"
+  grep -q "scontrol ping" <<<"$out" && ok "squeue failing: exit 2, its error and what to check" ||
+    bad "squeue fails (rc $rc): $out"
 SECONDS=0
 out=$(FAKE_SQUEUE_HANG=1 "$bin" show --timeout 1 2>&1); rc=$?
-[ $rc = 2 ] && [ $SECONDS -lt 10 ] && grep -q "did not finish in 1 s" <<<"$out" && ok "a hanging squeue is killed after --timeout" ||
+[ $rc = 2 ] && [ $SECONDS -lt 10 ] && grep -q "did not finish in 1 s" <<<"$out" &&
+  ok "a hanging squeue is killed after --timeout" ||
   bad "hanging squeue (rc $rc, ${SECONDS}s): $out"
 out=$("$bin" show --topology "$tmp/none.json" 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "none.json" <<<"$out" && ok "a missing --topology: exit 2, named" || bad "missing topology (rc $rc): $out"
+[ $rc = 2 ] && grep -q "none.json" <<<"$out" && ok "a missing --topology: exit 2, named" ||
+  bad "missing topology (rc $rc): $out"
 mv "$tmp/etc/topology.json" "$tmp/etc/topology.json.away"
 out=$("$bin" show --status "$tmp/foreign.json" 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "give --topology FILE: the topology.json the plugins read, TopologyFile= in $tmp/etc/topoaware.conf" <<<"$out" &&
+pat="give --topology FILE: the topology.json the plugins read, TopologyFile= in $tmp/etc/topoaware.conf"
+[ $rc = 2 ] && grep -q "$pat" <<<"$out" &&
   ok "no default topology: exit 2, what to give" || bad "no default topology (rc $rc): $out"
 mv "$tmp/etc/topology.json.away" "$tmp/etc/topology.json"
 out=$("$bin" show --job 77 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "job 77 is not running or pending" <<<"$out" && ok "an unknown job: exit 2" || bad "unknown job (rc $rc): $out"
+[ $rc = 2 ] && grep -q "job 77 is not running or pending" <<<"$out" && ok "an unknown job: exit 2" ||
+  bad "unknown job (rc $rc): $out"
 rc=0; "$bin" show --format png >/dev/null 2>&1 || rc=$?
 [ $rc = 1 ] && ok "a bad --format: exit 1" || bad "bad format: exit $rc"
 

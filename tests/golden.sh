@@ -122,7 +122,9 @@ if [ "$regen" = yes ]; then
       fi
     done
   done
-  ta_pass "golden files of $ndumps dump(s) and $nnodes node(s) regenerated in $golden: $written written, $removed removed (review: git diff tests/golden)"
+  msg="golden files of $ndumps dump(s) and $nnodes node(s) regenerated in $golden:"
+  msg+=" $written written, $removed removed (review: git diff tests/golden)"
+  ta_pass "$msg"
   exit 0
 fi
 
@@ -159,5 +161,9 @@ for dir in ib hwloc; do
 done
 
 [ "$problems" -eq 0 ] ||
-  ta_fail "$problems golden file problem(s) over $ndumps dump(s) and $nnodes node(s) (after an intended change: make regen-golden, then review git diff tests/golden)"
+  {
+    msg="$problems golden file problem(s) over $ndumps dump(s) and $nnodes node(s)"
+    msg+=" (after an intended change: make regen-golden, then review git diff tests/golden)"
+    ta_fail "$msg"
+  }
 ta_pass "$compared golden files of $ndumps dump(s) and $nnodes node(s) match"

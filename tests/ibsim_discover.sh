@@ -20,16 +20,22 @@ bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 walk() { timeout 120 env IBSIM_SOCKNAME="$IBSIM_SOCKNAME" LD_PRELOAD="$UMAD2SIM_LIB" "$@"; }
 
 # 1. Two-level 2:1 fat tree: 4 leaves x 8 hosts, 2 spines, 4 uplinks per leaf.
-"$bin" generate fat-tree --leaves 4 --hosts-per-leaf 8 --spines 2 --uplinks 4 --net "$work/ft.net" --json "$work/expected.json" || exit 99
+"$bin" generate fat-tree --leaves 4 --hosts-per-leaf 8 --spines 2 --uplinks 4 --net "$work/ft.net" \
+  --json "$work/expected.json" || exit 99
 ibsim_start "$work/ft.net" "$work/sim" || exit 99
 walk "$bin" discover --quiet --json "$work/live.json" -f summary >"$work/live.summary" 2>"$work/live.err"
 rc=$?
 [ $rc -eq 0 ] && cmp -s "$work/live.json" "$work/expected.json" && ok "live JSON equals the generator's JSON" ||
-  { bad "live JSON differs from expected (rc $rc)"; cat "$work/live.err"; diff <(head -40 "$work/expected.json") <(head -40 "$work/live.json") | head -20; }
+  {
+    bad "live JSON differs from expected (rc $rc)"; cat "$work/live.err"
+    diff <(head -40 "$work/expected.json") <(head -40 "$work/live.json") | head -20
+  }
 walk ibnetdiscover >"$work/ft.dump" 2>/dev/null
 "$bin" discover --ibnetdiscover "$work/ft.dump" --json "$work/dump.json" -f summary >/dev/null
-cmp -s "$work/dump.json" "$work/live.json" && ok "JSON of real ibnetdiscover output equals the live JSON" || bad "ibnetdiscover dump JSON differs"
-grep -q "Anomalies: none" "$work/live.summary" && ok "no anomalies on the healthy fabric" || bad "anomalies on a healthy fabric: $(grep -A3 Anomalies "$work/live.summary")"
+cmp -s "$work/dump.json" "$work/live.json" && ok "JSON of real ibnetdiscover output equals the live JSON" ||
+  bad "ibnetdiscover dump JSON differs"
+grep -q "Anomalies: none" "$work/live.summary" && ok "no anomalies on the healthy fabric" ||
+  bad "anomalies on a healthy fabric: $(grep -A3 Anomalies "$work/live.summary")"
 
 # 2. Take one leaf-spine cable down: the summary names the leaf's missing uplink.
 uplink=$(awk '/^Switch.*"leaf001"/{f=1;next} f&&/^\[/&&/spine/{print $1; exit}' "$work/ft.dump" | tr -d '[]')
@@ -47,25 +53,30 @@ leaf2=$(awk '/"leaf002"/&&/^Switch/{print $3; exit}' "$work/ft.dump")
 ibsim_console "Error $leaf2 50"
 walk "$bin" discover --quiet --retries 1 --json "$work/keep.json" >"$work/err.out" 2>"$work/err.err"
 rc=$?
-[ $rc -eq 3 ] && grep -q "incomplete" "$work/err.err" && ok "lost MADs: exit 3 with the problems listed" || { bad "lost MADs: rc $rc"; cat "$work/err.err"; }
-cmp -s "$work/keep.json" "$work/live.json" && ok "the good topology.json was not replaced" || bad "a partial walk replaced the file"
+[ $rc -eq 3 ] && grep -q "incomplete" "$work/err.err" && ok "lost MADs: exit 3 with the problems listed" ||
+  { bad "lost MADs: rc $rc"; cat "$work/err.err"; }
+cmp -s "$work/keep.json" "$work/live.json" && ok "the good topology.json was not replaced" ||
+  bad "a partial walk replaced the file"
 walk "$bin" discover --quiet --retries 0 --allow-partial --json "$work/partial.json" >/dev/null 2>&1
 grep -q partial-walk "$work/partial.json" && ok "--allow-partial writes it, marked partial" || bad "--allow-partial"
 ibsim_console "Clear"
 ibsim_stop
 
 # 4. Rail-optimized, one subnet per rail: walk each rail from its own HCA, merge the dumps.
-"$bin" generate rail --rails 2 --units 2 --hosts-per-unit 4 --spines-per-rail 1 --uplinks 4 --net "$work/rail.net" --json "$work/rail.json" || exit 99
+"$bin" generate rail --rails 2 --units 2 --hosts-per-unit 4 --spines-per-rail 1 --uplinks 4 --net "$work/rail.net" \
+  --json "$work/rail.json" || exit 99
 ibsim_start "$work/rail.net" "$work/simrail" || exit 99
 dumps=()
 for r in 0 1; do
-  ca=$(python3 -c "import json,sys; print('H-' + json.load(open(sys.argv[1]))['hosts'][0]['ports'][int(sys.argv[2])]['ca_guid'][2:])" "$work/rail.json" $r)
+  py="import json,sys; print('H-' + json.load(open(sys.argv[1]))['hosts'][0]['ports'][int(sys.argv[2])]['ca_guid'][2:])"
+  ca=$(python3 -c "$py" "$work/rail.json" $r)
   SIM_HOST=$ca walk ibnetdiscover >"$work/rail.$r" 2>/dev/null
   dumps+=(--ibnetdiscover "$work/rail.$r")
 done
 "$bin" discover "${dumps[@]}" --json "$work/rail-merged.json" -f summary >"$work/rail.summary"
 cmp -s "$work/rail-merged.json" "$work/rail.json" && ok "rails walked one by one merge into the expected JSON" ||
   { bad "merged rails differ"; head -20 "$work/rail.summary"; }
-grep -q "Rail-optimized: yes" "$work/rail.summary" && ok "merged fabric is rail-optimized" || bad "rail-optimized not recognised"
+grep -q "Rail-optimized: yes" "$work/rail.summary" && ok "merged fabric is rail-optimized" ||
+  bad "rail-optimized not recognised"
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -65,7 +65,8 @@ check() {  # spec
     fi
     # ibnetdiscover names its starting node; a wrong attach point would walk the wrong subnet.
     if ! grep -q "^# Initiated from node ${ap#H-} " "$dir/dump.$i"; then
-      echo "FAIL $spec: walk did not start at $ap:"; head -5 "$dir/dump.$i"; cat "$dir/err.$i"; failed=1; stop_sim; return
+      echo "FAIL $spec: walk did not start at $ap:"; head -5 "$dir/dump.$i"; cat "$dir/err.$i"
+      failed=1; stop_sim; return
     fi
     dumps+=("$dir/dump.$i"); i=$((i + 1))
   done

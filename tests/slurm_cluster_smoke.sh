@@ -50,7 +50,8 @@ for sw in leaf1 leaf2 spine; do
   echo "$topo" | grep -q "SwitchName=$sw " || ta_fail "scontrol show topology does not list $sw"
 done
 echo "$topo" | grep -E '^SwitchName=leaf1 ' | grep -q 'Nodes=n\[01-08\]' || ta_fail "leaf1 does not hold n[01-08]"
-echo "$topo" | grep -E '^SwitchName=spine ' | grep -q 'Switches=leaf\[1-2\]' || ta_fail "spine does not connect leaf[1-2]"
+echo "$topo" | grep -E '^SwitchName=spine ' | grep -q 'Switches=leaf\[1-2\]' ||
+  ta_fail "spine does not connect leaf[1-2]"
 if grep -iE 'error.*topology|topology.*error' "$CLUSTER_LOGDIR/slurmctld.log"; then
   ta_fail "slurmctld logged topology errors"
 fi

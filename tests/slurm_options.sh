@@ -28,7 +28,9 @@ echo "required $spank state_dir=$work/state" >"$work/plugstack.conf"
 cd "$work"
 
 # Fields of a job's request that must not change for a job without a layout.
-FIELDS='NumNodes|NumCPUs|NumTasks|CPUs/Task|ReqB:S:C:T|TRES|TresPerNode|TresPerJob|TresPerTask|MinCPUsNode|MinMemoryNode|MinTmpDiskNode|Socks/Node|NtasksPerN:B:S:C|CoreSpec|OverSubscribe|Contiguous|Features|Partition|TimeLimit|Priority|Requeue'
+FIELDS='NumNodes|NumCPUs|NumTasks|CPUs/Task|ReqB:S:C:T|TRES|TresPerNode|TresPerJob|TresPerTask|MinCPUsNode'
+FIELDS+='|MinMemoryNode|MinTmpDiskNode|Socks/Node|NtasksPerN:B:S:C|CoreSpec|OverSubscribe|Contiguous|Features'
+FIELDS+='|Partition|TimeLimit|Priority|Requeue'
 job_fields() {
   cluster_run scontrol -o show job "$1" | tr ' ' '\n' | grep -E "^($FIELDS)=" | sort
 }
@@ -54,7 +56,8 @@ plain_jobs >"$work/plain.with"
 if ! diff -u "$work/plain.without" "$work/plain.with"; then
   ta_fail "jobs without a layout differ with the plugins installed (diff above)"
 fi
-ta_pass "jobs without a layout: the same request with and without the plugins ($(grep -c '^==' "$work/plain.with") requests, $(grep -vc '^==' "$work/plain.with") fields)"
+ta_pass "jobs without a layout: the same request with and without the plugins" \
+  "($(grep -c '^==' "$work/plain.with") requests, $(grep -vc '^==' "$work/plain.with") fields)"
 cluster_run scancel --quiet --user=root
 ta_wait_for 30 sh -c "[ -z \"\$(${CLUSTER_PREFIX[*]} squeue -h)\" ]" || ta_fail "jobs left after scancel"
 
@@ -77,11 +80,15 @@ expect_job() {
   # shellcheck disable=SC2086
   id=$(cluster_run sbatch --parsable --hold $opts --wrap true) || ta_fail "sbatch $opts was refused"
   rec=$(cluster_run scontrol -o show job "$id")
-  grep -qE " NumNodes=$nodes(-$nodes)? " <<<"$rec" || ta_fail "sbatch $opts: expected NumNodes=$nodes: $(grep -o 'NumNodes=[^ ]*' <<<"$rec")"
-  grep -q " NumTasks=$tasks " <<<"$rec" || ta_fail "sbatch $opts: expected NumTasks=$tasks: $(grep -o 'NumTasks=[^ ]*' <<<"$rec")"
-  grep -q " TresPerNode=$tpn\( \|$\)" <<<"$rec" || ta_fail "sbatch $opts: expected TresPerNode=$tpn: $(grep -o 'TresPerNode=[^ ]*' <<<"$rec")"
+  grep -qE " NumNodes=$nodes(-$nodes)? " <<<"$rec" ||
+    ta_fail "sbatch $opts: expected NumNodes=$nodes: $(grep -o 'NumNodes=[^ ]*' <<<"$rec")"
+  grep -q " NumTasks=$tasks " <<<"$rec" ||
+    ta_fail "sbatch $opts: expected NumTasks=$tasks: $(grep -o 'NumTasks=[^ ]*' <<<"$rec")"
+  grep -q " TresPerNode=$tpn\( \|$\)" <<<"$rec" ||
+    ta_fail "sbatch $opts: expected TresPerNode=$tpn: $(grep -o 'TresPerNode=[^ ]*' <<<"$rec")"
   if [ -n "${5:-}" ]; then
-    grep -q " NtasksPerN:B:S:C=$5:" <<<"$rec" || ta_fail "sbatch $opts: expected $5 tasks per node: $(grep -o 'NtasksPerN[^ ]*' <<<"$rec")"
+    grep -q " NtasksPerN:B:S:C=$5:" <<<"$rec" ||
+      ta_fail "sbatch $opts: expected $5 tasks per node: $(grep -o 'NtasksPerN[^ ]*' <<<"$rec")"
   fi
   ta_pass "sbatch $opts -> NumNodes=$nodes NumTasks=$tasks TresPerNode=$tpn"
   cluster_run scancel "$id"
@@ -94,7 +101,9 @@ expect_job "--tp=2 --dp=4 -N 2" 2 8 gres:gpu:4 4
 expect_job "--tp=4 --dp=2 --gpus-per-node=4" 2 8 gres:gpu:4 4
 expect_job "--tp=8 --dp=2 --ntasks=16" 2 16 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 --gpus=16" 2 16 gres:gpu:8 8
-expect_job "--tp=2 --cp=2 --dp=2 --ep=4 --rank-order=tp-pp-dp --topo-mode=strict --topo-max-wait=30m --nccl-hints=print" 1 8 gres:gpu:8 8
+long_opts="--tp=2 --cp=2 --dp=2 --ep=4 --rank-order=tp-pp-dp --topo-mode=strict --topo-max-wait=30m"
+long_opts+=" --nccl-hints=print"
+expect_job "$long_opts" 1 8 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 --gres=gpu:8" 2 16 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 -N 1-4" 2 16 gres:gpu:8 8
 # -n equal to --ntasks-per-node on one node is what sbatch itself counts when -n is not given, so
@@ -102,8 +111,12 @@ expect_job "--tp=8 --dp=2 -N 1-4" 2 16 gres:gpu:8 8
 out=$(cluster_run sbatch --parsable --hold --tp=8 --dp=2 -n8 --ntasks-per-node=8 --wrap true 2>&1) ||
   ta_fail "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8 was refused: $out"
 id=$(tail -n1 <<<"$out")
-grep -q " NumTasks=16 " <<<"$(cluster_run scontrol -o show job "$id")" || ta_fail "-n8 --ntasks-per-node=8: not 16 tasks"
-grep -qF "topoaware: layout tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp runs 16 tasks (2 nodes x 8); the 8 tasks counted from --ntasks-per-node=8 on 1 node do not apply. If you gave -n 8, it did not fit the layout: use -n 16 or leave -n out" <<<"$out" ||
+grep -q " NumTasks=16 " <<<"$(cluster_run scontrol -o show job "$id")" ||
+  ta_fail "-n8 --ntasks-per-node=8: not 16 tasks"
+pat="topoaware: layout tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp runs 16 tasks (2 nodes x 8);"
+pat+=" the 8 tasks counted from --ntasks-per-node=8 on 1 node do not apply."
+pat+=" If you gave -n 8, it did not fit the layout: use -n 16 or leave -n out"
+grep -qF "$pat" <<<"$out" ||
   ta_fail "-n8 --ntasks-per-node=8: the user is not told that 16 tasks run: $out"
 cluster_run scancel "$id"
 ta_pass "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8: 16 tasks, and sbatch says why"
@@ -118,7 +131,8 @@ printf '#!/bin/sh\n#SBATCH --tp=2 --dp=2\ntrue\n' >"$work/job.sh"
 id=$(SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_dp=4 cluster_run sbatch --parsable --hold --tp=8 "$work/job.sh")
 rec=$(cluster_run scontrol -o show job "$id")
 grep -qE " NumNodes=4(-4)? .*NumTasks=32 " <<<"$rec" ||
-  ta_fail "script tp=2 dp=2, environment dp=4, command line tp=8: expected tp=8 dp=4 (4 nodes, 32 tasks): $(cluster_run scontrol -o show job "$id" | grep -o 'NumNodes=[^ ]* .*NumTasks=[^ ]*')"
+  ta_fail "script tp=2 dp=2, environment dp=4, command line tp=8: expected tp=8 dp=4 (4 nodes, 32" \
+    "tasks): $(cluster_run scontrol -o show job "$id" | grep -o 'NumNodes=[^ ]* .*NumTasks=[^ ]*')"
 cluster_run scancel "$id"
 ta_pass "environment settings are a source; the last source wins (script < environment < command line)"
 
@@ -148,15 +162,19 @@ refuse "topo-mode 'fast' is not known" sbatch --tp=8 --topo-mode=fast --wrap tru
 refuse "unknown unit" sbatch --tp=8 --topo-mode=strict --topo-max-wait=5y --wrap true
 refuse "--topo-mode=prefer never waits" sbatch --tp=8 --topo-mode=prefer --topo-max-wait=5m --wrap true
 refuse "nccl-hints 'yes' is not known" sbatch --tp=8 --nccl-hints=yes --wrap true
-refuse "--topo-mode describes how to place a parallel layout, but no layout is given" sbatch --topo-mode=strict --wrap true
+refuse "--topo-mode describes how to place a parallel layout, but no layout is given" \
+  sbatch --topo-mode=strict --wrap true
 refuse "ep=4 must divide cp*dp = 6" sbatch --tp=8 --dp=6 --ep=4 --wrap true
 refuse "exceeds the limit of 16777216" sbatch --tp=8 --dp=65536 --pp=64 --wrap true
-refuse "-N 3 but the layout needs 16 GPUs = 2 nodes x 8 GPUs; use -N 2" sbatch --tp=8 --dp=2 -N 3 --gpus-per-node=8 --wrap true
+refuse "-N 3 but the layout needs 16 GPUs = 2 nodes x 8 GPUs; use -N 2" \
+  sbatch --tp=8 --dp=2 -N 3 --gpus-per-node=8 --wrap true
 refuse "Node count specification invalid" sbatch --tp=8 --dp=2 -N 3 --gpus-per-node=8 --wrap true
 refuse "--ntasks=10 but the layout has 16 ranks" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
 refuse "Task count specification invalid" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
-refuse "--ntasks-per-node=4 but the layout puts 8 ranks on each node" sbatch --tp=8 --dp=2 --gpus-per-node=8 --ntasks-per-node=4 --wrap true
-refuse "but the job asks for 4 GPUs per node (--ntasks-per-node=4)" sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=4 --wrap true
+refuse "--ntasks-per-node=4 but the layout puts 8 ranks on each node" \
+  sbatch --tp=8 --dp=2 --gpus-per-node=8 --ntasks-per-node=4 --wrap true
+refuse "but the job asks for 4 GPUs per node (--ntasks-per-node=4)" \
+  sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=4 --wrap true
 refuse "--ntasks=8 but the layout has 16 ranks" sbatch --tp=8 --dp=2 -n8 -N2 --wrap true
 refuse "--gpus=8 but the layout needs 16 GPUs" sbatch --tp=8 --dp=2 --gpus=8 --wrap true
 refuse "--gpus-per-node=16 but the partition's nodes have 8 GPUs" sbatch --tp=8 --dp=2 --gpus-per-node=16 --wrap true
@@ -164,7 +182,8 @@ refuse "not a whole number of nodes of 8 GPUs; use dp=2 or dp=4" sbatch --tp=4 -
 refuse "-N 1-3 but the layout needs 4 nodes" sbatch --tp=8 --pp=4 -N 1-3 --wrap true
 refuse "--gpus-per-task above 1 contradicts the layout" sbatch --tp=8 --gpus-per-task=2 -n 4 --wrap true
 refuse "tp=x is not a whole number" env SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=x sbatch --wrap true
-refuse "Invalid argument (x) for environment variable" env SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=x sbatch --wrap true
+refuse "Invalid argument (x) for environment variable" \
+  env SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp=x sbatch --wrap true
 refuse "tp=3 does not divide" salloc --tp=3 true
 refuse "tp=abc is not a whole number" srun --tp=abc true
 [ "$(njobs)" = 0 ] || ta_fail "jobs exist after the refusals: $(cluster_run squeue -h)"
@@ -173,10 +192,12 @@ ta_pass "squeue is empty after every refusal"
 # 5. srun inside an sbatch --tp job (spank_topoaware(8), STEPS INSIDE A JOB).
 cat >"$work/steps.sh" <<'SH'
 #!/bin/bash
-echo "job: tp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp:-none} pp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_pp:-none} ntasks=${SLURM_NTASKS:-none}"
+echo "job: tp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_tp:-none}" \
+  "pp=${SLURM_SPANK__SLURM_SPANK_OPTION_topoaware_pp:-none} ntasks=${SLURM_NTASKS:-none}"
 echo "inherit: $(srun /bin/sh -c 'echo $SLURM_PROCID' | wc -l) tasks"
 echo "smaller: $(srun -N1 -n8 --pp=1 /bin/sh -c 'echo $SLURM_PROCID' | wc -l) tasks"
-srun --pp=1 /bin/true 2>&1 | grep -o 'the step has 16 tasks but its layout.*has tp\*cp\*dp\*pp = 8 ranks' | sed 's/^/mismatch: /'
+srun --pp=1 /bin/true 2>&1 | grep -o 'the step has 16 tasks but its layout.*has tp\*cp\*dp\*pp = 8 ranks' |
+  sed 's/^/mismatch: /'
 echo "mismatch rc=${PIPESTATUS[0]}"
 SH
 run_job() {
@@ -192,7 +213,9 @@ grep -qx "inherit: 16 tasks" <<<"$out" || ta_fail "srun without options did not 
 grep -qx "smaller: 8 tasks" <<<"$out" || ta_fail "srun -N1 -n8 --pp=1 inside the job did not run its own layout"
 grep -q "^mismatch: the step has 16 tasks" <<<"$out" || ta_fail "srun --pp=1 with the job's 16 tasks was not refused"
 grep -qx "mismatch rc=1" <<<"$out" || ta_fail "srun --pp=1 (mismatch) did not fail"
-ta_pass "srun inside sbatch --tp=8 --pp=2: inherits the layout, may use its own if the step fits it, refuses a step that does not"
+msg="srun inside sbatch --tp=8 --pp=2: inherits the layout, may"
+msg+=" use its own if the step fits it, refuses a step that does not"
+ta_pass "$msg"
 out=$(run_job --export=NONE --tp=8 --pp=2)
 echo "$out" | sed 's/^/  sbatch --export=NONE --tp=8 --pp=2: /'
 # Slurm itself gives the batch step the SLURM_SPANK_* variables of its job even with
@@ -205,7 +228,8 @@ ta_pass "sbatch --export=NONE: steps still inherit the job's layout (Slurm expor
 
 # srun that creates its own job: with -n it runs the layout on the GPUs job_submit asked for.
 out=$(cluster_run srun --tp=4 -n4 /bin/sh -c 'echo "$SLURM_PROCID $CUDA_VISIBLE_DEVICES"' | sort)
-[ "$(echo "$out" | awk '{print $2}' | sort -u)" = "0,1,2,3" ] || ta_fail "srun --tp=4 -n4: expected 4 GPUs per task set, got: $out"
+[ "$(echo "$out" | awk '{print $2}' | sort -u)" = "0,1,2,3" ] ||
+  ta_fail "srun --tp=4 -n4: expected 4 GPUs per task set, got: $out"
 [ "$(echo "$out" | wc -l)" = 4 ] || ta_fail "srun --tp=4 -n4 ran $(echo "$out" | wc -l) tasks"
 ta_pass "srun --tp=4 -n4 (its own job): 4 tasks with CUDA_VISIBLE_DEVICES=0,1,2,3"
 
@@ -213,11 +237,15 @@ ta_pass "srun --tp=4 -n4 (its own job): 4 tasks with CUDA_VISIBLE_DEVICES=0,1,2,
 #    message, not a failure. sbatch reads plugstack.conf at every start.
 echo "required $spank state_dir=$work/state default_order=tp-pp-dp default_mode=strict bogus=1 default_order=x" \
   "bell=$(printf '\a')x" >"$CLUSTER_DIR/plugstack.conf"
-out=$(cluster_run sbatch --parsable --hold --tp=8 --wrap true 2>&1) || ta_fail "sbatch failed with a bad plugstack argument: $out"
-grep -q "unknown plugstack.conf argument 'bogus=1' ignored" <<<"$out" || ta_fail "no error for the unknown plugstack argument: $out"
-grep -q "plugstack.conf argument 'default_order=x': unknown rank order" <<<"$out" || ta_fail "no error for default_order=x: $out"
+out=$(cluster_run sbatch --parsable --hold --tp=8 --wrap true 2>&1) ||
+  ta_fail "sbatch failed with a bad plugstack argument: $out"
+grep -q "unknown plugstack.conf argument 'bogus=1' ignored" <<<"$out" ||
+  ta_fail "no error for the unknown plugstack argument: $out"
+grep -q "plugstack.conf argument 'default_order=x': unknown rank order" <<<"$out" ||
+  ta_fail "no error for default_order=x: $out"
 # Arguments are quoted as printable text (corelib/text.hpp): the BEL byte reads '?'.
-grep -q "unknown plugstack.conf argument 'bell=?x' ignored" <<<"$out" || ta_fail "bell=<BEL>x not quoted printably: $out"
+grep -q "unknown plugstack.conf argument 'bell=?x' ignored" <<<"$out" ||
+  ta_fail "bell=<BEL>x not quoted printably: $out"
 id=$(tail -n1 <<<"$out")
 ta_wait_for 10 grep -q "layout tp=8,cp=1,ep=1,dp=1,pp=1,rank-order=tp-pp-dp:" "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "default_order=tp-pp-dp did not reach job_submit/topoaware with the job"

@@ -73,7 +73,9 @@ record() {
   f64_wait_nodes "$W/$1" "$2" 90 || ta_fail "$1: job $2 did not start"
   cluster_run scontrol -o show job "$2" | sed -n 's/.* NodeList=\([^ ]*\) .*/\1/p' >"$W/$1.nl"
 }
-nodes_idle() { [ "$(cluster_run scontrol -o show node "$1" | grep -c 'State=IDLE ')" -eq "$(ta_hostnames "$1" | wc -l)" ]; }
+nodes_idle() {
+  [ "$(cluster_run scontrol -o show node "$1" | grep -c 'State=IDLE ')" -eq "$(ta_hostnames "$1" | wc -l)" ]
+}
 # stop_job JOBID: cancel it and wait until its nodes are idle again (a node still completing is
 # not free for the next job, which would make the comparison depend on timing).
 stop_job() {
@@ -118,11 +120,13 @@ cluster_stop
 # The premises: stock tree best-fit splits a DP ring in every differential case.
 score 553.stock 2 4 "stock cons_tres"
 [ "$(f64_leaf_counts "$W/553.stock")" = "5 3" ] && [ "$S_AT" -lt "$S_RINGS" ] ||
-  ta_fail "premise: stock gave 5,5,3 $(cat "$W/553.stock.nl") ($(f64_leaf_counts "$W/553.stock"), rings $S_AT/$S_RINGS), expected 5 + 3 with a split ring"
+  ta_fail "premise: stock gave 5,5,3 $(cat "$W/553.stock.nl") ($(f64_leaf_counts "$W/553.stock")," \
+    "rings $S_AT/$S_RINGS), expected 5 + 3 with a split ring"
 R553=$S_RATIO
 score 664.stock 2 4 "stock cons_tres"
 [ "$(f64_leaf_counts "$W/664.stock")" = "6 2" ] && [ "$S_AT" -lt "$S_RINGS" ] ||
-  ta_fail "premise: stock gave 6,6,4 $(cat "$W/664.stock.nl") ($(f64_leaf_counts "$W/664.stock")), expected 6 + 2 with a split ring"
+  ta_fail "premise: stock gave 6,6,4 $(cat "$W/664.stock.nl")" \
+    "($(f64_leaf_counts "$W/664.stock")), expected 6 + 2 with a split ring"
 R664=$S_RATIO
 score 16.stock 4 4 "stock cons_tres"
 [ "$S_AT" -lt "$S_RINGS" ] || ta_fail "premise: stock kept every ring of the 16-node job whole: $(cat "$W/16.stock.nl")"
@@ -130,7 +134,8 @@ R16=$S_RATIO
 score 24.stock 6 4 "stock cons_tres"
 [ "$S_AT" -lt "$S_RINGS" ] || ta_fail "premise: stock kept every ring of the 24-node job whole: $(cat "$W/24.stock.nl")"
 R24=$S_RATIO
-ta_pass "stock cons_tres + topology/tree splits a DP ring in all four cases (5+3, 6+2, $(f64_leaf_counts "$W/16.stock" | tr ' ' +), $(f64_leaf_counts "$W/24.stock" | tr ' ' +)): the premises hold"
+ta_pass "stock cons_tres + topology/tree splits a DP ring in all four cases (5+3, 6+2," \
+  "$(f64_leaf_counts "$W/16.stock" | tr ' ' +), $(f64_leaf_counts "$W/24.stock" | tr ' ' +)): the premises hold"
 
 start select/cons_tres_topoaware
 grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (64 hosts' "$(LOG)" ||
@@ -143,33 +148,44 @@ for a in A A2; do
   cmp -s "$W/$a.stock" "$W/$a.topo" ||
     ta_fail "job without a layout ($a): cons_tres gave $(cat "$W/$a.stock.nl"), topoaware $(cat "$W/$a.topo.nl")"
 done
-ta_pass "jobs without a layout get the same nodes as under cons_tres: exclusive $(cat "$W/A.topo.nl"), shared with GPUs $(cat "$W/A2.topo.nl")"
+ta_pass "jobs without a layout get the same nodes as under cons_tres: exclusive" \
+  "$(cat "$W/A.topo.nl"), shared with GPUs $(cat "$W/A2.topo.nl")"
 
 score 553s.topo 2 4 "topoaware strict"
 [ "$(f64_leaf_counts "$W/553s.topo")" = "4 4" ] && [ "$(f64_leaves "$W/553s.topo")" = "1 2" ] &&
   [ "$S_AT" -eq "$S_RINGS" ] && lt "$S_RATIO" "$R553" ||
-  ta_fail "strict on 5,5,3 got $(cat "$W/553s.topo.nl") (leaves $(f64_leaves "$W/553s.topo"), rings $S_AT/$S_RINGS, $S_RATIO vs stock $R553), expected 4 + 4 on leaves 1 and 2"
-ta_pass "5,5,3 strict: 4 + 4 on the two 5-free leaves, every DP ring inside a leaf (hop-bytes $S_RATIO x ideal, stock $R553)"
+  ta_fail "strict on 5,5,3 got $(cat "$W/553s.topo.nl") (leaves $(f64_leaves "$W/553s.topo")," \
+    "rings $S_AT/$S_RINGS, $S_RATIO vs stock $R553), expected 4 + 4 on leaves 1 and 2"
+msg="5,5,3 strict: 4 + 4 on the two 5-free leaves, every DP ring"
+msg+=" inside a leaf (hop-bytes $S_RATIO x ideal, stock $R553)"
+ta_pass "$msg"
 # prefer (the default) is fragmentation-aware: 4 + 4 would leave holes of 1 on two leaves, 5 + 3
 # fills the 3-free leaf and keeps the other 5-free leaf whole; a hole ranks above a split ring
 # (corelib/placement.hpp, bench/README.md, tests/test_sim_replicas.cpp). So it takes what stock takes.
 score 553.topo 2 4 "topoaware prefer"
 [ "$(f64_leaf_counts "$W/553.topo")" = "5 3" ] && [ "$(f64_leaves "$W/553.topo")" != "1 2" ] ||
-  ta_fail "prefer on 5,5,3 got $(cat "$W/553.topo.nl") ($(f64_leaf_counts "$W/553.topo") on leaves $(f64_leaves "$W/553.topo")), expected 5 + 3 leaving one 5-free leaf whole"
-ta_pass "5,5,3 prefer (default): 5 + 3 like stock ($(cat "$W/553.topo.nl")), leaving a whole 5-free leaf: fragmentation-aware by design"
+  ta_fail "prefer on 5,5,3 got $(cat "$W/553.topo.nl") ($(f64_leaf_counts "$W/553.topo") on" \
+    "leaves $(f64_leaves "$W/553.topo")), expected 5 + 3 leaving one 5-free leaf whole"
+ta_pass "5,5,3 prefer (default): 5 + 3 like stock ($(cat "$W/553.topo.nl"))," \
+  "leaving a whole 5-free leaf: fragmentation-aware by design"
 
 score 664.topo 2 4 "topoaware prefer"
 [ "$(f64_leaf_counts "$W/664.topo")" = "4 4" ] && [ "$S_AT" -eq "$S_RINGS" ] && lt "$S_RATIO" "$R664" ||
-  ta_fail "prefer on 6,6,4 got $(cat "$W/664.topo.nl") ($(f64_leaf_counts "$W/664.topo"), rings $S_AT/$S_RINGS, $S_RATIO vs stock $R664)"
-ta_pass "6,6,4 prefer (default) beats stock: 4 + 4, every DP ring inside a leaf (hop-bytes $S_RATIO x ideal, stock 6 + 2: $R664)"
+  ta_fail "prefer on 6,6,4 got $(cat "$W/664.topo.nl") ($(f64_leaf_counts "$W/664.topo")," \
+    "rings $S_AT/$S_RINGS, $S_RATIO vs stock $R664)"
+msg="6,6,4 prefer (default) beats stock: 4 + 4, every DP ring"
+msg+=" inside a leaf (hop-bytes $S_RATIO x ideal, stock 6 + 2: $R664)"
+ta_pass "$msg"
 
 for c in 16:4:4:$R16 24:6:4:$R24; do
   IFS=: read -r n pp dp rs <<<"$c"
   score "$n.topo" "$pp" "$dp" "topoaware prefer"
   fewest=$(f64_fewest_leaves "$W/free.$n" "$n")
   [ "$S_LEAVES" -eq "$fewest" ] && [ "$S_AT" -eq "$S_RINGS" ] && lt "$S_RATIO" "$rs" ||
-    ta_fail "$n-node job got $(cat "$W/$n.topo.nl") ($S_LEAVES leaves, fewest $fewest; rings $S_AT/$S_RINGS; $S_RATIO vs stock $rs)"
-  ta_pass "$n-node job (pp=$pp dp=$dp): $(f64_leaf_counts "$W/$n.topo" | tr ' ' +) on $S_LEAVES leaves (the fewest possible), every DP ring inside a leaf (hop-bytes $S_RATIO x ideal, stock $rs)"
+    ta_fail "$n-node job got $(cat "$W/$n.topo.nl") ($S_LEAVES leaves," \
+      "fewest $fewest; rings $S_AT/$S_RINGS; $S_RATIO vs stock $rs)"
+  ta_pass "$n-node job (pp=$pp dp=$dp): $(f64_leaf_counts "$W/$n.topo" | tr ' ' +) on $S_LEAVES leaves" \
+    "(the fewest possible), every DP ring inside a leaf (hop-bytes $S_RATIO x ideal, stock $rs)"
 done
 
 echo "# Allocations seen (nodes as Slurm allocated them; score: topoaware plan on exactly those nodes)"
@@ -181,7 +197,8 @@ sort -s -k2,2 "$TABLE"
 j=$(f64_layout_job 8 2 4 -w n0001,n0060)
 record W "$j"
 grep -qx n0001 "$W/W" && grep -qx n0060 "$W/W" || ta_fail "-w n0001,n0060: job got $(cat "$W/W.nl")"
-grep -q "select/cons_tres_topoaware: JobId=$j: the job requires specific nodes (-w); placed by plain select/cons_tres" "$(LOG)" ||
+pat="select/cons_tres_topoaware: JobId=$j: the job requires specific nodes (-w); placed by plain select/cons_tres"
+grep -q "$pat" "$(LOG)" ||
   ta_fail "the log does not say that -w job $j is placed by plain cons_tres"
 ta_pass "-w n0001,n0060: runs on $(cat "$W/W.nl") (plain cons_tres, logged)"
 # A heterogeneous job: both components fall back (logged) and run.
@@ -189,9 +206,13 @@ printf '#!/bin/sh\nsleep 600\n' >"$W/sleep.sh"
 h=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=1 --dp=4 \
   -o /dev/null : --exclusive -N1 "$W/sleep.sh")
 h=${h%%;*}
-het_running() { [ "$(cluster_run squeue -h -j "$h" -o %T | sort -u)" = RUNNING ] && [ "$(cluster_run squeue -h -j "$h" | wc -l)" -eq 2 ]; }
+het_running() {
+  [ "$(cluster_run squeue -h -j "$h" -o %T | sort -u)" = RUNNING ] &&
+    [ "$(cluster_run squeue -h -j "$h" | wc -l)" -eq 2 ]
+}
 ta_wait_for 90 het_running || ta_fail "heterogeneous job $h did not start: $(cluster_run squeue -j "$h")"
-[ "$(grep -c "JobId=$h+[01]([0-9]*): heterogeneous jobs are not placed by topology; placed by plain select/cons_tres" "$(LOG)")" -ge 2 ] ||
+pat="JobId=$h+[01]([0-9]*): heterogeneous jobs are not placed by topology; placed by plain select/cons_tres"
+[ "$(grep -c "$pat" "$(LOG)")" -ge 2 ] ||
   ta_fail "the log does not say that both components of heterogeneous job $h are placed by plain cons_tres"
 ta_pass "heterogeneous job with a layout: runs, both components placed by plain cons_tres (logged)"
 f64_clear
@@ -238,14 +259,19 @@ f64_clear
 # Preemption: partition lo (PriorityTier=1, PreemptMode=CANCEL) full with 8 jobs of 8 nodes; a
 # layout job in hi (PriorityTier=10) must preempt and run.
 lo=()
-for k in 1 2 3 4 5 6 7 8; do lo+=("$(cluster_run sbatch --parsable -p lo --exclusive -N8 -J lo -o /dev/null --wrap 'sleep 600')"); done
-for id in "${lo[@]}"; do cluster_wait_job "$id" 90 RUNNING >/dev/null || ta_fail "low-priority job $id did not start"; done
+for k in 1 2 3 4 5 6 7 8; do
+  lo+=("$(cluster_run sbatch --parsable -p lo --exclusive -N8 -J lo -o /dev/null --wrap 'sleep 600')")
+done
+for id in "${lo[@]}"; do
+  cluster_wait_job "$id" 90 RUNNING >/dev/null || ta_fail "low-priority job $id did not start"
+done
 [ "$(_cluster_idle_count)" -eq 0 ] || ta_fail "partition lo is not full"
 hi=$(f64_layout_job 8 2 4 -p hi); record H "$hi"
 preempted=0
 for id in "${lo[@]}"; do [ "$(cluster_job_state "$id")" != PREEMPTED ] || preempted=$((preempted + 1)); done
 [ "$preempted" -ge 1 ] && rings_ok H 2 4 "topoaware preempt" ||
-  ta_fail "preemption: high-priority job got $(cat "$W/H.nl"), $preempted low-priority jobs preempted (rings $S_AT/$S_RINGS)"
+  ta_fail "preemption: high-priority job got $(cat "$W/H.nl")," \
+    "$preempted low-priority jobs preempted (rings $S_AT/$S_RINGS)"
 ta_pass "preemption: the layout job in hi preempted $preempted job(s) of lo and runs on $(cat "$W/H.nl")"
 # select_cons_tres_topoaware(8), Preemption: the cons_tres fallback that preempts is logged.
 if grep -q "JobId=$hi: .*placed by plain select/cons_tres" "$(LOG)"; then
@@ -265,7 +291,8 @@ score H2 2 4 "topoaware hi, lo busy"
 if [ "$S_AT" -eq "$S_RINGS" ]; then
   ta_pass "preemptable jobs elsewhere: the layout job is still placed by topology ($(cat "$W/H2.nl"))"
 else
-  ta_fail "with preemptable jobs running (none preempted), layout job $hi got $(cat "$W/H2.nl") ($(f64_leaf_counts "$W/H2" | tr ' ' +), rings $S_AT/$S_RINGS) instead of 4 + 4"
+  ta_fail "with preemptable jobs running (none preempted), layout job $hi got $(cat "$W/H2.nl")" \
+    "($(f64_leaf_counts "$W/H2" | tr ' ' +), rings $S_AT/$S_RINGS) instead of 4 + 4"
 fi
 f64_clear
 cluster_stop

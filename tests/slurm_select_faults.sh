@@ -1,9 +1,10 @@
 #!/bin/bash
 # Faults on real daemons under select/cons_tres_topoaware (select_cons_tres_topoaware(8), STATUS FILE).
 # slurmctld stopped (SIGTERM) and killed (SIGKILL), then restarted, with a placed layout job, a
-# pending strict one and a pending prefer one. Nothing may be lost: every job is there again in its state, the placed job keeps its
-# nodes and its status entry (placement, nodes, node order, GPUs per node: what the tasks were
-# given), the strict job keeps its deadline (the same "waits until" time) and no job starts early.
+# pending strict one and a pending prefer one. Nothing may be lost: every job is there again in its
+# state, the placed job keeps its nodes and its status entry (placement, nodes, node order, GPUs per
+# node: what the tasks were given), the strict job keeps its deadline (the same "waits until" time)
+# and no job starts early.
 # Then a slurmd killed under the placed job (below).
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
@@ -90,7 +91,8 @@ now:    $now"
   entry_wait 30 "$p" '|||8|*' >/dev/null || ta_fail "after SIG$sig: prefer job $p has no waiting entry"
   sleep 5 # several scheduling passes: no job may start early
   [ "$(jobs_now)" = "$JOBS0" ] || ta_fail "after SIG$sig a job changed state: $(jobs_now)"
-  grep -iE 'fatal|segfault|cannot.*recover' "$CLUSTER_LOGDIR/slurmctld.out" && ta_fail "slurmctld complained after SIG$sig"
+  grep -iE 'fatal|segfault|cannot.*recover' "$CLUSTER_LOGDIR/slurmctld.out" &&
+    ta_fail "slurmctld complained after SIG$sig"
   ta_pass "SIG$sig + restart: 11 jobs as before; B's entry unchanged ($B1); C waits until the same deadline"
 done
 

@@ -17,7 +17,8 @@ set -euo pipefail
 sel_setup
 
 leaf_counts() { # node names in file $1 -> "3 1" (nodes per leaf, descending)
-  local n; while read -r n; do sel_leaf "$n"; done <"$1" | sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
+  local n; while read -r n; do sel_leaf "$n"; done <"$1" |
+    sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
 }
 
 # scenario TAG SELECTTYPE: the cluster stays up (the caller stops it).
@@ -35,23 +36,27 @@ scenario() {
   cluster_wait_job "$b" 60 RUNNING >/dev/null
   sel_job_nodes "$b" >"$SEL_WORK/B.$tag"
   SEL_B=$b
-  ta_note "$sel: A (no layout) got $(echo $(cat "$SEL_WORK/A.$tag")); B (tp=8 pp=2 dp=2) got $(echo $(cat "$SEL_WORK/B.$tag"))"
+  ta_note "$sel: A (no layout) got $(echo $(cat "$SEL_WORK/A.$tag"));" \
+    "B (tp=8 pp=2 dp=2) got $(echo $(cat "$SEL_WORK/B.$tag"))"
 }
 
 # A subshell runs no EXIT trap of its parent: stop its cluster whichever way it ends.
 ( trap cluster_stop EXIT; scenario stock select/cons_tres ) || exit $?
 [ "$(leaf_counts "$SEL_WORK/B.stock")" = "3 1" ] ||
-  ta_fail "premise: stock cons_tres + topology/tree gave B $(echo $(cat "$SEL_WORK/B.stock")) (per leaf: $(leaf_counts "$SEL_WORK/B.stock")), expected 3 + 1"
+  ta_fail "premise: stock cons_tres + topology/tree gave B $(echo $(cat "$SEL_WORK/B.stock"))" \
+    "(per leaf: $(leaf_counts "$SEL_WORK/B.stock")), expected 3 + 1"
 ta_pass "stock cons_tres + topology/tree: B on 3 + 1 nodes, one DP ring split (the premise holds)"
 
 scenario topo select/cons_tres_topoaware
 grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (16 hosts' "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "slurmctld did not log the topology it loaded"
 cmp -s "$SEL_WORK/A.stock" "$SEL_WORK/A.topo" ||
-  ta_fail "job without a layout: cons_tres gave $(echo $(cat "$SEL_WORK/A.stock")), topoaware $(echo $(cat "$SEL_WORK/A.topo"))"
+  ta_fail "job without a layout: cons_tres gave $(echo $(cat "$SEL_WORK/A.stock"))," \
+    "topoaware $(echo $(cat "$SEL_WORK/A.topo"))"
 ta_pass "a job without a layout gets the same nodes as under cons_tres: $(echo $(cat "$SEL_WORK/A.topo"))"
 [ "$(leaf_counts "$SEL_WORK/B.topo")" = "2 2" ] ||
-  ta_fail "topoaware gave B $(echo $(cat "$SEL_WORK/B.topo")) (per leaf: $(leaf_counts "$SEL_WORK/B.topo")), expected 2 + 2"
+  ta_fail "topoaware gave B $(echo $(cat "$SEL_WORK/B.topo")) (per" \
+    "leaf: $(leaf_counts "$SEL_WORK/B.topo")), expected 2 + 2"
 ta_pass "topoaware: B on 2 + 2 nodes, each DP ring inside one leaf"
 
 # 4 nodes are free now, on leaves holding 1 + 3 or 1 + 1 + 2 of them (B took 2 + 2 from 3, 3, 2):
@@ -59,11 +64,15 @@ ta_pass "topoaware: B on 2 + 2 nodes, each DP ring inside one leaf"
 layout=(--exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 -o /dev/null)
 cluster_run sinfo -h -N -t idle -o '%N' | sort -u >"$SEL_WORK/free"
 [ "$(wc -l <"$SEL_WORK/free")" -eq 4 ] || ta_fail "expected 4 idle nodes, sinfo says: $(echo $(cat "$SEL_WORK/free"))"
-case $(leaf_counts "$SEL_WORK/free") in "3 1"|"2 1 1") ;; *) ta_fail "free nodes $(echo $(cat "$SEL_WORK/free")): an ideal block exists, the test needs none" ;; esac
+case $(leaf_counts "$SEL_WORK/free") in
+  "3 1"|"2 1 1") ;;
+  *) ta_fail "free nodes $(echo $(cat "$SEL_WORK/free")): an ideal block exists, the test needs none" ;;
+esac
 d=$(cluster_run sbatch --parsable "${layout[@]}" --topo-mode=prefer --wrap 'sleep 600')
 cluster_wait_job "$d" 30 RUNNING >/dev/null || ta_fail "prefer job did not start at once"
 sel_job_nodes "$d" >"$SEL_WORK/D"
-cmp -s "$SEL_WORK/D" "$SEL_WORK/free" || ta_fail "prefer job got $(echo $(cat "$SEL_WORK/D")), expected the free nodes $(echo $(cat "$SEL_WORK/free"))"
+cmp -s "$SEL_WORK/D" "$SEL_WORK/free" ||
+  ta_fail "prefer job got $(echo $(cat "$SEL_WORK/D")), expected the free nodes $(echo $(cat "$SEL_WORK/free"))"
 ta_pass "prefer: runs at once on the best available ($(leaf_counts "$SEL_WORK/D"))"
 cluster_run scancel "$d"; cluster_wait_job "$d" 60 >/dev/null
 
@@ -92,5 +101,8 @@ waited=$((SECONDS - t0))
 [ "$waited" -ge 18 ] || ta_fail "strict job started after $waited s, before its 20 s max wait"
 sel_job_nodes "$e" >"$SEL_WORK/E"
 # Whatever leaves C took, the 4 free nodes are 1 + 1 + 2 or 3 + 1: no ideal block, so E got them.
-case $(leaf_counts "$SEL_WORK/E") in "2 1 1"|"3 1") ;; *) ta_fail "strict job after max wait got $(echo $(cat "$SEL_WORK/E"))" ;; esac
+case $(leaf_counts "$SEL_WORK/E") in
+  "2 1 1"|"3 1") ;;
+  *) ta_fail "strict job after max wait got $(echo $(cat "$SEL_WORK/E"))" ;;
+esac
 ta_pass "strict --topo-max-wait=20s: waited $waited s, then ran on the best available ($(leaf_counts "$SEL_WORK/E"))"

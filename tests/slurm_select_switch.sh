@@ -33,17 +33,21 @@ switch_to() {
   sed -i "s|^SelectType=.*|SelectType=$1|" "$CLUSTER_DIR/slurm.conf"
   restart_slurmds
   cluster_restart_ctld
-  [ "$(cluster_run scontrol show config | sed -n 's/^SelectType *= *//p')" = "$1" ] || ta_fail "slurmctld is not running $1"
-  grep -qiE 'fatal|cannot.*recover|Invalid.*select' "$CLUSTER_LOGDIR/slurmctld.out" && ta_fail "slurmctld complained after switching to $1"
+  [ "$(cluster_run scontrol show config | sed -n 's/^SelectType *= *//p')" = "$1" ] ||
+    ta_fail "slurmctld is not running $1"
+  grep -qiE 'fatal|cannot.*recover|Invalid.*select' "$CLUSTER_LOGDIR/slurmctld.out" &&
+    ta_fail "slurmctld complained after switching to $1"
   true
 }
 
 sel_start select/cons_tres
 r1=$(cluster_run sbatch --parsable -N10 -o /dev/null --wrap 'sleep 600')
-r2=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 -o /dev/null --wrap 'sleep 600')
+r2=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 \
+  -o /dev/null --wrap 'sleep 600')
 cluster_wait_job "$r1" 60 RUNNING >/dev/null; cluster_wait_job "$r2" 60 RUNNING >/dev/null
 q1=$(cluster_run sbatch --parsable -N8 -o "$CLUSTER_DIR/q1.out" --wrap 'echo ran')
-q2=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 -o "$CLUSTER_DIR/q2.out" --wrap 'echo ran')
+q2=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 \
+  -o "$CLUSTER_DIR/q2.out" --wrap 'echo ran')
 sleep 3
 before=$(snapshot)
 echo "$before" | sed 's/^/# before: /'
@@ -60,7 +64,9 @@ now:    $now"
 done
 
 # No slurmd may have refused an RPC for the select data of a job.
-if grep -h 'unknown select plugin id\|Malformed RPC' "$CLUSTER_LOGDIR"/slurmd.*.log; then ta_fail "a slurmd could not read a job's select data"; fi
+if grep -h 'unknown select plugin id\|Malformed RPC' "$CLUSTER_LOGDIR"/slurmd.*.log; then
+  ta_fail "a slurmd could not read a job's select data"
+fi
 # The queued jobs still run once the running ones end.
 cluster_run scancel "$r1" "$r2"
 for q in "$q1" "$q2"; do

@@ -28,7 +28,8 @@ done
 libslurm=$(ls /usr/lib/x86_64-linux-gnu/libslurm.so.[0-9]* /usr/lib64/libslurm.so.[0-9]* 2>/dev/null | head -n1 || true)
 [ -n "$libslurm" ] || ta_skip "libslurm.so not found (package libslurm38 or similar)"
 
-syms=$(sed -n '/^const char \*node_select_syms\[\] = {/,/^};/p' "$src/src/common/select.c" | grep -o '"[a-z_]*"' | tr -d '"')
+syms=$(sed -n '/^const char \*node_select_syms\[\] = {/,/^};/p' "$src/src/common/select.c" |
+  grep -o '"[a-z_]*"' | tr -d '"')
 [ "$(echo "$syms" | wc -l)" -ge 30 ] || ta_fail "could not read node_select_syms from $src/src/common/select.c"
 want=$(printf '%s\n' plugin_name plugin_type plugin_version init fini $syms | sort -u)
 
@@ -39,20 +40,26 @@ for name in topoaware passthrough; do
   want_so=$want
   [ "$name" = passthrough ] || want_so=$(printf '%s\n' $want node_record_count node_record_table_ptr | sort -u)
   diff <(echo "$want_so") <(echo "$exported") >/dev/null ||
-    ta_fail "$(basename "$so") exports differ from what Slurm looks up: $(diff <(echo "$want_so") <(echo "$exported") | grep '^[<>]' | tr '\n' ' ')"
+    ta_fail "$(basename "$so") exports differ from what Slurm looks up:" \
+      "$(diff <(echo "$want_so") <(echo "$exported") | grep '^[<>]' | tr '\n' ' ')"
   ta_pass "$(basename "$so") exports exactly the $(echo "$want" | wc -l) symbols Slurm looks up"
 
   undef=$(nm -D --undefined-only "$so" | awk '{print $2}' | sed 's/@.*//' | sort -u)
-  bad=$(echo "$undef" | grep '^_Z' | c++filt | grep -E '(^| )(slurm_|bit_|xmalloc|xfree|xstr|list_|hostlist|gres_|node_|part_|log_|error|info|debug|verbose|plugin_)' || true)
+  re='(^| )(slurm_|bit_|xmalloc|xfree|xstr|list_|hostlist|gres_|node_|part_|log_|error|info|debug|verbose|plugin_)'
+  bad=$(echo "$undef" | grep '^_Z' | c++filt | grep -E "$re" || true)
   [ -z "$bad" ] || ta_fail "$(basename "$so") refers to Slurm functions in C++-mangled form: $bad"
   bad=$(echo "$undef" | grep -xE 'fatal|slurm_fatal|abort|exit|fatal_abort' || true)
   [ -z "$bad" ] || ta_fail "$(basename "$so") can stop slurmctld: it refers to $(echo $bad)"
   ta_pass "$(basename "$so"): no mangled Slurm references, no fatal()/abort()/exit()"
 
-  "$client" now "$so" -p "$slurmfull" $want >/dev/null || ta_fail "$(basename "$so") does not dlopen(RTLD_NOW) in a client"
-  if "$client" now "$so" 2>/dev/null; then ta_fail "$(basename "$so") loaded without libslurmfull: it should need it"; fi
+  "$client" now "$so" -p "$slurmfull" $want >/dev/null ||
+    ta_fail "$(basename "$so") does not dlopen(RTLD_NOW) in a client"
+  if "$client" now "$so" 2>/dev/null; then
+    ta_fail "$(basename "$so") loaded without libslurmfull: it should need it"
+  fi
   ta_pass "$(basename "$so"): dlopen(RTLD_NOW) in a client with libslurmfull, fails without it"
-  out=$("$client" lazy "$so" -p "$libslurm" 2>&1) || ta_fail "$(basename "$so") does not load in a libslurm.so client: $out"
+  out=$("$client" lazy "$so" -p "$libslurm" 2>&1) ||
+    ta_fail "$(basename "$so") does not load in a libslurm.so client: $out"
   missing=$(nm -D --undefined-only "$so" | awk '{print $2}' | sed 's/@.*//' | sort -u |
     comm -23 - <(nm -D --defined-only "$libslurm" "$slurmfull" | awk '{print $NF}' | sed 's/@.*//' | sort -u) |
     grep -E '^(slurm_|bit_|list_|hostlist_|xstr|log_|error|info|debug|verbose|running_in|node_|gres_|plugin_)' || true)
@@ -60,7 +67,9 @@ for name in topoaware passthrough; do
   in_full_only=$(nm -D --undefined-only "$so" | awk '{print $2}' | sed 's/@.*//' | sort -u |
     comm -23 - <(nm -D --defined-only "$libslurm" | awk '{print $NF}' | sed 's/@.*//' | sort -u) |
     grep -E '^(slurm_|bit_|list_|hostlist_|xstr|log_|error$|info$|running_in|plugin_)' || true)
-  [ -z "$in_full_only" ] || ta_fail "$(basename "$so") calls Slurm functions that libslurm.so lacks (include slurm_xlator.h): $(echo $in_full_only)"
+  [ -z "$in_full_only" ] ||
+    ta_fail "$(basename "$so") calls Slurm functions that libslurm.so lacks (include slurm_xlator.h):" \
+      "$(echo $in_full_only)"
   ta_pass "$(basename "$so"): loads in a libslurm.so client; every Slurm function it calls is exported there"
 done
 # The pass-through must not carry the C++ core (it is the cost baseline).

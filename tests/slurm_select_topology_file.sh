@@ -14,19 +14,24 @@ sel_setup
 
 log() { cat "$CLUSTER_LOGDIR/slurmctld.log"; }
 layout=(--exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 --dp=2 -o /dev/null)
-per_leaf() { local n; for n in $(sel_job_nodes "$1"); do sel_leaf "$n"; done | sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'; }
+per_leaf() {
+  local n; for n in $(sel_job_nodes "$1"); do sel_leaf "$n"; done |
+    sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
+}
 reconfigure() {
   local before; before=$(log | wc -l)
   cluster_run scontrol reconfigure
   # select_p_node_init logs one topology line per reconfigure.
-  ta_wait_for 30 sh -c "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q 'select/cons_tres_topoaware: .*topology'" ||
+  ta_wait_for 30 sh -c \
+    "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q 'select/cons_tres_topoaware: .*topology'" ||
     ta_fail "no topology message after scontrol reconfigure"
   tail -n +$((before + 1)) "$CLUSTER_LOGDIR/slurmctld.log" | grep 'select/cons_tres_topoaware: ' | sed 's/^/# log: /'
   NEWLOG=$(tail -n +$((before + 1)) "$CLUSTER_LOGDIR/slurmctld.log")
 }
 
 SEL_NO_TOPO=1 sel_start select/cons_tres_topoaware
-log | grep -q "select/cons_tres_topoaware: no topology: $CLUSTER_DIR/topology.json: .*placed by plain select/cons_tres" ||
+log |
+  grep -q "select/cons_tres_topoaware: no topology: $CLUSTER_DIR/topology.json: .*placed by plain select/cons_tres" ||
   ta_fail "missing topology.json: the log does not say so"
 j=$(cluster_run sbatch --parsable "${layout[@]}" --wrap 'true')
 [ "$(cluster_wait_job "$j" 60)" = COMPLETED ] || ta_fail "layout job without a topology did not complete"
@@ -38,7 +43,8 @@ ta_pass "no topology file: clear error in the log, layout and plain jobs run"
 
 cp "$SEL_TOPO" "$CLUSTER_DIR/topology.json"
 reconfigure
-grep -q "topology $CLUSTER_DIR/topology.json loaded (16 hosts, sha256:" <<<"$NEWLOG" || ta_fail "good file not loaded after reconfigure"
+grep -q "topology $CLUSTER_DIR/topology.json loaded (16 hosts, sha256:" <<<"$NEWLOG" ||
+  ta_fail "good file not loaded after reconfigure"
 sel_busy n0001 n0005 n0009 n0010 n0013 n0014 n0015 n0016
 b=$(cluster_run sbatch --parsable "${layout[@]}" --wrap 'sleep 600')
 cluster_wait_job "$b" 60 RUNNING >/dev/null
@@ -57,7 +63,8 @@ for broken in corrupted empty; do
   kill -0 "$CLUSTER_CTLD_PID" || ta_fail "slurmctld died on a $broken topology file"
   b=$(cluster_run sbatch --parsable "${layout[@]}" --wrap 'sleep 600')
   cluster_wait_job "$b" 60 RUNNING >/dev/null
-  [ "$(per_leaf "$b")" = "2 2" ] || ta_fail "$broken topology: layout job got $(echo $(sel_job_nodes "$b")), expected the old topology's 2 + 2"
+  [ "$(per_leaf "$b")" = "2 2" ] ||
+    ta_fail "$broken topology: layout job got $(echo $(sel_job_nodes "$b")), expected the old topology's 2 + 2"
   cluster_run scancel "$b"; cluster_wait_job "$b" 60 >/dev/null
   ta_pass "$broken topology file + reconfigure: refused with a reason, the previous topology still places (2 + 2)"
 done

@@ -12,7 +12,8 @@ ta_require_daemon_tests
 ta_require_cmd slurmctld slurmctld
 ta_require_cmd slurmd slurmd
 b=${top_builddir:-.}
-plugdir=$(cd "$b/plugins/select/.libs" 2>/dev/null && pwd) || ta_skip "select plugins not built (configure --with-slurm-source)"
+plugdir=$(cd "$b/plugins/select/.libs" 2>/dev/null && pwd) ||
+  ta_skip "select plugins not built (configure --with-slurm-source)"
 [ -f "$plugdir/select_cons_tres_topoaware.so" ] || ta_skip "select plugins not built (configure --with-slurm-source)"
 
 run_one() {
@@ -24,14 +25,17 @@ run_one() {
     grep -q "select/$name: wrapping select/cons_tres (plugin id $id)" "$CLUSTER_LOGDIR/slurmctld.log" ||
       ta_fail "$name: slurmctld log lacks 'select/$name: wrapping select/cons_tres (plugin id $id)'"
     out=$(cluster_run srun -N4 --ntasks-per-node=1 sh -c 'echo $SLURMD_NODENAME')
-    [ "$(echo "$out" | sort -u | wc -l)" -eq 4 ] || ta_fail "$name: srun -N4 ran on '$(echo $out)', expected 4 distinct nodes"
+    [ "$(echo "$out" | sort -u | wc -l)" -eq 4 ] ||
+      ta_fail "$name: srun -N4 ran on '$(echo $out)', expected 4 distinct nodes"
     ta_pass "$name: srun -N4 hostname on 4 distinct nodes"
     id_job=$(cluster_run sbatch --parsable -N2 --gpus-per-node=2 -o "$CLUSTER_DIR/job.out" \
       --wrap 'srun --ntasks-per-node=1 sh -c "echo \$SLURMD_NODENAME \$CUDA_VISIBLE_DEVICES"')
     st=$(cluster_wait_job "$id_job" 60)
     [ "$st" = COMPLETED ] || ta_fail "$name: sbatch job $id_job ended $st"
-    [ "$(awk '{print $1}' "$CLUSTER_DIR/job.out" | sort -u | wc -l)" -eq 2 ] || ta_fail "$name: job output: $(cat "$CLUSTER_DIR/job.out")"
-    awk '{print $2}' "$CLUSTER_DIR/job.out" | grep -qvx '0,1' && ta_fail "$name: GPUs in the job: $(cat "$CLUSTER_DIR/job.out")"
+    [ "$(awk '{print $1}' "$CLUSTER_DIR/job.out" | sort -u | wc -l)" -eq 2 ] ||
+      ta_fail "$name: job output: $(cat "$CLUSTER_DIR/job.out")"
+    awk '{print $2}' "$CLUSTER_DIR/job.out" | grep -qvx '0,1' &&
+      ta_fail "$name: GPUs in the job: $(cat "$CLUSTER_DIR/job.out")"
     ta_pass "$name: sbatch -N2 --gpus-per-node=2 completed on 2 nodes with CUDA_VISIBLE_DEVICES=0,1"
     # A program linked to libslurm.so (pyslurm, DRMAA, ...) loads the select plugin too: it must
     # load there (no slurmctld-only symbol unresolved) and do nothing.
@@ -43,11 +47,14 @@ run_one() {
     ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
     # Reservations: by nodes they work; CoreCnt= is refused by Slurm's own check of the plugin id
     # (state_control.c accepts only cons_res/cons_tres ids) -- the documented limit.
-    cluster_run scontrol create reservation ReservationName=rn StartTime=now Duration=10 Users=root Nodes=n01 >/dev/null ||
+    cluster_run scontrol create reservation ReservationName=rn StartTime=now Duration=10 Users=root \
+      Nodes=n01 >/dev/null ||
       ta_fail "$name: a node reservation was refused"
-    [ "$(cluster_run srun --reservation=rn -N1 sh -c 'echo $SLURMD_NODENAME')" = n01 ] || ta_fail "$name: job in the reservation did not run on n01"
+    [ "$(cluster_run srun --reservation=rn -N1 sh -c 'echo $SLURMD_NODENAME')" = n01 ] ||
+      ta_fail "$name: job in the reservation did not run on n01"
     cluster_run scontrol delete ReservationName=rn
-    if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root CoreCnt=2 Nodes=n02 2>&1); then
+    if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root \
+               CoreCnt=2 Nodes=n02 2>&1); then
       ta_fail "$name: a CoreCnt reservation was accepted; update the KNOWN LIMITS of select_cons_tres_topoaware(8)"
     fi
     ta_pass "$name: node reservations work; CoreCnt= reservations are refused as documented ($out)"
@@ -56,7 +63,8 @@ run_one() {
         ta_fail "no topology file, but the log does not say so"
       ta_pass "$name: without a topology file the log says so and jobs run as under cons_tres"
     fi
-    grep -E 'fatal|Duplicate plugin_id' "$CLUSTER_LOGDIR/slurmctld.log" && ta_fail "$name: slurmctld logged a fatal error"
+    grep -E 'fatal|Duplicate plugin_id' "$CLUSTER_LOGDIR/slurmctld.log" &&
+      ta_fail "$name: slurmctld logged a fatal error"
     cluster_stop
   ) || exit $?
 }

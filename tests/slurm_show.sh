@@ -33,8 +33,10 @@ STATUS=$CLUSTER_DIR/state/topoaware-status.json
 sel_busy n0001 n0005 n0009 n0010 n0013 n0014 n0015 n0016
 layout=(--exclusive --gpus-per-node=8 --ntasks-per-node=8 --tp=8 -o /dev/null)
 # L1 records, per task, its node and node rank as spank_topoaware set them, then sleeps.
+l1_cmd="srun bash -c 'echo \$SLURMD_NODENAME \${TOPOAWARE_NODE_RANK:--} \$SLURM_LOCALID'"
+l1_cmd+=" >$SEL_WORK/L1.tasks 2>&1; sleep 600"
 l1=$(cluster_run sbatch --parsable "${layout[@]}" -N4 --pp=2 --dp=2 -J L1 \
-  --wrap "srun bash -c 'echo \$SLURMD_NODENAME \${TOPOAWARE_NODE_RANK:--} \$SLURM_LOCALID' >$SEL_WORK/L1.tasks 2>&1; sleep 600")
+  --wrap "$l1_cmd")
 cluster_wait_job "$l1" 60 RUNNING >/dev/null
 l2=$(cluster_run sbatch --parsable "${layout[@]}" -N2 --dp=2 -J L2 --wrap 'sleep 600')
 cluster_wait_job "$l2" 60 RUNNING >/dev/null
@@ -43,13 +45,16 @@ ta_wait_for 60 sh -c "[ \$(wc -l <'$SEL_WORK/L1.tasks') -ge 32 ]" || ta_fail "L1
 
 # The premise of S: two free nodes, no leaf with two of them.
 cluster_run sinfo -h -N -t idle -o '%N' | sort -u >"$SEL_WORK/free"
-per_leaf=$(while read -r n; do sel_leaf "$n"; done <"$SEL_WORK/free" | sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ')
+per_leaf=$(while read -r n; do sel_leaf "$n"; done <"$SEL_WORK/free" |
+  sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ')
 [ "$(wc -l <"$SEL_WORK/free")" -eq 2 ] && [ "$per_leaf" = "1 1 " ] ||
   ta_fail "premise: expected 2 idle nodes on 2 leaves after L1 and L2, sinfo says $(echo $(cat "$SEL_WORK/free"))"
-s=$(cluster_run sbatch --parsable "${layout[@]}" -N2 --dp=2 -J S --topo-mode=strict --topo-max-wait=30m --wrap 'sleep 600')
+s=$(cluster_run sbatch --parsable "${layout[@]}" -N2 --dp=2 -J S --topo-mode=strict --topo-max-wait=30m \
+  --wrap 'sleep 600')
 ta_wait_for 30 grep -q "JobId=$s (strict, 2 nodes x 8 GPUs) waits: " "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "slurmctld did not log why strict job $s waits"
-why=$(sed -n "s/.*JobId=$s (strict, 2 nodes x 8 GPUs) waits: \(.*\); at most .*/\1/p" "$CLUSTER_LOGDIR/slurmctld.log" | tail -n 1)
+why=$(sed -n "s/.*JobId=$s (strict, 2 nodes x 8 GPUs) waits: \(.*\); at most .*/\1/p" "$CLUSTER_LOGDIR/slurmctld.log" |
+  tail -n 1)
 ta_wait_for 30 grep -q "\"job_id\": $s," "$STATUS" || ta_fail "the status file has no entry for job $s"
 [ "$(cluster_job_state "$s")" = PENDING ] || ta_fail "strict job $s is not pending"
 ta_note "jobs: L1=$l1 L2=$l2 S=$s busy=${SEL_BUSY_IDS[*]}; S waits: $why"
@@ -67,7 +72,9 @@ plan_of "$l1" --pp 2 --dp 2 >"$SEL_WORK/plan.$l1.json"
 plan_of "$l2" --dp 2 >"$SEL_WORK/plan.$l2.json"
 expect=$SEL_WORK/expect.json
 {
-  echo "{\"free\": $(wc -l <"$SEL_WORK/free"), \"waiting\": $s, \"reason\": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$why"), \"layout\": [$l1, $l2], \"jobs\": {"
+  echo "{\"free\": $(wc -l <"$SEL_WORK/free"), \"waiting\": $s," \
+    "\"reason\": $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$why")," \
+    "\"layout\": [$l1, $l2], \"jobs\": {"
   sep=""
   for id in "${!NODES[@]}"; do
     printf '%s"%s": [%s]' "$sep" "$id" "$(for n in ${NODES[$id]}; do printf '"%s",' "$n"; done | sed 's/,$//')"
@@ -77,8 +84,10 @@ expect=$SEL_WORK/expect.json
 } >"$expect"
 
 # 1. JSON, found as an admin's shell finds it (SLURM_CONF only).
-show --format json >"$SEL_WORK/show.json" 2>"$SEL_WORK/show.err" || ta_fail "topoaware show --format json failed: $(cat "$SEL_WORK/show.err")"
-python3 - "$SEL_WORK/show.json" "$expect" "$STATUS" "$SEL_WORK" <<'PY' || ta_fail "topoaware show --format json: see above"
+show --format json >"$SEL_WORK/show.json" 2>"$SEL_WORK/show.err" ||
+  ta_fail "topoaware show --format json failed: $(cat "$SEL_WORK/show.err")"
+python3 - "$SEL_WORK/show.json" "$expect" \
+  "$STATUS" "$SEL_WORK" <<'PY' || ta_fail "topoaware show --format json: see above"
 import json, sys
 show, exp, status = (json.load(open(p)) for p in sys.argv[1:4])
 work = sys.argv[4]
@@ -91,7 +100,8 @@ jobs = {str(j["job_id"]): j for j in show["jobs"]}
 assert set(jobs) == set(exp["jobs"]), (sorted(jobs), sorted(exp["jobs"]))
 for id, nodes in exp["jobs"].items():
     j = jobs[id]
-    held = sorted(h for lg in j["leaf_groups"] for h in [x for x in lg["hosts"].replace("n[", "").replace("]", "").split(",")])
+    held = sorted(h for lg in j["leaf_groups"]
+                  for h in [x for x in lg["hosts"].replace("n[", "").replace("]", "").split(",")])
     names = sorted(h["name"] for lg in show["leaf_groups"] for h in lg["hosts"] if int(id) in h["jobs"])
     assert names == sorted(nodes), (id, names, nodes)
     assert j["node_count"] == len(nodes), (id, j["node_count"])
@@ -120,71 +130,103 @@ assert w["status"]["reason"].startswith(exp["reason"]), (w["status"]["reason"], 
 free = sorted(h["name"] for lg in show["leaf_groups"] for h in lg["hosts"] if h["use"] in ("free", "planned"))
 assert len(free) == exp["free"], free
 PY
-ta_pass "show --format json (defaults from SLURM_CONF): every job's nodes and leaf groups equal scontrol's, $(wc -l <"$SEL_WORK/free") free nodes as sinfo, layout jobs placed ideal with a checked order, job $s waiting (Resources: $why)"
+ta_pass "show --format json (defaults from SLURM_CONF): every job's nodes and leaf groups equal scontrol's," \
+  "$(wc -l <"$SEL_WORK/free") free nodes as sinfo, layout jobs placed ideal with a checked order, job $s waiting" \
+  "(Resources: $why)"
 
 # 2. Text, with --status naming the file the plugin wrote.
-show --status "$STATUS" --format text >"$SEL_WORK/show.txt" 2>"$SEL_WORK/show.err" || ta_fail "show --format text: $(cat "$SEL_WORK/show.err")"
+show --status "$STATUS" --format text >"$SEL_WORK/show.txt" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --format text: $(cat "$SEL_WORK/show.err")"
 sed 's/^/# /' "$SEL_WORK/show.txt"
 grep -q "^Status: $STATUS (select/cons_tres_topoaware, written " "$SEL_WORK/show.txt" || ta_fail "text: no status line"
-grep -qE "^Nodes: 2 free( \([0-9] planned by backfill for pending jobs\))?, 0 mixed, 14 allocated, 0 unavailable" "$SEL_WORK/show.txt" ||
+pat="^Nodes: 2 free( \([0-9] planned by backfill for pending jobs\))?, 0 mixed, 14 allocated, 0 unavailable"
+grep -qE "$pat" "$SEL_WORK/show.txt" ||
   ta_fail "text: node counts"
 for id in "$l1" "$l2"; do
-  grep -qE "^  $id +RUNNING +root +L[12] +[24] +[0-9:,]+ +tp=8,(pp=2,)?dp=2 +prefer +ideal +ideal +1\.00x +1\.000 " "$SEL_WORK/show.txt" ||
+  pat="^  $id +RUNNING +root +L[12] +[24] +[0-9:,]+ +tp=8,(pp=2,)?dp=2 +prefer +ideal +ideal +1\.00x +1\.000 "
+  grep -qE "$pat" "$SEL_WORK/show.txt" ||
     ta_fail "text: no running line for layout job $id"
 done
-grep -qE "^  $s +PENDING +root +S +2 +tp=8,dp=2 +strict +[0-9]+(s|m[0-9]+s) +Resources +$(sed 's/[][\.*^$]/\\&/g' <<<"$why")" "$SEL_WORK/show.txt" ||
+pat="^  $s +PENDING +root +S +2 +tp=8,dp=2 +strict +[0-9]+(s|m[0-9]+s) +Resources +"
+grep -qE "$pat$(sed 's/[][\.*^$]/\\&/g' <<<"$why")" "$SEL_WORK/show.txt" ||
   ta_fail "text: no waiting line for job $s with its reasons"
-for n in $(cat "$SEL_WORK/free"); do grep -qE "^  $n +(idle +free|planned +free, planned by backfill)\$" "$SEL_WORK/show.txt" || ta_fail "text: free node $n not shown free"; done
+for n in $(cat "$SEL_WORK/free"); do
+  grep -qE "^  $n +(idle +free|planned +free, planned by backfill)\$" "$SEL_WORK/show.txt" ||
+    ta_fail "text: free node $n not shown free"
+done
 ta_pass "show --status FILE --format text: running, waiting (with both reasons) and free nodes as Slurm says"
 
 # 3. SVG.
-show --format svg --output "$SEL_WORK/show.svg" 2>"$SEL_WORK/show.err" || ta_fail "show --format svg: $(cat "$SEL_WORK/show.err")"
-grep -q "<svg" "$SEL_WORK/show.svg" && grep -q "leaf group 3" "$SEL_WORK/show.svg" && grep -q "job $l1" "$SEL_WORK/show.svg" ||
+show --format svg --output "$SEL_WORK/show.svg" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --format svg: $(cat "$SEL_WORK/show.err")"
+grep -q "<svg" "$SEL_WORK/show.svg" && grep -q "leaf group 3" "$SEL_WORK/show.svg" &&
+  grep -q "job $l1" "$SEL_WORK/show.svg" ||
   ta_fail "show --format svg: not a picture of the leaf groups and jobs"
-show --job "$l1" --format svg --output "$SEL_WORK/job.svg" 2>"$SEL_WORK/show.err" || ta_fail "show --job --format svg: $(cat "$SEL_WORK/show.err")"
-grep -qE "node 3: ranks 24(-|&#45;)31" "$SEL_WORK/job.svg" || ta_fail "show --job --format svg: the job's nodes do not carry their ranks"
+show --job "$l1" --format svg --output "$SEL_WORK/job.svg" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --job --format svg: $(cat "$SEL_WORK/show.err")"
+grep -qE "node 3: ranks 24(-|&#45;)31" "$SEL_WORK/job.svg" ||
+  ta_fail "show --job --format svg: the job's nodes do not carry their ranks"
 # Kept beside the test's log as examples of the output (make clean removes them).
 cp "$SEL_WORK/show.txt" "$b/tests/slurm_show.example.txt"
 cp "$SEL_WORK/show.svg" "$b/tests/slurm_show.example.svg"
 cp "$SEL_WORK/job.svg" "$b/tests/slurm_show.example-job.svg"
-ta_pass "show --format svg --output: $(wc -c <"$SEL_WORK/show.svg") bytes, leaf groups and jobs drawn; examples in $b/tests/slurm_show.example*"
+ta_pass "show --format svg --output: $(wc -c <"$SEL_WORK/show.svg") bytes," \
+  "leaf groups and jobs drawn; examples in $b/tests/slurm_show.example*"
 
 # 4. The rank map of L1: the status file's order = plan's rank order of the node set = the tasks'.
-show --job "$l1" >"$SEL_WORK/job.txt" 2>"$SEL_WORK/show.err" || ta_fail "show --job $l1: rc $?: $(cat "$SEL_WORK/show.err")"
+show --job "$l1" >"$SEL_WORK/job.txt" 2>"$SEL_WORK/show.err" ||
+  ta_fail "show --job $l1: rc $?: $(cat "$SEL_WORK/show.err")"
 sed 's/^/# /' "$SEL_WORK/job.txt"
-grep -q "checked: the rank order of the node set over .* is the same" "$SEL_WORK/job.txt" || ta_fail "show --job: order not checked"
-map=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $3} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" | tr '\n' ',' | sed 's/,$//')
-ranks=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $2} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" | tr '\n' ' ')
+grep -q "checked: the rank order of the node set over .* is the same" "$SEL_WORK/job.txt" ||
+  ta_fail "show --job: order not checked"
+map=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $3} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" |
+  tr '\n' ',' | sed 's/,$//')
+ranks=$(awk '/^  NODE +RANKS/ {on=1; next} on && NF >= 11 {print $2} on && NF < 11 {on=0}' "$SEL_WORK/job.txt" |
+  tr '\n' ' ')
 [ "$ranks" = "0-7 8-15 16-23 24-31 " ] || ta_fail "show --job: rank ranges '$ranks'"
-recorded=$(python3 -c 'import json,sys; print([j["node_order"] for j in json.load(open(sys.argv[1]))["jobs"] if j["job_id"] == int(sys.argv[2])][0])' "$STATUS" "$l1")
+py='import json,sys; print([j["node_order"] for j in json.load(open(sys.argv[1]))["jobs"]'
+py+=' if j["job_id"] == int(sys.argv[2])][0])'
+recorded=$(python3 -c "$py" "$STATUS" "$l1")
 [ "$map" = "$recorded" ] || ta_fail "show --job: map order $map, status file $recorded"
 list=$(cluster_run scontrol -o show job "$l1" | sed -n 's/.* NodeList=\([^ ]*\) .*/\1/p')
 planned=$("$b/topoaware" plan --topology "$SEL_TOPO" --tp 8 --pp 2 --dp 2 --free "$list" --format json |
   python3 -c 'import json,sys; print(",".join(r["host"] for r in json.load(sys.stdin)["rank_order"]))')
 [ "$map" = "$planned" ] || ta_fail "show --job: map order $map, plan's rank order of $list: $planned"
 tasks=$(awk '$3 == 0 {print $2, $1}' "$SEL_WORK/L1.tasks" | sort -n | awk '{print $2}' | tr '\n' ',' | sed 's/,$//')
-[ "$map" = "$tasks" ] || ta_fail "show --job: map order $map, TOPOAWARE_NODE_RANK of L1's tasks: $tasks ($(cat "$SEL_WORK/L1.tasks" | head -3))"
+[ "$map" = "$tasks" ] ||
+  ta_fail "show --job: map order $map, TOPOAWARE_NODE_RANK of L1's tasks:" \
+    "$tasks ($(cat "$SEL_WORK/L1.tasks" | head -3))"
 show --job "$l1" --format json | python3 -c '
 import json, sys
 j = json.load(sys.stdin)
 m = j["rank_map"]
 assert [r["first_rank"] for r in m] == [0, 8, 16, 24], m
-assert [(r["tp"], r["dp"], r["pp"]) for r in m] == [("0-7", "0", "0"), ("0-7", "1", "0"), ("0-7", "0", "1"), ("0-7", "1", "1")], m
-assert len({r["leaf_group"] for r in m[:2]}) == 1 and len({r["leaf_group"] for r in m[2:]}) == 1, m  # one DP ring per leaf
+assert [(r["tp"], r["dp"], r["pp"]) for r in m] == [("0-7", "0", "0"), ("0-7", "1", "0"),
+                                                    ("0-7", "0", "1"), ("0-7", "1", "1")], m
+# one DP ring per leaf
+assert len({r["leaf_group"] for r in m[:2]}) == 1 and len({r["leaf_group"] for r in m[2:]}) == 1, m
 ' || ta_fail "show --job --format json: rank map"
-show --job "$s" | grep -q "^Waiting for .*: $(sed 's/[][\.*^$]/\\&/g' <<<"$why")" || ta_fail "show --job $s: no waiting reason"
-ta_pass "show --job $l1: ranks in the order of the status file, of plan's rank order and of the tasks' TOPOAWARE_NODE_RANK ($map)"
+show --job "$s" | grep -q "^Waiting for .*: $(sed 's/[][\.*^$]/\\&/g' <<<"$why")" ||
+  ta_fail "show --job $s: no waiting reason"
+msg="show --job $l1: ranks in the order of the status file, of"
+msg+=" plan's rank order and of the tasks' TOPOAWARE_NODE_RANK ($map)"
+ta_pass "$msg"
 
 # 5. Failure paths against the same cluster.
 out=$(show --status "$SEL_WORK/nothing.json" 2>"$SEL_WORK/show.err") || ta_fail "show with a missing status file failed"
-grep -q "^Status: not available: $SEL_WORK/nothing.json does not exist" <<<"$out" && grep -q "give --status FILE" <<<"$out" ||
+grep -q "^Status: not available: $SEL_WORK/nothing.json does not exist" <<<"$out" &&
+  grep -q "give --status FILE" <<<"$out" ||
   ta_fail "missing status file: no clear note: $out"
 grep -qE "^  $l1 +RUNNING +root +L1 +4 " <<<"$out" || ta_fail "missing status file: job $l1 not listed: $out"
 grep -q "warning: layouts unknown" "$SEL_WORK/show.err" || ta_fail "missing status file: no warning on stderr"
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 8 --json "$SEL_WORK/other.json" >/dev/null
 rc=0; show --topology "$SEL_WORK/other.json" --job "$l1" >"$SEL_WORK/other.txt" 2>"$SEL_WORK/show.err" || rc=$?
 [ "$rc" = 5 ] || ta_fail "show --job with another topology: exit $rc, expected 5"
-grep -q "WARNING: the status file was written with topology" "$SEL_WORK/other.txt" || ta_fail "another topology: not called out"
+grep -q "WARNING: the status file was written with topology" "$SEL_WORK/other.txt" ||
+  ta_fail "another topology: not called out"
 rc=0; show --job 99999 >/dev/null 2>"$SEL_WORK/show.err" || rc=$?
-[ "$rc" = 2 ] && grep -q "job 99999 is not running or pending" "$SEL_WORK/show.err" || ta_fail "unknown job: exit $rc: $(cat "$SEL_WORK/show.err")"
-ta_pass "a missing status file still shows the jobs and says what to do; another topology exits 5; an unknown job exits 2"
+[ "$rc" = 2 ] && grep -q "job 99999 is not running or pending" "$SEL_WORK/show.err" ||
+  ta_fail "unknown job: exit $rc: $(cat "$SEL_WORK/show.err")"
+msg="a missing status file still shows the jobs and says what"
+msg+=" to do; another topology exits 5; an unknown job exits 2"
+ta_pass "$msg"

@@ -123,7 +123,9 @@ EOF
   fi
   local name missing=0
   while read -r name; do
-    if ! grep -qE "^SwitchName=$name( |$)" "$d/show"; then echo "FAIL $kind: switch $name missing from scontrol show topology"; missing=1; fi
+    if ! grep -qE "^SwitchName=$name( |$)" "$d/show"; then
+      echo "FAIL $kind: switch $name missing from scontrol show topology"; missing=1
+    fi
   done < "$d/switches"
   # Each leaf line's nodes as Slurm expanded them equal ours.
   while read -r line; do

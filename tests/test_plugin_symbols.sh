@@ -48,26 +48,36 @@ check_plugin() {
   undef=$(nm -D --undefined-only "$so" | awk '$1 == "U" {print $2}' | sed 's/@.*//' | sort -u)
   mangled=$(echo "$undef" | grep '^_Z' || true)
   local bad
-  bad=$(echo "$mangled" | c++filt | grep -E '(^| )(slurm|spank|bit_|xmalloc|xfree|xstr|list_|hostlist|gres_|node_|part_|log_|error|info|debug|verbose)' || true)
+  re='(^| )(slurm|spank|bit_|xmalloc|xfree|xstr|list_|hostlist|gres_|node_|part_|log_|error|info|debug|verbose)'
+  bad=$(echo "$mangled" | c++filt | grep -E "$re" || true)
   [ -z "$bad" ] || ta_fail "$(basename "$so") refers to Slurm functions in C++-mangled form: $bad"
-  defs=$(needed_defs "$so"; for p in $extra_providers; do nm -D --defined-only "$p" | awk '{print $NF}' | sed 's/@.*//'; done)
+  defs=$(needed_defs "$so"
+         for p in $extra_providers; do nm -D --defined-only "$p" | awk '{print $NF}' | sed 's/@.*//'; done)
   defs=$(echo "$defs" | sort -u)
   missing=$(comm -23 <(echo "$undef") <(echo "$defs") | grep -vE '^(_ITM_|__gmon_start__|_Jv_RegisterClasses)' || true)
   [ -z "$missing" ] || ta_fail "$(basename "$so"): undefined symbols nobody provides: $(echo $missing)"
-  ta_pass "$(basename "$so"): $(echo "$undef" | wc -l) undefined symbols, all provided (C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
+  ta_pass "$(basename "$so"): $(echo "$undef" | wc -l) undefined symbols, all provided" \
+    "(C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
 }
 
-check_plugin "$spank" "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog slurm_spank_job_epilog" "$slurmfull"
+spank_syms="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt"
+spank_syms+=" slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog"
+spank_syms+=" slurm_spank_job_epilog"
+check_plugin "$spank" "$spank_syms" "$slurmfull"
 "$client" now "$spank" -p "$slurmfull" plugin_name plugin_version slurm_spank_init slurm_spank_init_post_opt \
-  slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog slurm_spank_job_epilog || ta_fail "spank_topoaware.so does not load with RTLD_NOW"
+  slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog \
+  slurm_spank_job_epilog || ta_fail "spank_topoaware.so does not load with RTLD_NOW"
 ta_pass "spank_topoaware.so: dlopen(RTLD_NOW) in a client with libslurmfull loaded"
 # And not without Slurm's library: proves the check above is not vacuous.
-if "$client" now "$spank" 2>/dev/null; then ta_fail "spank_topoaware.so loaded without libslurmfull: it should need it"; fi
+if "$client" now "$spank" 2>/dev/null; then
+  ta_fail "spank_topoaware.so loaded without libslurmfull: it should need it"
+fi
 
 ta_require_built "$jobsub" "the checks of job_submit_topoaware.so"
 [ -n "$slurmctld" ] || ta_skip "slurmctld not installed: cannot check job_submit_topoaware.so's slurmctld symbols"
 check_plugin "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify" "$slurmfull $slurmctld"
-out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) && ta_fail "job_submit_topoaware.so loaded outside slurmctld; expected it to need slurmctld's symbols"
+out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) &&
+  ta_fail "job_submit_topoaware.so loaded outside slurmctld; expected it to need slurmctld's symbols"
 sym=$(echo "$out" | sed -n 's/.*undefined symbol: \([A-Za-z0-9_]*\).*/\1/p')
 [ -n "$sym" ] || ta_fail "dlopen of job_submit_topoaware.so failed for another reason: $out"
 ctld_defs=$(nm -D --defined-only "$slurmctld" | awk '{print $NF}')

@@ -114,7 +114,8 @@ live "$WALK" --retries 1 >pi.txt 2>pi.err
 rc=$?
 [ $rc = 1 ] || fail "lost PortInfo: exit $rc, expected 1"
 [ "$(grep -c '^problem' pi.txt)" = 1 ] || fail "lost PortInfo: expected one problem: $(grep problem pi.txt)"
-grep -q "^problem $LEAF02 0 .*PortInfo of port 0" pi.txt || fail "lost PortInfo not reported on leaf02 port 0: $(grep problem pi.txt)"
+grep -q "^problem $LEAF02 0 .*PortInfo of port 0" pi.txt ||
+  fail "lost PortInfo not reported on leaf02 port 0: $(grep problem pi.txt)"
 sim_cmd 'Error "leaf02" 0'
 ok "lost PortInfo of a switch: reported on that switch"
 
@@ -125,7 +126,8 @@ live "$WALK" --retries 1 >ni.txt 2>ni.err
 rc=$?
 [ $rc = 1 ] || fail "lost NodeInfo: exit $rc, expected 1"
 [ "$(grep -c '^problem' ni.txt)" = 1 ] || fail "lost NodeInfo: expected one problem: $(grep problem ni.txt)"
-grep -q "^problem $LEAF02 1 .*LinkUp.*did not answer" ni.txt || fail "lost NodeInfo not reported on leaf02 port 1: $(grep problem ni.txt)"
+grep -q "^problem $LEAF02 1 .*LinkUp.*did not answer" ni.txt ||
+  fail "lost NodeInfo not reported on leaf02 port 1: $(grep problem ni.txt)"
 ! grep -q "^node $N05 " ni.txt || fail "n05 should be missing"
 sim_cmd 'Error "n05 mlx5_0" 0'
 ok "lost NodeInfo of a host: reported on the leaf port"
@@ -141,7 +143,8 @@ grep -q '^problem' err50.txt || fail "Error 50: no problems listed"
 [ "$(grep -c '^node .* Ca ' err50.txt)" -lt 8 ] || fail "Error 50: all CAs found despite losses?"
 [ $SECONDS -lt 60 ] || fail "Error 50: walk with retries took ${SECONDS}s"
 live ibnetdiscover >err50.ibnd 2>/dev/null
-echo "  (ibnetdiscover under the same losses found $(grep -c '^Ca' err50.ibnd) of 8 CAs; walk_dump $(grep -c '^node .* Ca ' err50.txt))"
+echo "  (ibnetdiscover under the same losses found $(grep -c '^Ca' err50.ibnd) of 8 CAs;" \
+  "walk_dump $(grep -c '^node .* Ca ' err50.txt))"
 ok "Error 50: partial walk reported ($(grep -c '^problem' err50.txt) problems)"
 
 # The cache of a partial walk never replaces a good one.

@@ -52,7 +52,8 @@ run_demo() {
                                          <(grep -o '"hash": *"[^"]*"' "$dir/topology.json"); then
     echo "==> demo: the live walk found exactly the generated fabric (same content hash)"
   else
-    echo "==> demo: warning: the live walk differs from the generated fabric (compare $dir/expected.json and $dir/topology.json)" >&2
+    echo "==> demo: warning: the live walk differs from the generated fabric" \
+      "(compare $dir/expected.json and $dir/topology.json)" >&2
   fi
   echo "==> demo: outputs in $dir (topology.json, topology.conf, topology-block.conf, fabric.dot${DOT:+, fabric.svg})"
   # The cluster part's busy pattern is made for the default fabric (8 leaves x 4 hosts).

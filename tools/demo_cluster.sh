@@ -40,7 +40,8 @@ _demo_scenario() {
   per=4
   echo "==> demo: $sel: starting slurmctld and $nhosts slurmd on localhost"
   mkdir -p -m 0755 "$dir/state"
-  echo "required $(cd "$build/plugins/spank/.libs" && pwd)/spank_topoaware.so state_dir=$dir/state" >"$dir/plugstack.conf"
+  echo "required $(cd "$build/plugins/spank/.libs" && pwd)/spank_topoaware.so state_dir=$dir/state" \
+    >"$dir/plugstack.conf"
   cluster_start --nodes "$nhosts" --width 4 --gpus 8 --plugin-dir "$(cd "$build/plugins/select/.libs" && pwd)" \
     --plugstack "$dir/plugstack.conf" --topology "$dir/topology.conf" --conf "SelectType=$sel" \
     --file "topology.json=$dir/topology.json" --file "topoaware.conf=$dir/topoaware.conf" || return 1
@@ -65,7 +66,8 @@ _demo_scenario() {
   done
   # No --topology/--status: show finds both as an admin's shell would (topoaware.conf beside
   # SLURM_CONF, the status file in StateSaveLocation).
-  cluster_run "$build/topoaware" show --format text >"$dir/show.$tag.txt" 2>&1 || echo "(topoaware show failed, see $dir/show.$tag.txt)" >&2
+  cluster_run "$build/topoaware" show --format text >"$dir/show.$tag.txt" 2>&1 ||
+    echo "(topoaware show failed, see $dir/show.$tag.txt)" >&2
   cluster_run "$build/topoaware" show --format svg --output "$dir/show.$tag.svg" >/dev/null 2>&1 || true
   cluster_stop
 }
@@ -89,16 +91,20 @@ run_demo_cluster() {
   [ -f "$build/plugins/select/.libs/select_cons_tres_topoaware.so" ] || {
     echo "==> demo: select plugin not built (configure --with-slurm-source): cluster part skipped"; return 0; }
   printf '%s\n' "${DEMO_TOPOAWARE_CONF:-StatusInterval=0}" >"$dir/topoaware.conf"
-  ( trap cluster_stop EXIT; _demo_scenario stock select/cons_tres "$build" "$dir" ) || { echo "run_demo: stock cluster failed" >&2; return 1; }
-  ( trap cluster_stop EXIT; _demo_scenario topo select/cons_tres_topoaware "$build" "$dir" ) || { echo "run_demo: topoaware cluster failed" >&2; return 1; }
+  ( trap cluster_stop EXIT; _demo_scenario stock select/cons_tres "$build" "$dir" ) ||
+    { echo "run_demo: stock cluster failed" >&2; return 1; }
+  ( trap cluster_stop EXIT; _demo_scenario topo select/cons_tres_topoaware "$build" "$dir" ) ||
+    { echo "run_demo: topoaware cluster failed" >&2; return 1; }
   echo
   echo "==> demo: the same jobs on the same fragmented cluster (free per leaf: ${DEMO_FREE_PER_LEAF[*]})"
   local name id nodes opts sid snodes
   while read -r name id nodes opts; do
     read -r _ sid snodes _ < <(grep "^$name " "$dir/jobs.stock")
     echo "  job $name ($opts)"
-    printf '    %-22s %-22s %s\n' "stock cons_tres + tree" "$snodes" "$(_demo_score "$build/topoaware" "$dir/topology.json" "$snodes" "$opts")"
-    printf '    %-22s %-22s %s\n' "cons_tres_topoaware" "$nodes" "$(_demo_score "$build/topoaware" "$dir/topology.json" "$nodes" "$opts")"
+    printf '    %-22s %-22s %s\n' "stock cons_tres + tree" "$snodes" \
+      "$(_demo_score "$build/topoaware" "$dir/topology.json" "$snodes" "$opts")"
+    printf '    %-22s %-22s %s\n' "cons_tres_topoaware" "$nodes" \
+      "$(_demo_score "$build/topoaware" "$dir/topology.json" "$nodes" "$opts")"
   done <"$dir/jobs.topo"
   echo
   echo "==> demo: topoaware show (select/cons_tres_topoaware), $dir/show.topo.txt:"

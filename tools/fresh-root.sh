@@ -116,9 +116,11 @@ in_root() {
 # setup.sh prints its own progress; its logs stay inside the root (shown on failure by setup.sh).
 ta_say "fresh root: bash tools/setup.sh --no-demo (only the packages it names)"
 in_root bash /src/topoaware/tools/setup.sh --no-demo 2>&1 | sed 's/^/    /'
-ta_step fresh-root-check "fresh root: make check (TOPOAWARE_DAEMON_TESTS=no; log $TOPOAWARE_LOGDIR/fresh-root-check.log)" \
+ta_step fresh-root-check \
+  "fresh root: make check (TOPOAWARE_DAEMON_TESTS=no; log $TOPOAWARE_LOGDIR/fresh-root-check.log)" \
   in_root make -C /src/topoaware/_build -j"$(ta_jobs)" check TOPOAWARE_DAEMON_TESTS=no VERBOSE=1
-grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$TOPOAWARE_LOGDIR/fresh-root-check.log" | sed 's/^/    fresh root: /'
+grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$TOPOAWARE_LOGDIR/fresh-root-check.log" |
+  sed 's/^/    fresh root: /'
 # Each skipped test with its reason (the daemon tests skip here by design: they run on the host),
 # also kept for tools/run-tests.sh's summary.
 skips="$TOPOAWARE_LOGDIR/fresh-root-skips.txt"

@@ -56,7 +56,8 @@ summary() {
   for r in "${RESULTS[@]}"; do echo "  $r"; done
   # Skipped tests and why: a skip is not a pass, so say it where an admin will read it.
   local trs name reason any=no
-  for trs in $(find "$TOPOAWARE_BUILD" -path "$TOPOAWARE_BUILD/topoaware-*" -prune -o -name '*.trs' -print 2>/dev/null | sort); do
+  for trs in $(find "$TOPOAWARE_BUILD" -path "$TOPOAWARE_BUILD/topoaware-*" -prune -o -name '*.trs' -print 2>/dev/null |
+                 sort); do
     grep -q '^:test-result: SKIP' "$trs" || continue
     [ "$any" = yes ] || { echo "  skipped in make check:"; any=yes; }
     name=${trs#"$TOPOAWARE_BUILD"/}; name=${name%.trs}

@@ -113,20 +113,26 @@ add_deb_src() {
          { keep = 0; out = ""
            n = split($0, lines, "\n")
            for (i = 1; i <= n; i++) {
-             if (lines[i] ~ /^Types:/) { if (lines[i] ~ /[[:space:]]deb([[:space:]]|$)/) keep = 1; lines[i] = "Types: deb-src" }
+             if (lines[i] ~ /^Types:/) {
+               if (lines[i] ~ /[[:space:]]deb([[:space:]]|$)/) keep = 1; lines[i] = "Types: deb-src"
+             }
              if (lines[i] ~ /^#/) continue
              out = out lines[i] "\n"
            }
            if (keep) printf "%s\n", out }' "$f" >"$tmp"
     [ -s "$tmp" ] || { rm -f "$tmp"; ta_die "no 'Types: deb' entry in $f to derive a deb-src entry from"; }
-    { echo "# Added by topoaware tools/setup.sh: source packages from the same mirrors as $f"; cat "$tmp"; } >"$SRC_LIST_DEB822"
+    { echo "# Added by topoaware tools/setup.sh: source packages from the same mirrors as $f"; cat "$tmp"; } \
+      >"$SRC_LIST_DEB822"
   elif [ -r /etc/apt/sources.list ] && grep -qE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list; then
     f=/etc/apt/sources.list
     sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >"$tmp"
-    { echo "# Added by topoaware tools/setup.sh: source packages from the same mirrors as $f"; cat "$tmp"; } >"$SRC_LIST_ONELINE"
+    { echo "# Added by topoaware tools/setup.sh: source packages from the same mirrors as $f"; cat "$tmp"; } \
+      >"$SRC_LIST_ONELINE"
   else
     rm -f "$tmp"
-    ta_die "found no Debian apt entry (/etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list) to derive deb-src from"
+    msg="found no Debian apt entry (/etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list)"
+    msg+=" to derive deb-src from"
+    ta_die "$msg"
   fi
   rm -f "$tmp"
 }

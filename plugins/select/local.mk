@@ -16,7 +16,8 @@ taselect_LTLIBRARIES =
 if HAVE_SLURM_SOURCE
 # Slurm's config.h and tree first, so that "config.h" and "slurm/slurm.h" are the tree's.
 TA_SELECT_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/slurm -I$(top_srcdir)/plugins/select $(HARDEN_CPPFLAGS)
-TA_SELECT_LDFLAGS = -module -avoid-version -shared $(HARDEN_LAZY_LDFLAGS) -Wl,--version-script=$(top_srcdir)/plugins/select/select.map
+TA_SELECT_LDFLAGS = -module -avoid-version -shared $(HARDEN_LAZY_LDFLAGS) \
+  -Wl,--version-script=$(top_srcdir)/plugins/select/select.map
 
 taselect_LTLIBRARIES += plugins/select/select_cons_tres_passthrough.la
 plugins_select_select_cons_tres_passthrough_la_SOURCES = plugins/select/select_cons_tres_topoaware.c \

@@ -37,7 +37,8 @@ ta_require_daemon_tests() {
   case ${top_builddir:-$PWD} in
     */_build/sub) ta_skip "inside make distcheck: tests that need root and daemons run from tools/run-tests.sh" ;;
   esac
-  [ "$(id -u)" -eq 0 ] || ta_skip "needs root (starts slurmctld/slurmd, makes device nodes); run tools/run-tests.sh as root"
+  [ "$(id -u)" -eq 0 ] ||
+    ta_skip "needs root (starts slurmctld/slurmd, makes device nodes); run tools/run-tests.sh as root"
 }
 
 # ta_require_built FILE WHAT: a part of a test that needs a plugin only built against a Slurm

@@ -106,9 +106,11 @@ f64_clear() {
   cluster_run scancel --quiet --user=root >/dev/null 2>&1 || true
   local deadline=$((SECONDS + 90)) busy
   while :; do
-    busy=$(cluster_run squeue -h -t all -o '%i %T' 2>/dev/null | grep -vcE ' (COMPLETED|CANCELLED|FAILED|PREEMPTED|TIMEOUT|NODE_FAIL)$' || true)
+    busy=$(cluster_run squeue -h -t all -o '%i %T' 2>/dev/null |
+      grep -vcE ' (COMPLETED|CANCELLED|FAILED|PREEMPTED|TIMEOUT|NODE_FAIL)$' || true)
     if [ "${busy:-0}" -eq 0 ] && [ "$(_cluster_idle_count)" -ge "${#CLUSTER_NODES[@]}" ]; then return 0; fi
-    [ "$SECONDS" -lt "$deadline" ] || { cluster_run sinfo -N -o '%N %T' | grep -v idle | head >&2; ta_fail "nodes not idle 90 s after scancel"; }
+    [ "$SECONDS" -lt "$deadline" ] ||
+      { cluster_run sinfo -N -o '%N %T' | grep -v idle | head >&2; ta_fail "nodes not idle 90 s after scancel"; }
     sleep 0.5
   done
 }

@@ -142,7 +142,8 @@ cluster_wait_job() {
   local id=$1 timeout=${2:-120} st deadline
   shift; [ $# -gt 0 ] && shift
   local want=("$@")
-  [ ${#want[@]} -gt 0 ] || want=(COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL PREEMPTED OUT_OF_MEMORY BOOT_FAIL DEADLINE)
+  [ ${#want[@]} -gt 0 ] ||
+    want=(COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL PREEMPTED OUT_OF_MEMORY BOOT_FAIL DEADLINE)
   deadline=$((SECONDS + timeout))
   while :; do
     st=$(cluster_job_state "$id")
@@ -245,7 +246,8 @@ _cluster_write_conf() {
     local i=0 n gres=""
     [ "$gpus" -gt 0 ] && gres=" Gres=gpu:$gpus"
     for n in "${CLUSTER_NODES[@]}"; do
-      echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((CLUSTER_CTLD_PORT + 1 + i)) CPUs=$cpus RealMemory=$mem$gres${_CLUSTER_NODE_ATTR[$n]:-} State=UNKNOWN"
+      echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((CLUSTER_CTLD_PORT + 1 + i)) CPUs=$cpus" \
+        "RealMemory=$mem$gres${_CLUSTER_NODE_ATTR[$n]:-} State=UNKNOWN"
       i=$((i + 1))
     done
     for line in "${appended[@]}"; do echo "$line"; done
@@ -316,8 +318,10 @@ cluster_start() {
     shift
   done
   [ -z "$CLUSTER_STARTED" ] || { echo "cluster_start: a cluster is already running in this shell" >&2; return 1; }
-  [ -z "$topology" ] || [ -r "$topology" ] || { echo "cluster_start: cannot read topology file $topology" >&2; return 1; }
-  [ -z "$plugstack" ] || [ -r "$plugstack" ] || { echo "cluster_start: cannot read plugstack file $plugstack" >&2; return 1; }
+  [ -z "$topology" ] || [ -r "$topology" ] ||
+    { echo "cluster_start: cannot read topology file $topology" >&2; return 1; }
+  [ -z "$plugstack" ] || [ -r "$plugstack" ] ||
+    { echo "cluster_start: cannot read plugstack file $plugstack" >&2; return 1; }
   [ -n "$cpus" ] || { cpus=8; [ "$gpus" -le 8 ] || cpus=$gpus; }
   _cluster_node_list "$nodes" "$prefix" "$width" "$names"
   nodes=${#CLUSTER_NODES[@]}
@@ -350,7 +354,8 @@ cluster_start() {
   _cluster_reserve_ports $((nodes + 1)) || return 1
   CLUSTER_CTLD_PORT=$CLUSTER_PORT0
   local sysdir
-  sysdir=$(_cluster_system_plugindir) || { echo "cluster_start: Slurm's plugin folder (select_cons_tres.so) not found" >&2; return 1; }
+  sysdir=$(_cluster_system_plugindir) ||
+    { echo "cluster_start: Slurm's plugin folder (select_cons_tres.so) not found" >&2; return 1; }
   _cluster_write_conf "$gpus" "$cpus" "$mem" "${plugdir:+$plugdir:}$sysdir" "$topology" "$plugstack" \
     "$cgroup_disabled" "${extra[@]}"
   local f

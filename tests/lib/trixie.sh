@@ -60,8 +60,11 @@ _trixie_build() {
   rm -rf "$tmp"
   if ! debootstrap --variant=minbase "$TRIXIE_SUITE" "$tmp" "$mirror" >"$log" 2>&1; then
     # Tell "no network / no mirror" (skip) from a real failure (fail).
-    if grep -qiE 'Failed getting release file|Temporary failure resolving|Could not resolve|Connection (refused|timed out)|Network is unreachable|unable to fetch|Couldn.t download' "$log"; then
-      TRIXIE_WHY="debootstrap $TRIXIE_SUITE: mirror $mirror unreachable ($(grep -m1 -iE 'fail|resolv|unreach|download' "$log"))"
+    net_re='Failed getting release file|Temporary failure resolving|Could not resolve|Connection (refused|timed out)'
+    net_re+='|Network is unreachable|unable to fetch|Couldn.t download'
+    if grep -qiE "$net_re" "$log"; then
+      TRIXIE_WHY="debootstrap $TRIXIE_SUITE: mirror $mirror unreachable"
+      TRIXIE_WHY+=" ($(grep -m1 -iE 'fail|resolv|unreach|download' "$log"))"
       rm -rf "$tmp"
       return 2
     fi
