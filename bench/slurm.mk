@@ -42,5 +42,6 @@ bench-topology-reload: topoaware$(EXEEXT) $(taselect_LTLIBRARIES)
 # against the pass-through (bench/README.md). Root; `make bench-queue-load BENCH_QUEUE_ARGS="--runs 3"`.
 dist_noinst_SCRIPTS += bench/queue_load.sh
 bench-queue-load: topoaware$(EXEEXT) $(taselect_LTLIBRARIES) $(slurmplugin_LTLIBRARIES)
-	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/queue_load.sh $(BENCH_QUEUE_ARGS)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  bash $(abs_top_srcdir)/bench/queue_load.sh $(BENCH_QUEUE_ARGS)
 .PHONY: bench-queue-load
