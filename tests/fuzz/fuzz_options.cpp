@@ -30,6 +30,11 @@ extern "C" {
 
 namespace {
 
+// The option value of a hints setting (the C API has no such export: plugins never print it).
+const char *hints_name(int hints) {
+  return hints == TOPOAWARE_HINTS_OFF ? "off" : hints == TOPOAWARE_HINTS_PRINT ? "print" : "auto";
+}
+
 bool same_options(const topoaware_options_t &a, const topoaware_options_t &b) {
   return a.set == b.set && a.layout.tp == b.layout.tp && a.layout.cp == b.layout.cp && a.layout.ep == b.layout.ep &&
          a.layout.dp == b.layout.dp && a.layout.pp == b.layout.pp && a.layout.order == b.layout.order &&
@@ -139,7 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(w.layout.order == ctld.layout.order);
   FUZZ_CHECK(topoaware_options_set(&w, "topo-mode", topoaware_mode_name(ctld.mode), err, sizeof err) == 0);
   FUZZ_CHECK(w.mode == ctld.mode);
-  FUZZ_CHECK(topoaware_options_set(&w, "nccl-hints", topoaware_hints_name(ctld.nccl_hints), err, sizeof err) == 0);
+  FUZZ_CHECK(topoaware_options_set(&w, "nccl-hints", hints_name(ctld.nccl_hints), err, sizeof err) == 0);
   FUZZ_CHECK(w.nccl_hints == ctld.nccl_hints);
 
   check_request(ctld, given, node_gpus);

@@ -24,11 +24,9 @@ FUZZ_COPTS = -std=gnu11 $(FUZZ_COMMON_OPTS)
 FUZZ_LINKOPTS = -fsanitize=fuzzer $(FUZZ_SANITIZE)
 FUZZ_LINKLIBS = $(CRYPTO_LIBS)
 
-# What the targets reach: the core, the C API the plugins call, the ibnetdiscover parser and the
-# plugins' plain-C environment reader.
-FUZZ_LIB_CXX_SRCS = corelib/fabric.cpp corelib/classify.cpp corelib/topology_json.cpp corelib/hostlist.cpp \
-  corelib/layout.cpp corelib/rank_order.cpp corelib/placement.cpp corelib/select_policy.cpp corelib/cost.cpp \
-  corelib/config.cpp corelib/status.cpp corelib/text.cpp \
+# What the targets reach: the core (all of it, from corelib/local.mk's list), the C API the plugins
+# call, the ibnetdiscover parser and the plugins' plain-C environment reader.
+FUZZ_LIB_CXX_SRCS = $(filter %.cpp,$(corelib_libtopoaware_core_la_SOURCES)) \
   capi/layout_c.cpp capi/c_api.cpp capi/status_c.cpp \
   discovery/ibnetdiscover_parser.cpp
 FUZZ_LIB_C_SRCS = plugins/common/ta_env.c
