@@ -195,27 +195,32 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 	pthread_mutex_unlock(&ta_lock);
 }
 
+/* Takes the latest request and carries it out with ta_lock released. ta_lock held. */
+static void ta_load_latest_locked(void)
+{
+	char path[TA_PATH_MAX];
+	char **names = ta_req_names;
+	uint32_t n = ta_req_n;
+	uint64_t gen = ta_gen_requested;
+
+	snprintf(path, sizeof(path), "%s", ta_req_path);
+	ta_req_names = NULL;
+	ta_req_n = 0;
+	ta_gen_taken = gen;
+	pthread_mutex_unlock(&ta_lock);
+	ta_load(path, names, n, gen);
+	pthread_mutex_lock(&ta_lock);
+}
+
 static void *ta_loader_main(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&ta_lock);
 	while (!ta_loader_stop) {
-		if (ta_gen_taken != ta_gen_requested) {
-			char path[TA_PATH_MAX];
-			char **names = ta_req_names;
-			uint32_t n = ta_req_n;
-			uint64_t gen = ta_gen_requested;
-
-			snprintf(path, sizeof(path), "%s", ta_req_path);
-			ta_req_names = NULL;
-			ta_req_n = 0;
-			ta_gen_taken = gen;
-			pthread_mutex_unlock(&ta_lock);
-			ta_load(path, names, n, gen);
-			pthread_mutex_lock(&ta_lock);
-			continue;
-		}
-		pthread_cond_wait(&ta_loader_cond, &ta_lock);
+		if (ta_gen_taken != ta_gen_requested)
+			ta_load_latest_locked();
+		else
+			pthread_cond_wait(&ta_loader_cond, &ta_lock);
 	}
 	pthread_mutex_unlock(&ta_lock);
 	return NULL;
@@ -253,15 +258,8 @@ void ta_load_request_locked(const char *path, uint32_t n)
 			ta_loader_running = 1;
 		} else {
 			/* No thread: load here, as the only way to get a topology at all. */
-			uint64_t gen = ta_gen_requested;
-
 			error("%s: cannot start the topology loader thread: %m; loading in select_p_node_init", TA);
-			ta_req_names = NULL;
-			ta_req_n = 0;
-			ta_gen_taken = gen;
-			pthread_mutex_unlock(&ta_lock);
-			ta_load(path, names, n, gen);
-			pthread_mutex_lock(&ta_lock);
+			ta_load_latest_locked();
 			return;
 		}
 	}
