@@ -12,7 +12,9 @@ tests_golden_node_pairs_LDADD = node/libtopoaware_node.la capi/libtopoaware_capi
   $(HWLOC_LIBS)
 
 TESTS += tests/golden.sh
-EXTRA_DIST += tests/golden tests/golden.sh
+# The two folders, not tests/golden itself: make would take that name for a program to build from
+# tests/golden.sh with its built-in %: %.sh rule whenever golden.sh is newer than the folder.
+EXTRA_DIST += tests/golden/ib tests/golden/hwloc tests/golden.sh
 
 regen-golden: topoaware$(EXEEXT) tests/golden_node_pairs$(EXEEXT)
 	TOPOAWARE_REGEN_GOLDEN=yes top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
