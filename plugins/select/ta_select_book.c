@@ -12,6 +12,16 @@
 #define TA_PLACEMENT_ENV "TOPOAWARE_PLACEMENT"          /* ideal | fallback | cons_tres */
 #define TA_PLACEMENT_NOTE_ENV "TOPOAWARE_PLACEMENT_NOTE" /* why, for fallback and cons_tres */
 
+/* The fields of a job's status entry that every entry has. */
+static void ta_status_entry(job_record_t *job_ptr, const ta_job_t *j, topoaware_status_job_t *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->job_id = job_ptr->job_id;
+	s->layout = j->layout;
+	s->mode = topoaware_mode_name(j->mode);
+	s->gpus_per_node = j->gpus_per_node;
+}
+
 /* ta_select_int.h */
 void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int hint)
 {
@@ -19,11 +29,7 @@ void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int
 
 	if (!ta_status)
 		return;
-	memset(&s, 0, sizeof(s));
-	s.job_id = job_ptr->job_id;
-	s.layout = j->layout;
-	s.mode = topoaware_mode_name(j->mode);
-	s.gpus_per_node = j->gpus_per_node;
+	ta_status_entry(job_ptr, j, &s);
 	s.reason = why;
 	if ((hint ? topoaware_status_waiting_hint : topoaware_status_waiting)(ta_status, &s, (int64_t)time(NULL)))
 		error("%s: %pJ: out of memory for the status book; the status file lacks why it waits", TA, job_ptr);
@@ -167,11 +173,7 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 		snprintf(full, sizeof(full), "%s", note ? note : "");
 	j->gpus_per_node = topoaware_layout_gpus_per_node(&j->opts.layout, n);
 	if (ta_status) {
-		memset(&s, 0, sizeof(s));
-		s.job_id = job_ptr->job_id;
-		s.layout = j->layout;
-		s.mode = topoaware_mode_name(j->mode);
-		s.gpus_per_node = j->gpus_per_node;
+		ta_status_entry(job_ptr, j, &s);
 		s.placement = placement;
 		s.nodes = hosts ? hosts : "";
 		s.node_order = order ? order : "";
