@@ -1,7 +1,7 @@
 # tests: the select plugins (select_cons_tres_topoaware(8)): exported symbols, and real localhost
 # clusters (root; skipped otherwise) with slurmctld running the build tree's plugins.
 TA_SELECT_TESTS = tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh tests/slurm_select_place.sh \
-  tests/slurm_select_faults.sh \
+  tests/slurm_select_faults.sh tests/slurm_ibsim_fabric_change.sh \
   tests/slurm_select_topology_file.sh tests/slurm_select_switch.sh tests/slurm_select_config.sh
 TESTS += $(TA_SELECT_TESTS)
 EXTRA_DIST += $(TA_SELECT_TESTS) tests/lib/select_fabric.sh
