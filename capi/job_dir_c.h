@@ -67,13 +67,21 @@ int topoaware_file_write_at(int dir_fd, const char *name, const char *data, size
 int topoaware_topo_hash_valid(const char *hash);
 
 /* Root, in the job prolog: writes hash and a newline as job.<JOBID>.hash (mode 0644, never through
- * a symbolic link) in the state folder open as state_fd. Returns 0, or -1 with err ("job.<JOBID>.hash:
- * <why>"; an invalid hash writes nothing). */
-int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, char *err, size_t errlen);
+ * a symbolic link) in the state folder open as state_fd, followed by how slurmctld placed the job
+ * when it said so (layout and order non-NULL: the layout string it placed with, the job's nodes in
+ * rank order as "a,b,c", and whether the fabric is rail-optimized; corelib/spank_settings.hpp).
+ * Returns 0, or -1 with err ("job.<JOBID>.hash: <why>"; an invalid hash writes nothing). */
+int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, const char *layout, const char *order,
+                             int rail_optimized, char *err, size_t errlen);
 
 /* In task_init: the hash the job prolog recorded (the file's first line) into buf. Returns 1, or 0
  * if there is none: no file, not a valid hash, or buf too small. */
 int topoaware_job_hash_read(int state_fd, uint32_t job_id, char *buf, size_t len);
+
+/* In a step: how slurmctld placed the job, as the job prolog recorded it. Returns 1 with *layout and
+ * *order malloc'd (free them) and *rail_optimized set, or 0 if the file has no placement (or none
+ * that this version reads). */
+int topoaware_job_placement_read(int state_fd, uint32_t job_id, char **layout, char **order, int *rail_optimized);
 
 /* Root, in the job epilog: removes job.<JOBID>.hash. Returns 0 (removed, or there was none) or -1
  * with err ("job.<JOBID>.hash: <why>"). */

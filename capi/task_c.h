@@ -30,6 +30,13 @@ typedef struct topoaware_task_in {
   const char *exclude_nics;         /* "mlx5_8,mlx5_9", NULL = none */
   const char *hwloc_xml;            /* NULL: this machine or $HWLOC_XMLFILE */
   int gpu_hints;                    /* 0: only coordinates and launcher variables */
+  /* How slurmctld placed the job (topoaware_job_placement_read), NULL if unknown: a step on exactly
+   * the job's nodes with exactly that layout takes its rank order from here and reads no topology
+   * file (the ranks are the ones slurmctld placed the job for, with expected_hash); any other step
+   * reads the topology file. */
+  const char *placed_layout;        /* topoaware_layout_string of the job's layout */
+  const char *placed_order;         /* the job's nodes in rank order, "a,b,c" */
+  int placed_rail_optimized;
 } topoaware_task_in_t;
 
 /* What a variable is to the caller. */

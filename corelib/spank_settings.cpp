@@ -165,4 +165,53 @@ std::string job_hash_from_text(std::string_view text) {
   return valid_topology_hash(line) ? std::string(line) : std::string();
 }
 
+namespace {
+
+// A layout string ("tp=8,cp=1,ep=1,dp=2,pp=2,order=tp-cp-ep-dp-pp") or a node list: the characters
+// Slurm node names and layout strings are made of, nothing that could end a line or a field.
+bool placement_field_ok(std::string_view v, size_t max) {
+  if (v.empty() || v.size() > max) return false;
+  for (const char c : v)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '=' || c == ',' ||
+          c == '-' || c == '_' || c == '.'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+std::string job_placement_file_text(const JobPlacement &p) {
+  std::string text = job_hash_file_text(p.hash);
+  if (placement_field_ok(p.layout, 1024) && placement_field_ok(p.order, kMaxJobOrder))
+    text += "layout " + p.layout + "\nrail_optimized " + (p.rail_optimized ? "1" : "0") + "\norder " + p.order + "\n";
+  return text;
+}
+
+JobPlacement job_placement_from_text(std::string_view text) {
+  JobPlacement p;
+  p.hash = job_hash_from_text(text);
+  if (p.hash.empty()) return p;
+  if (text.size() > kMaxJobPlacementFile) return p;
+  std::string layout, order;
+  int rail = -1;
+  size_t at = text.find('\n');
+  while (at != std::string_view::npos && at + 1 < text.size()) {
+    const size_t end = text.find('\n', at + 1);
+    if (end == std::string_view::npos) return p;  // a last line without its newline: cut short
+    const std::string_view line = text.substr(at + 1, end - at - 1);
+    const size_t sp = line.find(' ');
+    const std::string_view key = line.substr(0, sp), value = sp == std::string_view::npos ? "" : line.substr(sp + 1);
+    if (key == "layout" && placement_field_ok(value, 1024)) layout = std::string(value);
+    else if (key == "order" && placement_field_ok(value, kMaxJobOrder)) order = std::string(value);
+    else if (key == "rail_optimized" && (value == "0" || value == "1")) rail = value == "1";
+    else return p;  // anything else: not a file this version wrote
+    at = end;
+  }
+  if (layout.empty() || order.empty() || rail < 0) return p;
+  p.layout = std::move(layout);
+  p.order = std::move(order);
+  p.rail_optimized = rail == 1;
+  return p;
+}
+
 }  // namespace topoaware

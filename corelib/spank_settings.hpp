@@ -70,9 +70,30 @@ bool valid_topology_hash(std::string_view hash);
 // The job's hash file <state_dir>/job.<JOBID>.hash: its name, its content for a hash, and the
 // hash read back from (the first bytes of) a content: its first line if that is a valid hash,
 // else "" (a missing, damaged or foreign file means "no hash": the tasks then use the variable).
-inline constexpr size_t kMaxJobHashFile = 127;  // bytes read of the file
+inline constexpr size_t kMaxJobHashFile = 127;  // bytes of the first line that are looked at
 std::string job_hash_file_name(uint32_t job_id);
 std::string job_hash_file_text(std::string_view hash);  // throws ConfigError for an invalid hash
 std::string job_hash_from_text(std::string_view text);
+
+// The same file also keeps how slurmctld placed the job, after the hash line:
+//   layout <the layout as topoaware_layout_string writes it>
+//   rail_optimized <0|1>
+//   order <node,node,...: the job's nodes in rank order>
+// so that a step on the job's own nodes with the job's own layout needs no topology file on the
+// node: its ranks follow from the order alone (a 1,000,000-host topology.json is not parsed by
+// every step). Layout and order are both there or both absent.
+inline constexpr size_t kMaxJobOrder = 64 * 1024;  // longer orders are not kept: steps parse the topology
+inline constexpr size_t kMaxJobPlacementFile = kMaxJobOrder + 1024;
+struct JobPlacement {
+  std::string hash, layout, order;
+  bool rail_optimized = false;
+  bool has_order() const { return !layout.empty() && !order.empty(); }
+};
+// Throws ConfigError for an invalid hash; a layout or order that is empty, too long or has other
+// characters than a layout string or a node name list may hold is left out (with the other one).
+std::string job_placement_file_text(const JobPlacement &p);
+// What job_placement_file_text wrote; hash "" if the first line is not a hash, layout and order
+// "" unless both are there and well-formed. Never throws for any text.
+JobPlacement job_placement_from_text(std::string_view text);
 
 }  // namespace topoaware

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -21,10 +22,16 @@ extern "C" {
 
 int topoaware_topo_hash_valid(const char *hash) { return hash && valid_topology_hash(hash) ? 1 : 0; }
 
-int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, char *err, size_t errlen) {
+int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, const char *layout, const char *order,
+                             int rail_optimized, char *err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&]() -> int {
     const std::string name = job_hash_file_name(job_id);
-    const std::string text = job_hash_file_text(hash ? hash : "");  // throws for an invalid hash
+    JobPlacement p;
+    p.hash = hash ? hash : "";
+    p.layout = layout ? layout : "";
+    p.order = order ? order : "";
+    p.rail_optimized = rail_optimized != 0;
+    const std::string text = job_placement_file_text(p);  // throws for an invalid hash
     const int fd = openat(state_fd, name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error(name + ": " + std::strerror(errno));
     const ssize_t n = write(fd, text.data(), text.size());
@@ -32,6 +39,48 @@ int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, ch
     close(fd);
     if (n != ssize_t(text.size())) throw std::runtime_error(name + ": " + (n < 0 ? std::strerror(e) : "short write"));
     return 0;
+  });
+}
+
+namespace {
+
+// The file's first `cap` bytes ("" if there is none).
+std::string read_job_file(int state_fd, uint32_t job_id, size_t cap) {
+  const std::string name = job_hash_file_name(job_id);
+  const int fd = openat(state_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text(cap, '\0');
+  size_t got = 0;
+  while (got < cap) {
+    const ssize_t n = read(fd, &text[got], cap - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  close(fd);
+  text.resize(got);
+  return text;
+}
+
+}  // namespace
+
+int topoaware_job_placement_read(int state_fd, uint32_t job_id, char **layout, char **order, int *rail_optimized) {
+  if (!layout || !order || !rail_optimized) return 0;
+  *layout = *order = nullptr;
+  char dummy[1];
+  return c_boundary(dummy, 0, 0, [&]() -> int {
+    const JobPlacement p = job_placement_from_text(read_job_file(state_fd, job_id, kMaxJobPlacementFile + 1));
+    if (!p.has_order()) return 0;
+    *layout = strdup(p.layout.c_str());
+    *order = strdup(p.order.c_str());
+    if (!*layout || !*order) {
+      free(*layout);
+      free(*order);
+      *layout = *order = nullptr;
+      return 0;
+    }
+    *rail_optimized = p.rail_optimized ? 1 : 0;
+    return 1;
   });
 }
 

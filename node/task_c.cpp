@@ -76,10 +76,11 @@ struct NodeStep {
 // time, so that a file replaced at the same path is read again.
 std::string node_key(const topoaware_task_in_t &in) {
   struct stat st {};
-  if (stat(in.topology_path, &st) != 0) return "";  // never cached: the load reports the error
+  if (stat(in.topology_path, &st) != 0 && !in.placed_order) return "";  // never cached: the load reports it
   const topoaware_layout_t &l = *in.layout;
   std::string k;
-  for (const char *s : {in.topology_path, in.expected_hash, in.nodelist, in.self, in.exclude_nics, in.hwloc_xml}) {
+  for (const char *s : {in.topology_path, in.expected_hash, in.nodelist, in.self, in.exclude_nics, in.hwloc_xml,
+                        in.placed_layout, in.placed_order}) {
     k += s ? s : "\x01";
     k += '\0';
   }
@@ -91,7 +92,66 @@ std::string node_key(const topoaware_task_in_t &in) {
   return k;
 }
 
+// The step's ranks from slurmctld's node order, if the step is the job's own (its nodes and its
+// layout): no topology file is read. Empty if not: the caller reads the topology.
+std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in) {
+  if (!in.placed_order || !in.placed_layout || !in.expected_hash || !*in.expected_hash) return {};
+  char lay[256];
+  if (topoaware_layout_string(in.layout, lay, sizeof(lay)) != 0 || std::strcmp(lay, in.placed_layout) != 0) return {};
+  std::vector<std::string> order = topoaware::split_names(in.placed_order);
+  std::vector<std::string> step = topoaware::hostlist_expand(in.nodelist, 1u << 17);
+  std::vector<std::string> a = order;
+  std::sort(a.begin(), a.end());
+  std::sort(step.begin(), step.end());
+  if (a != step || std::adjacent_find(a.begin(), a.end()) != a.end()) return {};
+  return order;
+}
+
+std::unique_ptr<NodeStep> node_from_placed_order(const topoaware_task_in_t &in, std::vector<std::string> order,
+                                                 std::string key) {
+  const topoaware_layout_t &l = *in.layout;
+  auto ns = std::make_unique<NodeStep>();
+  ns->key = std::move(key);
+  ns->hash = in.expected_hash;
+  ns->names = std::move(order);
+  const uint32_t n = static_cast<uint32_t>(ns->names.size());
+  ns->world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
+  if (ns->world != in.total_tasks)
+    throw std::runtime_error("the step has " + std::to_string(in.total_tasks) + " tasks, the layout " +
+                             std::to_string(ns->world) + " ranks");
+  if (n == 0 || ns->world % n != 0)
+    throw std::runtime_error("the layout's ranks do not split evenly over the step's nodes");
+  ns->per_node = static_cast<uint32_t>(ns->world / n);
+  const auto self = std::find(ns->names.begin(), ns->names.end(), in.self);
+  if (self == ns->names.end())
+    throw std::runtime_error(std::string("node ") + in.self + " is not in the job's node list");
+  const uint32_t k = static_cast<uint32_t>(self - ns->names.begin());
+  const topoaware::Layout layout = topoaware::layout_from_c(l);
+  for (uint32_t j = 0; j < ns->per_node; ++j) {
+    const uint32_t rank = k * ns->per_node + j;
+    const topoaware::RankCoord c = topoaware::rank_coord(layout, rank);
+    ns->ranks.push_back({rank, rank / ns->per_node, rank % ns->per_node, c.tp, c.cp, c.ep, c.dp, c.pp, c.edp});
+  }
+  ns->master = ns->names.front();
+  ns->rail_optimized = in.placed_rail_optimized != 0;
+  return ns;
+}
+
+void probe_devices(const topoaware_task_in_t &in, NodeStep *ns) {
+  if (!in.gpu_hints) return;
+  topoaware::ProbeOptions po;
+  if (in.hwloc_xml) po.xml = in.hwloc_xml;
+  if (in.exclude_nics) po.exclude_nics = topoaware::split_names(in.exclude_nics);
+  ns->devices = topoaware::probe_node_devices(po);
+  ns->probed = true;
+}
+
 std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::string key) {
+  if (std::vector<std::string> order = placed_order_for_step(in); !order.empty()) {
+    auto ns = node_from_placed_order(in, std::move(order), std::move(key));
+    probe_devices(in, ns.get());
+    return ns;
+  }
   const topoaware_layout_t &l = *in.layout;
   char err[TOPOAWARE_ERR_LEN];
   std::unique_ptr<topoaware_topo_t, TopoFree> topo(topoaware_topo_load(in.topology_path, err, sizeof(err)));
@@ -125,13 +185,7 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
     throw std::runtime_error(err);
   ns->master = ns->names[order[0]];
   ns->rail_optimized = topoaware_topo_rail_optimized(topo.get()) != 0;
-  if (in.gpu_hints) {
-    topoaware::ProbeOptions po;
-    if (in.hwloc_xml) po.xml = in.hwloc_xml;
-    if (in.exclude_nics) po.exclude_nics = topoaware::split_names(in.exclude_nics);
-    ns->devices = topoaware::probe_node_devices(po);
-    ns->probed = true;
-  }
+  probe_devices(in, ns.get());
   return ns;
 }
 

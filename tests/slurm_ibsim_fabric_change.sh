@@ -5,9 +5,12 @@
 # slurmctld with 16 slurmd, the SPANK plugin reading the same file on the nodes (PrologFlags=Alloc).
 # 1. Healthy fabric: slurmctld loads the walk's topology.json; the status file names its hash.
 # 2. A leaf-spine cable taken down, the fabric walked again, scontrol reconfigure: the new file (one
-#    cable fewer) is loaded, the status file names the new hash, the job placed before keeps running,
-#    and a new step of that job gets no hints (the file on the nodes is no longer the one it was
-#    placed with: never hints from the wrong topology) and a warning; a new layout job gets hints.
+#    cable fewer) is loaded, the status file names the new hash, the job placed before keeps running;
+#    a new step of that job with the job's own layout gets the ranks slurmctld placed it with (from
+#    the node order the job prolog kept, with the old hash: no topology file is read), and a step
+#    with another layout, which needs the file, gets no hints (the file on the nodes is no longer
+#    the one the job was placed with: never hints from the wrong topology) and a warning; a new
+#    layout job gets hints from the new file.
 # 3. A whole leaf switch taken down: its hosts vanish from the walk; after reconfigure slurmctld
 #    logs them as not in the topology, and a layout job that would need them waits (MissingNodes=avoid).
 # 4. The switch and the cable back: the walk gives the first file again, byte for byte, slurmctld
@@ -75,6 +78,7 @@ a=$(cluster_run sbatch --parsable "${layout[@]}" -o "$work/a.out" -e "$work/a.er
   srun bash -c '$show' >'$work/a.step1'
   while [ ! -e '$work/go' ]; do sleep 0.2; done
   srun bash -c '$show' >'$work/a.step2'
+  srun --tp=4 --dp=4 bash -c '$show' >'$work/a.step3'
   touch '$work/a.done'; sleep 600")
 cluster_wait_job "$a" 60 RUNNING >/dev/null
 ta_wait_for 60 test -s "$work/a.step1" || ta_fail "job A's first step printed nothing: $(cat "$work/a.err")"
@@ -96,16 +100,19 @@ ta_wait_for 20 sh -c "[ \"\$(python3 -c 'import json,sys; print(json.load(open(s
 [ "$(cluster_job_state "$a")" = RUNNING ] || ta_fail "job A is $(cluster_job_state "$a") after the reconfigure"
 touch "$work/go"
 ta_wait_for 60 test -e "$work/a.done" || ta_fail "job A's second step did not end: $(cat "$work/a.err")"
-grep -v ' RANK=- TP_RANK=-$' "$work/a.step2" &&
-  ta_fail "a new step of job A got hints although the topology changed after A was placed"
+sort "$work/a.step1" | diff - <(sort "$work/a.step2") >/dev/null ||
+  ta_fail "a new step of job A with its own layout did not get the ranks A was placed with:" \
+    "$(sort "$work/a.step2" | head -3)"
+grep -v ' RANK=- TP_RANK=-$' "$work/a.step3" &&
+  ta_fail "a step of job A with another layout got hints although the topology changed after A was placed"
 grep -q 'no topoaware hints.*stale' "$work/a.err" ||
-  ta_fail "no warning for the changed topology in job A's new step: $(cat "$work/a.err")"
+  ta_fail "no warning for the changed topology in job A's step with another layout: $(cat "$work/a.err")"
 b=$(cluster_run sbatch --parsable "${layout[@]}" -o "$work/b.out" -e "$work/b.err" --wrap "srun bash -c '$show'")
 [ "$(cluster_wait_job "$b" 90)" = COMPLETED ] || ta_fail "layout job B on the changed fabric did not complete"
 [ "$(awk '{print $1}' "$work/b.out" | sort -u)" = "$h1" ] && ! grep -q ' RANK=- ' "$work/b.out" ||
   ta_fail "job B's tasks were not given hints from $h1: $(sort -u "$work/b.out" | head -3) $(head -3 "$work/b.err")"
-ta_pass "cable down, walked again, reconfigured: $h1 loaded and in the status file; A's new step gets no hints" \
-  "and a warning; new job B gets hints from $h1"
+ta_pass "cable down, walked again, reconfigured: $h1 loaded and in the status file; A's new step gets A's ranks" \
+  "($h0); a step with another layout gets no hints and a warning; new job B gets hints from $h1"
 
 # 3. A whole leaf switch down: n0013-n0016 vanish from the walk.
 ibsim_console "Unlink \"$leaf4\""

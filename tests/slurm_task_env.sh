@@ -367,7 +367,8 @@ want=$(sed -n 's/.*topology .*topology.json loaded ([0-9]* hosts, \(sha256:[0-9a
   "$CLUSTER_LOGDIR/slurmctld.log" | tail -1)
 [ -n "$want" ] || ta_fail "slurmctld did not log the topology it loaded"
 out=$(cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 bash -c \
-  'echo "$SLURM_JOB_ID ${TOPOAWARE_TOPO_HASH-unset} $(cat '"$state"'/job.$SLURM_JOB_ID.hash 2>&1)"' 2>"$work/i.err") ||
+  'echo "$SLURM_JOB_ID ${TOPOAWARE_TOPO_HASH-unset} $(head -n1 '"$state"'/job.$SLURM_JOB_ID.hash 2>&1)"' \
+  2>"$work/i.err") ||
   { cat "$work/i.err" >&2; ta_fail "srun with select/cons_tres_topoaware failed"; }
 [ "$(sort -u <<<"$out" | wc -l)" = 1 ] || ta_fail "tasks disagree: $out"
 read -r job got file <<<"$(head -1 <<<"$out")"
@@ -383,11 +384,24 @@ ta_pass "$msg"
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 3 --json "$work/other.json" >/dev/null
 grep -q '"n0002"' "$work/other.json" || ta_fail "generated topology has no host n0002"
 echo "required $spank topology=$work/other.json state_dir=$state" >"$plugstack"
+# A step on the job's own nodes with the job's own layout takes slurmctld's node order (kept by the
+# job prolog with the hash) and reads no topology file: the same ranks as with the right copy.
 step "$work/j" --tp=2 --pp=2 --dp=2
-grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/j" &&
-  ta_fail "a stale topology copy on the nodes still gave hints"
-grep -q 'no topoaware hints.*stale' "$work/j.err" || ta_fail "no warning for a stale copy: $(cat "$work/j.err")"
-ta_pass "a stale topology copy on the nodes (hash differs from slurmctld's): no hints and a warning"
+[ "$(wc -l <"$work/j")" = 8 ] || ta_fail "expected 8 tasks: $(cat "$work/j" "$work/j.err")"
+diff <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/a") <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/j") >/dev/null ||
+  ta_fail "the job's own step with a stale copy on the nodes: not the ranks of the right copy:" \
+    "$(diff <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/a") <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/j") | head -4)"
+grep -q 'no topoaware hints' "$work/j.err" && ta_fail "the job's own step read the topology file: $(cat "$work/j.err")"
+# A step with another layout needs the topology file: the stale copy gives no hints and a warning.
+cluster_run sbatch --wait -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 -o "$work/j2.raw" \
+  -e "$work/j2.err" --wrap "srun --tp=4 --pp=1 --dp=2 bash -c '$script'" >/dev/null ||
+  ta_fail "sbatch failed: $(cat "$work/j2.err")"
+[ "$(wc -l <"$work/j2.raw")" = 8 ] || ta_fail "expected 8 tasks: $(cat "$work/j2.raw" "$work/j2.err")"
+grep -v ' RANK=- .*TOPOAWARE_TP_RANK=- .* NCCL_IB_HCA=- ' "$work/j2.raw" &&
+  ta_fail "a stale topology copy on the nodes still gave hints to a step with another layout"
+grep -q 'no topoaware hints.*stale' "$work/j2.err" || ta_fail "no warning for a stale copy: $(cat "$work/j2.err")"
+ta_pass "a stale topology copy on the nodes (hash differs from slurmctld's): the job's own step gets slurmctld's" \
+  "ranks without reading it; a step with another layout gets no hints and a warning"
 
 # 7. Default paths: no topology= argument and no topoaware.conf, slurm.conf outside /etc/slurm (in
 # the cluster folder). The select plugin and the tasks must both read topology.json beside

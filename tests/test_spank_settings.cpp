@@ -235,6 +235,52 @@ void test_hash(void **) {
   assert_true(threw);
 }
 
+// How slurmctld placed the job, after the hash: both layout and order or neither; never a line
+// that could be read as something else.
+void test_placement(void **) {
+  const std::string lay = "tp=8,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp";
+  JobPlacement p;
+  p.hash = kHash;
+  p.layout = lay;
+  p.order = "n0005,n0006,n0001,n0002";
+  p.rail_optimized = true;
+  const std::string text = job_placement_file_text(p);
+  assert_string_equal(text.c_str(),
+                      (kHash + "\nlayout " + lay + "\nrail_optimized 1\norder n0005,n0006,n0001,n0002\n").c_str());
+  JobPlacement q = job_placement_from_text(text);
+  assert_string_equal(q.hash.c_str(), kHash.c_str());
+  assert_string_equal(q.layout.c_str(), lay.c_str());
+  assert_string_equal(q.order.c_str(), p.order.c_str());
+  assert_true(q.rail_optimized && q.has_order());
+  assert_string_equal(job_hash_from_text(text).c_str(), kHash.c_str());  // older readers: the hash
+  // Only the hash: no order.
+  q = job_placement_from_text(kHash + "\n");
+  assert_false(q.has_order());
+  assert_string_equal(q.hash.c_str(), kHash.c_str());
+  // A layout or order with a character that may not be there: neither is written.
+  for (const char *bad : {"n1 n2", "n1\nlayout x", "", "n1;rm"}) {
+    JobPlacement b = p;
+    b.order = bad;
+    assert_string_equal(job_placement_file_text(b).c_str(), (kHash + "\n").c_str());
+    b = p;
+    b.layout = bad;
+    assert_string_equal(job_placement_file_text(b).c_str(), (kHash + "\n").c_str());
+  }
+  JobPlacement big = p;
+  big.order = std::string(kMaxJobOrder + 1, 'n');
+  assert_string_equal(job_placement_file_text(big).c_str(), (kHash + "\n").c_str());
+  // Damaged or foreign text: the hash if its line is good, never a half placement.
+  for (const std::string &t :
+       {text.substr(0, text.size() - 1), kHash + "\nlayout " + lay + "\norder n1\n",
+        kHash + "\nlayout " + lay + "\nrail_optimized 2\norder n1\n", kHash + "\nlayout " + lay + "\nfoo 1\norder n1\n",
+        kHash + "\nlayout " + lay + "\nrail_optimized 1\norder n1 n2\n"}) {
+    q = job_placement_from_text(t);
+    assert_false(q.has_order());
+    assert_string_equal(q.hash.c_str(), kHash.c_str());
+  }
+  assert_false(job_placement_from_text("x\nlayout " + lay + "\nrail_optimized 1\norder n1\n").has_order());
+}
+
 // The C API: messages through the callback, the values in the C structure.
 void collect(void *ctx, const char *msg) { static_cast<std::vector<std::string> *>(ctx)->push_back(msg); }
 
@@ -294,7 +340,7 @@ void test_c_hash_file(void **) {
   assert_string_equal(buf, "");
   assert_int_equal(topoaware_job_hash_remove(dfd, 7, err, sizeof err), 0);
   // Written, read back, removed.
-  assert_int_equal(topoaware_job_hash_write(dfd, 7, kHash.c_str(), err, sizeof err), 0);
+  assert_int_equal(topoaware_job_hash_write(dfd, 7, kHash.c_str(), nullptr, nullptr, 0, err, sizeof err), 0);
   const std::string path = std::string(dir) + "/job.7.hash";
   struct stat st;
   assert_int_equal(stat(path.c_str(), &st), 0);
@@ -306,10 +352,27 @@ void test_c_hash_file(void **) {
   assert_string_equal(buf, kHash.c_str());
   assert_int_equal(topoaware_job_hash_read(dfd, 7, buf, 71), 0);  // does not fit: none
   assert_int_equal(topoaware_job_hash_read(dfd, 7, buf, 72), 1);
+  char *lay = nullptr, *order = nullptr;
+  int rail = -1;
+  assert_int_equal(topoaware_job_placement_read(dfd, 7, &lay, &order, &rail), 0);  // only a hash
+  assert_null(lay);
   assert_int_equal(topoaware_job_hash_remove(dfd, 7, err, sizeof err), 0);
   assert_int_equal(access(path.c_str(), F_OK), -1);
+  // With the placement: read back by both readers.
+  assert_int_equal(topoaware_job_hash_write(dfd, 7, kHash.c_str(), "tp=2,cp=1,ep=1,dp=1,pp=1,rank-order=tp-pp-dp",
+                                            "b,a", 1, err, sizeof err),
+                   0);
+  assert_int_equal(topoaware_job_hash_read(dfd, 7, buf, sizeof buf), 1);
+  assert_string_equal(buf, kHash.c_str());
+  assert_int_equal(topoaware_job_placement_read(dfd, 7, &lay, &order, &rail), 1);
+  assert_string_equal(lay, "tp=2,cp=1,ep=1,dp=1,pp=1,rank-order=tp-pp-dp");
+  assert_string_equal(order, "b,a");
+  assert_int_equal(rail, 1);
+  std::free(lay);
+  std::free(order);
+  assert_int_equal(topoaware_job_hash_remove(dfd, 7, err, sizeof err), 0);
   // An invalid hash is not written.
-  assert_int_equal(topoaware_job_hash_write(dfd, 8, "sha256:\x01", err, sizeof err), -1);
+  assert_int_equal(topoaware_job_hash_write(dfd, 8, "sha256:\x01", nullptr, nullptr, 0, err, sizeof err), -1);
   assert_contains(err, "is not a topology hash");
   assert_true(printable_text(err) == err);
   assert_int_equal(access((std::string(dir) + "/job.8.hash").c_str(), F_OK), -1);
@@ -327,12 +390,12 @@ void test_c_hash_file(void **) {
   std::fclose(f);
   assert_int_equal(symlink(target.c_str(), (std::string(dir) + "/job.10.hash").c_str()), 0);
   assert_int_equal(topoaware_job_hash_read(dfd, 10, buf, sizeof buf), 0);
-  assert_int_equal(topoaware_job_hash_write(dfd, 10, kHash.c_str(), err, sizeof err), -1);
+  assert_int_equal(topoaware_job_hash_write(dfd, 10, kHash.c_str(), nullptr, nullptr, 0, err, sizeof err), -1);
   assert_contains(err, "job.10.hash: ");
   assert_int_equal(topoaware_job_hash_remove(dfd, 10, err, sizeof err), 0);  // the link goes, not its target
   assert_int_equal(access(target.c_str(), F_OK), 0);
   // A bad folder descriptor.
-  assert_int_equal(topoaware_job_hash_write(-1, 11, kHash.c_str(), err, sizeof err), -1);
+  assert_int_equal(topoaware_job_hash_write(-1, 11, kHash.c_str(), nullptr, nullptr, 0, err, sizeof err), -1);
   assert_int_equal(topoaware_job_hash_read(-1, 11, buf, sizeof buf), 0);
   unlink(target.c_str());
   unlink((std::string(dir) + "/job.9.hash").c_str());
@@ -346,8 +409,8 @@ int main() {
   const CMUnitTest tests[] = {
       cmocka_unit_test(test_empty),        cmocka_unit_test(test_every_argument), cmocka_unit_test(test_last_good_wins),
       cmocka_unit_test(test_bad_values),   cmocka_unit_test(test_too_long),       cmocka_unit_test(test_non_printable),
-      cmocka_unit_test(test_override_env), cmocka_unit_test(test_hash),           cmocka_unit_test(test_c_args),
-      cmocka_unit_test(test_c_hash_file),
+      cmocka_unit_test(test_override_env), cmocka_unit_test(test_hash),           cmocka_unit_test(test_placement),
+      cmocka_unit_test(test_c_args),       cmocka_unit_test(test_c_hash_file),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

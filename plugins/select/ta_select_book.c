@@ -11,6 +11,15 @@
 #define TA_HASH_ENV "TOPOAWARE_TOPO_HASH"               /* the topology the placement used */
 #define TA_PLACEMENT_ENV "TOPOAWARE_PLACEMENT"          /* ideal | fallback | cons_tres */
 #define TA_PLACEMENT_NOTE_ENV "TOPOAWARE_PLACEMENT_NOTE" /* why, for fallback and cons_tres */
+/* How the job was placed, for its steps on the nodes (spank_topoaware(8)): a step on the job's own
+ * nodes with its own layout takes the rank order from here and reads no topology file. */
+#define TA_ORDER_ENV "TOPOAWARE_NODE_ORDER"         /* the job's nodes in rank order, "a,b,c" */
+#define TA_ORDER_LAYOUT_ENV "TOPOAWARE_ORDER_LAYOUT" /* the layout that order is for */
+#define TA_RAIL_ENV "TOPOAWARE_RAIL_OPTIMIZED"       /* 1 if the fabric is rail-optimized */
+/* Longer orders are not kept (an environment string of the job prolog must stay well under the
+ * kernel's 128 KiB per string): the steps of such a job read the topology file. Same as the
+ * core's kMaxJobOrder. */
+#define TA_ORDER_MAX 65536
 
 /* The fields of a job's status entry that every entry has. */
 static void ta_status_entry(job_record_t *job_ptr, const ta_job_t *j, topoaware_status_job_t *s)
@@ -172,6 +181,15 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 	else
 		snprintf(full, sizeof(full), "%s", note ? note : "");
 	j->gpus_per_node = topoaware_layout_gpus_per_node(&j->opts.layout, n);
+	if (!restored) {
+		char lay[256];
+		int keep = order && strlen(order) <= TA_ORDER_MAX && ta_topo &&
+			   !topoaware_layout_string(&j->opts.layout, lay, sizeof(lay));
+
+		ta_job_env_set(job_ptr, TA_ORDER_ENV, keep ? order : NULL);
+		ta_job_env_set(job_ptr, TA_ORDER_LAYOUT_ENV, keep ? lay : NULL);
+		ta_job_env_set(job_ptr, TA_RAIL_ENV, keep ? (topoaware_topo_rail_optimized(ta_topo) ? "1" : "0") : NULL);
+	}
 	if (ta_status) {
 		ta_status_entry(job_ptr, j, &s);
 		s.placement = placement;

@@ -10,6 +10,7 @@
  * Neither hook ever fails: a failed prolog would drain the node. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <slurm/spank.h>
@@ -41,6 +42,11 @@ static int ta_script_layout_job(spank_t sp) {
   return topoaware_options_has_layout(&ta_state.opts) && ta_state.opts.nccl_hints != TOPOAWARE_HINTS_OFF;
 }
 
+static int ta_env_is_one(const char *name) {
+  const char *v = getenv(name);
+  return v && !strcmp(v, "1");
+}
+
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av) {
   const char *h = getenv("SPANK_TOPOAWARE_TOPO_HASH");
   char err[TOPOAWARE_ERR_LEN];
@@ -65,7 +71,11 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av) {
     else if (topoaware_job_dir_create(dfd, id, uid, gid, err, sizeof(err)) != 0)
       slurm_error(TA ": job prolog: %s/%s", ta_state_dir(), err);
   }
-  if (h && topoaware_job_hash_write(dfd, id, h, err, sizeof(err)) != 0)
+  /* With the hash, how slurmctld placed the job (its layout and node order, no topology file needed
+   * on the node for the job's own steps); a malformed one is left out by the core. */
+  if (h && topoaware_job_hash_write(dfd, id, h, getenv("SPANK_TOPOAWARE_ORDER_LAYOUT"),
+                                    getenv("SPANK_TOPOAWARE_NODE_ORDER"),
+                                    ta_env_is_one("SPANK_TOPOAWARE_RAIL_OPTIMIZED"), err, sizeof(err)) != 0)
     slurm_error(TA ": job prolog: cannot write %s/%s", ta_state_dir(), err);
   close(dfd);
   return 0; /* never fail the prolog: that would drain the node */

@@ -162,6 +162,8 @@ static void ta_list_add(char *buf, size_t len, const char *name) {
 typedef struct {
   char topo[4096];
   char *nodes, *self, *hash, *order;
+  char *placed_layout, *placed_order; /* how slurmctld placed the job (job prolog's file) */
+  int placed_rail_optimized;
   topoaware_task_in_t in;
 } ta_task_inputs_t;
 
@@ -170,6 +172,17 @@ static void ta_task_inputs_free(ta_task_inputs_t *t) {
   free(t->self);
   free(t->hash);
   free(t->order);
+  free(t->placed_layout);
+  free(t->placed_order);
+}
+
+/* The layout and node order slurmctld placed the job with, if the job prolog recorded them. */
+static void ta_placed_order(uint32_t job_id, ta_task_inputs_t *t) {
+  int dfd = ta_state_dir_fd(0);
+  if (dfd < 0) return;
+  if (!topoaware_job_placement_read(dfd, job_id, &t->placed_layout, &t->placed_order, &t->placed_rail_optimized))
+    t->placed_layout = t->placed_order = NULL;
+  close(dfd);
 }
 
 /* 0, or -1 with *why (no hints) when the node list or the node's name is unknown. */
@@ -185,10 +198,14 @@ static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uin
     return -1;
   }
   t->hash = ta_expected_hash(sp, job_id);
+  if (t->hash) ta_placed_order(job_id, t);
   t->order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
   ta_topology_path(t->topo, sizeof(t->topo));
   t->in.topology_path = t->topo;
   t->in.expected_hash = t->hash;
+  t->in.placed_layout = t->placed_layout;
+  t->in.placed_order = t->placed_order;
+  t->in.placed_rail_optimized = t->placed_rail_optimized;
   t->in.nodelist = t->nodes;
   t->in.self = t->self;
   t->in.local_tasks = local_tasks;
