@@ -47,4 +47,21 @@ inline constexpr int kShowExitOrderMismatch = 5;
 // Exit status: 0, or kShowExitOrderMismatch; failures throw (main maps them to 2).
 int run_show(const ShowOptions &options);
 
+// topoaware diff (cli/diff.cpp): exit status as diff(1): 0 the same, 1 changed, 2 trouble (an
+// unreadable file, and usage errors too: main maps them to 2 for this command).
+struct DiffOptions {
+  CLI::App *command = nullptr;
+  std::string before, after, node_name_map;
+  std::string format = "text";
+  bool quiet = false;
+};
+inline constexpr int kDiffExitChanged = 1;
+inline constexpr int kDiffExitTrouble = 2;
+void add_diff_command(CLI::App &app, DiffOptions &options);
+int run_diff(const DiffOptions &options);
+// A topology.json (first non-blank byte '{') or a saved ibnetdiscover dump, classified with the
+// node-name map if one is given (else descriptions name the hosts). Throws on bad input.
+struct Topology;
+Topology read_topology_or_dump(const std::string &path, const std::string &node_name_map);
+
 }  // namespace topoaware

@@ -1,6 +1,7 @@
 // topoaware: discover an InfiniBand fabric, classify it and write it out; generate test fabrics.
 // See topoaware(1). Exit codes: 0 success, 1 usage, 2 bad input or failure, 3 partial walk;
-// plan: 4 no nodes free for the job; show --job: 5 its rank order disagrees with the status file.
+// plan: 4 no nodes free for the job; show --job: 5 its rank order disagrees with the status file;
+// discover --compare: 6 the fabric changed (outputs written); diff: 0 same, 1 changed, 2 trouble.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@
 #include "node_name_map.hpp"
 #include "outputs.hpp"
 #include "topology.hpp"
+#include "topology_diff.hpp"
 #include "topology_json.hpp"
 
 namespace topoaware {
@@ -29,6 +31,7 @@ namespace {
 constexpr int kExitUsage = 1;
 constexpr int kExitFailure = 2;
 constexpr int kExitPartial = 3;
+constexpr int kExitChanged = 6;  // discover --compare
 
 struct Failure : std::runtime_error {
   int code;
@@ -134,6 +137,7 @@ struct DiscoverOptions {
   int retries = 2;
   int timeout_ms = 0;
   bool quiet = false;
+  std::string compare;                 // --compare FILE: write only if the fabric differs from FILE
   OutputOptions out;
 };
 
@@ -241,6 +245,31 @@ int discover(const DiscoverOptions &o) {
     topo.anomalies.push_back({"partial-walk", "fabric",
                               std::to_string(fabric.problems.size()) + " part(s) of the fabric could not be walked"});
   }
+  if (!o.compare.empty()) {
+    Topology before;
+    std::string why;
+    try {
+      before = read_topology_or_dump(o.compare, "");
+    } catch (const std::exception &e) {
+      why = e.what();
+    }
+    if (why.empty()) {
+      to_json(topo);  // its hash, for the comparison
+      const TopologyDiff d = diff_topologies(before, topo);
+      if (d.same()) {
+        std::fprintf(stderr, "topoaware: the fabric is unchanged since %s (%s): nothing written\n",
+                     o.compare.c_str(), before.hash.c_str());
+        return 0;
+      }
+      std::fprintf(stderr, "topoaware: the fabric changed since %s:\n%s", o.compare.c_str(),
+                   diff_to_text(d, before, topo, o.compare, "the fabric now").c_str());
+    } else {
+      std::fprintf(stderr, "topoaware: --compare: cannot read %s (%s): writing the outputs\n", o.compare.c_str(),
+                   why.c_str());
+    }
+    emit(topo, o.out);
+    return kExitChanged;
+  }
   emit(topo, o.out);
   return 0;
 }
@@ -319,6 +348,9 @@ int main(int argc, char **argv) {
   disc->add_option("--timeout", d.timeout_ms, "MAD timeout in milliseconds (live walks; 0 = libibmad's default)")
       ->check(CLI::Range(0, 60000));
   disc->add_flag("-q,--quiet", d.quiet, "No progress on stderr");
+  disc->add_option("--compare", d.compare,
+                   "Write the outputs only if the fabric differs from FILE (a topology.json), and say what changed "
+                   "(exit status 6 when it did)");
   add_output_options(disc, d.out);
 
   std::string convert_in;
@@ -366,6 +398,8 @@ int main(int argc, char **argv) {
   add_plan_command(app, plan_opts);
   ShowOptions show_opts;
   add_show_command(app, show_opts);
+  DiffOptions diff_opts;
+  add_diff_command(app, diff_opts);
 
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
@@ -377,6 +411,8 @@ int main(int argc, char **argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     int rc = app.exit(e);
+    // diff follows diff(1): 1 means "changed", so its usage errors are trouble (2).
+    if (rc != 0 && argc > 1 && std::string(argv[1]) == "diff") return kDiffExitTrouble;
     return rc == 0 ? 0 : kExitUsage;
   }
   try {
@@ -394,6 +430,14 @@ int main(int argc, char **argv) {
     }
     if (plan_opts.command && *plan_opts.command) return run_plan(plan_opts);
     if (show_opts.command && *show_opts.command) return run_show(show_opts);
+    if (diff_opts.command && *diff_opts.command) {
+      try {
+        return run_diff(diff_opts);
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "topoaware: %s\n", e.what());
+        return kDiffExitTrouble;
+      }
+    }
   } catch (const LayoutError &e) {
     std::fprintf(stderr, "topoaware: %s\n", e.what());
     return kExitUsage;

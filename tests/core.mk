@@ -13,8 +13,8 @@ TESTS += tests/cli_discover.sh
 EXTRA_DIST += tests/cli_discover.sh
 TESTS += tests/cli_plan.sh
 EXTRA_DIST += tests/cli_plan.sh
-TESTS += tests/ibsim_discover.sh
-EXTRA_DIST += tests/ibsim_discover.sh
+TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh
+EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh
 # The guard around every C++ CMocka case (tests/lib/cmocka_cxx.hpp): a throwing case fails alone.
 check_PROGRAMS += tests/cmocka_guard_probe
 TESTS += tests/cmocka_guard.sh
@@ -28,3 +28,9 @@ TESTS += tests/test_text
 tests_test_text_SOURCES = tests/test_text.cpp
 tests_test_text_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib -DDOT_PROGRAM='"$(DOT)"'
 tests_test_text_LDADD = $(TESTS_LIBS)
+# topoaware diff's core: generated fabrics changed as real ones change (corelib/topology_diff.hpp).
+check_PROGRAMS += tests/test_topology_diff
+TESTS += tests/test_topology_diff
+tests_test_topology_diff_SOURCES = tests/test_topology_diff.cpp
+tests_test_topology_diff_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_test_topology_diff_LDADD = $(TESTS_LIBS)
