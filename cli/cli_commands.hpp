@@ -2,7 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "show_model.hpp"
+#include "status.hpp"
+#include "topology.hpp"
 
 namespace CLI {
 class App;
@@ -47,6 +53,33 @@ inline constexpr int kShowExitOrderMismatch = 5;
 // Exit status: 0, or kShowExitOrderMismatch; failures throw (main maps them to 2).
 int run_show(const ShowOptions &options);
 
+// What show and metrics read (cli/show.cpp): topoaware.conf as the plugins find it, the status
+// file (src.status empty with src.in.status_problem saying why), the topology (throws if it cannot
+// be read) and, with slurm_state, squeue's jobs and sinfo's nodes. Problems that still leave a
+// picture go to src.warnings.
+struct ShowSources {
+  ShowInput in;                  // in.status points into status
+  std::optional<Status> status;
+  Topology topology;
+  std::string topology_file;
+  std::vector<std::string> warnings;
+  ShowSources() = default;
+  ShowSources(const ShowSources &) = delete;
+  ShowSources &operator=(const ShowSources &) = delete;
+};
+void gather_show_sources(const std::string &topology, const std::string &status, int timeout, bool slurm_state,
+                         ShowSources &src);
+
+// topoaware metrics (cli/metrics.cpp): the status file as Prometheus text (node_exporter's
+// textfile collector).
+struct MetricsOptions {
+  CLI::App *command = nullptr;
+  std::string topology, status, output;
+  int timeout = 60;
+};
+void add_metrics_command(CLI::App &app, MetricsOptions &options);
+int run_metrics(const MetricsOptions &options);
+
 // topoaware diff (cli/diff.cpp): exit status as diff(1): 0 the same, 1 changed, 2 trouble (an
 // unreadable file, and usage errors too: main maps them to 2 for this command).
 struct DiffOptions {
@@ -61,7 +94,6 @@ void add_diff_command(CLI::App &app, DiffOptions &options);
 int run_diff(const DiffOptions &options);
 // A topology.json (first non-blank byte '{') or a saved ibnetdiscover dump, classified with the
 // node-name map if one is given (else descriptions name the hosts). Throws on bad input.
-struct Topology;
 Topology read_topology_or_dump(const std::string &path, const std::string &node_name_map);
 
 }  // namespace topoaware

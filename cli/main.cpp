@@ -400,6 +400,8 @@ int main(int argc, char **argv) {
   add_show_command(app, show_opts);
   DiffOptions diff_opts;
   add_diff_command(app, diff_opts);
+  MetricsOptions metrics_opts;
+  add_metrics_command(app, metrics_opts);
 
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
@@ -430,6 +432,7 @@ int main(int argc, char **argv) {
     }
     if (plan_opts.command && *plan_opts.command) return run_plan(plan_opts);
     if (show_opts.command && *show_opts.command) return run_show(show_opts);
+    if (metrics_opts.command && *metrics_opts.command) return run_metrics(metrics_opts);
     if (diff_opts.command && *diff_opts.command) {
       try {
         return run_diff(diff_opts);

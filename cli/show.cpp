@@ -320,14 +320,15 @@ struct SlurmConfig {
 
 }  // namespace
 
-int run_show(const ShowOptions &o) {
-  std::vector<std::string> warnings;
+void gather_show_sources(const std::string &topology, const std::string &status_opt, int timeout, bool slurm_state,
+                         ShowSources &src) {
+  std::vector<std::string> &warnings = src.warnings;
   SlurmConfig slurm;
-  slurm.timeout = o.timeout;
+  slurm.timeout = timeout;
 
   // topoaware.conf, as the plugins find it: $TOPOAWARE_CONF, else beside slurm.conf ($SLURM_CONF,
   // else the slurm.conf slurmctld reports), else /etc/slurm.
-  const bool need_conf = o.topology.empty() || o.status.empty();
+  const bool need_conf = topology.empty() || status_opt.empty();
   std::string conf_path;
   Config cfg;
   bool conf_found = false, conf_ok = true;
@@ -345,10 +346,10 @@ int run_show(const ShowOptions &o) {
   }
 
   // The status file.
-  ShowInput in;
-  std::optional<Status> status;
-  if (!o.status.empty()) {
-    in.status_file = o.status;
+  ShowInput &in = src.in;
+  std::optional<Status> &status = src.status;
+  if (!status_opt.empty()) {
+    in.status_file = status_opt;
   } else if (conf_ok && cfg.status_none) {
     in.status_problem = "StatusFile=none in " + conf_path +
                         ": the select plugin writes no status file; set StatusFile= (topoaware.conf(5)) to see "
@@ -368,7 +369,7 @@ int run_show(const ShowOptions &o) {
   if (!in.status_file.empty()) {
     struct stat sb;
     if (stat(in.status_file.c_str(), &sb) != 0 && errno == ENOENT) {
-      const std::string select = o.status.empty() ? slurm.value("SelectType") : "";
+      const std::string select = status_opt.empty() ? slurm.value("SelectType") : "";
       if (!select.empty() && select != "select/cons_tres_topoaware")
         in.status_problem = in.status_file + " does not exist: slurmctld runs SelectType=" + select +
                             ", not select/cons_tres_topoaware, so no layout job is placed by topology "
@@ -393,14 +394,15 @@ int run_show(const ShowOptions &o) {
   if (!in.status) warnings.push_back("layouts unknown: " + in.status_problem);
 
   // The topology.
-  std::string topo_path = o.topology;
+  std::string &topo_path = src.topology_file;
+  topo_path = topology;
   if (topo_path.empty()) topo_path = topology_path(cfg, conf_path);
-  Topology topo;
+  Topology &topo = src.topology;
   try {
     topo = load_topology_file(topo_path);
   } catch (const TopologyError &e) {
     // The file the plugin loaded, if the status file names another one that loads.
-    if (o.topology.empty() && status && !status->topology_file.empty() && status->topology_file != topo_path) {
+    if (topology.empty() && status && !status->topology_file.empty() && status->topology_file != topo_path) {
       try {
         topo = load_topology_file(status->topology_file);
         warnings.push_back(std::string(e.what()) + "; using the file the select plugin loaded, " +
@@ -412,7 +414,7 @@ int run_show(const ShowOptions &o) {
       }
     } else {
       throw ShowFailure(std::string(e.what()) +
-                        (o.topology.empty() ? " (give --topology FILE: the topology.json the plugins read, "
+                        (topology.empty() ? " (give --topology FILE: the topology.json the plugins read, "
                                               "TopologyFile= in " + conf_path + ")"
                                             : ""));
     }
@@ -420,11 +422,21 @@ int run_show(const ShowOptions &o) {
   in.topology_file = topo_path;
 
   // Slurm's jobs and nodes.
-  in.jobs = parse_squeue(slurm_output({"squeue", "-h", "-a", "-t", kJobStates, "-o", kJobFormat}, o.timeout), warnings);
-  in.nodes = parse_sinfo(slurm_output({"sinfo", "-h", "-N", "-a", "-o", "%N|%T|%E"}, o.timeout), warnings);
-  in.cost.comm_fraction = o.comm_fraction;
+  if (slurm_state) {
+    in.jobs = parse_squeue(slurm_output({"squeue", "-h", "-a", "-t", kJobStates, "-o", kJobFormat}, timeout), warnings);
+    in.nodes = parse_sinfo(slurm_output({"sinfo", "-h", "-N", "-a", "-o", "%N|%T|%E"}, timeout), warnings);
+  }
   in.now = int64_t(time(nullptr));
+}
 
+int run_show(const ShowOptions &o) {
+  ShowSources src;
+  gather_show_sources(o.topology, o.status, o.timeout, true, src);
+  src.in.cost.comm_fraction = o.comm_fraction;
+  const Topology &topo = src.topology;
+  const std::string &topo_path = src.topology_file;
+  const ShowInput &in = src.in;
+  const std::vector<std::string> &warnings = src.warnings;
   ShowModel m = build_show(topo, in);
   for (const std::string &w : warnings) std::fprintf(stderr, "topoaware: warning: %s\n", w.c_str());
   if (m.hash_mismatch)

@@ -11,8 +11,8 @@ TESTS += tests/cli_help_matches_man.sh
 EXTRA_DIST += tests/cli_help_matches_man.sh
 TESTS += tests/cli_discover.sh
 EXTRA_DIST += tests/cli_discover.sh
-TESTS += tests/cli_plan.sh
-EXTRA_DIST += tests/cli_plan.sh
+TESTS += tests/cli_plan.sh tests/cli_metrics.sh
+EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh
 TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh
 EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh
 # The guard around every C++ CMocka case (tests/lib/cmocka_cxx.hpp): a throwing case fails alone.
