@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,27 @@ class App;
 }
 
 namespace topoaware {
+
+// Exit status of a failure a command reports (main prints the message): 1 usage, 2 bad input or
+// failure (topoaware(1), EXIT STATUS).
+inline constexpr int kExitUsage = 1;
+inline constexpr int kExitFailure = 2;
+struct Failure : std::runtime_error {
+  int code;
+  Failure(const std::string &m, int c = kExitFailure) : std::runtime_error(m), code(c) {}
+};
+
+// topoaware node (cli/node.cpp): axes as strings, so that the layout parser gives its own messages.
+struct NodeOptions {
+  CLI::App *command = nullptr;
+  std::string hwloc_xml, exclude_nics;
+  std::string axes[5];  // tp, cp, ep, dp, pp
+  std::string order, nodes, self, topology;
+  int local_rank = -1;
+  std::string format = "text";
+};
+void add_node_command(CLI::App &app, NodeOptions &options);
+int run_node(const NodeOptions &options);
 
 // Runs Graphviz's `dot -Tsvg` on DOT text (no shell involved); throws std::runtime_error with
 // dot's message, or a hint to install graphviz when dot is missing.

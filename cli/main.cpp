@@ -28,15 +28,8 @@
 namespace topoaware {
 namespace {
 
-constexpr int kExitUsage = 1;
-constexpr int kExitFailure = 2;
 constexpr int kExitPartial = 3;
 constexpr int kExitChanged = 6;  // discover --compare
-
-struct Failure : std::runtime_error {
-  int code;
-  Failure(const std::string &m, int c = kExitFailure) : std::runtime_error(m), code(c) {}
-};
 
 const std::vector<std::string> kFormats = {"json", "tree", "block", "dot", "svg", "summary"};
 
@@ -402,6 +395,8 @@ int main(int argc, char **argv) {
   add_diff_command(app, diff_opts);
   MetricsOptions metrics_opts;
   add_metrics_command(app, metrics_opts);
+  NodeOptions node_opts;
+  add_node_command(app, node_opts);
 
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
@@ -433,6 +428,7 @@ int main(int argc, char **argv) {
     if (plan_opts.command && *plan_opts.command) return run_plan(plan_opts);
     if (show_opts.command && *show_opts.command) return run_show(show_opts);
     if (metrics_opts.command && *metrics_opts.command) return run_metrics(metrics_opts);
+    if (node_opts.command && *node_opts.command) return run_node(node_opts);
     if (diff_opts.command && *diff_opts.command) {
       try {
         return run_diff(diff_opts);

@@ -9,3 +9,6 @@ tests_test_hwloc_probe_LDADD = node/libtopoaware_node.la $(TESTS_LIBS) $(HWLOC_L
 
 TESTS += tests/slurm_task_env.sh
 EXTRA_DIST += tests/slurm_task_env.sh
+# topoaware node: the probe and the task plan from the command line (man topoaware, NODE).
+TESTS += tests/cli_node.sh
+EXTRA_DIST += tests/cli_node.sh
