@@ -22,6 +22,7 @@
 #include "node_name_map.hpp"
 #include "outputs.hpp"
 #include "topology.hpp"
+#include "port_counters.hpp"
 #include "topology_diff.hpp"
 #include "topology_json.hpp"
 
@@ -131,14 +132,16 @@ struct DiscoverOptions {
   int timeout_ms = 0;
   bool quiet = false;
   std::string compare;                 // --compare FILE: write only if the fabric differs from FILE
+  bool counters = false;               // --counters: PMA PortCounters of every connected port
   OutputOptions out;
 };
 
 Fabric read_fabric(const DiscoverOptions &o) {
   Fabric fabric;
   if (!o.dumps.empty()) {
-    if (!o.cas.empty() || !o.cache_load.empty() || !o.cache_save.empty())
-      throw Failure("--ibnetdiscover reads saved dumps; it cannot be combined with --ca, --cache or --save-cache",
+    if (!o.cas.empty() || !o.cache_load.empty() || !o.cache_save.empty() || o.counters)
+      throw Failure("--ibnetdiscover reads saved dumps; it cannot be combined with --ca, --cache, --save-cache "
+                    "or --counters",
                     kExitUsage);
     DumpFormat fmt = o.dump_format == "default" ? DumpFormat::Default
                      : o.dump_format == "ports" ? DumpFormat::Ports
@@ -165,6 +168,9 @@ Fabric read_fabric(const DiscoverOptions &o) {
     w.targets.push_back(t);
   }
   if (w.targets.empty() && o.port) w.targets.push_back({"", o.port});
+  if (o.counters && !o.cache_load.empty())
+    throw Failure("--counters reads the ports of a live fabric; it cannot be combined with --cache", kExitUsage);
+  w.counters = o.counters;
   w.retries = o.retries;
   w.timeout_ms = o.timeout_ms;
   w.cache_load = o.cache_load;
@@ -237,6 +243,11 @@ int discover(const DiscoverOptions &o) {
     }
     topo.anomalies.push_back({"partial-walk", "fabric",
                               std::to_string(fabric.problems.size()) + " part(s) of the fabric could not be walked"});
+  }
+  if (o.counters) {
+    const CounterReport report = counter_report(topo, fabric);
+    add_counter_anomalies(topo, report);
+    std::fprintf(stderr, "%s", counter_report_text(report).c_str());
   }
   if (!o.compare.empty()) {
     Topology before;
@@ -341,6 +352,9 @@ int main(int argc, char **argv) {
   disc->add_option("--timeout", d.timeout_ms, "MAD timeout in milliseconds (live walks; 0 = libibmad's default)")
       ->check(CLI::Range(0, 60000));
   disc->add_flag("-q,--quiet", d.quiet, "No progress on stderr");
+  disc->add_flag("--counters", d.counters,
+                 "Also read every connected port's error counters (PMA PortCounters; needs LIDs from a subnet "
+                 "manager): a per-cable report on stderr, cables above the thresholds as port-errors anomalies");
   disc->add_option("--compare", d.compare,
                    "Write the outputs only if the fabric differs from FILE (a topology.json), and say what changed "
                    "(exit status 6 when it did)");

@@ -75,6 +75,8 @@ void Fabric::merge(const Fabric &other) {
   for (const auto &n : other.nodes) add_node(n);
   problems.insert(problems.end(), other.problems.begin(), other.problems.end());
   sources.insert(sources.end(), other.sources.begin(), other.sources.end());
+  counters.insert(counters.end(), other.counters.begin(), other.counters.end());
+  counter_problems.insert(counter_problems.end(), other.counter_problems.begin(), other.counter_problems.end());
 }
 
 const FabricNode *Fabric::find(uint64_t guid) const {

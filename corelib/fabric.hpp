@@ -46,10 +46,22 @@ struct WalkProblem {
   std::string what;
 };
 
+// The error counters of one port (PMA PortCounters, IBTA vol. 1, 16.1.3.5), as `topoaware discover
+// --counters` reads them: they change all the time, so they are never part of topology.json (only
+// the anomalies above a threshold are; corelib/port_counters.hpp).
+struct PortCounters {
+  uint64_t guid = 0;  // node GUID
+  int port = 0;
+  // In the order of kPortCounterNames (port_counters.hpp).
+  uint64_t values[12] = {};
+};
+
 struct Fabric {
   std::vector<FabricNode> nodes;
   std::vector<WalkProblem> problems;  // non-empty means the walk was partial
   std::vector<std::string> sources;   // what it was read from, for messages only
+  std::vector<PortCounters> counters;         // --counters: one per connected port that answered
+  std::vector<std::string> counter_problems;  // --counters: ports whose counters could not be read
 
   // Adds a node or merges its ports into the node of the same GUID (a CA seen from several
   // subnets: one subnet per rail). Returns the node's index.

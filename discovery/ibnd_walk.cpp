@@ -443,6 +443,67 @@ Fabric load_cache(const std::string &file, const WalkOptions &opts) {
   return fabric_of(v, opts.max_hops, "libibnetdisc cache " + file);
 }
 
+// PMA PortCounters (GSI, class 0x04) of one port, by LID: counters in kPortCounterNames' order.
+bool read_port_counters(ibmad_port *src, uint16_t lid, int port, unsigned timeout, PortCounters &out,
+                        std::string &why) {
+  static const int kFields[12] = {IB_PC_ERR_SYM_F,        IB_PC_LINK_RECOVERS_F,  IB_PC_LINK_DOWNED_F,
+                                  IB_PC_ERR_RCV_F,        IB_PC_ERR_PHYSRCV_F,    IB_PC_ERR_SWITCH_REL_F,
+                                  IB_PC_XMT_DISCARDS_F,   IB_PC_ERR_XMTCONSTR_F,  IB_PC_ERR_RCVCONSTR_F,
+                                  IB_PC_ERR_LOCALINTEG_F, IB_PC_ERR_EXCESS_OVR_F, IB_PC_VL15_DROPPED_F};
+  if (lid == 0) {
+    why = "no LID (has a subnet manager run?)";
+    return false;
+  }
+  ib_portid_t portid;
+  std::memset(&portid, 0, sizeof portid);
+  ib_portid_set(&portid, lid, 0, 0);
+  uint8_t buf[1024];
+  std::memset(buf, 0, sizeof buf);
+  if (!pma_query_via(buf, &portid, port, timeout, IB_GSI_PORT_COUNTERS, src)) {
+    why = "no answer to the PortCounters query (LID " + std::to_string(lid) +
+          "; is a subnet manager running, and the port up?)";
+    return false;
+  }
+  for (int i = 0; i < 12; ++i) {
+    uint32_t v = 0;
+    mad_decode_field(buf, static_cast<enum MAD_FIELDS>(kFields[i]), &v);
+    out.values[i] = v;
+  }
+  return true;
+}
+
+// The counters of every connected port of a walked fabric: switch ports through the switch's LID
+// (port 0), CA ports through their own.
+void read_counters(ibnd_fabric_t *f, const WalkTarget &t, const WalkOptions &opts, Fabric &out) {
+  std::vector<char> ca(t.ca.begin(), t.ca.end());
+  ca.push_back('\0');
+  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS, IB_PERFORMANCE_CLASS};
+  ibmad_port *src = mad_rpc_open_port(t.ca.empty() ? nullptr : ca.data(), t.port, classes, 4);
+  if (!src) {
+    out.counter_problems.push_back("cannot open " + target_name(t) + " for PortCounters queries");
+    return;
+  }
+  const unsigned timeout = opts.timeout_ms > 0 ? unsigned(opts.timeout_ms) : 0;
+  for (ibnd_node_t *n = f->nodes; n; n = n->next) {
+    if (!n->ports) continue;
+    const bool sw = n->type == IB_NODE_SWITCH;
+    for (int p = 1; p <= n->numports; ++p) {
+      ibnd_port_t *port = n->ports[p];
+      if (!port || !port->remoteport) continue;
+      PortCounters pc;
+      pc.guid = n->guid;
+      pc.port = p;
+      std::string why;
+      if (read_port_counters(src, sw ? n->smalid : port->base_lid, p, timeout, pc, why))
+        out.counters.push_back(pc);
+      else
+        out.counter_problems.push_back(guid_str(n->guid) + " (" + clean_desc(n->nodedesc) + ") port " +
+                                       std::to_string(p) + ": " + why);
+    }
+  }
+  mad_rpc_close_port(src);
+}
+
 struct TargetResult {
   bool started = false;
   Fabric fabric;
@@ -500,6 +561,7 @@ TargetResult walk_target(const WalkTarget &t, size_t index, size_t ntargets, con
   if (best->from_node) source += " (local node " + guid_str(best->from_node->guid) + ")";
   if (walks > 1) source += ", " + std::to_string(walks) + " walks merged";
   res.fabric = fabric_of(merged, opts.max_hops, source);
+  if (opts.counters) read_counters(best.get(), t, opts, res.fabric);
   if (opts.progress) opts.progress(seconds_since(start), merged.switches, merged.cas, true);
   if (!opts.cache_save.empty()) {
     std::string file = ntargets > 1 ? numbered(opts.cache_save, index) : opts.cache_save;

@@ -21,6 +21,9 @@ struct WalkOptions {
   int max_hops = 0;                 // 0 = unlimited
   std::string cache_load;           // read this ibnd cache instead of walking
   std::string cache_save;           // save each walk's cache here ("<file>" or "<file>.<n>" for several)
+  // Also read the PMA PortCounters of every connected port (Fabric::counters). These queries go by
+  // LID: they need a subnet manager to have assigned LIDs and routes (any running fabric has one).
+  bool counters = false;
   // Called about every 200 ms during a walk, from a helper thread, with seconds elapsed, and once
   // at the end of each walk with the counts found. May be empty.
   std::function<void(double seconds, int switches, int cas, bool done)> progress;
