@@ -15,16 +15,24 @@
 
 namespace topoaware {
 
-inline constexpr const char *kPortCounterNames[12] = {
-    "SymbolErrorCounter",       "LinkErrorRecoveryCounter",    "LinkDownedCounter",       "PortRcvErrors",
-    "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",        "PortXmitConstraintErrors",
-    "PortRcvConstraintErrors",  "LocalLinkIntegrityErrors",    "ExcessiveBufferOverrunErrors", "VL15Dropped"};
+inline constexpr const char *kPortCounterNames[12] = {"SymbolErrorCounter",
+                                                      "LinkErrorRecoveryCounter",
+                                                      "LinkDownedCounter",
+                                                      "PortRcvErrors",
+                                                      "PortRcvRemotePhysicalErrors",
+                                                      "PortRcvSwitchRelayErrors",
+                                                      "PortXmitDiscards",
+                                                      "PortXmitConstraintErrors",
+                                                      "PortRcvConstraintErrors",
+                                                      "LocalLinkIntegrityErrors",
+                                                      "ExcessiveBufferOverrunErrors",
+                                                      "VL15Dropped"};
 // Above these a counter is an anomaly (ibqueryerrors' defaults).
 inline constexpr uint64_t kPortCounterThresholds[12] = {10, 10, 10, 10, 100, 100, 100, 100, 100, 10, 10, 100};
 
 struct CableCounters {
-  std::string end_a, end_b;  // "leaf001 port 5", "n0001 mlx5_0 port 1"; end_b "" if unconnected
-  bool switch_cable = false; // both ends are switches
+  std::string end_a, end_b;   // "leaf001 port 5", "n0001 mlx5_0 port 1"; end_b "" if unconnected
+  bool switch_cable = false;  // both ends are switches
   std::vector<std::pair<std::string, uint64_t>> nonzero;  // "leaf001 port 5: SymbolErrorCounter", value
   std::vector<std::string> over;                          // "SymbolErrorCounter at leaf001 port 5"
 };
