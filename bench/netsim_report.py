@@ -170,7 +170,8 @@ def main():
           % (a.fairness, len(work), wall, sim_s))
     print("# ratios are policy / slurm-tree on the same seed (same trace, same instants); mean (min..max over seeds)")
     print("# stretch = sum(nodes x shared step comm time) / sum(nodes x uncontended time); raw = plain node-weighted")
-    print("# shared time; alone = each job alone on the fabric; rho = Spearman(cost model ratio, netsim shared stretch)")
+    print("# shared time; alone = each job alone on the fabric; "
+          "rho = Spearman(cost model ratio, netsim shared stretch)")
     for c in clusters:
         seeds = sorted({k[1] for k in agg if k[0] == c})
         print("\n## %s, %d seed(s)" % (c, len(seeds)))

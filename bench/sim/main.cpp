@@ -163,8 +163,9 @@ void write_snapshot(const std::string &path, const Cluster &c, const std::vector
     double bound = 0;
     if (j.layout.pp > 1) bound += (j.layout.pp > 2 ? 2 : 1) * gpn * pp_bytes / bw;
     if (j.layout.dp > 1) bound += gpn * 2 * (d - 1) / d * dp_bytes / bw;
-    std::fprintf(f, "%s\n  {\"name\": \"j%d\", \"layout\": {\"tp\": %u, \"pp\": %u, \"dp\": %u}, \"order\": \"given\", ",
+    std::fprintf(f, "%s\n  {\"name\": \"j%d\", \"layout\": {\"tp\": %u, \"pp\": %u, \"dp\": %u}, ",
                  first ? "" : ",", j.id, j.layout.tp, j.layout.pp, j.layout.dp);
+    std::fprintf(f, "\"order\": \"given\", ");
     std::fprintf(f, "\"dp_bytes\": %.6g, \"pp_bytes\": %.6g, \"nic_bound_s\": %.6g, ", dp_bytes, pp_bytes, bound);
     std::fprintf(f, "\"cost\": {\"hop_bytes\": %.6g, \"ideal_hop_bytes\": %.6g, \"ratio\": %.6g}, \"nodes\": [",
                  s.hop_bytes, s.ideal_hop_bytes, s.ratio);
