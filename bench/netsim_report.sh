@@ -40,6 +40,7 @@ for p in "$build/bench/placement_sim" "$build/bench/netsim/netsim"; do
   [ -x "$p" ] || { echo "netsim_report.sh: $p not built (netsim needs SimGrid >= 3.32)" >&2; exit 1; }
 done
 mkdir -p "$out"
+echo "*" > "$out/.gitignore"  # results stay out of git when built in the source tree
 args=()
 for c in "${configs[@]}"; do args+=(--config "$c"); done
 rm -rf "$out/snapshots"
