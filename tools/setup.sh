@@ -49,8 +49,9 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # runtimes); llvm-14: llvm-symbolizer, so sanitizer reports name functions and lines (clang-14 only
 # recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
-# python3: a few integration tests read JSON with it. opensm: run once (opensm -o) against ibsim, it
-# assigns the LIDs and routes that PMA counter queries need (tests/ibsim_counters.sh); never as a service.
+# python3: a few integration tests read JSON with it; bench/netsim_report.py (standard library only).
+# opensm: run once (opensm -o) against ibsim, it assigns the LIDs and routes that PMA counter queries
+# need (tests/ibsim_counters.sh); never as a service.
 PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)

@@ -9,5 +9,18 @@ bench_netsim_netsim_CXXFLAGS = $(AM_CXXFLAGS) -O2
 bench_netsim_netsim_LDADD = corelib/libtopoaware_core.la $(SIMGRID_LIBS)
 endif
 # tests/test_netsim.sh is registered in every build: it skips (77) when configure did not find SimGrid.
-TESTS += tests/test_netsim.sh
-EXTRA_DIST += tests/test_netsim.sh
+TESTS += tests/test_netsim.sh tests/test_netsim_report.sh
+EXTRA_DIST += tests/test_netsim.sh tests/test_netsim_report.sh
+# The network judge over the trace simulator's snapshots, per policy and fabric family
+# (bench/README.md, "Network judge"); opt-in, never part of `make check`.
+# `make bench-netsim BENCH_NETSIM_ARGS="--seeds 3"`, `BENCH_NETSIM_ARGS=--target` for the full size.
+dist_noinst_SCRIPTS += bench/netsim_report.sh
+EXTRA_DIST += bench/netsim_report.py
+if HAVE_SIMGRID
+bench-netsim: bench/placement_sim$(EXEEXT) bench/netsim/netsim$(EXEEXT)
+	top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/netsim_report.sh $(BENCH_NETSIM_ARGS)
+else
+bench-netsim:
+	@echo "bench-netsim: configure did not find SimGrid >= 3.32 (Debian libsimgrid-dev)"; exit 1
+endif
+.PHONY: bench-netsim

@@ -1,7 +1,11 @@
 // placement_sim: the trace-driven placement benchmark (issue 3, DESIGN.md "Benchmark method").
 // Usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]
+//                      [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]
+//                      [--snapshots DIR [--snapshot-count K]]
 // Prints the tables, writes DIR/runs.csv (one row per run and policy), DIR/summary.csv (per
 // configuration and policy, over seeds), DIR/optimum.csv, DIR/latency.csv and DIR/placement.svg.
+// --snapshots: K schedule states per run (instants evenly spaced in the window, the same for every
+// policy) as topoaware-netsim/1 snapshots for bench/netsim (bench/netsim_report.py scores them).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "fabric.hpp"
 #include "optimum.hpp"
+#include "topology_json.hpp"
 #include "rank_order.hpp"
 #include "sim.hpp"
 
@@ -122,11 +128,63 @@ void svg_bars(const std::string &path, const std::string &title, const std::vect
   std::fclose(f);
 }
 
+// Bytes per node per second through the node's NIC ports (all rails).
+double node_nic_bytes_per_s(const Topology &t, int h) {
+  double b = 0;
+  for (const HcaPort &p : t.hosts[size_t(h)].ports) b += p.width * lane_gbps(p.speed) * 1e9 / 8;
+  return b;
+}
+
+// One snapshot as topoaware-netsim/1 (bench/netsim/README.md). Single-node jobs are left out (tp = 8
+// on an 8-GPU node: no network traffic). Extra fields netsim ignores: the cost model's score of the
+// job's order (cost), and nic_bound_s, the job's step communication time under netsim's traffic
+// model on an uncontended placement (every flow limited by its NIC only): DP, 8 tp rings per node
+// each sending 2(d-1)/d S, plus PP, a middle stage sending pp_bytes to both neighbours.
+void write_snapshot(const std::string &path, const Cluster &c, const std::vector<TraceJob> &trace,
+                    const CostParams &cost, const std::string &policy, int seed, int index, double time,
+                    const std::vector<SnapshotJob> &running) {
+  FILE *f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot write");
+  int busy = 0;
+  for (const SnapshotJob &s : running) busy += int(s.order->size());
+  std::fprintf(f,
+               "{\"schema\": \"topoaware-netsim/1\", \"cluster\": \"%s\", \"policy\": \"%s\", \"seed\": %d, "
+               "\"index\": %d, \"time\": %.3f, \"busy_nodes\": %d,\n \"jobs\": [",
+               c.name.c_str(), policy.c_str(), seed, index, time, busy);
+  bool first = true;
+  for (const SnapshotJob &s : running) {
+    const TraceJob &j = trace[size_t(s.id)];
+    if (s.order->size() < 2) continue;
+    const double dp_bytes = cost.grad_bytes_per_rank(j.layout);
+    const double pp_bytes = cost.micro_batches * cost.activation_bytes(j.layout);  // per direction
+    const double gpn = double(j.layout.world()) / double(s.order->size());         // ranks per node
+    const double bw = node_nic_bytes_per_s(c.topo, s.order->front());
+    const double d = j.layout.dp;
+    double bound = 0;
+    if (j.layout.pp > 1) bound += (j.layout.pp > 2 ? 2 : 1) * gpn * pp_bytes / bw;
+    if (j.layout.dp > 1) bound += gpn * 2 * (d - 1) / d * dp_bytes / bw;
+    std::fprintf(f, "%s\n  {\"name\": \"j%d\", \"layout\": {\"tp\": %u, \"pp\": %u, \"dp\": %u}, ",
+                 first ? "" : ",", j.id, j.layout.tp, j.layout.pp, j.layout.dp);
+    std::fprintf(f, "\"order\": \"given\", ");
+    std::fprintf(f, "\"dp_bytes\": %.6g, \"pp_bytes\": %.6g, \"nic_bound_s\": %.6g, ", dp_bytes, pp_bytes, bound);
+    std::fprintf(f, "\"cost\": {\"hop_bytes\": %.6g, \"ideal_hop_bytes\": %.6g, \"ratio\": %.6g}, \"nodes\": [",
+                 s.hop_bytes, s.ideal_hop_bytes, s.ratio);
+    for (size_t k = 0; k < s.order->size(); ++k)
+      std::fprintf(f, "%s\"%s\"", k ? ", " : "", c.topo.hosts[size_t((*s.order)[k])].name.c_str());
+    std::fprintf(f, "]}");
+    first = false;
+  }
+  std::fprintf(f, "\n]}\n");
+  if (std::fclose(f) != 0) throw std::runtime_error(path + ": write failed");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string mode = "default", out = "bench/results";
-  int seeds = 5, jobs = 0;
+  std::string mode = "default", out = "bench/results", snap_dir, policy_list;
+  int seeds = 5, jobs = 0, snap_count = 8;
+  bool optimum = true;
+  std::vector<std::string> custom;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") mode = "quick";
@@ -134,14 +192,36 @@ int main(int argc, char **argv) {
     else if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
     else if (a == "--jobs" && i + 1 < argc) jobs = std::atoi(argv[++i]);
     else if (a == "--out" && i + 1 < argc) out = argv[++i];
+    else if (a == "--config" && i + 1 < argc) custom.push_back(argv[++i]);
+    else if (a == "--policies" && i + 1 < argc) policy_list = argv[++i];
+    else if (a == "--no-optimum") optimum = false;
+    else if (a == "--snapshots" && i + 1 < argc) snap_dir = argv[++i];
+    else if (a == "--snapshot-count" && i + 1 < argc) snap_count = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]\n");
+      std::fprintf(stderr,
+                   "usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]\n"
+                   "                     [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]\n"
+                   "                     [--snapshots DIR [--snapshot-count K]]\n");
       return 2;
     }
   }
   std::vector<Config> cfgs;
   auto J = [&](int def) { return jobs > 0 ? jobs : def; };
-  if (mode == "quick") {
+  if (!custom.empty()) {
+    mode = "custom";
+    for (const std::string &spec : custom) {
+      Config cf{"", 0, 0.9, true, seeds, J(600)};
+      const size_t a = spec.find(':'), b = spec.find(':', a == std::string::npos ? a : a + 1);
+      if (a == std::string::npos) {
+        std::fprintf(stderr, "placement_sim: --config FAMILY:NODES[:LOAD], not '%s'\n", spec.c_str());
+        return 2;
+      }
+      cf.family = spec.substr(0, a);
+      cf.nodes = std::atoi(spec.substr(a + 1, b - a - 1).c_str());
+      if (b != std::string::npos) cf.load = std::atof(spec.substr(b + 1).c_str());
+      cfgs.push_back(cf);
+    }
+  } else if (mode == "quick") {
     cfgs.push_back({"ft2-2to1", 256, 0.9, true, std::min(seeds, 2), J(400), true});
     cfgs.push_back({"ft3-7to1", 512, 0.9, true, 1, J(300)});
     cfgs.push_back({"rail8", 256, 0.9, true, 1, J(300)});
@@ -192,6 +272,13 @@ int main(int argc, char **argv) {
                "block_nodes,decision_us\n");
   std::map<int, std::map<std::string, std::pair<double, long>>> latency;  // nodes -> policy -> (s, n)
   std::vector<PolicySpec> specs = default_policies();
+  if (!policy_list.empty()) {  // a subset (slurm-tree always: the ratios are against it)
+    std::vector<PolicySpec> keep;
+    for (const PolicySpec &ps : specs)
+      if (ps.kind == "slurm-tree" || ("," + policy_list + ",").find("," + ps.kind + ",") != std::string::npos)
+        keep.push_back(ps);
+    specs = keep;
+  }
   SimOptions opt;
   std::map<std::string, Agg> target_agg;
   Config target_cfg{};
@@ -210,11 +297,32 @@ int main(int argc, char **argv) {
     }
     opt.stretch = cf.stretch;
     std::map<std::string, Agg> agg;
+    const std::string cdir = snap_dir.empty() ? "" : snap_dir + "/" + c->name;
+    if (!cdir.empty()) {
+      if (std::system(("mkdir -p '" + cdir + "'").c_str()) != 0) return 1;
+      write_file_atomic(cdir + "/topology.json", to_json(c->topo));
+    }
     for (int seed = 1; seed <= cf.seeds; ++seed) {
       const auto trace = make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
       std::map<std::string, std::pair<Summary, SimResult>> res;
+      opt.snapshot_times.clear();
+      if (!cdir.empty()) {  // inside the window (arrivals of jobs 10%..90%), the same instants for every policy
+        const double lo = trace[trace.size() / 10].arrival, hi = trace[trace.size() - 1 - trace.size() / 10].arrival;
+        for (int k = 0; k < snap_count; ++k) opt.snapshot_times.push_back(lo + (hi - lo) * (k + 0.5) / snap_count);
+      }
       for (const PolicySpec &ps : specs) {
         auto pol = make_policy(*c, ps, uint64_t(seed));
+        opt.on_snapshot = nullptr;
+        std::string pdir;
+        if (!cdir.empty()) {
+          pdir = cdir + "/s" + std::to_string(seed) + "/" + pol->name();
+          if (std::system(("mkdir -p '" + pdir + "'").c_str()) != 0) return 1;
+          opt.on_snapshot = [&, seed](int k, double t, const std::vector<SnapshotJob> &running) {
+            char name[32];
+            std::snprintf(name, sizeof name, "/snap%03d.json", k);
+            write_snapshot(pdir + name, *c, trace, opt.cost, pol->name(), seed, k, t, running);
+          };
+        }
         SimResult r = simulate(*c, trace, *pol, opt);
         Summary s = summarize(r);
         const double win = r.window_hi - r.window_lo;
@@ -304,6 +412,10 @@ int main(int argc, char **argv) {
   std::fclose(runs);
   std::fclose(summ);
 
+  if (!optimum || mode == "custom") {
+    std::printf("\nwrote %s/{runs,summary}.csv\n", out.c_str());
+    return 0;
+  }
   // Exact optimum on small instances: 64 nodes (8 leaves x 8, 2:1), jobs up to 16 nodes.
   std::printf("\n## exact optimum of the cost model per placement decision (multi-node jobs), small instances\n");
   FILE *optf = std::fopen((out + "/optimum.csv").c_str(), "w");

@@ -80,6 +80,7 @@ struct Running {
   int job;
   double end, est_end;
   std::vector<int> nodes;
+  std::vector<int> order;  // rank order the policy runs the job with
 };
 
 }  // namespace
@@ -100,7 +101,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
   std::priority_queue<double, std::vector<double>, std::greater<double>> retries;
   RankOrderer orderer(*c.index);
   std::vector<int> out, sorted, topo;
-  size_t next_arrival = 0;
+  size_t next_arrival = 0, next_snapshot = 0;
   double now = 0;
   int busy = 0;
   double useful = 0;  // running nodes weighted by base / actual runtime
@@ -140,7 +141,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     free_count -= j.nodes;
     busy += j.nodes;
     useful += j.nodes * j.runtime / std::max(1e-9, actual);
-    running.push_back({idx, rec.end, now + j.runtime, nodes_in});
+    running.push_back({idx, rec.end, now + j.runtime, nodes_in, policy.native_topo_order() ? topo : sorted});
   };
 
   auto try_select = [&](int idx) {
@@ -204,6 +205,20 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     while (!retries.empty() && retries.top() < now) retries.pop();
     if (!retries.empty() && !queue.empty()) t = std::min(t, retries.top());
     if (t >= 1e299) break;
+    // The state after the last schedule() holds for [now, t): every snapshot instant inside it.
+    while (next_snapshot < opt.snapshot_times.size() && opt.snapshot_times[next_snapshot] < t) {
+      if (opt.on_snapshot && opt.snapshot_times[next_snapshot] >= now) {
+        std::vector<SnapshotJob> snap;
+        for (const Running &x : running) {
+          const JobRecord &jr = r.jobs[size_t(x.job)];
+          const bool topo_native = policy.native_topo_order();
+          snap.push_back({jr.id, &x.order, topo_native ? jr.hop_topo : jr.hop_slurm, jr.ideal_hop, jr.ratio_native});
+        }
+        std::sort(snap.begin(), snap.end(), [](const SnapshotJob &a, const SnapshotJob &b) { return a.id < b.id; });
+        opt.on_snapshot(int(next_snapshot), opt.snapshot_times[next_snapshot], snap);
+      }
+      ++next_snapshot;
+    }
     // integrate [now, t] inside the window
     const double lo = std::max(now, r.window_lo), hi = std::min(t, r.window_hi);
     if (hi > lo) {

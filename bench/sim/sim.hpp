@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -64,11 +65,25 @@ struct PolicySpec {
 std::unique_ptr<Policy> make_policy(const Cluster &c, const PolicySpec &spec, uint64_t seed);
 std::vector<PolicySpec> default_policies();
 
+// A running multi-node or single-node job at a snapshot instant: its nodes in the rank order the
+// policy runs it with (Slurm policies: node-index order; topoaware: its RankOrderer order) and
+// the cost model's score of that order.
+struct SnapshotJob {
+  int id = 0;
+  const std::vector<int> *order = nullptr;
+  double hop_bytes = 0, ideal_hop_bytes = 0, ratio = 1;
+};
+using SnapshotHook = std::function<void(int index, double time, const std::vector<SnapshotJob> &running)>;
+
 struct SimOptions {
   bool stretch = true;
   double stretch_f = 0.3;
   int backfill_depth = 100;
   CostParams cost;
+  // Schedule states to hand to on_snapshot: the running set at each of these instants (ascending;
+  // the same instants for every policy, so every policy is judged on the same moments of the trace).
+  std::vector<double> snapshot_times;
+  SnapshotHook on_snapshot;
 };
 
 // Per placed job, both rank orders.

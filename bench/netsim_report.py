@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Score placement_sim's snapshots with the network judge (bench/netsim/netsim), per policy and fabric.
+
+Input: a snapshot folder written by `placement_sim --snapshots DIR` (DIR/<cluster>/topology.json and
+DIR/<cluster>/s<seed>/<policy>/snapNNN.json) and placement_sim's runs.csv (utilization, p95 wait).
+Runs netsim on every snapshot (results cached next to it as snapNNN.<fairness>.result.json) and reports,
+per fabric family and policy, against slurm-tree on the same seed (same trace, same instants):
+  - stretch: node-weighted step communication time, each job in units of its own uncontended time
+    (nic_bound_s, written by placement_sim: every flow limited by its NIC only), i.e.
+    sum(nodes * shared) / sum(nodes * nic_bound), over the jobs of all snapshots of one seed; the
+    ratio policy / slurm-tree of it. The job mixes at one instant differ between policies (their
+    schedules differ), hence the normalisation; `raw` is the plain ratio of sum(nodes * shared).
+  - p95 over jobs of shared / nic_bound, policy / slurm-tree;
+  - alone: the same stretch with every job alone on the fabric (its own placement, no neighbours);
+  - both routings (adaptive, dmodk); mean over seeds and the spread (min..max of the per-seed ratios);
+  - Spearman rank correlation between the cost model's per-job score (cost.ratio = hop-bytes / ideal
+    hop-bytes, what the simulator stretches runtimes by) and netsim's per-job shared stretch, and
+    between raw hop-bytes and raw shared time (mostly job size);
+  - utilization and p95 wait from runs.csv, policy / slurm-tree.
+Writes OUT/jobs.csv (one row per job and snapshot) and OUT/summary.csv; prints the table.
+Standard library only.
+"""
+import argparse
+import concurrent.futures as cf
+import csv
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROUTINGS = ("adaptive", "dmodk")
+
+
+def ranks(xs):
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return r
+
+
+def spearman(xs, ys):
+    if len(xs) < 3:
+        return float("nan")
+    rx, ry = ranks(xs), ranks(ys)
+    n = len(xs)
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
+
+
+def p95(xs):
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, int(-(-0.95 * len(s) // 1)) - 1))]
+
+
+def run_netsim(netsim, topo, snap, fairness):
+    res = snap[:-len(".json")] + "." + fairness + ".result.json"
+    if os.path.exists(res) and os.path.getmtime(res) >= os.path.getmtime(snap):
+        with open(res) as f:
+            return snap, json.load(f), 0.0
+    t0 = time.time()
+    p = subprocess.run([netsim, "--topology", topo, "--snapshot", snap, "--format", "json", "--fairness", fairness],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("netsim failed on %s: %s" % (snap, p.stderr.strip()))
+    with open(res + ".tmp", "w") as f:
+        f.write(p.stdout)
+    os.replace(res + ".tmp", res)
+    return snap, json.loads(p.stdout), time.time() - t0
+
+
+def fmt_spread(vals):
+    if not vals:
+        return "-"
+    m = sum(vals) / len(vals)
+    return "%.3f (%.3f..%.3f)" % (m, min(vals), max(vals)) if len(vals) > 1 else "%.3f" % m
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--snapshots", required=True)
+    ap.add_argument("--netsim", required=True)
+    ap.add_argument("--runs", help="placement_sim runs.csv (utilization, p95 wait)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--fairness", default="pair", choices=("flow", "pair"))
+    ap.add_argument("--parallel", type=int, default=1)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+
+    work = []
+    for topo in sorted(glob.glob(os.path.join(a.snapshots, "*", "topology.json"))):
+        cdir = os.path.dirname(topo)
+        for snap in sorted(glob.glob(os.path.join(cdir, "s*", "*", "snap*.json"))):
+            if not snap.endswith(".result.json"):
+                work.append((topo, snap))
+    if not work:
+        sys.exit("netsim_report: no snapshots under %s" % a.snapshots)
+    skipped = {}
+    rows = []
+    t0 = time.time()
+    sim_s = 0.0
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.parallel)) as ex:
+        futs = {}
+        for topo, snap in work:
+            futs[ex.submit(run_netsim, a.netsim, topo, snap, a.fairness)] = (topo, snap)
+        for fu in cf.as_completed(futs):
+            topo, snap = futs[fu]
+            cluster = os.path.basename(os.path.dirname(topo))
+            try:
+                _, res, dt = fu.result()
+            except RuntimeError as e:
+                skipped.setdefault(cluster, str(e).splitlines()[-1])
+                continue
+            sim_s += dt
+            with open(snap) as f:
+                sj = json.load(f)
+            byname = {j["name"]: j for j in sj["jobs"]}
+            for r in res.get("jobs", []):
+                j = byname[r["name"]]
+                row = {"cluster": sj["cluster"], "family": sj["cluster"].rsplit("-", 1)[0], "seed": sj["seed"],
+                       "policy": sj["policy"], "snap": sj["index"], "job": r["name"], "nodes": r["nodes"],
+                       "pp": j["layout"]["pp"], "dp": j["layout"]["dp"], "nic_bound_s": j["nic_bound_s"],
+                       "cost_ratio": j["cost"]["ratio"], "hop_bytes": j["cost"]["hop_bytes"]}
+                for rt in ROUTINGS:
+                    row[rt + "_alone_s"] = r[rt]["alone_s"]
+                    row[rt + "_shared_s"] = r[rt]["shared_s"]
+                rows.append(row)
+    wall = time.time() - t0
+    rows.sort(key=lambda r: (r["cluster"], r["seed"], r["policy"], r["snap"], r["job"]))
+    with open(os.path.join(a.out, "jobs.csv"), "w", newline="") as f:
+        if rows:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+
+    runs = {}
+    if a.runs and os.path.exists(a.runs):
+        with open(a.runs) as f:
+            for r in csv.DictReader(f):
+                runs[(r["family"] + "-" + r["nodes"], int(r["seed"]), r["policy"])] = r
+
+    # per (cluster, seed, policy): aggregates
+    agg = {}
+    for r in rows:
+        g = agg.setdefault((r["cluster"], r["seed"], r["policy"]), {"jobs": 0, "nb": 0.0, "stretch": {}, "raw": {},
+                                                                    "alone": {}, "list": {}})
+        g["jobs"] += 1
+        g["nb"] += r["nodes"] * r["nic_bound_s"]
+        for rt in ROUTINGS:
+            g["stretch"][rt] = g["stretch"].get(rt, 0.0) + r["nodes"] * r[rt + "_shared_s"]
+            g["alone"][rt] = g["alone"].get(rt, 0.0) + r["nodes"] * r[rt + "_alone_s"]
+            g["list"].setdefault(rt, []).append(r[rt + "_shared_s"] / r["nic_bound_s"] if r["nic_bound_s"] > 0 else 1)
+    clusters = sorted({k[0] for k in agg})
+    policies = sorted({k[2] for k in agg}, key=lambda p: (p != "slurm-tree", p))
+    out_rows = []
+    print("# network judge: netsim --fairness %s on %d snapshots, %.0f s wall (%.0f s of netsim runs)"
+          % (a.fairness, len(work), wall, sim_s))
+    print("# ratios are policy / slurm-tree on the same seed (same trace, same instants); mean (min..max over seeds)")
+    print("# stretch = sum(nodes x shared step comm time) / sum(nodes x uncontended time); raw = plain node-weighted")
+    print("# shared time; alone = each job alone on the fabric; "
+          "rho = Spearman(cost model ratio, netsim shared stretch)")
+    for c in clusters:
+        seeds = sorted({k[1] for k in agg if k[0] == c})
+        print("\n## %s, %d seed(s)" % (c, len(seeds)))
+        hdr = "%-20s %5s" % ("policy", "jobs")
+        for rt in ROUTINGS:
+            hdr += " %-22s %-22s %-22s %-22s" % (rt[:5] + " stretch/tr", rt[:5] + " p95/tr", rt[:5] + " raw/tr",
+                                                 rt[:5] + " alone/tr")
+        hdr += " %6s %6s %8s %8s %7s" % ("rho.a", "rho.d", "util/tr", "p95w/tr", "stretch")
+        print(hdr)
+        for p in policies:
+            if not all((c, s, p) in agg for s in seeds) or not all((c, s, "slurm-tree") in agg for s in seeds):
+                continue
+            rec = {"cluster": c, "family": c.rsplit("-", 1)[0], "policy": p, "seeds": len(seeds)}
+            line = "%-20s %5d" % (p, sum(agg[(c, s, p)]["jobs"] for s in seeds))
+            for rt in ROUTINGS:
+                st, pr, raw, al = [], [], [], []
+                for s in seeds:
+                    g, t = agg[(c, s, p)], agg[(c, s, "slurm-tree")]
+                    st.append((g["stretch"][rt] / g["nb"]) / (t["stretch"][rt] / t["nb"]))
+                    pr.append(p95(g["list"][rt]) / p95(t["list"][rt]))
+                    raw.append(g["stretch"][rt] / t["stretch"][rt])
+                    al.append((g["alone"][rt] / g["nb"]) / (t["alone"][rt] / t["nb"]))
+                for name, v in (("stretch", st), ("p95", pr), ("raw", raw), ("alone", al)):
+                    rec["%s_%s_vs_tree" % (rt, name)] = sum(v) / len(v)
+                    rec["%s_%s_vs_tree_min" % (rt, name)] = min(v)
+                    rec["%s_%s_vs_tree_max" % (rt, name)] = max(v)
+                    line += " %-22s" % fmt_spread(v)
+            jr = [r for r in rows if r["cluster"] == c and r["policy"] == p]
+            for rt in ROUTINGS:
+                rho = spearman([r["cost_ratio"] for r in jr], [r[rt + "_shared_s"] / r["nic_bound_s"] for r in jr])
+                rec["spearman_cost_vs_shared_" + rt] = rho
+                rec["spearman_hop_vs_shared_time_" + rt] = spearman([r["hop_bytes"] for r in jr],
+                                                                     [r[rt + "_shared_s"] for r in jr])
+            ut, pw = [], []
+            for s in seeds:
+                x, t = runs.get((c, s, p)), runs.get((c, s, "slurm-tree"))
+                if x and t:
+                    ut.append(float(x["utilization"]) / float(t["utilization"]))
+                    pw.append(float(x["wait_p95_s"]) / float(t["wait_p95_s"]) if float(t["wait_p95_s"]) > 0 else 1)
+            rec["utilization_vs_tree"] = sum(ut) / len(ut) if ut else float("nan")
+            rec["wait_p95_vs_tree"] = sum(pw) / len(pw) if pw else float("nan")
+            g_abs = sum(agg[(c, s, p)]["stretch"]["adaptive"] / agg[(c, s, p)]["nb"] for s in seeds) / len(seeds)
+            rec["adaptive_stretch_abs"] = g_abs
+            line += " %6.3f %6.3f %8.3f %8.3f %7.3f" % (rec["spearman_cost_vs_shared_adaptive"],
+                                                        rec["spearman_cost_vs_shared_dmodk"],
+                                                        rec["utilization_vs_tree"], rec["wait_p95_vs_tree"], g_abs)
+            print(line)
+            out_rows.append(rec)
+        jr = [r for r in rows if r["cluster"] == c]
+        print("all policies pooled: Spearman(cost ratio, shared stretch) adaptive %.3f dmodk %.3f; "
+              "Spearman(hop-bytes, shared time) adaptive %.3f dmodk %.3f; %d job-snapshots" % (
+                  spearman([r["cost_ratio"] for r in jr], [r["adaptive_shared_s"] / r["nic_bound_s"] for r in jr]),
+                  spearman([r["cost_ratio"] for r in jr], [r["dmodk_shared_s"] / r["nic_bound_s"] for r in jr]),
+                  spearman([r["hop_bytes"] for r in jr], [r["adaptive_shared_s"] for r in jr]),
+                  spearman([r["hop_bytes"] for r in jr], [r["dmodk_shared_s"] for r in jr]), len(jr)))
+    for c, why in sorted(skipped.items()):
+        print("\n# %s: not scored, netsim refused it: %s" % (c, why))
+    with open(os.path.join(a.out, "summary.csv"), "w", newline="") as f:
+        if out_rows:
+            w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()))
+            w.writeheader()
+            w.writerows(out_rows)
+    print("\nwrote %s/{jobs,summary}.csv" % a.out)
+
+
+if __name__ == "__main__":
+    main()

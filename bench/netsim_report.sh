@@ -1,0 +1,53 @@
+#!/bin/bash
+# The network judge over the trace simulator (bench/README.md, "Network judge"): placement_sim
+# replays the same traces under every policy and writes schedule snapshots; bench/netsim_report.py
+# runs bench/netsim/netsim on each and prints ratios against slurm-tree per fabric family.
+#   bench/netsim_report.sh [--quick|--target] [--seeds N] [--jobs N] [--snapshot-count K]
+#                          [--config FAMILY:NODES[:LOAD]]... [--policies P,Q] [--fairness flow|pair]
+#                          [--parallel N] [--out DIR]
+# --quick (default): ft2-2to1-512, ft3-7to1-512, rail8-256, 2 seeds x 400 jobs, 4 snapshots.
+# --target: every family at 2,048 nodes (rail8 1,024: its radix), 90% load, 5 seeds x 1,500 jobs.
+# top_builddir (default: the current folder) holds bench/placement_sim and bench/netsim/netsim.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${top_builddir:-$PWD}
+out=${OUT:-$build/bench/netsim-results}
+seeds=2 jobs=400 count=4 fairness=pair parallel=1 policies=slurm-tree,slurm-block,firstfit,topoaware
+configs=()
+quick=(ft2-2to1:512 ft3-7to1:512 rail8:256)
+target=(ft2-2to1:2048 ft2-1to1:2048 ft3-7to1:2048 rail8:1024 dfly:2048)
+preset=quick
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) preset=quick ;;
+    --target) preset=target; seeds=5 jobs=1500 count=8 ;;
+    --seeds) seeds=$2; shift ;;
+    --jobs) jobs=$2; shift ;;
+    --snapshot-count) count=$2; shift ;;
+    --config) configs+=("$2"); shift ;;
+    --policies) policies=$2; shift ;;
+    --fairness) fairness=$2; shift ;;
+    --parallel) parallel=$2; shift ;;
+    --out) out=$2; shift ;;
+    *) echo "netsim_report.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ ${#configs[@]} -eq 0 ]; then
+  if [ $preset = target ]; then configs=("${target[@]}"); else configs=("${quick[@]}"); fi
+fi
+for p in "$build/bench/placement_sim" "$build/bench/netsim/netsim"; do
+  [ -x "$p" ] || { echo "netsim_report.sh: $p not built (netsim needs SimGrid >= 3.32)" >&2; exit 1; }
+done
+mkdir -p "$out"
+echo "*" > "$out/.gitignore"  # results stay out of git when built in the source tree
+args=()
+for c in "${configs[@]}"; do args+=(--config "$c"); done
+rm -rf "$out/snapshots"
+echo "# placement_sim: ${configs[*]}; $seeds seeds x $jobs jobs; $count snapshots per run; policies $policies"
+t0=$(date +%s)
+"$build/bench/placement_sim" "${args[@]}" --seeds "$seeds" --jobs "$jobs" --policies "$policies" \
+  --out "$out" --snapshots "$out/snapshots" --snapshot-count "$count" > "$out/placement_sim.txt"
+echo "# placement_sim: $(( $(date +%s) - t0 )) s"
+python3 "$here/netsim_report.py" --snapshots "$out/snapshots" --netsim "$build/bench/netsim/netsim" \
+  --runs "$out/runs.csv" --out "$out" --fairness "$fairness" --parallel "$parallel" | tee "$out/report.txt"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# placement_sim --snapshots and bench/netsim_report.py on a small run (bench/README.md, "Network judge"):
+# the snapshots hold every running multi-node job once, each host at most once, slurm-tree's nodes
+# in node-index order; netsim accepts them; a job inside one leaf group takes exactly its NIC bound
+# alone (the normalisation the report divides by); the report's slurm-tree row is 1 against itself.
+set -u
+if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
+  echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
+  exit 77
+fi
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+sim="$top_builddir/bench/placement_sim" bin="$top_builddir/bench/netsim/netsim"
+for p in "$sim" "$bin"; do [ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }; done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$sim" --config ft2-2to1:256 --seeds 1 --jobs 120 --policies topoaware --out "$tmp/out" \
+  --snapshots "$tmp/snap" --snapshot-count 2 >"$tmp/sim.txt" || { echo "FAIL: placement_sim"; exit 1; }
+d="$tmp/snap/ft2-2to1-256"
+[ -f "$d/topology.json" ] || { echo "FAIL: no topology.json"; exit 1; }
+n=$(ls "$d"/s1/slurm-tree/snap*.json "$d"/s1/topoaware/snap*.json 2>/dev/null | wc -l)
+[ "$n" = 4 ] || { echo "FAIL: expected 2 snapshots per policy, found $n files"; exit 1; }
+python3 "$top_srcdir/bench/netsim_report.py" --snapshots "$tmp/snap" --netsim "$bin" --runs "$tmp/out/runs.csv" \
+  --out "$tmp/rep" >"$tmp/rep.txt" || { cat "$tmp/rep.txt"; echo "FAIL: netsim_report.py"; exit 1; }
+cat "$tmp/rep.txt"
+python3 - "$d" "$tmp/rep" <<'PY'
+import csv, glob, json, sys
+d, rep = sys.argv[1], sys.argv[2]
+topo = json.load(open(d + "/topology.json"))
+idx = {h["name"]: i for i, h in enumerate(topo["hosts"])}
+fails = checked = 0
+for f in sorted(glob.glob(d + "/s1/*/snap*.json")):
+    if f.endswith(".result.json"):
+        continue
+    s = json.load(open(f))
+    res = {j["name"]: j for j in json.load(open(f[:-5] + ".pair.result.json"))["jobs"]}
+    seen = set()
+    for j in s["jobs"]:
+        nodes = [idx[n] for n in j["nodes"]]
+        if seen & set(nodes) or len(nodes) < 2 or len(nodes) != j["layout"]["pp"] * j["layout"]["dp"]:
+            print("FAIL: %s %s: nodes overlap, single node or wrong count" % (f, j["name"])); fails += 1
+        seen |= set(nodes)
+        if s["policy"] == "slurm-tree" and nodes != sorted(nodes):
+            print("FAIL: %s %s: slurm-tree nodes not in node-index order" % (f, j["name"])); fails += 1
+        if len({n // 32 for n in nodes}) == 1:  # one leaf of 32 hosts: uncontended
+            for r in ("adaptive", "dmodk"):
+                got, want = res[j["name"]][r]["alone_s"], j["nic_bound_s"]
+                checked += 1
+                if abs(got - want) > 0.01 * want:
+                    print("FAIL: %s %s %s alone %.4f s, NIC bound %.4f s" % (f, j["name"], r, got, want)); fails += 1
+rows = {r["policy"]: r for r in csv.DictReader(open(rep + "/summary.csv"))}
+for k in ("adaptive_stretch_vs_tree", "dmodk_stretch_vs_tree", "adaptive_p95_vs_tree"):
+    if abs(float(rows["slurm-tree"][k]) - 1) > 1e-9:
+        print("FAIL: slurm-tree %s = %s, not 1" % (k, rows["slurm-tree"][k])); fails += 1
+if "topoaware" not in rows:
+    print("FAIL: no topoaware row"); fails += 1
+print("%d single-leaf jobs checked against their NIC bound" % checked)
+if checked == 0:
+    print("FAIL: no single-leaf job in the snapshots"); fails += 1
+sys.exit(1 if fails else 0)
+PY
