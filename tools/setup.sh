@@ -50,7 +50,9 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
 # python3: a few integration tests read JSON with it.
-PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils"
+# libmunge-dev: ./configure of the upstream Slurm trees stops without it (tools/slurm-matrix.sh);
+# ccache: the release matrix compiles the core once for all releases.
+PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev ccache"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)
 
