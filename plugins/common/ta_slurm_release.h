@@ -40,4 +40,22 @@ typedef struct hostlist ta_hostlist_t;
 #define BITSTR_OVERHEAD 2
 #endif
 
+/* job_submit: how the release spells a GPU request in tres_per_node, as sbatch --gpus-per-node
+ * writes it: "gres:gpu:N" in 22.05 (22.05.8 src/common/slurm_opt.c:6131), "gres/gpu:N" from 23.11
+ * (23.11.11 slurm_opt.c:6952, 26.05.3 :6133), which slurmctld 23.11+ expects. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+#define TA_GRES_GPU_PREFIX "gres/gpu:"
+#else
+#define TA_GRES_GPU_PREFIX "gres:gpu:"
+#endif
+
+/* job_submit: job_modify gained `char **err_msg` (23.02; 22.05.8
+ * src/plugins/job_submit/defaults/job_submit_defaults.c:114 has three arguments, 23.11.11 :114-115
+ * and 26.05.3 :90-91 four), so that a refused update can say why. job_submit itself is unchanged. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+#define TA_JOB_MODIFY_HAS_ERR_MSG 1
+#else
+#define TA_JOB_MODIFY_HAS_ERR_MSG 0
+#endif
+
 #endif
