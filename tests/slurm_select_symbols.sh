@@ -15,10 +15,11 @@
 #   them so that slurmctld's bind).
 # Built against another release than the installed one (tools/slurm-matrix.sh): the dlopen checks
 # need that release's libslurmfull.so (TOPOAWARE_SLURMFULL, built from the tree) and its libslurm.so
-# (TOPOAWARE_LIBSLURM); without them every undefined Slurm name of the plugin must be defined by an
-# object file of the tree (TOPOAWARE_SLURM_OBJS: a folder of the built tree), else that part skips.
+# (TOPOAWARE_LIBSLURM); without them every undefined name of the plugin must be defined by the tree
+# (its objects, else its C sources: tests/lib/slurm_defs.sh) or by a library the plugin links.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_defs.sh"
 b=${top_builddir:-.}
 client=$b/tests/dlopen_plugin
 ta_require_cmd nm binutils
@@ -49,19 +50,15 @@ syms=$(sed -n '/^\(static \)\{0,1\}const char \*node_select_syms\[\] = {/,/^};/p
 ta_note "node_select_syms of $select_c: $(echo "$syms" | wc -l) names"
 want=$(printf '%s\n' plugin_name plugin_type plugin_version init fini $syms | sort -u)
 
-# Every undefined Slurm name of $1 defined by an object of the built tree (the dlopen check's
-# stand-in when that release's libslurmfull.so is not at hand).
+# Without that release's libslurmfull.so: every undefined name of $1 is defined by a library it links
+# or by the Slurm tree (its objects, or its sources when not built: tests/lib/slurm_defs.sh).
 nm_check() {
-  local so=$1 objs=${TOPOAWARE_SLURM_OBJS:-} defs missing
-  [ -n "$objs" ] && [ -d "$objs" ] || { ta_note "SKIP (part): no libslurmfull.so of Slurm $rel and no" \
-    "TOPOAWARE_SLURM_OBJS: the plugin's Slurm symbols are not checked against the release"; return 0; }
-  defs=$(find "$objs" -name '*.o' -print0 | xargs -0 nm --defined-only 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u)
-  missing=$(nm -D --undefined-only "$so" | awk '{print $2}' | sed 's/@.*//' | sort -u | comm -23 - <(echo "$defs") |
-    grep -E '^(slurm_|bit_|list_|hostlist_|xstr|log_|error$|info$|debug|verbose$|running_in|node_|gres_|plugin_)' ||
-    true)
-  [ -z "$missing" ] || ta_fail "$(basename "$so") calls Slurm functions that Slurm $rel does not define: $(echo $missing)"
-  ta_pass "$(basename "$so"): every Slurm function it calls is defined in Slurm $rel's objects (nm-level" \
-    "check: no libslurmfull.so of that release to dlopen with)"
+  local so=$1 missing
+  missing=$(ta_slurm_undefined_missing "$so" "$src")
+  [ -z "$missing" ] || ta_fail "$(basename "$so") refers to names that Slurm $rel does not define: $(echo $missing)"
+  ta_slurm_defined_names "$src" >/dev/null
+  ta_pass "$(basename "$so"): every undefined name is defined by Slurm $rel ($TA_SLURM_DEFS_HOW) or a" \
+    "linked library (nm-level check: no libslurmfull.so of $rel to dlopen with)"
 }
 
 for name in topoaware passthrough; do

@@ -12,9 +12,10 @@
 #   client program can load it); tests/slurm_options.sh loads it in a real slurmctld.
 # Built against another Slurm release than the installed one (tools/slurm-matrix.sh): the libraries
 # are that release's (TOPOAWARE_SLURMFULL, built from the tree), or, without them, every undefined
-# Slurm name must be defined by an object of the built tree (TOPOAWARE_SLURM_OBJS; nm-level check).
+# name must be defined by the tree (objects or sources, tests/lib/slurm_defs.sh) or a linked library.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_defs.sh"
 b=${top_builddir:-.}
 spank=$b/plugins/spank/.libs/spank_topoaware.so
 jobsub=$b/plugins/job_submit/.libs/job_submit_topoaware.so
@@ -24,6 +25,7 @@ ta_require_cmd nm binutils
 [ -x "$client" ] || ta_fail "$client not built"
 
 rel=$(sed -n 's/^SLURM_SRC_VERSION = //p' "$b/Makefile")
+src=$(sed -n 's/^SLURM_SRC = //p' "$b/Makefile")
 installed=$(sed -n 's/^SLURM_INSTALLED_VERSION = //p' "$b/Makefile")
 slurmfull=${TOPOAWARE_SLURMFULL:-}
 slurmctld=""
@@ -68,31 +70,24 @@ check_plugin() {
     "(C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
 }
 
-# Exports and mangled names as check_plugin does, and every undefined Slurm name defined by an
-# object of the built tree of Slurm $rel (no libslurmfull.so of that release to load with).
+# Exports and mangled names as check_plugin does, and every undefined name defined by Slurm $rel's
+# tree or a library the plugin links (no libslurmfull.so of that release to load with).
 nm_only() {
-  local so=$1 want=$2 exported unexpected undef bad defs missing objs=${TOPOAWARE_SLURM_OBJS:-}
+  local so=$1 want=$2 exported unexpected bad missing
   exported=$(nm -D --defined-only "$so" | awk '{print $NF}' | sort)
   for s in $want; do
     grep -qx "$s" <<<"$exported" || ta_fail "$(basename "$so") does not export $s (Slurm looks it up)"
   done
   unexpected=$(echo "$exported" | grep -vxF -f <(tr ' ' '\n' <<<"$want") || true)
   [ -z "$unexpected" ] || ta_fail "$(basename "$so") exports more than Slurm needs: $(echo $unexpected)"
-  undef=$(nm -D --undefined-only "$so" | awk '$1 == "U" {print $2}' | sed 's/@.*//' | sort -u)
-  bad=$(echo "$undef" | grep '^_Z' | c++filt | grep -E '(^| )(slurm|spank|bit_|xmalloc|xfree|xstr|list_|gres_)' || true)
+  bad=$(nm -D --undefined-only "$so" | awk '{print $2}' | grep '^_Z' | c++filt |
+    grep -E '(^| )(slurm|spank|bit_|xmalloc|xfree|xstr|list_|gres_)' || true)
   [ -z "$bad" ] || ta_fail "$(basename "$so") refers to Slurm functions in C++-mangled form: $bad"
-  if [ -z "$objs" ] || [ ! -d "$objs" ]; then
-    ta_pass "$(basename "$so") (Slurm $rel) exports exactly what Slurm looks up; its Slurm symbols are not" \
-      "checked (no libslurmfull.so of $rel, no TOPOAWARE_SLURM_OBJS)"
-    return 0
-  fi
-  defs=$(find "$objs" -name '*.o' -print0 | xargs -0 nm --defined-only 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u)
-  missing=$(comm -23 <(echo "$undef") <(echo "$defs") |
-    grep -E '^(slurm_|spank_|bit_|list_|hostlist_|xstr|xmalloc|xfree|log_|error$|info$|debug|verbose$|gres_|node_|part_)' ||
-    true)
-  [ -z "$missing" ] || ta_fail "$(basename "$so") calls Slurm functions that Slurm $rel does not define: $(echo $missing)"
-  ta_pass "$(basename "$so") (Slurm $rel): exports exactly what Slurm looks up; every Slurm function it calls is" \
-    "defined in that release's objects (nm-level check: no libslurmfull.so of $rel to dlopen with)"
+  missing=$(ta_slurm_undefined_missing "$so" "$src")
+  [ -z "$missing" ] || ta_fail "$(basename "$so") refers to names that Slurm $rel does not define: $(echo $missing)"
+  ta_slurm_defined_names "$src" >/dev/null
+  ta_pass "$(basename "$so") (Slurm $rel): exports exactly what Slurm looks up; every undefined name is" \
+    "defined by that release ($TA_SLURM_DEFS_HOW) or a linked library (nm-level: no libslurmfull.so of $rel)"
 }
 
 spank_syms="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt"
@@ -115,6 +110,10 @@ if "$client" now "$spank" 2>/dev/null; then
 fi
 
 ta_require_built "$jobsub" "the checks of job_submit_topoaware.so"
+if [ -z "$slurmctld" ] && [ -n "$rel" ] && [ "$rel" != "$installed" ]; then
+  nm_only "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify"
+  exit 0
+fi
 [ -n "$slurmctld" ] || ta_skip "slurmctld not installed: cannot check job_submit_topoaware.so's slurmctld symbols"
 check_plugin "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify" "$slurmfull $slurmctld"
 out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) &&
