@@ -39,7 +39,8 @@ if [ -z "$slurmfull" ] && [ "$rel" = "$installed" ]; then
     [ -f "$d/libslurmfull.so" ] && { slurmfull=$d/libslurmfull.so; break; }
   done
   [ -n "$slurmfull" ] || ta_skip "libslurmfull.so not found (package slurm-wlm-basic-plugins)"
-  libslurm=$(ls /usr/lib/x86_64-linux-gnu/libslurm.so.[0-9]* /usr/lib64/libslurm.so.[0-9]* 2>/dev/null | head -n1 || true)
+  libslurm=$(ls /usr/lib/x86_64-linux-gnu/libslurm.so.[0-9]* /usr/lib64/libslurm.so.[0-9]* 2>/dev/null |
+    head -n1 || true)
   [ -n "$libslurm" ] || ta_skip "libslurm.so not found (package libslurm38 or similar)"
 fi
 ta_note "Slurm $rel (tree $src), installed ${installed:-none}; libslurmfull: ${slurmfull:-none, nm-level check}"

@@ -117,7 +117,8 @@ tree_libslurmfull() {
       flock 9
       [ -f "$so" ] && exit 0
       t=$(now)
-      make -C "$tree/src/api" -j"$TOPOAWARE_JOBS" full_version.map libslurmfull.la >"$TOPOAWARE_CACHE/slurm-src/$rel/libslurmfull.log" 2>&1 ||
+      make -C "$tree/src/api" -j"$TOPOAWARE_JOBS" full_version.map libslurmfull.la \
+        >"$TOPOAWARE_CACHE/slurm-src/$rel/libslurmfull.log" 2>&1 ||
         { echo "# Slurm $rel: building libslurmfull failed: see $TOPOAWARE_CACHE/slurm-src/$rel/libslurmfull.log" >&2
           exit 1; }
       echo "# Slurm $rel: libslurmfull.so built from the tree in $(( $(now) - t )) s (once)" >&2
@@ -186,7 +187,8 @@ while read -r rel family sum; do
     echo "$out" | sed "s/^/  [$test] /"
   done
   t_test=$(( $(now) - t ))
-  line="$rel ($family): build ${t_build}s ($warnings warnings), symbol tests ${t_test}s, $how; $(( $(now) - t_rel ))s in all"
+  line="$rel ($family): build ${t_build}s ($warnings warnings), symbol tests ${t_test}s, $how;"
+  line+=" $(( $(now) - t_rel ))s in all"
   if [ $ok = yes ]; then results+=("PASS  $line"); else results+=("FAIL  $line"); failed=1; fi
 done <"$LIST"
 
