@@ -89,6 +89,10 @@ prepare_tree() {
   mkdir -p "$dir"
   (
     flock 9 # other checkouts may prepare the same tree at the same time
+    # A tree another tool unpacked there (and may be building in) is used as it is, never replaced.
+    if [ ! -f "$tree/.topoaware-unpacked" ] && [ -x "$tree/configure" ]; then
+      echo "adopted" >"$tree/.topoaware-unpacked"
+    fi
     if [ ! -f "$tree/.topoaware-unpacked" ]; then
       tb=$(tarball_for "$rel") || { echo "no slurm-$rel.tar.xz in \$TOPOAWARE_SLURM_TARBALLS," \
         "/work/shared/slurm-src or ../shared/slurm-src" >&2; exit 1; }
