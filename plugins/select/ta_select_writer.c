@@ -94,7 +94,8 @@ static int ta_job_gone(uint32_t job_id, void *arg)
  * order is always slurmctld's locks first, then ta_lock (as in every select_p_* call). */
 static void ta_sweep(void)
 {
-	slurmctld_lock_t job_read = {NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
+	/* Designated: 26.05 added a sixth lock (select_node, src/slurmctld/locks.h); NO_LOCK is 0. */
+	slurmctld_lock_t job_read = { .job = READ_LOCK };
 	time_t now = time(NULL);
 
 	if (!ta_lock_ctld || !ta_unlock_ctld || !ta_find_job || now - ta_last_sweep < TA_SWEEP_EVERY)
@@ -120,6 +121,14 @@ static void *ta_writer_main(void *arg)
 		pthread_cond_timedwait(&ta_writer_cond, &ta_lock, &ts);
 		if (ta_writer_stop)
 			break;
+		if (!ta_cons_saves_state && ta_ctld_stopping()) {
+			/* 25.05+: no state save marks slurmctld's stop (and fini() is not called). */
+			pthread_mutex_unlock(&ta_lock);
+			ta_entry_stopping();
+			pthread_mutex_lock(&ta_lock);
+			ta_status_flush_locked(1);
+			break;
+		}
 		if (!ta_status || !ta_status_path[0])
 			continue;
 		pthread_mutex_unlock(&ta_lock);
