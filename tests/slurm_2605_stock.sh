@@ -24,7 +24,8 @@ case $rc in
 esac
 have=$(slurm_release_version)
 [ "$have" = "$version" ] || ta_fail "$SLURM_RELEASE_PREFIX/sbin/slurmctld -V says '$have', expected $version"
-ta_note "Slurm $have in $SLURM_RELEASE_PREFIX (built in $(sed -n 's/^seconds=//p' "$SLURM_RELEASE_PREFIX/.topoaware-ready") s)"
+built=$(sed -n 's/^seconds=//p' "$SLURM_RELEASE_PREFIX/.topoaware-ready")
+ta_note "Slurm $have in $SLURM_RELEASE_PREFIX (built in $built s)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ta-2605.XXXXXX")
 ta_on_exit "rm -rf '$work'"
@@ -126,8 +127,10 @@ for plugin in tree block; do
   start "$plugin" "$work/$plugin.conf" --conf SelectTypeParameters=CR_Core_Memory,CR_NO_DIST_TOPO_BLOCK
   map=$(rank_map)
   echo "topology/$plugin, CR_NO_DIST_TOPO_BLOCK: SLURM_PROCID 0..7 on $map"
-  [ "$map" = "$node_order" ] || ta_fail "topology/$plugin CR_NO_DIST_TOPO_BLOCK rank map '$map', expected '$node_order'"
+  [ "$map" = "$node_order" ] ||
+    ta_fail "topology/$plugin CR_NO_DIST_TOPO_BLOCK rank map '$map', expected '$node_order'"
   cluster_stop
-  ta_pass "26.05.3 topology/$plugin: tasks in topology order by default ($topo_order), node order with CR_NO_DIST_TOPO_BLOCK"
+  ta_pass "26.05.3 topology/$plugin: tasks in topology order by default ($topo_order)," \
+    "node order with CR_NO_DIST_TOPO_BLOCK"
 done
 ta_note "test time $((SECONDS - test_start)) s"

@@ -35,7 +35,8 @@ status=0
 for v in "${versions[@]}"; do
   if [ "$force" = yes ]; then slurm_build_paths "$v"; rm -f "$SLURM_BUILD_PREFIX/.topoaware-ready"; fi
   if slurm_build_ready "$v"; then
-    ta_say "Slurm $v: ready in $SLURM_BUILD_PREFIX ($(sed -n 's/^seconds=//p' "$SLURM_BUILD_PREFIX/.topoaware-ready") s to build)"
+    built=$(sed -n 's/^seconds=//p' "$SLURM_BUILD_PREFIX/.topoaware-ready")
+    ta_say "Slurm $v: ready in $SLURM_BUILD_PREFIX (built in $built s), source tree $SLURM_BUILD_TREE"
     continue
   fi
   rc=0

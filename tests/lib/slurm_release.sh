@@ -43,6 +43,7 @@ slurm_release_version() {
 }
 
 slurm_release_cluster_start() {
-  [ -n "$SLURM_RELEASE_PREFIX" ] || { echo "slurm_release_cluster_start: call slurm_release_prepare first" >&2; return 1; }
+  [ -n "$SLURM_RELEASE_PREFIX" ] ||
+    { echo "slurm_release_cluster_start: call slurm_release_prepare first" >&2; return 1; }
   cluster_start --slurm-prefix "$SLURM_RELEASE_PREFIX" --cgroup-disabled "$@"
 }
