@@ -50,8 +50,10 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
 # python3: a few integration tests read JSON with it. libmunge-dev: configure of upstream Slurm
-# releases (tools/build-slurm.sh) stops without munge.h, even though test clusters use auth/none.
-PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev"
+# releases (tools/build-slurm.sh) stops without munge.h, even though test clusters use auth/none;
+# libhttp-parser-dev: their http_parser plugin, without which every 26.05 daemon logs an error.
+PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev
+  libhttp-parser-dev"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)
 

@@ -386,6 +386,9 @@ cluster_start() {
   local n xml kv
   CLUSTER_SLURMD_PIDS=()
   for n in "${CLUSTER_NODES[@]}"; do
+    # slurmd checks its spool folder (where its socket goes) before it would create it: 26.05 logs an
+    # error otherwise.
+    mkdir -p "$CLUSTER_DIR/spool/$n"
     xml=$hwloc
     for kv in "${hwloc_node[@]}"; do [ "${kv%%=*}" = "$n" ] && xml=${kv#*=}; done
     if [ -n "$xml" ]; then
