@@ -49,10 +49,12 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # runtimes); llvm-14: llvm-symbolizer, so sanitizer reports name functions and lines (clang-14 only
 # recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
-# python3: a few integration tests read JSON with it. libmunge-dev: configure of upstream Slurm
-# releases (tools/build-slurm.sh) stops without munge.h, even though test clusters use auth/none;
-# libhttp-parser-dev: their http_parser plugin, without which every 26.05 daemon logs an error.
-PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev
+# python3: a few integration tests read JSON with it.
+# libmunge-dev: ./configure of the upstream Slurm trees stops without it (tools/slurm-matrix.sh,
+# tools/build-slurm.sh), even though test clusters use auth/none; ccache: the release matrix compiles
+# the core once for all releases; libhttp-parser-dev: the http_parser plugin of the Slurm releases
+# tools/build-slurm.sh builds, without which every 26.05 daemon logs an error.
+PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev ccache
   libhttp-parser-dev"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)

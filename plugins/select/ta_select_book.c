@@ -45,7 +45,7 @@ static bitstr_t *ta_job_nodes(job_record_t *job_ptr, bitstr_t **own)
 		return job_ptr->node_bitmap;
 	if (!job_ptr->nodes || !job_ptr->nodes[0])
 		return NULL;
-	if (node_name2bitmap(job_ptr->nodes, false, own) != 0)
+	if (ta_node_name2bitmap(job_ptr->nodes, false, own) != 0)
 		FREE_NULL_BITMAP(*own); /* a node that is gone: no order rather than a wrong one */
 	return *own;
 }
@@ -235,9 +235,9 @@ void ta_select_job_resized(job_record_t *ended, job_record_t *changed)
 /* Running layout jobs that the book does not know: placed before this slurmctld started (a restart,
  * or SelectType switched to this plugin). Their placement as it was booked, from the job's saved
  * spank_job_env; "unknown" for jobs placed by another select plugin. */
-void ta_select_job_init(List job_list)
+void ta_select_job_init(ta_list_t *job_list)
 {
-	ListIterator it;
+	ta_list_itr_t *it;
 	job_record_t *job_ptr;
 	ta_job_t j;
 

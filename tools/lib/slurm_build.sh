@@ -9,11 +9,14 @@
 #
 # The tarball slurm-<version>.tar.xz is looked for in $TOPOAWARE_SLURM_TARBALLS (folders, colon-separated),
 # then /work/shared/slurm-src, then ../shared/slurm-src beside the checkout; its sha256 must be the one
-# tools/slurm-tarballs.sha256 records. The source tree is configured and built in place and kept: the
+# tools/slurm-releases.txt records. The source tree is configured and built in place and kept: the
 # topoaware plugins are compiled against it, so it must carry the very options the binaries were built
 # with. Only what a localhost cluster runs is built (see _slurm_build_dirs): about a third of Slurm.
-# Concurrent callers build once (flock on $TOPOAWARE_CACHE/slurm-<version>.lock); a prefix counts as
-# ready only once its .topoaware-ready marker names the current build signature (options and parts),
+# The tree is the one tools/slurm-matrix.sh uses (same folder, same lock, same .topoaware-unpacked and
+# .topoaware-configured markers): whichever comes first, the matrix reuses a tree built here, and a tree
+# the matrix configured with default options is unpacked and configured again here.
+# Concurrent callers build once (flock on $TOPOAWARE_CACHE/slurm-src/<version>/.lock); a prefix counts
+# as ready only once its .topoaware-ready marker names the current build signature (options and parts),
 # so changing them here rebuilds. Log: $TOPOAWARE_CACHE/slurm-<version>.build.log.
 
 : "${TOPOAWARE_CACHE:=/var/cache/topoaware}"
@@ -66,9 +69,9 @@ _slurm_build_tarball_dirs() {
   echo "$_SLURM_BUILD_TOP/../shared/slurm-src"
 }
 
-# The sha256 recorded for slurm-VERSION.tar.xz, empty if none.
+# The sha256 tools/slurm-releases.txt records for slurm-VERSION.tar.xz, empty if none.
 slurm_build_recorded_sha256() {
-  awk -v f="slurm-$1.tar.xz" '$2 == f { print $1 }' "$_SLURM_BUILD_TOP/tools/slurm-tarballs.sha256"
+  awk -v v="$1" '$1 == v && $3 ~ /^[0-9a-f]{64}$/ { print $3 }' "$_SLURM_BUILD_TOP/tools/slurm-releases.txt"
 }
 
 # slurm_build_paths VERSION: sets SLURM_BUILD_PREFIX and SLURM_BUILD_TREE.
@@ -90,7 +93,8 @@ slurm_build_ready() {
   [ -f "$SLURM_BUILD_PREFIX/.topoaware-ready" ] && [ -x "$SLURM_BUILD_PREFIX/sbin/slurmctld" ] &&
     [ -x "$SLURM_BUILD_PREFIX/sbin/slurmd" ] && [ -x "$SLURM_BUILD_PREFIX/sbin/slurmstepd" ] &&
     [ -x "$SLURM_BUILD_PREFIX/bin/srun" ] && [ -f "$SLURM_BUILD_TREE/.topoaware-configured" ] &&
-    grep -qx "signature=$(_slurm_build_signature "$v")" "$SLURM_BUILD_PREFIX/.topoaware-ready"
+    grep -qx "signature=$(_slurm_build_signature "$v")" "$SLURM_BUILD_PREFIX/.topoaware-ready" &&
+    cmp -s "$SLURM_BUILD_PREFIX/.topoaware-ready" "$SLURM_BUILD_TREE/.topoaware-built"
 }
 
 # slurm_build_find_tarball VERSION: sets SLURM_BUILD_TARBALL (0), or SLURM_BUILD_WHY (1).
@@ -128,7 +132,8 @@ slurm_build_prepare() {
   for t in gcc make xz; do
     command -v "$t" >/dev/null || { SLURM_BUILD_WHY="building Slurm $v needs $t"; return 2; }
   done
-  exec 9>"$TOPOAWARE_CACHE/slurm-$v.lock"
+  mkdir -p "$(dirname "$SLURM_BUILD_TREE")"
+  exec 9>"$(dirname "$SLURM_BUILD_TREE")/.lock"
   flock 9
   # Another process may have built it while this one waited for the lock.
   if ! slurm_build_ready "$v"; then _slurm_build "$v" || rc=$?; fi
@@ -143,21 +148,21 @@ _slurm_build() {
   slurm_build_paths "$v"
   want=$(slurm_build_recorded_sha256 "$v")
   if [ -z "$want" ]; then
-    SLURM_BUILD_WHY="no sha256 recorded for slurm-$v.tar.xz in tools/slurm-tarballs.sha256"
+    SLURM_BUILD_WHY="no sha256 recorded for slurm-$v.tar.xz in tools/slurm-releases.txt"
     return 1
   fi
   have=$(sha256sum "$SLURM_BUILD_TARBALL" | cut -d' ' -f1)
   if [ "$have" != "$want" ]; then
-    SLURM_BUILD_WHY="$SLURM_BUILD_TARBALL: sha256 $have, tools/slurm-tarballs.sha256 records $want"
+    SLURM_BUILD_WHY="$SLURM_BUILD_TARBALL: sha256 $have, tools/slurm-releases.txt records $want"
     return 1
   fi
   echo "# building Slurm $v into $SLURM_BUILD_PREFIX (once per machine, a few minutes; log $log)"
   start=$SECONDS
   : >"$log"
   _slurm_build_log() { echo "### $(date -u +%FT%TZ) +$((SECONDS - start))s $*" >>"$log"; }
-  # Both are rebuilt from scratch: a half-built tree or prefix (a killed build) must not survive.
-  rm -rf "$SLURM_BUILD_PREFIX" "$(dirname "$SLURM_BUILD_TREE")"
-  mkdir -p "$(dirname "$SLURM_BUILD_TREE")"
+  # Both are rebuilt from scratch: a half-built tree or prefix (a killed build) must not survive. The
+  # tree's folder stays: it holds the lock.
+  rm -rf "$SLURM_BUILD_PREFIX" "$SLURM_BUILD_TREE"
   _slurm_build_log "tar xf $SLURM_BUILD_TARBALL"
   if ! tar -C "$(dirname "$SLURM_BUILD_TREE")" -xf "$SLURM_BUILD_TARBALL" >>"$log" 2>&1 ||
      [ ! -x "$SLURM_BUILD_TREE/configure" ]; then
@@ -171,7 +176,8 @@ _slurm_build() {
     tail -n 20 "$log" >&2
     return 1
   fi
-  # Marks the tree as configured for topoaware (tools/setup.sh writes the same for Debian's tree).
+  # The markers tools/slurm-matrix.sh looks for (tools/setup.sh writes the second for Debian's tree).
+  echo "$want" >"$SLURM_BUILD_TREE/.topoaware-unpacked"
   echo "$v" >"$SLURM_BUILD_TREE/.topoaware-configured"
   local jobs=${TOPOAWARE_JOBS:-2}
   while read -r d; do
@@ -195,6 +201,9 @@ _slurm_build() {
     echo "built=$(date -u +%FT%TZ)"
     echo "seconds=$SLURM_BUILD_SECONDS"
   } >"$SLURM_BUILD_PREFIX/.topoaware-ready"
+  # The same marker in the tree: a tree unpacked or configured again since (tools/slurm-matrix.sh with
+  # its default options) no longer matches the binaries, and the next prepare builds both again.
+  cp "$SLURM_BUILD_PREFIX/.topoaware-ready" "$SLURM_BUILD_TREE/.topoaware-built"
   _slurm_build_log "ready in ${SLURM_BUILD_SECONDS}s"
   echo "# Slurm $v ready in $SLURM_BUILD_PREFIX (${SLURM_BUILD_SECONDS} s)"
 }
