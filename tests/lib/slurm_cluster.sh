@@ -37,7 +37,10 @@
 #   --cgroup-disabled    write cgroup.conf with CgroupPlugin=disabled (Slurm >= 23.x without cgroups)
 #   --slurm-prefix DIR   run the Slurm installed under DIR (DIR/sbin, DIR/bin, plugins in DIR/lib/slurm)
 #                        instead of the system's, e.g. a release built by tools/build-slurm.sh (see
-#                        tests/lib/slurm_release.sh); not with --chroot
+#                        tests/lib/slurm_release.sh); not with --chroot. Default: $TOPOAWARE_SLURM_PREFIX
+#                        (so any cluster test runs on such a release: build topoaware against that
+#                        release's tree and `TOPOAWARE_SLURM_PREFIX=DIR make check TESTS=...`), ignored
+#                        with --chroot. A prefix without cgroup plugins gets CgroupPlugin=disabled.
 #
 # After cluster_start: CLUSTER_DIR (host path), CLUSTER_CONF (slurm.conf as the daemons see it),
 # CLUSTER_NODES (array of names), CLUSTER_CTLD_PORT, CLUSTER_LOGDIR.
@@ -317,6 +320,7 @@ cluster_require_release() {
 cluster_start() {
   local nodes=4 gpus=0 cpus="" mem=16384 prefix=n width=0 names="" extra=() plugdir="" topology=""
   local plugstack="" files=() hwloc="" hwloc_node=() dir="" timeout="" cgroup_disabled=no node_attr=()
+  local slurm_prefix=""
   CLUSTER_ROOT="" CLUSTER_SLURM_PREFIX=""
   while [ $# -gt 0 ]; do
     case $1 in
@@ -339,16 +343,22 @@ cluster_start() {
       --timeout) timeout=$2; shift ;;
       --chroot) CLUSTER_ROOT=$2; shift ;;
       --cgroup-disabled) cgroup_disabled=yes ;;
-      --slurm-prefix) CLUSTER_SLURM_PREFIX=$2; shift ;;
+      --slurm-prefix) slurm_prefix=$2; shift ;;
       *) echo "cluster_start: unknown option '$1'" >&2; return 1 ;;
     esac
     shift
   done
   [ -z "$CLUSTER_STARTED" ] || { echo "cluster_start: a cluster is already running in this shell" >&2; return 1; }
-  [ -z "$CLUSTER_SLURM_PREFIX" ] || [ -z "$CLUSTER_ROOT" ] ||
+  [ -z "$slurm_prefix" ] || [ -z "$CLUSTER_ROOT" ] ||
     { echo "cluster_start: --slurm-prefix and --chroot do not combine" >&2; return 1; }
-  [ -z "$CLUSTER_SLURM_PREFIX" ] || [ -x "$CLUSTER_SLURM_PREFIX/sbin/slurmctld" ] ||
-    { echo "cluster_start: no $CLUSTER_SLURM_PREFIX/sbin/slurmctld" >&2; return 1; }
+  [ -n "$slurm_prefix" ] || [ -n "$CLUSTER_ROOT" ] || slurm_prefix=${TOPOAWARE_SLURM_PREFIX:-}
+  CLUSTER_SLURM_PREFIX=$slurm_prefix
+  if [ -n "$CLUSTER_SLURM_PREFIX" ]; then
+    [ -x "$CLUSTER_SLURM_PREFIX/sbin/slurmctld" ] ||
+      { echo "cluster_start: no $CLUSTER_SLURM_PREFIX/sbin/slurmctld" >&2; return 1; }
+    # Built without cgroup plugins (tools/build-slurm.sh): slurmd of 23.11+ would fail to load one.
+    compgen -G "$CLUSTER_SLURM_PREFIX/lib/slurm/cgroup_*.so" >/dev/null || cgroup_disabled=yes
+  fi
   if [ -n "$plugdir" ] || [ -n "$plugstack" ]; then
     CLUSTER_PREFIX=()
     [ -z "$CLUSTER_ROOT" ] || CLUSTER_PREFIX=(chroot "$CLUSTER_ROOT")
