@@ -71,7 +71,7 @@ _slurm_build_tarball_dirs() {
 
 # The sha256 tools/slurm-releases.txt records for slurm-VERSION.tar.xz, empty if none.
 slurm_build_recorded_sha256() {
-  awk -v v="$1" '$1 == v && $3 ~ /^[0-9a-f]{64}$/ { print $3 }' "$_SLURM_BUILD_TOP/tools/slurm-releases.txt"
+  awk -v v="$1" '$1 == v && length($3) == 64 { print $3 }' "$_SLURM_BUILD_TOP/tools/slurm-releases.txt"
 }
 
 # slurm_build_paths VERSION: sets SLURM_BUILD_PREFIX and SLURM_BUILD_TREE.
