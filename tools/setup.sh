@@ -52,10 +52,8 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # python3: a few integration tests read JSON with it.
 # libmunge-dev: ./configure of the upstream Slurm trees stops without it (tools/slurm-matrix.sh,
 # tools/build-slurm.sh), even though test clusters use auth/none; ccache: the release matrix compiles
-# the core once for all releases; libhttp-parser-dev: the http_parser plugin of the Slurm releases
-# tools/build-slurm.sh builds, without which every 26.05 daemon logs an error.
-PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev ccache
-  libhttp-parser-dev"
+# the core once for all releases.
+PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev ccache"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)
 
