@@ -52,8 +52,9 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # python3: a few integration tests read JSON with it; bench/netsim_report.py (standard library only).
 # opensm: run once (opensm -o) against ibsim, it assigns the LIDs and routes that PMA counter queries
 # need (tests/ibsim_counters.sh); never as a service.
-# libmunge-dev: ./configure of the upstream Slurm trees stops without it (tools/slurm-matrix.sh);
-# ccache: the release matrix compiles the core once for all releases.
+# libmunge-dev: ./configure of the upstream Slurm trees stops without it (tools/slurm-matrix.sh,
+# tools/build-slurm.sh), even though test clusters use auth/none; ccache: the release matrix compiles
+# the core once for all releases.
 PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev ccache"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)

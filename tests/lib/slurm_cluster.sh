@@ -35,6 +35,12 @@
 #   --chroot ROOT        run the daemons and commands inside ROOT (see tests/lib/trixie.sh); the
 #                        cluster folder is then created inside ROOT
 #   --cgroup-disabled    write cgroup.conf with CgroupPlugin=disabled (Slurm >= 23.x without cgroups)
+#   --slurm-prefix DIR   run the Slurm installed under DIR (DIR/sbin, DIR/bin, plugins in DIR/lib/slurm)
+#                        instead of the system's, e.g. a release built by tools/build-slurm.sh (see
+#                        tests/lib/slurm_release.sh); not with --chroot. Default: $TOPOAWARE_SLURM_PREFIX
+#                        (so any cluster test runs on such a release: build topoaware against that
+#                        release's tree and `TOPOAWARE_SLURM_PREFIX=DIR make check TESTS=...`), ignored
+#                        with --chroot. A prefix without cgroup plugins gets CgroupPlugin=disabled.
 #
 # After cluster_start: CLUSTER_DIR (host path), CLUSTER_CONF (slurm.conf as the daemons see it),
 # CLUSTER_NODES (array of names), CLUSTER_CTLD_PORT, CLUSTER_LOGDIR.
@@ -45,12 +51,18 @@
 
 CLUSTER_DIR="" CLUSTER_VDIR="" CLUSTER_CONF="" CLUSTER_ROOT="" CLUSTER_LOGDIR=""
 CLUSTER_CTLD_PID="" CLUSTER_SLURMD_PIDS=() CLUSTER_NODES=() CLUSTER_CTLD_PORT="" CLUSTER_SLOTS=()
-CLUSTER_OWN_DIR="" CLUSTER_STARTED="" CLUSTER_PREFIX=()
+CLUSTER_OWN_DIR="" CLUSTER_STARTED="" CLUSTER_PREFIX=() CLUSTER_SLURM_PREFIX=""
 declare -gA _CLUSTER_NODE_ATTR=()
 
 # Slurm's own plugin folder (Debian: slurm-wlm-basic-plugins).
 _cluster_system_plugindir() {
   local d
+  if [ -n "$CLUSTER_SLURM_PREFIX" ]; then
+    for d in "$CLUSTER_SLURM_PREFIX/lib/slurm" "$CLUSTER_SLURM_PREFIX/lib64/slurm"; do
+      if [ -f "$d/select_cons_tres.so" ]; then echo "$d"; return 0; fi
+    done
+    return 1
+  fi
   for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
     if [ -f "${CLUSTER_ROOT}$d/select_cons_tres.so" ]; then echo "$d"; return 0; fi
   done
@@ -117,11 +129,15 @@ _cluster_release_ports() {
 }
 
 # The command prefix that runs a program as this cluster's daemons and commands see the world: on the
-# host, or inside the chroot, always with SLURM_CONF naming this cluster's slurm.conf.
+# host, or inside the chroot, always with SLURM_CONF naming this cluster's slurm.conf. With
+# --slurm-prefix, that Slurm's programs come first in PATH (slurmd finds slurmstepd by its built-in path;
+# the programs find libslurmfull by their rpath).
 _cluster_prefix() {
   CLUSTER_PREFIX=()
   [ -z "$CLUSTER_ROOT" ] || CLUSTER_PREFIX=(chroot "$CLUSTER_ROOT")
   CLUSTER_PREFIX+=(/usr/bin/env "SLURM_CONF=$CLUSTER_CONF")
+  [ -z "$CLUSTER_SLURM_PREFIX" ] ||
+    CLUSTER_PREFIX+=("PATH=$CLUSTER_SLURM_PREFIX/sbin:$CLUSTER_SLURM_PREFIX/bin:$PATH")
 }
 
 # cluster_run CMD...: a Slurm command against this cluster, bounded in time so that a hung srun
@@ -304,7 +320,8 @@ cluster_require_release() {
 cluster_start() {
   local nodes=4 gpus=0 cpus="" mem=16384 prefix=n width=0 names="" extra=() plugdir="" topology=""
   local plugstack="" files=() hwloc="" hwloc_node=() dir="" timeout="" cgroup_disabled=no node_attr=()
-  CLUSTER_ROOT=""
+  local slurm_prefix=""
+  CLUSTER_ROOT="" CLUSTER_SLURM_PREFIX=""
   while [ $# -gt 0 ]; do
     case $1 in
       --nodes) nodes=$2; shift ;;
@@ -326,14 +343,27 @@ cluster_start() {
       --timeout) timeout=$2; shift ;;
       --chroot) CLUSTER_ROOT=$2; shift ;;
       --cgroup-disabled) cgroup_disabled=yes ;;
+      --slurm-prefix) slurm_prefix=$2; shift ;;
       *) echo "cluster_start: unknown option '$1'" >&2; return 1 ;;
     esac
     shift
   done
   [ -z "$CLUSTER_STARTED" ] || { echo "cluster_start: a cluster is already running in this shell" >&2; return 1; }
+  [ -z "$slurm_prefix" ] || [ -z "$CLUSTER_ROOT" ] ||
+    { echo "cluster_start: --slurm-prefix and --chroot do not combine" >&2; return 1; }
+  [ -n "$slurm_prefix" ] || [ -n "$CLUSTER_ROOT" ] || slurm_prefix=${TOPOAWARE_SLURM_PREFIX:-}
+  CLUSTER_SLURM_PREFIX=$slurm_prefix
+  if [ -n "$CLUSTER_SLURM_PREFIX" ]; then
+    [ -x "$CLUSTER_SLURM_PREFIX/sbin/slurmctld" ] ||
+      { echo "cluster_start: no $CLUSTER_SLURM_PREFIX/sbin/slurmctld" >&2; return 1; }
+    # Built without cgroup plugins (tools/build-slurm.sh): slurmd of 23.11+ would fail to load one.
+    compgen -G "$CLUSTER_SLURM_PREFIX/lib/slurm/cgroup_*.so" >/dev/null || cgroup_disabled=yes
+  fi
   if [ -n "$plugdir" ] || [ -n "$plugstack" ]; then
     CLUSTER_PREFIX=()
     [ -z "$CLUSTER_ROOT" ] || CLUSTER_PREFIX=(chroot "$CLUSTER_ROOT")
+    [ -z "$CLUSTER_SLURM_PREFIX" ] ||
+      CLUSTER_PREFIX=(/usr/bin/env "PATH=$CLUSTER_SLURM_PREFIX/sbin:$CLUSTER_SLURM_PREFIX/bin:$PATH")
     cluster_require_release
   fi
   [ -z "$topology" ] || [ -r "$topology" ] ||
@@ -386,6 +416,9 @@ cluster_start() {
   local n xml kv
   CLUSTER_SLURMD_PIDS=()
   for n in "${CLUSTER_NODES[@]}"; do
+    # slurmd checks its spool folder (where its socket goes) before it would create it: 26.05 logs an
+    # error otherwise.
+    mkdir -p "$CLUSTER_DIR/spool/$n"
     xml=$hwloc
     for kv in "${hwloc_node[@]}"; do [ "${kv%%=*}" = "$n" ] && xml=${kv#*=}; done
     if [ -n "$xml" ]; then
