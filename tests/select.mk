@@ -12,5 +12,6 @@ if HAVE_SLURM
 check_PROGRAMS += tests/libslurm_client
 tests_libslurm_client_SOURCES = tests/libslurm_client.c
 tests_libslurm_client_CPPFLAGS = $(SLURM_CPPFLAGS)
+tests_libslurm_client_LDFLAGS = $(SLURM_LDFLAGS)
 tests_libslurm_client_LDADD = -lslurm
 endif

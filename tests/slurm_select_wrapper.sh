@@ -53,11 +53,19 @@ run_one() {
     [ "$(cluster_run srun --reservation=rn -N1 sh -c 'echo $SLURMD_NODENAME')" = n01 ] ||
       ta_fail "$name: job in the reservation did not run on n01"
     cluster_run scontrol delete ReservationName=rn
-    if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root \
-               CoreCnt=2 Nodes=n02 2>&1); then
-      ta_fail "$name: a CoreCnt reservation was accepted; update the KNOWN LIMITS of select_cons_tres_topoaware(8)"
+    if [ "$id" = 109 ]; then
+      # With cons_tres's id (25.05+) Slurm's own CoreCnt check accepts the plugin.
+      out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root \
+        CoreCnt=2 Nodes=n02 2>&1) || ta_fail "$name (id 109): a CoreCnt reservation was refused: $out"
+      cluster_run scontrol delete ReservationName=rc
+      ta_pass "$name: node reservations and CoreCnt= reservations work (plugin id 109)"
+    else
+      if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root \
+                 CoreCnt=2 Nodes=n02 2>&1); then
+        ta_fail "$name: a CoreCnt reservation was accepted; update the KNOWN LIMITS of select_cons_tres_topoaware(8)"
+      fi
+      ta_pass "$name: node reservations work; CoreCnt= reservations are refused as documented ($out)"
     fi
-    ta_pass "$name: node reservations work; CoreCnt= reservations are refused as documented ($out)"
     if [ "$name" = cons_tres_topoaware ]; then
       grep -q 'select/cons_tres_topoaware: no topology: .*topology.json' "$CLUSTER_LOGDIR/slurmctld.log" ||
         ta_fail "no topology file, but the log does not say so"
@@ -68,5 +76,9 @@ run_one() {
     cluster_stop
   ) || exit $?
 }
-run_one cons_tres_passthrough 10902
-run_one cons_tres_topoaware 10901
+# The ids of select_cons_tres_topoaware(8), SLURM RELEASES: from 25.05 slurmctld loads only
+# SelectType and takes it for cons_tres only with cons_tres's own id 109.
+case ${TOPOAWARE_SLURM_RELEASE:-22.05} in
+  2[5-9].*|[3-9]?.*) run_one cons_tres_passthrough 109; run_one cons_tres_topoaware 109 ;;
+  *) run_one cons_tres_passthrough 10902; run_one cons_tres_topoaware 10901 ;;
+esac

@@ -207,7 +207,11 @@ mkdir -p "$out" && chmod 1777 "$out"
   printf 'srun -n 8 bash -c %q >%s/block\n' "$script" "$out"
   echo 'echo "after the steps: $(wc -l <"$TOPOAWARE_HOSTFILE") lines"'
 } >"$out/job.sh"
-id=$(cluster_run sbatch --parsable --uid="$user" --gid="$group" -N2 --ntasks-per-node=4 --gpus-per-node=4 \
+# sbatch itself runs as that user (setpriv; with auth/none the job is theirs): Slurm 26.05's sbatch
+# no longer takes --uid.
+as_user=()
+[ "$user" = root ] || as_user=(setpriv --reuid="$uid" --regid="$gid" --clear-groups)
+id=$(cluster_run "${as_user[@]}" sbatch --parsable -N2 --ntasks-per-node=4 --gpus-per-node=4 \
   --tp=2 --pp=2 --dp=2 -o "$out/job.out" -e "$out/job.err" "$out/job.sh")
 cluster_wait_job "$id" 120 >/dev/null
 [ "$(cluster_job_state "$id")" = COMPLETED ] ||

@@ -7,12 +7,17 @@
 #                                 clang and run 60 s; fails on any crash or broken invariant)
 #   4. make distcheck            (the release tarball builds and its tests pass; tests that need root
 #                                 or daemons skip there)
-#   5. tools/fresh-root.sh       (the fresh-machine check: setup, build and make check inside a new
+#   5. Slurm releases            (make check-releases: the plugins built and symbol-checked against
+#                                 every release of tools/slurm-releases.txt, 22.05.8 .. 26.05.3; then
+#                                 tools/release-tests.sh 26.05.3: the cluster tests on Slurm 26.05.3's
+#                                 own daemons, built once from its tarball; 24.11.5 runs inside make
+#                                 check, in a Debian trixie root, from the installed .deb)
+#   6. tools/fresh-root.sh       (the fresh-machine check: setup, build and make check inside a new
 #                                 debootstrap Debian 12 root with only the packages setup.sh names;
 #                                 as root only, else reported as skipped)
 # then prints a summary (every skipped test with its reason) and exits non-zero if any step failed.
 #
-#   bash tools/run-tests.sh [--no-distcheck] [--no-fresh-root] [--no-fuzz] [--build-dir DIR]
+#   bash tools/run-tests.sh [--no-distcheck] [--no-fresh-root] [--no-fuzz] [--no-releases] [--build-dir DIR]
 #
 # Environment: as tools/setup.sh (TOPOAWARE_CACHE, TOPOAWARE_BUILD, TOPOAWARE_JOBS);
 # TOPOAWARE_FUZZ_SECONDS (seconds per fuzz target, default 60); TESTS='a b' or
@@ -28,15 +33,16 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOPOAWARE_LOGDIR="$TOPOAWARE_BUILD/logs"
 export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
 
-distcheck=yes fresh_root=yes fuzz=yes
+distcheck=yes fresh_root=yes fuzz=yes releases=yes
 while [ $# -gt 0 ]; do
   case $1 in
     --no-distcheck) distcheck=no ;;
     --no-fresh-root) fresh_root=no ;;
     --no-fuzz) fuzz=no ;;
+    --no-releases) releases=no ;;
     --build-dir) TOPOAWARE_BUILD=$2; shift ;;
     --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift
@@ -136,7 +142,36 @@ if [ "$distcheck" = yes ]; then
     "$TOPOAWARE_LOGDIR/distcheck.log" | sed 's/^/distcheck: /' || true
 fi
 
-# 5. the fresh-machine check (tools/fresh-root.sh prints its own progress and summary).
+# 5. other Slurm releases: the compile matrix, then the cluster tests on 26.05.3's daemons.
+if [ "$releases" = yes ]; then
+  t0=$SECONDS
+  ta_say "Slurm releases: make check-releases (log $TOPOAWARE_LOGDIR/check-releases.log)"
+  mkdir -p "$TOPOAWARE_LOGDIR"
+  if make -C "$TOPOAWARE_BUILD" check-releases >"$TOPOAWARE_LOGDIR/check-releases.log" 2>&1; then
+    record "releases" ok $((SECONDS - t0))
+  else
+    record "releases" FAILED $((SECONDS - t0))
+    tail -n 40 "$TOPOAWARE_LOGDIR/check-releases.log" | sed 's/^/    /' >&2
+  fi
+  grep -E '^(PASS|FAIL|SKIP)' "$TOPOAWARE_LOGDIR/check-releases.log" | sed 's/^/releases: /' || true
+  t0=$SECONDS
+  ta_say "Slurm 26.05.3: tools/release-tests.sh 26.05.3 (log $TOPOAWARE_LOGDIR/slurm-26.05.3.log)"
+  bash "$TOPDIR/tools/release-tests.sh" --build-dir "$TOPOAWARE_BUILD-26.05.3" 26.05.3 \
+    >"$TOPOAWARE_LOGDIR/slurm-26.05.3.log" 2>&1
+  rc=$?
+  grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL)[: ]' "$TOPOAWARE_LOGDIR/slurm-26.05.3.log" | sed 's/^/slurm 26.05.3: /' || true
+  if [ $rc -eq 0 ]; then
+    record "slurm 26.05" ok $((SECONDS - t0))
+  elif [ $rc -eq 77 ]; then
+    RESULTS+=("$(printf '%-12s %-8s %5ss' "slurm 26.05" SKIPPED $((SECONDS - t0))) ($(grep -m1 '^SKIP' \
+      "$TOPOAWARE_LOGDIR/slurm-26.05.3.log"))")
+  else
+    record "slurm 26.05" FAILED $((SECONDS - t0))
+    tail -n 60 "$TOPOAWARE_LOGDIR/slurm-26.05.3.log" | sed 's/^/    /' >&2
+  fi
+fi
+
+# 6. the fresh-machine check (tools/fresh-root.sh prints its own progress and summary).
 if [ "$fresh_root" = yes ]; then
   if [ "$(id -u)" -ne 0 ]; then
     RESULTS+=("$(printf '%-12s %-8s %5ss' "fresh root" SKIPPED 0) (needs root: debootstrap and chroot)")
