@@ -87,6 +87,11 @@ void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_
   k.layout_calls = c->layout_calls;
   k.layout_total_us = c->layout_total_us;
   k.layout_max_us = c->layout_max_us;
+  if (c->buckets && c->buckets <= kMaxCallBuckets && c->le_us && c->counts && c->layout_counts) {
+    k.buckets = c->buckets;
+    for (uint32_t i = 0; i < c->buckets; ++i) k.le_us[i] = c->le_us[i];
+    for (uint32_t i = 0; i <= c->buckets; ++i) k.counts[i] = c->counts[i], k.layout_counts[i] = c->layout_counts[i];
+  }
   st->book.set_counters(k);  // plain copies: does not throw
 }
 

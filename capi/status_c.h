@@ -28,6 +28,10 @@ typedef struct topoaware_status_job {
 typedef struct topoaware_call_counters {
   uint64_t calls, total_us, max_us;
   uint64_t layout_calls, layout_total_us, layout_max_us;
+  /* A histogram of the call times (0 buckets: none): counts[i] (layout_counts[i]: layout jobs') calls
+   * took at most le_us[i] microseconds and more than le_us[i - 1]; counts[buckets] took longer. */
+  uint32_t buckets;
+  const uint64_t *le_us, *counts, *layout_counts;
 } topoaware_call_counters_t;
 
 topoaware_status_t *topoaware_status_create(const char *plugin);

@@ -94,6 +94,14 @@ std::string status_to_json(const Status &s) {
                    {"layout_calls", c.layout_calls},
                    {"layout_total_us", c.layout_total_us},
                    {"layout_max_us", c.layout_max_us}};
+  if (c.buckets) {  // written only when the plugin counts them (older plugins: no histogram)
+    json le = json::array(), counts = json::array(), layout = json::array();
+    for (uint32_t i = 0; i < c.buckets; ++i) le.push_back(c.le_us[i]);
+    for (uint32_t i = 0; i <= c.buckets; ++i) counts.push_back(c.counts[i]), layout.push_back(c.layout_counts[i]);
+    o["job_test"]["le_us"] = le;
+    o["job_test"]["counts"] = counts;
+    o["job_test"]["layout_counts"] = layout;
+  }
   std::vector<const StatusJob *> jobs;
   jobs.reserve(s.jobs.size());
   for (const StatusJob &j : s.jobs) jobs.push_back(&j);
@@ -127,6 +135,25 @@ Status status_from_json(std::string_view text, std::string_view source) {
   s.counters.layout_calls = u64(c, "layout_calls", source, "job_test");
   s.counters.layout_total_us = u64(c, "layout_total_us", source, "job_test");
   s.counters.layout_max_us = u64(c, "layout_max_us", source, "job_test");
+  if (c.contains("le_us")) {  // the histogram: optional, but whole and consistent when there
+    const json &le = field(c, "le_us", json::value_t::array, source, "job_test");
+    const json &counts = field(c, "counts", json::value_t::array, source, "job_test");
+    const json &layout = field(c, "layout_counts", json::value_t::array, source, "job_test");
+    if (le.empty() || le.size() > kMaxCallBuckets || counts.size() != le.size() + 1 || layout.size() != counts.size())
+      bad(source, "job_test: le_us, counts and layout_counts do not fit together");
+    s.counters.buckets = uint32_t(le.size());
+    for (size_t i = 0; i < le.size(); ++i) {
+      if (!le[i].is_number_unsigned()) bad(source, "job_test: le_us holds something else than a count");
+      s.counters.le_us[i] = le[i].get<uint64_t>();
+      if (i && s.counters.le_us[i] <= s.counters.le_us[i - 1]) bad(source, "job_test: le_us is not increasing");
+    }
+    for (size_t i = 0; i < counts.size(); ++i) {
+      if (!counts[i].is_number_unsigned() || !layout[i].is_number_unsigned())
+        bad(source, "job_test: counts hold something else than counts");
+      s.counters.counts[i] = counts[i].get<uint64_t>();
+      s.counters.layout_counts[i] = layout[i].get<uint64_t>();
+    }
+  }
   const json &arr = field(o, "jobs", json::value_t::array, source, top);
   if (arr.size() > kMaxStatusJobs) bad(source, "more than " + std::to_string(kMaxStatusJobs) + " jobs");
   for (size_t i = 0; i < arr.size(); ++i) {

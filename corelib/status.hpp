@@ -50,9 +50,15 @@ struct StatusJob {
 
 // Time spent in select_p_job_test, by the plugin's own clock (both the placing build and the
 // pass-through baseline count the same way).
+inline constexpr uint32_t kMaxCallBuckets = 32;
 struct CallCounters {
   uint64_t calls = 0, total_us = 0, max_us = 0;
   uint64_t layout_calls = 0, layout_total_us = 0, layout_max_us = 0;  // calls for layout jobs
+  // A histogram of call times, bounds given by the counting side (0 buckets: none): counts[i] calls
+  // took at most le_us[i] and more than le_us[i - 1]; counts[buckets] took longer than all bounds.
+  uint32_t buckets = 0;
+  uint64_t le_us[kMaxCallBuckets] = {};
+  uint64_t counts[kMaxCallBuckets + 1] = {}, layout_counts[kMaxCallBuckets + 1] = {};
   void add(uint64_t us, bool layout_job);
 };
 

@@ -174,6 +174,25 @@ std::string metrics_text(const ShowModel &m, int64_t now) {
     w.family("topoaware_job_test_seconds_total", "counter", "Time spent in select_p_job_test since slurmctld started.");
     w.sample("topoaware_job_test_seconds_total", "jobs=\"all\"", double(c.total_us) / 1e6);
     w.sample("topoaware_job_test_seconds_total", "jobs=\"layout\"", double(c.layout_total_us) / 1e6);
+    if (c.buckets) {
+      w.family("topoaware_job_test_duration_seconds", "histogram",
+               "select_p_job_test call times since slurmctld started (jobs=\"all\"; jobs=\"layout\").");
+      for (const char *jobs : {"all", "layout"}) {
+        const bool all = jobs[0] == 'a';
+        uint64_t cum = 0;
+        for (uint32_t i = 0; i < c.buckets; ++i) {
+          cum += all ? c.counts[i] : c.layout_counts[i];
+          w.sample("topoaware_job_test_duration_seconds_bucket",
+                   fmt::format("jobs=\"{}\",le=\"{}\"", jobs, double(c.le_us[i]) / 1e6), double(cum));
+        }
+        cum += all ? c.counts[c.buckets] : c.layout_counts[c.buckets];
+        w.sample("topoaware_job_test_duration_seconds_bucket", fmt::format("jobs=\"{}\",le=\"+Inf\"", jobs),
+                 double(cum));
+        w.sample("topoaware_job_test_duration_seconds_sum", fmt::format("jobs=\"{}\"", jobs),
+                 double(all ? c.total_us : c.layout_total_us) / 1e6);
+        w.sample("topoaware_job_test_duration_seconds_count", fmt::format("jobs=\"{}\"", jobs), double(cum));
+      }
+    }
     w.family("topoaware_job_test_max_seconds", "gauge", "The longest select_p_job_test call since slurmctld started.");
     w.sample("topoaware_job_test_max_seconds", "jobs=\"all\"", double(c.max_us) / 1e6);
     w.sample("topoaware_job_test_max_seconds", "jobs=\"layout\"", double(c.layout_max_us) / 1e6);

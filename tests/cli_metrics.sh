@@ -22,7 +22,8 @@ cat >"$tmp/status.json" <<JSON
 {"schema": "topoaware-status/1", "plugin": "select/cons_tres_topoaware", "written_at": $((now - 3)),
  "topology": {"file": "$tmp/topology.json", "hash": "$hash", "error": ""},
  "job_test": {"calls": 40, "total_us": 4000000, "max_us": 250000, "layout_calls": 20, "layout_total_us": 3000000,
-              "layout_max_us": 250000},
+              "layout_max_us": 250000, "le_us": [100, 1000, 100000], "counts": [10, 20, 9, 1],
+              "layout_counts": [0, 10, 9, 1]},
  "jobs": [
   {"job_id": 12, "phase": "placed", "layout": "tp=8,cp=1,ep=1,dp=2,pp=2,rank-order=tp-cp-ep-dp-pp", "mode": "prefer",
    "gpus_per_node": 8, "placement": "ideal", "nodes": "n[0001-0004]", "node_order": "n0001,n0002,n0003,n0004",
@@ -85,6 +86,12 @@ assert types["topoaware_job_test_calls_total"] == "counter"
 assert v("topoaware_job_test_calls_total", 'jobs="all"') == 40
 assert v("topoaware_job_test_seconds_total", 'jobs="layout"') == 3
 assert v("topoaware_job_test_max_seconds", 'jobs="all"') == 0.25
+h = lambda jobs, le: v("topoaware_job_test_duration_seconds_bucket", 'jobs="%s",le="%s"' % (jobs, le))
+assert types["topoaware_job_test_duration_seconds"] == "histogram"
+assert (h("all", "0.0001"), h("all", "0.001"), h("all", "0.1"), h("all", "+Inf")) == (10, 30, 39, 40)
+assert (h("layout", "0.0001"), h("layout", "+Inf")) == (0, 20)
+assert v("topoaware_job_test_duration_seconds_count", 'jobs="all"') == 40
+assert v("topoaware_job_test_duration_seconds_sum", 'jobs="layout"') == 3
 PY
 echo "ok: metrics of a status file: exposition format, jobs by placement, cost histogram, waits, counters"
 

@@ -230,3 +230,20 @@ rc=0; show --job 99999 >/dev/null 2>"$SEL_WORK/show.err" || rc=$?
 msg="a missing status file still shows the jobs and says what"
 msg+=" to do; another topology exits 5; an unknown job exits 2"
 ta_pass "$msg"
+
+# 6. topoaware metrics on the same cluster, as an admin's cron would run it (no paths given): the
+# plugin's status file read through topoaware.conf, running layout jobs counted, and the call-time
+# histogram the plugin keeps: as many calls in it as select_p_job_test calls counted.
+cluster_run "$b/topoaware" metrics -o "$SEL_WORK/ta.prom" 2>"$SEL_WORK/metrics.err" ||
+  ta_fail "topoaware metrics failed: $(cat "$SEL_WORK/metrics.err")"
+m() { sed -n "s/^$1 //p" "$SEL_WORK/ta.prom"; }
+[ "$(m topoaware_status_up)" = 1 ] || ta_fail "metrics: status not read: $(cat "$SEL_WORK/metrics.err")"
+calls=$(m 'topoaware_job_test_calls_total{jobs="all"}')
+count=$(m 'topoaware_job_test_duration_seconds_count{jobs="all"}')
+[ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$count" = "$calls" ] ||
+  ta_fail "metrics: job_test calls $calls, histogram count $count: $(grep job_test "$SEL_WORK/ta.prom")"
+running=$(m 'topoaware_layout_jobs_running{placement="ideal"}')
+[ -n "$running" ] && [ "$running" -ge 1 ] ||
+  ta_fail "metrics: no running ideal layout job: $(grep layout "$SEL_WORK/ta.prom")"
+ta_pass "topoaware metrics: the plugin's status through topoaware.conf, $calls job_test calls in the histogram," \
+  "$running ideal layout job(s) running"

@@ -316,6 +316,36 @@ void test_set_counters(void **) {
   Status s = status_from_json(b.render(5), "x");
   assert_int_equal(s.counters.calls, 10);
   assert_int_equal(s.counters.layout_total_us, 50);
+  assert_int_equal(s.counters.buckets, 0);  // no histogram given: none written, none read
+  // With the call-time histogram: written and read back whole.
+  c.buckets = 3;
+  c.le_us[0] = 10, c.le_us[1] = 100, c.le_us[2] = 1000;
+  const uint64_t counts[] = {4, 3, 2, 1}, layout[] = {0, 1, 1, 0};
+  for (int i = 0; i < 4; ++i) c.counts[i] = counts[i], c.layout_counts[i] = layout[i];
+  b.set_counters(c);
+  b.waiting(job(5), 6);  // something to write
+  const std::string text = b.render(7);
+  s = status_from_json(text, "x");
+  assert_int_equal(s.counters.buckets, 3);
+  assert_int_equal(s.counters.le_us[2], 1000);
+  assert_int_equal(s.counters.counts[3], 1);
+  assert_int_equal(s.counters.layout_counts[1], 1);
+  // A histogram that does not fit together is refused, naming what is wrong.
+  auto refused = [&](const std::string &from, const std::string &to) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    assert_true(at != std::string::npos);
+    t.replace(at, from.size(), to);
+    bool threw = false;
+    try {
+      status_from_json(t, "x");
+    } catch (const StatusError &e) {
+      threw = std::string(e.what()).find("job_test") != std::string::npos;
+    }
+    assert_true(threw);
+  };
+  refused("\"counts\": [", "\"counts\": [9, ");          // one count too many
+  refused("\"le_us\": [\n   10", "\"le_us\": [\n   100");  // bounds not increasing
 }
 
 // The split write the plugin's thread uses: render under the lock, write outside, retry on failure;

@@ -13,10 +13,15 @@
 #define TA_SELECT_PLUGIN_ID_PASSTHROUGH 10902
 #define TA_SELECT_PLUGIN_ID_CONS_TRES 109
 
-/* select_p_job_test counters of the wrapper, in microseconds (both builds). */
+/* select_p_job_test counters of the wrapper, in microseconds (both builds), with a histogram of the
+ * call times: counts[i] calls took at most le_us[i] (and more than le_us[i - 1]); counts[TA_BUCKETS]
+ * took longer than the last bound. */
+#define TA_BUCKETS 12
 typedef struct {
 	uint64_t calls, total_us, max_us;
 	uint64_t layout_calls, layout_total_us, layout_max_us;
+	const uint64_t *le_us; /* TA_BUCKETS bounds */
+	uint64_t counts[TA_BUCKETS + 1], layout_counts[TA_BUCKETS + 1];
 } ta_counters_t;
 void ta_job_test_counters(ta_counters_t *c);
 /* CLOCK_MONOTONIC in nanoseconds; one select_p_job_test call of dt ns into the counters (layout: a

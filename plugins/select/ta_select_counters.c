@@ -37,8 +37,21 @@ static void ta_atomic_max(uint64_t *where, uint64_t v)
 		;
 }
 
+/* Bounds of the call-time histogram (topoaware metrics: topoaware_job_test_duration_seconds):
+ * from well under the engine's typical decision to the 200 ms MaxTimePerCall and beyond. */
+static const uint64_t ta_le_us[TA_BUCKETS] = {50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 200000, 1000000};
+static uint64_t ta_counts[TA_BUCKETS + 1], ta_lcounts[TA_BUCKETS + 1];
+
 void ta_count(uint64_t dt, int layout)
 {
+	uint64_t us = dt / 1000u;
+	int b = 0;
+
+	while (b < TA_BUCKETS && us > ta_le_us[b])
+		b++;
+	__atomic_add_fetch(&ta_counts[b], 1, __ATOMIC_RELAXED);
+	if (layout)
+		__atomic_add_fetch(&ta_lcounts[b], 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&ta_calls, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&ta_ns, dt, __ATOMIC_RELAXED);
 	ta_atomic_max(&ta_max_ns, dt);
@@ -57,6 +70,11 @@ void ta_job_test_counters(ta_counters_t *c)
 	c->layout_calls = __atomic_load_n(&ta_lcalls, __ATOMIC_RELAXED);
 	c->layout_total_us = __atomic_load_n(&ta_lns, __ATOMIC_RELAXED) / 1000u;
 	c->layout_max_us = __atomic_load_n(&ta_lmax_ns, __ATOMIC_RELAXED) / 1000u;
+	c->le_us = ta_le_us;
+	for (int b = 0; b <= TA_BUCKETS; b++) {
+		c->counts[b] = __atomic_load_n(&ta_counts[b], __ATOMIC_RELAXED);
+		c->layout_counts[b] = __atomic_load_n(&ta_lcounts[b], __ATOMIC_RELAXED);
+	}
 }
 
 /* The counters line (select_cons_tres_topoaware(8), parsed by the benchmark: keep it stable). */

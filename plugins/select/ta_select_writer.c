@@ -56,6 +56,10 @@ static void ta_status_flush_locked(int force)
 	cc.layout_calls = c.layout_calls;
 	cc.layout_total_us = c.layout_total_us;
 	cc.layout_max_us = c.layout_max_us;
+	cc.buckets = TA_BUCKETS;
+	cc.le_us = c.le_us;
+	cc.counts = c.counts;
+	cc.layout_counts = c.layout_counts;
 	topoaware_status_set_counters(ta_status, &cc);
 	r = topoaware_status_render(ta_status, (int64_t)time(NULL), (int64_t)topoaware_conf_status_interval(ta_conf),
 				    force, &text, &len, err, sizeof(err));
