@@ -10,7 +10,8 @@ deb_check_packages() {
   local dir=$1 plugindir=$2 version=$3 next dep files f
   DEB_CMD=$(ls "$dir"/topoaware_*.deb 2>/dev/null | head -n1)
   DEB_PLUGINS=$(ls "$dir"/slurm-topoaware-plugins_*.deb 2>/dev/null | head -n1)
-  [ -n "$DEB_CMD" ] && [ -n "$DEB_PLUGINS" ] || ta_fail "no topoaware or slurm-topoaware-plugins .deb in $dir: $(ls "$dir")"
+  [ -n "$DEB_CMD" ] && [ -n "$DEB_PLUGINS" ] ||
+    ta_fail "no topoaware or slurm-topoaware-plugins .deb in $dir: $(ls "$dir")"
   next=$(echo "$version" | awk -F. '{ printf "%s.%s.%d~", $1, $2, $3 + 1 }')
   dep=$(dpkg-deb -f "$DEB_PLUGINS" Depends)
   ta_note "slurm-topoaware-plugins Depends: $dep"
@@ -18,14 +19,19 @@ deb_check_packages() {
     *", slurm-wlm-basic-plugins (>= $version), slurm-wlm-basic-plugins (<< $next),"*) ;;
     *) ta_fail "slurm-topoaware-plugins does not depend on Slurm $version exactly (>= $version, << $next): $dep" ;;
   esac
-  case ", $dep," in *", libhwloc-plugins,"*) ;; *) ta_fail "slurm-topoaware-plugins lacks libhwloc-plugins: $dep" ;; esac
+  case ", $dep," in
+    *", libhwloc-plugins,"*) ;;
+    *) ta_fail "slurm-topoaware-plugins lacks libhwloc-plugins: $dep" ;;
+  esac
   # ${shlibs:Depends} was filled: the plugins link libstdc++ and hwloc.
   echo "$dep" | grep -q 'libstdc++6' || ta_fail "slurm-topoaware-plugins: no shared library dependencies: $dep"
   files=$(dpkg-deb -c "$DEB_PLUGINS" | awk '{ print $NF }' | sed 's|^\./|/|' | grep -v '/$')
   for f in spank_topoaware.so job_submit_topoaware.so select_cons_tres_topoaware.so; do
     echo "$files" | grep -qx "$plugindir/$f" || ta_fail "slurm-topoaware-plugins has no $plugindir/$f: $files"
   done
-  if echo "$files" | grep -E '\.la$|passthrough'; then ta_fail "slurm-topoaware-plugins holds files it should not (above)"; fi
+  if echo "$files" | grep -E '\.la$|passthrough'; then
+    ta_fail "slurm-topoaware-plugins holds files it should not (above)"
+  fi
   [ "$(echo "$files" | grep -c "^$plugindir/")" = 3 ] ||
     ta_fail "slurm-topoaware-plugins: expected 3 files in $plugindir: $(echo "$files" | grep "^$plugindir/")"
   for f in /usr/share/man/man8/spank_topoaware.8.gz /usr/share/man/man8/select_cons_tres_topoaware.8.gz; do
@@ -100,7 +106,8 @@ deb_task_env() {
   # tp is the fastest coordinate and fills a node: TP rank = local id, DP rank = node rank (0 or 1,
   # 8 tasks each), world size 16.
   echo "$out" | awk '$2 != $1 || $3 != $4 || ($3 != 0 && $3 != 1) || $5 != 16 { bad = 1; print "bad task: " $0 }
-                     { n[$3]++ } END { if (n[0] != 8 || n[1] != 8) { bad = 1; print "DP ranks not 8 + 8" }; exit bad }' >&2 ||
+                     { n[$3]++ }
+                     END { if (n[0] != 8 || n[1] != 8) { bad = 1; print "DP ranks not 8 + 8" }; exit bad }' >&2 ||
     ta_fail "wrong TOPOAWARE_* coordinates in tasks (above): $out"
   ta_pass "SPANK task environment: 16 tasks with TOPOAWARE_TP_RANK, TOPOAWARE_DP_RANK and WORLD_SIZE"
 }

@@ -197,7 +197,8 @@ _trixie_build_deps_install() {
   # Unmounted only if mounted here: a cluster test holding it keeps it (_trixie_proc_get).
   if [ "$mounted" = yes ] && [ -z "$(_trixie_proc_users)" ]; then umount "$TRIXIE_ROOT/proc"; fi
   if [ "$ok" != yes ]; then
-    if grep -qiE 'Temporary failure resolving|Could not resolve|Failed to fetch|Unable to fetch|unreachable' "$log"; then
+    local net_re='Temporary failure resolving|Could not resolve|Failed to fetch|Unable to fetch|unreachable'
+    if grep -qiE "$net_re" "$log"; then
       TRIXIE_WHY="apt-get install in the $TRIXIE_SUITE root: mirror unreachable ($(grep -m1 -iE 'fail|resolv' "$log"))"
       return 2
     fi
