@@ -17,7 +17,6 @@
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -27,6 +26,7 @@
 
 #include "layout_c.h"
 #include "ta_env.h"
+#include "ta_slurm_release.h"
 #include "ta_gres.h"
 #include "ta_xstr.h"
 

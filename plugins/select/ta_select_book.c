@@ -235,9 +235,9 @@ void ta_select_job_resized(job_record_t *ended, job_record_t *changed)
 /* Running layout jobs that the book does not know: placed before this slurmctld started (a restart,
  * or SelectType switched to this plugin). Their placement as it was booked, from the job's saved
  * spank_job_env; "unknown" for jobs placed by another select plugin. */
-void ta_select_job_init(List job_list)
+void ta_select_job_init(ta_list_t *job_list)
 {
-	ListIterator it;
+	ta_list_itr_t *it;
 	job_record_t *job_ptr;
 	ta_job_t j;
 

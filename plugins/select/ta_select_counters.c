@@ -10,6 +10,7 @@
 #include "slurm/slurm.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/log.h"
+#include "src/slurmctld/slurmctld.h"
 
 #include "ta_select.h"
 

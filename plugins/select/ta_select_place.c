@@ -19,9 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/common/gres.h"
-#include "src/common/select.h"
-
 #include "ta_env.h"
 
 static uint64_t ta_ms(void)
@@ -138,20 +135,16 @@ static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free, 
 
 /* cons_tres on `bitmap`, without the nodes that are not in the topology unless `any` (then on the
  * whole bitmap). On success the chosen nodes are in `bitmap`. */
-static int ta_plain(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-		    uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-		    List *preemptee_job_list, bitstr_t *exc_core_bitmap, int any)
+static int ta_plain(const ta_job_test_t *t, bitstr_t *bitmap, int any)
 {
 	bitstr_t *known;
 	int rc;
 
 	if (any || !ta_known)
-		return (*cons_job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-					preemptee_job_list, exc_core_bitmap);
+		return ta_cons_job_test(t, bitmap);
 	known = bit_copy(bitmap);
 	bit_and(known, ta_known);
-	rc = (*cons_job_test)(job_ptr, known, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-			      preemptee_job_list, exc_core_bitmap);
+	rc = ta_cons_job_test(t, known);
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, known);
 	FREE_NULL_BITMAP(known);
@@ -161,14 +154,8 @@ static int ta_plain(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bitstr_
 /* One select_p_job_test call of a layout job, as the backend of the core's decision
  * (topoaware_select_decide): cons_tres on a block or on everything, and the allocations kept. */
 typedef struct {
-	ta_job_test_fn cons_job_test;
+	const ta_job_test_t *t; /* Slurm's call; t->bitmap: the usable nodes */
 	job_record_t *job_ptr;
-	bitstr_t *bitmap; /* the usable nodes */
-	uint32_t min_nodes, max_nodes, req_nodes;
-	uint16_t mode;
-	List preemptee_candidates;
-	List *preemptee_job_list;
-	bitstr_t *exc_core_bitmap;
 	bitstr_t *last, *best, *plain; /* the last block cons_tres accepted, the best one, plain's answer */
 } ta_call_t;
 
@@ -179,8 +166,7 @@ static int ta_try_block(void *arg, const uint32_t *nodes, uint32_t n, int64_t *s
 	bit_clear_all(c->last);
 	for (uint32_t k = 0; k < n; k++)
 		bit_set(c->last, nodes[k]);
-	if ((*c->cons_job_test)(c->job_ptr, c->last, c->min_nodes, c->max_nodes, c->req_nodes, c->mode,
-				c->preemptee_candidates, c->preemptee_job_list, c->exc_core_bitmap) != SLURM_SUCCESS)
+	if (ta_cons_job_test(c->t, c->last) != SLURM_SUCCESS)
 		return 0;
 	if (start)
 		*start = (int64_t)c->job_ptr->start_time;
@@ -200,14 +186,15 @@ static int ta_try_plain(void *arg, int any, int64_t *start, int *preempted)
 {
 	ta_call_t *c = arg;
 
-	c->plain = bit_copy(c->bitmap);
-	if (ta_plain(c->cons_job_test, c->job_ptr, c->plain, c->min_nodes, c->max_nodes, c->req_nodes, c->mode,
-		     c->preemptee_candidates, c->preemptee_job_list, c->exc_core_bitmap, any) != SLURM_SUCCESS)
+	c->plain = bit_copy(c->t->bitmap);
+	if (ta_plain(c->t, c->plain, any) != SLURM_SUCCESS)
 		return 0;
 	if (start)
 		*start = (int64_t)c->job_ptr->start_time;
 	if (preempted)
-		*preempted = (c->preemptee_job_list && *c->preemptee_job_list) ? list_count(*c->preemptee_job_list) : 0;
+		*preempted = (c->t->preemptee_job_list && *c->t->preemptee_job_list) ?
+				     list_count(*c->t->preemptee_job_list) :
+				     0;
 	return 1;
 }
 
@@ -234,13 +221,11 @@ static void ta_decision_log(void *arg, int level, int once_key, const char *text
 }
 
 /* Run-now or will-run of a layout job we place: the core decides, this applies its answer. */
-static int ta_place(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const ta_job_t *j, bitstr_t *bitmap,
-		    uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-		    List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap, time_t deadline,
-		    int will_run)
+static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, int will_run)
 {
-	ta_call_t c = { cons_job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-			preemptee_candidates, preemptee_job_list, exc_core_bitmap, bit_alloc(ta_nodes), NULL, NULL };
+	job_record_t *job_ptr = t->job_ptr;
+	bitstr_t *bitmap = t->bitmap;
+	ta_call_t c = { t, job_ptr, bit_alloc(ta_nodes), NULL, NULL };
 	topoaware_select_backend_t be = { &c, ta_try_block, ta_keep_best, ta_try_plain, ta_clock_ms, ta_wall_s,
 					  ta_decision_log };
 	topoaware_select_request_t req;
@@ -256,7 +241,7 @@ static int ta_place(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const t
 	req.now = (int64_t)time(NULL);
 	req.deadline = (int64_t)deadline;
 	req.will_run = will_run;
-	req.may_preempt = preemptee_candidates && list_count(preemptee_candidates);
+	req.may_preempt = t->preemptee_candidates && list_count(t->preemptee_candidates);
 	req.usable = (const uint64_t *)(bitmap + BITSTR_OVERHEAD);
 	req.nbits = ta_nodes;
 	ta_fill_free(job_ptr, bitmap, 0, ta_free);
@@ -272,8 +257,7 @@ static int ta_place(ta_job_test_fn cons_job_test, job_record_t *job_ptr, const t
 	if (topoaware_select_decide(ta_placer, &req, &be, &ans, err, sizeof(err)) != 0) {
 		/* Cannot happen with a checked layout; never leave the job unplaced for it. */
 		error("%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, err);
-		rc = (*cons_job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-				      preemptee_job_list, exc_core_bitmap);
+		rc = ta_cons_job_test(t, bitmap);
 		goto out;
 	}
 	if (ans.verdict == TOPOAWARE_SELECT_BLOCK) {
@@ -296,10 +280,11 @@ out:
 	return rc;
 }
 
-int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-		       uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-		       List *preemptee_job_list, bitstr_t *exc_core_bitmap, int *layout)
+int ta_select_job_test(const ta_job_test_t *t, int *layout)
 {
+	job_record_t *job_ptr = t->job_ptr;
+	bitstr_t *bitmap = t->bitmap;
+	uint16_t mode = t->mode;
 	ta_job_t j;
 	const char *why = NULL;
 	int rc, r, run_now = SELECT_IS_MODE_RUN_NOW(mode);
@@ -316,7 +301,7 @@ int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bits
 		goto plain;
 
 	pthread_mutex_lock(&ta_lock);
-	r = ta_job_read(job_ptr, min_nodes, &j, &why);
+	r = ta_job_read(job_ptr, t->min_nodes, &j, &why);
 	if (r == 1 && (uint32_t)bit_size(bitmap) != ta_nodes) {
 		r = -1; /* cannot happen: node_init maps every new node table */
 		why = "Slurm's node table differs from the one the topology was mapped onto";
@@ -335,8 +320,7 @@ int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bits
 	if (r < 0) {
 		/* A layout job that plain cons_tres places: recorded, so that the status file and the
 		 * verbose log say so. */
-		rc = (*cons_job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-				      preemptee_job_list, exc_core_bitmap);
+		rc = ta_cons_job_test(t, bitmap);
 		if (run_now && rc == SLURM_SUCCESS) {
 			ta_decide(job_ptr->job_id, "cons_tres", why);
 		} else if (run_now) {
@@ -351,14 +335,12 @@ int ta_select_job_test(ta_job_test_fn cons_job_test, job_record_t *job_ptr, bits
 	}
 	*layout = 1;
 	deadline = (job_ptr->details->begin_time ? job_ptr->details->begin_time : time(NULL)) + (time_t)j.max_wait;
-	rc = ta_place(cons_job_test, job_ptr, &j, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-		      preemptee_job_list, exc_core_bitmap, deadline, !run_now);
+	rc = ta_place(t, &j, deadline, !run_now);
 	pthread_mutex_unlock(&ta_lock);
 	return rc;
 
 plain:
-	return (*cons_job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-				preemptee_job_list, exc_core_bitmap);
+	return ta_cons_job_test(t, bitmap);
 }
 
 /* ---- allocations ---------------------------------------------------------------------------- */

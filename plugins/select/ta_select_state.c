@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/common/gres.h"
-
 #define TA_LOG_SLOTS 256  /* jobs remembered for the log's rate limit and run-now's decision */
 #define TA_LOG_EVERY 300  /* a job's fallback/wait reason is logged at most every 5 minutes */
 

@@ -120,6 +120,14 @@ static void *ta_writer_main(void *arg)
 		pthread_cond_timedwait(&ta_writer_cond, &ta_lock, &ts);
 		if (ta_writer_stop)
 			break;
+		if (!ta_cons_saves_state && ta_ctld_stopping()) {
+			/* 25.05+: no state save marks slurmctld's stop (and fini() is not called). */
+			pthread_mutex_unlock(&ta_lock);
+			ta_entry_stopping();
+			pthread_mutex_lock(&ta_lock);
+			ta_status_flush_locked(1);
+			break;
+		}
 		if (!ta_status || !ta_status_path[0])
 			continue;
 		pthread_mutex_unlock(&ta_lock);
