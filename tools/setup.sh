@@ -49,9 +49,10 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # runtimes); llvm-14: llvm-symbolizer, so sanitizer reports name functions and lines (clang-14 only
 # recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
-# python3: a few integration tests read JSON with it. debhelper: `make deb` (dpkg-buildpackage with dh;
-# it brings dh-autoreconf; no fakeroot: debian/control says Rules-Requires-Root: no).
-PKGS_EXTRA="dpkg-dev debhelper clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils"
+# python3: a few integration tests read JSON with it. debhelper, build-essential: `make deb`
+# (dpkg-buildpackage with dh, which brings dh-autoreconf; dpkg-buildpackage refuses to start without
+# build-essential; no fakeroot: debian/control says Rules-Requires-Root: no).
+PKGS_EXTRA="dpkg-dev debhelper build-essential clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)
 

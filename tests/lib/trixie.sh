@@ -163,9 +163,10 @@ trixie_build_packages() {
   {
     sed -n '/^Build-Depends:/,/^[A-Za-z-]*:/p' "$control" | sed '1s/^Build-Depends://; /^[A-Za-z-]*:/d' |
       tr ',' '\n' | sed 's/[[:space:]]//g; s/(.*//; s/|.*//; s/^debhelper-compat$/debhelper/'
-    # dpkg-dev: dpkg-buildpackage; libmunge-dev: Slurm's configure; libhwloc-plugins: the plugins
-    # package depends on it (installed here, so installing the package in an overlay needs no mirror).
-    echo dpkg-dev libmunge-dev libhwloc-plugins | tr ' ' '\n'
+    # build-essential, dpkg-dev: dpkg-buildpackage (it checks for build-essential); libmunge-dev:
+    # Slurm's configure; libhwloc-plugins: the plugins package depends on it (installed here, so
+    # installing the package in an overlay needs no mirror).
+    echo build-essential dpkg-dev libmunge-dev libhwloc-plugins | tr ' ' '\n'
   } | grep -v '^$' | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
