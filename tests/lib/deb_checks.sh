@@ -85,15 +85,21 @@ deb_place() {
   sel_job_nodes "$DEB_JOB" >"$out"
 }
 
-# deb_refuse: job_submit/topoaware refuses a bad layout with its message, and no job is made.
+# deb_refuse: job_submit/topoaware refuses bad layouts with its message, and no job is made:
+# --tp=abc (the option itself), and --tp=3 with --gpus-per-node=8 (which needs the GPU count read from
+# the request: "gres:gpu:8" in 22.05, "gres/gpu:8" from 23.11 on).
 deb_refuse() {
-  local out rc=0 before
+  local out rc before args want
   before=$(cluster_run squeue -h | wc -l)
-  out=$(cluster_run sbatch --tp=abc --wrap true 2>&1) || rc=$?
-  [ "$rc" -ne 0 ] || ta_fail "sbatch --tp=abc was accepted: $out"
-  grep -q 'tp=abc is not a whole number' <<<"$out" || ta_fail "sbatch --tp=abc: no message from topoaware: $out"
-  [ "$(cluster_run squeue -h | wc -l)" = "$before" ] || ta_fail "sbatch --tp=abc was refused but a job exists"
-  ta_pass "job_submit/topoaware refuses sbatch --tp=abc: $(grep -m1 'tp=abc' <<<"$out" | sed 's/^sbatch: error: //')"
+  for args in "--tp=abc|tp=abc is not a whole number" "--tp=3 --gpus-per-node=8|tp=3 does not divide the 8 GPUs"; do
+    want=${args#*|} args=${args%%|*} rc=0
+    # shellcheck disable=SC2086
+    out=$(cluster_run sbatch $args --wrap true 2>&1) || rc=$?
+    [ "$rc" -ne 0 ] || ta_fail "sbatch $args was accepted: $out"
+    grep -qF "$want" <<<"$out" || ta_fail "sbatch $args: no '$want' from topoaware: $out"
+    [ "$(cluster_run squeue -h | wc -l)" = "$before" ] || ta_fail "sbatch $args was refused but a job exists"
+    ta_pass "job_submit/topoaware refuses sbatch $args: $(grep -m1 -F "$want" <<<"$out" | sed 's/^sbatch: error: //')"
+  done
 }
 
 # deb_task_env: every task of a tp=8 dp=2 step on 2 nodes gets its coordinates from the SPANK plugin.
