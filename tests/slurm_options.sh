@@ -75,8 +75,11 @@ grep -q -- '--tp=' <<<"$help" || ta_fail "salloc --help does not list --tp"
 ta_pass "sbatch, srun and salloc --help list the topoaware options"
 
 # 3. Good layouts: accepted and completed. expect_job "OPTIONS" NODES TASKS TRES_PER_NODE [NTASKS_PER_NODE]
+# 23.11+ spells a GPU request gres/gpu:N (22.05: gres:gpu:N); the expectations below are 22.05's.
+gres_gpu=gres:gpu:
+case ${TOPOAWARE_SLURM_RELEASE:-22.05} in 2[0-2].*|23.0*) ;; *) gres_gpu=gres/gpu: ;; esac
 expect_job() {
-  local opts=$1 nodes=$2 tasks=$3 tpn=$4 id rec
+  local opts=$1 nodes=$2 tasks=$3 tpn=${4/gres:gpu:/$gres_gpu} id rec
   # shellcheck disable=SC2086
   id=$(cluster_run sbatch --parsable --hold $opts --wrap true) || ta_fail "sbatch $opts was refused"
   rec=$(cluster_run scontrol -o show job "$id")

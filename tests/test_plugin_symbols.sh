@@ -10,8 +10,12 @@
 #   (find_part_record, default_part_loc): outside slurmctld, dlopen must fail on exactly such a
 #   symbol and on nothing else (data symbols are bound at load time even with RTLD_LAZY, so no
 #   client program can load it); tests/slurm_options.sh loads it in a real slurmctld.
+# Built against another Slurm release than the installed one (tools/slurm-matrix.sh): the libraries
+# are that release's (TOPOAWARE_SLURMFULL, built from the tree), or, without them, every undefined
+# name must be defined by the tree (objects or sources, tests/lib/slurm_defs.sh) or a linked library.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_defs.sh"
 b=${top_builddir:-.}
 spank=$b/plugins/spank/.libs/spank_topoaware.so
 jobsub=$b/plugins/job_submit/.libs/job_submit_topoaware.so
@@ -20,12 +24,18 @@ ta_require_cmd nm binutils
 [ -f "$spank" ] || ta_skip "spank_topoaware.so not built (no Slurm headers: install libslurm-dev)"
 [ -x "$client" ] || ta_fail "$client not built"
 
-slurmfull=""
-for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
-  [ -f "$d/libslurmfull.so" ] && { slurmfull=$d/libslurmfull.so; break; }
-done
-[ -n "$slurmfull" ] || ta_skip "libslurmfull.so not found (package slurm-wlm-basic-plugins or slurm-client)"
-slurmctld=$(command -v slurmctld || true)
+rel=$(sed -n 's/^SLURM_SRC_VERSION = //p' "$b/Makefile")
+src=$(sed -n 's/^SLURM_SRC = //p' "$b/Makefile")
+installed=$(sed -n 's/^SLURM_INSTALLED_VERSION = //p' "$b/Makefile")
+slurmfull=${TOPOAWARE_SLURMFULL:-}
+slurmctld=""
+if [ -z "$rel" ] || [ "$rel" = "$installed" ]; then
+  for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
+    [ -f "$d/libslurmfull.so" ] && { slurmfull=$d/libslurmfull.so; break; }
+  done
+  [ -n "$slurmfull" ] || ta_skip "libslurmfull.so not found (package slurm-wlm-basic-plugins or slurm-client)"
+  slurmctld=$(command -v slurmctld || true)
+fi
 
 # Defined symbols of every library the plugin needs (ldd), one per line.
 needed_defs() {
@@ -60,9 +70,35 @@ check_plugin() {
     "(C++ ones by libstdc++/libfmt, Slurm ones by ${extra_providers// /, })"
 }
 
+# Exports and mangled names as check_plugin does, and every undefined name defined by Slurm $rel's
+# tree or a library the plugin links (no libslurmfull.so of that release to load with).
+nm_only() {
+  local so=$1 want=$2 exported unexpected bad missing
+  exported=$(nm -D --defined-only "$so" | awk '{print $NF}' | sort)
+  for s in $want; do
+    grep -qx "$s" <<<"$exported" || ta_fail "$(basename "$so") does not export $s (Slurm looks it up)"
+  done
+  unexpected=$(echo "$exported" | grep -vxF -f <(tr ' ' '\n' <<<"$want") || true)
+  [ -z "$unexpected" ] || ta_fail "$(basename "$so") exports more than Slurm needs: $(echo $unexpected)"
+  bad=$(nm -D --undefined-only "$so" | awk '{print $2}' | grep '^_Z' | c++filt |
+    grep -E '(^| )(slurm|spank|bit_|xmalloc|xfree|xstr|list_|gres_)' || true)
+  [ -z "$bad" ] || ta_fail "$(basename "$so") refers to Slurm functions in C++-mangled form: $bad"
+  missing=$(ta_slurm_undefined_missing "$so" "$src")
+  [ -z "$missing" ] || ta_fail "$(basename "$so") refers to names that Slurm $rel does not define: $(echo $missing)"
+  ta_slurm_defined_names "$src" >/dev/null
+  ta_pass "$(basename "$so") (Slurm $rel): exports exactly what Slurm looks up; every undefined name is" \
+    "defined by that release ($TA_SLURM_DEFS_HOW) or a linked library (nm-level: no libslurmfull.so of $rel)"
+}
+
 spank_syms="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt"
 spank_syms+=" slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog"
 spank_syms+=" slurm_spank_job_epilog"
+if [ -z "$slurmfull" ]; then
+  nm_only "$spank" "$spank_syms"
+  ta_require_built "$jobsub" "the checks of job_submit_topoaware.so"
+  nm_only "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify"
+  exit 0
+fi
 check_plugin "$spank" "$spank_syms" "$slurmfull"
 "$client" now "$spank" -p "$slurmfull" plugin_name plugin_version slurm_spank_init slurm_spank_init_post_opt \
   slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog \
@@ -74,6 +110,10 @@ if "$client" now "$spank" 2>/dev/null; then
 fi
 
 ta_require_built "$jobsub" "the checks of job_submit_topoaware.so"
+if [ -z "$slurmctld" ] && [ -n "$rel" ] && [ "$rel" != "$installed" ]; then
+  nm_only "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify"
+  exit 0
+fi
 [ -n "$slurmctld" ] || ta_skip "slurmctld not installed: cannot check job_submit_topoaware.so's slurmctld symbols"
 check_plugin "$jobsub" "plugin_name plugin_type plugin_version init fini job_submit job_modify" "$slurmfull $slurmctld"
 out=$("$client" lazy "$jobsub" -p "$slurmfull" 2>&1) &&

@@ -49,10 +49,14 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # runtimes); llvm-14: llvm-symbolizer, so sanitizer reports name functions and lines (clang-14 only
 # recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
-# python3: a few integration tests read JSON with it. debhelper, build-essential: `make deb`
-# (dpkg-buildpackage with dh, which brings dh-autoreconf; dpkg-buildpackage refuses to start without
-# build-essential; no fakeroot: debian/control says Rules-Requires-Root: no).
-PKGS_EXTRA="dpkg-dev debhelper build-essential clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils"
+# python3: a few integration tests read JSON with it.
+# libmunge-dev: ./configure of the upstream Slurm trees stops without it (tools/slurm-matrix.sh);
+# ccache: the release matrix compiles the core once for all releases.
+# debhelper, build-essential: `make deb` (dpkg-buildpackage with dh, which brings dh-autoreconf;
+# dpkg-buildpackage refuses to start without build-essential; no fakeroot: debian/control says
+# Rules-Requires-Root: no).
+PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev ccache
+  debhelper build-essential"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)
 

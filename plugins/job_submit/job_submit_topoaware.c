@@ -1,9 +1,9 @@
 /* job_submit/topoaware (job_submit_topoaware(8)): checks a job's parallel layout (the
  * --tp/--pp/--dp/... options of spank_topoaware, which reach slurmctld in job_desc->spank_job_env)
  * against the rest of the request and completes what the layout implies: node count, task count,
- * tasks per node and GPUs per node ("gres:gpu:N", as sbatch writes --gpus-per-node). A bad
- * combination is refused with *err_msg before a job id exists. Jobs without a layout pass
- * untouched. Built against the configured Slurm source tree of the running version.
+ * tasks per node and GPUs per node ("gres:gpu:N", 23.11+ "gres/gpu:N", as sbatch writes
+ * --gpus-per-node). A bad combination is refused with *err_msg before a job id exists. Jobs without
+ * a layout pass untouched. Built against the configured Slurm source tree of the running release.
  *
  * slurmctld calls job_submit() with read locks on config, job, node and partition held
  * (src/slurmctld/job_submit.c): partitions and node records may be read, nothing may be locked
@@ -35,8 +35,7 @@ const char plugin_type[] = "job_submit/topoaware";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define TA "job_submit/topoaware"
-/* How this Slurm release spells a GPU request in tres_per_node (as sbatch writes --gpus-per-node). */
-#define TA_GRES_GPU_PREFIX "gres:gpu:"
+/* TA_GRES_GPU_PREFIX: how this Slurm release spells a GPU request in tres_per_node (ta_slurm_release.h). */
 
 static topoaware_conf_t *ta_conf;
 
@@ -276,10 +275,15 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 }
 
 /* scontrol update of a pending job. A layout job's node, task and GPU counts follow from its
- * layout (checked and completed at submit); an update that changes them would break that, and
- * Slurm 22.05's job_modify has no err_msg to explain a refusal, so such updates are refused with
- * ESLURM_BAD_TASK_COUNT and the reason is logged. Other updates (time, partition, ...) pass. */
+ * layout (checked and completed at submit); an update that changes them would break that, so such
+ * updates are refused with ESLURM_BAD_TASK_COUNT and the reason (in err_msg, which scontrol shows,
+ * from 23.02; Slurm 22.05's job_modify has none, so there only in the log). Other updates (time,
+ * partition, ...) pass. */
+#if TA_JOB_MODIFY_HAS_ERR_MSG
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid, char **err_msg)
+#else
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid)
+#endif
 {
 	topoaware_options_t opts;
 	char err[TOPOAWARE_ERR_LEN];
@@ -292,9 +296,14 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t 
 	if (ta_given(job_desc->min_nodes) || ta_given(job_desc->max_nodes) || ta_given(job_desc->num_tasks) ||
 	    (job_desc->ntasks_per_node != NO_VAL16 && job_desc->ntasks_per_node) || job_desc->tres_per_node ||
 	    job_desc->tres_per_job || job_desc->tres_per_task || job_desc->tres_per_socket) {
-		info("%s: refused an update of %pJ (uid %u): its node, task and GPU counts follow from its "
-		     "tp/pp/dp layout; cancel it and submit it again with the new layout",
-		     TA, job_ptr, submit_uid);
+		static const char why[] = "its node, task and GPU counts follow from its tp/pp/dp layout; cancel it "
+					  "and submit it again with the new layout";
+
+		info("%s: refused an update of %pJ (uid %u): %s", TA, job_ptr, submit_uid, why);
+#if TA_JOB_MODIFY_HAS_ERR_MSG
+		if (err_msg)
+			ta_xstr_set(err_msg, "topoaware: %s", why);
+#endif
 		return ESLURM_BAD_TASK_COUNT;
 	}
 	return SLURM_SUCCESS;

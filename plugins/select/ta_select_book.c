@@ -45,7 +45,7 @@ static bitstr_t *ta_job_nodes(job_record_t *job_ptr, bitstr_t **own)
 		return job_ptr->node_bitmap;
 	if (!job_ptr->nodes || !job_ptr->nodes[0])
 		return NULL;
-	if (node_name2bitmap(job_ptr->nodes, false, own) != 0)
+	if (ta_node_name2bitmap(job_ptr->nodes, false, own) != 0)
 		FREE_NULL_BITMAP(*own); /* a node that is gone: no order rather than a wrong one */
 	return *own;
 }

@@ -1,15 +1,15 @@
 /* The select interface of Slurm 22.05 for select/cons_tres_topoaware (select_cons_tres_topoaware.c
  * holds what is release-neutral): the 36 select_p_* calls of node_select_syms
- * (src/common/select.c:58-96, slurm_select_ops_t in src/common/select.h:64-165), each forwarded to
+ * (22.05.8 src/common/select.c:58-96, slurm_select_ops_t in src/common/select.h:67-149), each forwarded to
  * cons_tres and, for some, to the release-neutral hooks of ta_select.h. What is 22.05's here:
  *   - job_test takes exc_core_bitmap (23.11 made it resv_exc_ptr);
  *   - job_signal, jobinfo_sprint, jobinfo_xstrdup, update_node_config and resv_test exist (gone in
  *     23.11);
  *   - select_p_state_save is called once more when slurmctld stops (controller.c:2335), after
  *     shutdown_time is set: the plugin's shutdown;
- *   - select_p_job_init (read_config.c:1687) follows node_init: the status book's rebuild;
- *   - every program loads every select plugin of PluginDir (select_g_init(0), controller.c:508,
- *     select.c:select_g_init) and duplicate plugin ids are fatal there, so the ids are our own. */
+ *   - select_p_job_init follows node_init (read_config.c:1685-1687): the status book's rebuild;
+ *   - slurmctld and every command load every select plugin of PluginDir (select_g_init(0),
+ *     controller.c:508) and duplicate plugin ids are fatal (select.c:239), so the ids are our own. */
 #include "config.h" /* Slurm's */
 
 #include <stdbool.h>
@@ -26,10 +26,11 @@
 
 #include "ta_select.h"
 
-/* Saved with every job's state (job_mgr.c _dump_job_state: select_g_select_jobinfo_pack of the
- * job's select_jobinfo, under the plugin id) and checked when the state is loaded back: never change
- * them. cons_tres itself is 109; duplicate ids are fatal (select.c select_g_init) and every program
- * loads every select plugin, so ours differ. */
+/* Saved with every job's state (job_mgr.c:1517, select_g_select_jobinfo_pack writes the id of the
+ * plugin that made the job's select data, select.c) and looked up among the loaded select plugins
+ * when the state is loaded back (select.c select_g_select_jobinfo_unpack: a job whose id no plugin
+ * of PluginDir has is lost): never change them. cons_tres itself is 109; duplicate ids are fatal,
+ * so ours differ. */
 #ifdef TA_SELECT_PASSTHROUGH
 const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_PASSTHROUGH;
 #else

@@ -4,16 +4,16 @@
  * release-neutral hooks of ta_select.h. What is this family's:
  *   - 23.11 dropped job_signal, jobinfo_sprint, jobinfo_xstrdup, update_node_config and resv_test
  *     of 22.05, and job_test takes resv_exc_ptr instead of exc_core_bitmap
- *     (23.11.11 src/interfaces/select.h:61-122);
- *   - 24.05 took slurm_select_ops_t out of the headers (24.05.8 src/interfaces/select.c:67-121): the
- *     table below is ours, in node_select_syms's order;
- *   - 24.11 adds will_run_ptr to job_test (24.11.5 src/interfaces/select.c:74-78), which cons_tres
+ *     (23.11.11 src/interfaces/select.h:52-122, node_select_syms in select.c:57-90);
+ *   - 24.05 took slurm_select_ops_t out of the headers (24.05.8 src/interfaces/select.c:51-121): the
+ *     table below is ours, in node_select_syms's order (select.c:123);
+ *   - 24.11 adds will_run_ptr to job_test (24.11.5 src/interfaces/select.c:57-67), which cons_tres
  *     reads in will-run mode (plugins/select/cons_tres/job_test.c:2407, 2479): passed through;
  *   - select_p_state_save is still called when slurmctld stops (24.11.5 controller.c:2727), and
  *     select_p_job_init follows node_init (read_config.c:1639-1641);
  *   - slurmctld loads every select plugin of PluginDir and duplicate plugin ids are fatal
- *     (select.c select_g_init); 24.05 and 24.11 also load the select plugin in slurmd and
- *     slurmstepd. */
+ *     (23.11.11 select.c:225, 24.11.5 :277); 24.05 and 24.11 also load SelectType in slurmd
+ *     (24.11.5 slurmd.c:463) and every select plugin in slurmstepd (slurmstepd.c:869). */
 #include "config.h" /* Slurm's */
 
 #include <stdbool.h>
@@ -30,9 +30,11 @@
 
 #include "ta_select.h"
 
-/* Saved with every job's state and checked when it is loaded back: never change them. cons_tres
- * itself is 109; slurmctld loads every select plugin of PluginDir and refuses duplicate ids
- * (select.c select_g_init, "Duplicate plugin_id"), so ours differ. */
+/* Saved with every job's state (the id of the plugin that made its select data: 23.11.11
+ * job_mgr.c:1588, 24.11.5 src/common/job_record.c:2113) and looked up among the loaded select
+ * plugins when the state is loaded back (a job whose id no plugin of PluginDir has is lost): never
+ * change them. cons_tres itself is 109; slurmctld loads every select plugin of PluginDir and
+ * refuses duplicate ids ("Duplicate plugin_id"), so ours differ. */
 #ifdef TA_SELECT_PASSTHROUGH
 const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_PASSTHROUGH;
 #else

@@ -7,10 +7,10 @@
  *     and fini() is still called only with MEMORY_LEAK_DEBUG (25.05.8 controller.c:1108-1139);
  *   - no select_p_job_init: node_init follows load_all_job_state (25.05.8 read_config.c:1624, 1671),
  *     so the status book's rebuild from slurmctld's job list runs at node_init;
- *   - no jobinfo/nodeinfo pack calls: select_jobinfo is gone from the job state;
- *   - only slurmctld loads a select plugin, and only SelectType (select_g_init() takes no
- *     argument any more), and it treats SelectType as cons_tres only when its plugin id is 109
- *     (running_cons_tres()): see the id below. */
+ *   - no jobinfo/nodeinfo calls: select_jobinfo is gone from jobs and their saved state;
+ *   - only slurmctld loads a select plugin, and only SelectType (select_g_init(),
+ *     src/interfaces/select.c:112-148, controller.c:822), and it treats SelectType as cons_tres only
+ *     when its plugin id is 109 (running_cons_tres(), select.c:100-107): see the id below. */
 #include "config.h" /* Slurm's */
 
 #include <stdbool.h>
@@ -28,12 +28,14 @@
 #include "ta_select.h"
 
 /* 109, cons_tres's own id. slurmctld 25.05+ tests plugin_id == SELECT_PLUGIN_CONS_TRES
- * (running_cons_tres(), src/interfaces/select.c) wherever cons_tres differs from linear (core
- * bitmaps, GRES per task, CR_Core/CR_CPU/CR_Socket: with another id and one of those in
- * SelectTypeParameters, the default CR_Core_Memory included, slurmctld refuses to start). It
- * loads only SelectType, so sharing the id with the cons_tres we wrap clashes with nothing; the
- * job state saved by 25.05+ carries no select plugin data (select_jobinfo is gone), so switching
- * SelectType between cons_tres and this plugin keeps every job. Both builds use it. */
+ * (running_cons_tres()) wherever cons_tres differs from linear (node_scheduler.c, gres.c, core
+ * reservations in reservation.c) and, with another id and CR_Core, CR_CPU or CR_Socket in
+ * SelectTypeParameters (the default CR_Core_Memory included), refuses to start (select.c:135-144,
+ * fatal). It loads only SelectType, so sharing the id with the cons_tres we wrap clashes with
+ * nothing. Jobs saved by 25.05+ carry no select data (25.05.8 src/common/job_record.c: the 25.05
+ * state format has none; older formats write the current plugin's id, :2679, which loading skips,
+ * :3188), so switching SelectType between cons_tres and this plugin keeps every job, and older
+ * states with 10901 load too. Both builds use 109. */
 const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_CONS_TRES;
 const int ta_cons_saves_state = 0;
 

@@ -64,7 +64,7 @@ static int ta_names_equal(char **a, uint32_t na, char **b, uint32_t nb)
 static void ta_map_missing_locked(char **names, uint32_t n)
 {
 	uint32_t missing = topoaware_placer_missing(ta_placer), k = 0, named = 0;
-	hostlist_t hl;
+	ta_hostlist_t *hl;
 	char *list;
 
 	FREE_NULL_BITMAP(ta_known);

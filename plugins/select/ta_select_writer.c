@@ -94,7 +94,8 @@ static int ta_job_gone(uint32_t job_id, void *arg)
  * order is always slurmctld's locks first, then ta_lock (as in every select_p_* call). */
 static void ta_sweep(void)
 {
-	slurmctld_lock_t job_read = {NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
+	/* Designated: 26.05 added a sixth lock (select_node, src/slurmctld/locks.h); NO_LOCK is 0. */
+	slurmctld_lock_t job_read = { .job = READ_LOCK };
 	time_t now = time(NULL);
 
 	if (!ta_lock_ctld || !ta_unlock_ctld || !ta_find_job || now - ta_last_sweep < TA_SWEEP_EVERY)

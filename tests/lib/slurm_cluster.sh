@@ -288,6 +288,19 @@ _cluster_wait_ctld() {
   }
 }
 
+# The plugins load only into the Slurm release they were built for (configure --with-slurm-source;
+# src/common/plugin.c checks major.minor.micro): a build for another release than the slurmctld
+# that would run (PATH, or the --chroot root's) skips a cluster with our plugins instead of failing it
+# (tools/slurm-matrix.sh builds such ones).
+cluster_require_release() {
+  local want=${TOPOAWARE_SLURM_RELEASE:-} have
+  [ -n "$want" ] || return 0
+  have=$("${CLUSTER_PREFIX[@]}" slurmctld -V 2>/dev/null | awk '{print $2}')
+  [ -n "$have" ] || ta_skip "slurmctld not found: cannot start a cluster"
+  [ "$have" = "$want" ] ||
+    ta_skip "the plugins are built for Slurm $want, the slurmctld on PATH is $have (they would not load)"
+}
+
 cluster_start() {
   local nodes=4 gpus=0 cpus="" mem=16384 prefix=n width=0 names="" extra=() plugdir="" topology=""
   local plugstack="" files=() hwloc="" hwloc_node=() dir="" timeout="" cgroup_disabled=no node_attr=()
@@ -318,6 +331,11 @@ cluster_start() {
     shift
   done
   [ -z "$CLUSTER_STARTED" ] || { echo "cluster_start: a cluster is already running in this shell" >&2; return 1; }
+  if [ -n "$plugdir" ] || [ -n "$plugstack" ]; then
+    CLUSTER_PREFIX=()
+    [ -z "$CLUSTER_ROOT" ] || CLUSTER_PREFIX=(chroot "$CLUSTER_ROOT")
+    cluster_require_release
+  fi
   [ -z "$topology" ] || [ -r "$topology" ] ||
     { echo "cluster_start: cannot read topology file $topology" >&2; return 1; }
   [ -z "$plugstack" ] || [ -r "$plugstack" ] ||
