@@ -3,7 +3,7 @@
 # against the upstream Slurm 24.11.5 source tree (the release of trixie's slurm-wlm 24.11.5-4+deb13u1,
 # whose own source package is not reachable): the build dependencies are installed into the shared
 # root once (cached, its own marker), the tarball's sha256 is checked against
-# tests/lib/slurm-tarballs.sha256 and it is configured once inside the root. The packages are built
+# tools/slurm-releases.txt and it is configured once inside the root. The packages are built
 # and installed with apt-get in an overlay of the root (the shared root never holds them), and a
 # localhost 24.11 cluster runs from the installed files: stock cons_tres + topology/tree places a
 # tp/pp/dp job (noted), select/cons_tres_topoaware places it on 2 + 2 leaves, under topology/tree and

@@ -222,8 +222,8 @@ trixie_slurm_tarball() {
 }
 
 # A configured Slurm source tree of the root's release, from the upstream tarball whose sha256 the
-# checkout records (tests/lib/slurm-tarballs.sha256), unpacked and configured once inside the root
-# (/usr/src/topoaware/slurm-VERSION). Needs trixie_build_prepare first (libmunge-dev, a compiler).
+# checkout records (tools/slurm-releases.txt, as tools/slurm-matrix.sh), unpacked and configured once
+# inside the root (/usr/src/topoaware/slurm-VERSION). Needs trixie_build_prepare first (libmunge-dev, a compiler).
 # Sets TRIXIE_SLURM_SRC to the tree's path as seen inside the root. Returns 2 (TRIXIE_WHY) when no
 # tarball of that release is to be found.
 trixie_slurm_source_prepare() {
@@ -238,8 +238,11 @@ trixie_slurm_source_prepare() {
     TRIXIE_WHY+=" $srcdir/../shared/slurm-src"
     return 2
   fi
-  want=$(awk -v f="slurm-$version.tar.xz" '$2 == f { print $1 }' "$srcdir/tests/lib/slurm-tarballs.sha256")
-  [ -n "$want" ] || { TRIXIE_WHY="tests/lib/slurm-tarballs.sha256 has no sum for slurm-$version.tar.xz"; return 1; }
+  want=$(awk -v r="$version" '$1 == r { print $3 }' "$srcdir/tools/slurm-releases.txt")
+  case $want in
+    [0-9a-f]*) ;;
+    *) TRIXIE_WHY="tools/slurm-releases.txt has no sha256 for Slurm $version"; return 1 ;;
+  esac
   [ "$(cat "$TRIXIE_ROOT$tree/.topoaware-configured" 2>/dev/null)" != "$want" ] || return 0
   sum=$(sha256sum "$tarball" | cut -d' ' -f1)
   if [ "$sum" != "$want" ]; then
