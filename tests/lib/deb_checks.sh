@@ -106,7 +106,9 @@ deb_refuse() {
 deb_task_env() {
   local out script
   script='echo "$SLURM_LOCALID ${TOPOAWARE_TP_RANK--} ${TOPOAWARE_DP_RANK--} ${TOPOAWARE_NODE_RANK--} ${WORLD_SIZE--}"'
-  out=$(cluster_run srun -N2 --ntasks-per-node=8 --gpus-per-node=8 --tp=8 --dp=2 bash -c "$script" 2>&1) ||
+  # Standard output only: the plugin warns on standard error that the harness's GPUs (character
+  # devices) are not seen by hwloc, and leaves CUDA_VISIBLE_DEVICES as Slurm set it.
+  out=$(cluster_run srun -N2 --ntasks-per-node=8 --gpus-per-node=8 --tp=8 --dp=2 bash -c "$script") ||
     ta_fail "srun --tp=8 --dp=2 failed: $out"
   [ "$(echo "$out" | wc -l)" = 16 ] || ta_fail "srun --tp=8 --dp=2: expected 16 tasks: $out"
   # tp is the fastest coordinate and fills a node: TP rank = local id, DP rank = node rank (0 or 1,
