@@ -38,6 +38,12 @@ else
 fi
 deb_check_packages "$debs" "$plugindir" "$version"
 
+# Packages for another release than the host's Slurm (configure takes any release's tree) are built
+# and checked, but neither install nor load here.
+installed=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins | sed 's/-[^-]*$//')
+[ "$installed" = "$version" ] ||
+  ta_skip "packages built for Slurm $version and checked; the host's Slurm is $installed: no cluster run"
+
 # dpkg would take them on this host (dependencies satisfied), without installing anything.
 out=$(apt-get -s install "$DEB_CMD" "$DEB_PLUGINS" 2>&1) ||
   { echo "$out" >&2; ta_fail "apt-get -s install of the packages failed (above)"; }
