@@ -6,9 +6,10 @@
 # tools/slurm-releases.txt and it is configured once inside the root. The packages are built
 # and installed with apt-get in an overlay of the root (the shared root never holds them), and a
 # localhost 24.11 cluster runs from the installed files: stock cons_tres + topology/tree places a
-# tp/pp/dp job (noted), select/cons_tres_topoaware places it on 2 + 2 leaves, under topology/tree and
-# topology/block; job_submit/topoaware refuses a bad layout and takes a good one (gres/gpu:8 in
-# 24.11's requests); tasks get their coordinates from spank_topoaware.so.
+# tp/pp/dp job (noted), select/cons_tres_topoaware places it on 2 + 2 leaves under topology/tree and
+# inside one block under topology/block (an idle cluster there: see below); job_submit/topoaware
+# refuses a bad layout and takes a good one (gres/gpu:8 in 24.11's requests); tasks get their
+# coordinates from spank_topoaware.so.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/trixie.sh"
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/select_fabric.sh"
@@ -92,8 +93,16 @@ deb_refuse
 deb_task_env
 trixie_cluster_stop
 
-( trap trixie_cluster_stop EXIT; run select/cons_tres_topoaware topology/block block.conf block
-  [ "$(deb_leaf_counts "$work/B.block")" = "2 2" ] ||
-    ta_fail "Slurm $version, select/cons_tres_topoaware + topology/block: the job got $(echo $(cat "$work/B.block"))"
+# topology/block takes a 4-node job only inside one free block of 4 (BlockSizes=4,8,16), which the
+# busy nodes above leave nowhere: on an idle cluster, both plugins agree on one block (one leaf).
+( trap trixie_cluster_stop EXIT
+  trixie_cluster_start --nodes 16 --width 4 --gpus 8 --plugstack "$root$f/plugstack.conf" \
+    --topology "$root$f/block.conf" --file "topology.json=$root$f/topology.json" \
+    --conf SelectType=select/cons_tres_topoaware --conf TopologyPlugin=topology/block --conf JobSubmitPlugins=topoaware
+  deb_place "$work/B.block" idle
+  [ "$(deb_leaf_counts "$work/B.block")" = 4 ] ||
+    ta_fail "Slurm $version, select/cons_tres_topoaware + topology/block: the job got $(echo $(cat "$work/B.block"))," \
+      "not one block"
 ) || exit $?
-ta_pass "Slurm $version: installed select/cons_tres_topoaware + topology/block places it on 2 + 2 blocks"
+ta_pass "Slurm $version: installed select/cons_tres_topoaware + topology/block places it inside one block" \
+  "($(echo $(cat "$work/B.block")))"

@@ -74,15 +74,18 @@ deb_leaf_counts() { # node names in file $1 -> "3 1" (nodes per leaf, descending
     sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
 }
 
-# deb_place OUT: with nodes busy so that leaves keep 3, 3, 2 and 0 free nodes, a --tp=8 --pp=2 --dp=2
-# job of 4 nodes (two DP rings of 2 nodes); its nodes go to OUT, one per line. Sets DEB_JOB.
+# deb_place OUT [idle]: with nodes busy so that leaves keep 3, 3, 2 and 0 free nodes (none with "idle"),
+# a --tp=8 --pp=2 --dp=2 job of 4 nodes (two DP rings of 2 nodes); its nodes go to OUT, one per line.
+# Sets DEB_JOB. Every step checks itself: callers run it in a subshell on the left of ||, where set -e
+# does not act.
 deb_place() {
   local out=$1
-  sel_busy n0001 n0005 n0009 n0010 n0013 n0014 n0015 n0016
+  [ "${2:-}" = idle ] || sel_busy n0001 n0005 n0009 n0010 n0013 n0014 n0015 n0016
   DEB_JOB=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --pp=2 \
     --dp=2 -o /dev/null --wrap 'sleep 600') || ta_fail "sbatch of the tp=8 pp=2 dp=2 job was refused"
-  cluster_wait_job "$DEB_JOB" 60 RUNNING >/dev/null
+  cluster_wait_job "$DEB_JOB" 60 RUNNING >/dev/null || ta_fail "the tp=8 pp=2 dp=2 job did not start"
   sel_job_nodes "$DEB_JOB" >"$out"
+  [ -s "$out" ] || ta_fail "no nodes for job $DEB_JOB: $(cluster_run scontrol -o show job "$DEB_JOB")"
 }
 
 # deb_refuse: job_submit/topoaware refuses bad layouts with its message, and no job is made:
