@@ -22,4 +22,5 @@ include tests/select_cluster.mk
 include tests/show.mk
 include tests/demo.mk
 include tests/golden.mk
+include tests/deb.mk
 include tests/fuzz/local.mk

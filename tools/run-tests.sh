@@ -3,6 +3,8 @@
 #   1. tools/setup.sh --no-demo  (packages, Slurm source tree, out-of-tree build; idempotent)
 #   2. make check                (CMocka units and integration tests; as root these start their own
 #                                 ibsim, slurmctld and slurmd, and a Slurm 24.11 root for topology/block)
+#   2b. make check-deb          (the Debian packages: built, checked and run on a cluster for the host's
+#                                 Slurm and inside the trixie root for Slurm 24.11; tests/deb.mk)
 #   3. fuzz smoke                (tests/fuzz/run-fuzz.sh --smoke 60: every libFuzzer target built with
 #                                 clang and run 60 s; fails on any crash or broken invariant)
 #   4. make distcheck            (the release tarball builds and its tests pass; tests that need root
@@ -17,7 +19,8 @@
 #                                 as root only, else reported as skipped)
 # then prints a summary (every skipped test with its reason) and exits non-zero if any step failed.
 #
-#   bash tools/run-tests.sh [--no-distcheck] [--no-fresh-root] [--no-fuzz] [--no-releases] [--build-dir DIR]
+#   bash tools/run-tests.sh [--no-distcheck] [--no-fresh-root] [--no-fuzz] [--no-deb] [--no-releases]
+#                        [--build-dir DIR]
 #
 # Environment: as tools/setup.sh (TOPOAWARE_CACHE, TOPOAWARE_BUILD, TOPOAWARE_JOBS);
 # TOPOAWARE_FUZZ_SECONDS (seconds per fuzz target, default 60); TESTS='a b' or
@@ -33,16 +36,17 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOPOAWARE_LOGDIR="$TOPOAWARE_BUILD/logs"
 export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
 
-distcheck=yes fresh_root=yes fuzz=yes releases=yes
+distcheck=yes fresh_root=yes fuzz=yes releases=yes deb=yes
 while [ $# -gt 0 ]; do
   case $1 in
     --no-distcheck) distcheck=no ;;
     --no-fresh-root) fresh_root=no ;;
     --no-fuzz) fuzz=no ;;
     --no-releases) releases=no ;;
+    --no-deb) deb=no ;;
     --build-dir) TOPOAWARE_BUILD=$2; shift ;;
     --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift
@@ -101,6 +105,17 @@ if make -C "$TOPOAWARE_BUILD" -j"$(ta_jobs)" check VERBOSE=1 ${MAKE_CHECK_ARGS:-
   record "make check" ok $((SECONDS - t0))
 else
   record "make check" FAILED $((SECONDS - t0))
+fi
+
+# 2b. the Debian packages (each test builds the whole project once more inside dpkg-buildpackage).
+if [ "$deb" = yes ]; then
+  t0=$SECONDS
+  ta_say "make check-deb in $TOPOAWARE_BUILD"
+  if make -C "$TOPOAWARE_BUILD" check-deb VERBOSE=1; then
+    record "check-deb" ok $((SECONDS - t0))
+  else
+    record "check-deb" FAILED $((SECONDS - t0))
+  fi
 fi
 
 # 3. the fuzz smoke run: every target for a bounded time (one line each; logs in the build folder).

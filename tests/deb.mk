@@ -1,0 +1,10 @@
+# tests: the Debian packages (debian/, `make deb`), built and checked for the host's Slurm and, in the
+# Debian trixie root, for Slurm 24.11, then run on a localhost cluster from their files. Each builds the
+# whole project again inside dpkg-buildpackage (minutes), so they are not part of `make check`:
+# `make check-deb` runs them (tools/run-tests.sh does, after make check).
+TA_DEB_TESTS = tests/deb_package.sh tests/deb_trixie.sh
+EXTRA_DIST += $(TA_DEB_TESTS)
+
+check-deb:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(TA_DEB_TESTS)'
+.PHONY: check-deb
