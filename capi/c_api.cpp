@@ -12,6 +12,7 @@
 #include "placement.hpp"
 #include "rank_order.hpp"
 #include "select_policy.hpp"
+#include "status.hpp"
 #include "topoaware_c.h"
 #include "topology_json.hpp"
 
@@ -84,6 +85,15 @@ topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen
 }
 
 void topoaware_topo_free(topoaware_topo_t *topo) { delete topo; }
+
+int topoaware_topo_save(const topoaware_topo_t *topo, const char *path, char *err, size_t errlen) {
+  return c_boundary<int>(err, errlen, -1, [&] {
+    if (!topo || !path || !*path) throw LayoutError("no topology or no path to save it to");
+    Topology copy = topo->topo;  // to_json fills in the hash: never on the topology in use
+    write_status_file(path, to_json(copy));
+    return 0;
+  });
+}
 
 const char *topoaware_topo_hash(const topoaware_topo_t *topo) { return topo ? topo->topo.hash.c_str() : ""; }
 

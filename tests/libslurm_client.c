@@ -15,6 +15,9 @@ int main(void)
 	job_info_msg_t *jobs = NULL;
 	node_info_msg_t *nodes = NULL;
 
+	/* As pyslurm and every current client do: Slurm 26.05's library crashes without it. */
+	slurm_init(NULL);
+
 	if (slurm_load_jobs((time_t)0, &jobs, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
 		fprintf(stderr, "slurm_load_jobs: %s\n", slurm_strerror(errno));
 		return 1;
@@ -26,5 +29,6 @@ int main(void)
 	printf("jobs=%u nodes=%u\n", jobs->record_count, nodes->record_count);
 	slurm_free_job_info_msg(jobs);
 	slurm_free_node_info_msg(nodes);
+	slurm_fini();
 	return 0;
 }

@@ -39,12 +39,20 @@ run_one() {
     ta_pass "$name: sbatch -N2 --gpus-per-node=2 completed on 2 nodes with CUDA_VISIBLE_DEVICES=0,1"
     # A program linked to libslurm.so (pyslurm, DRMAA, ...) loads the select plugin too: it must
     # load there (no slurmctld-only symbol unresolved) and do nothing.
-    out=$(cluster_run "$b/tests/libslurm_client" 2>&1) ||
-      ta_fail "$name: a libslurm.so client failed with SelectType=select/$name: $out"
-    grep -qiE "can't find plugin|undefined symbol|error" <<<"$out" &&
-      ta_fail "$name: a libslurm.so client printed errors: $out"
-    grep -q "^jobs=[0-9]* nodes=4$" <<<"$out" || ta_fail "$name: libslurm client printed: $out"
-    ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
+    if [ "$id" = 109 ]; then
+      # 25.05+: only slurmctld loads SelectType (src/interfaces/select.c), so clients never load the
+      # plugin; and this harness's cred/none cannot load in the public libslurm there (it needs
+      # get_log_level, which only libslurmfull exports): nothing to check, nothing checkable.
+      ta_note "$name: libslurm.so client not run: Slurm ${TOPOAWARE_SLURM_RELEASE:-} loads select plugins only in" \
+        "slurmctld, and its cred/none plugin does not load in libslurm.so"
+    else
+      out=$(cluster_run "$b/tests/libslurm_client" 2>&1) ||
+        ta_fail "$name: a libslurm.so client failed with SelectType=select/$name: $out"
+      grep -qiE "can't find plugin|undefined symbol|error" <<<"$out" &&
+        ta_fail "$name: a libslurm.so client printed errors: $out"
+      grep -q "^jobs=[0-9]* nodes=4$" <<<"$out" || ta_fail "$name: libslurm client printed: $out"
+      ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
+    fi
     # Reservations: by nodes they work; CoreCnt= is refused by Slurm's own check of the plugin id
     # (state_control.c accepts only cons_res/cons_tres ids) -- the documented limit.
     cluster_run scontrol create reservation ReservationName=rn StartTime=now Duration=10 Users=root \

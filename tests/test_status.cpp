@@ -253,7 +253,7 @@ void test_c_api_write(void **) {
   j.nodes = "n[1-2]";
   j.node_order = "n2,n1";
   assert_int_equal(topoaware_status_placed(st, &j, 50), 0);
-  topoaware_call_counters_t c{1, 12, 12, 1, 12, 12};
+  topoaware_call_counters_t c{1, 12, 12, 1, 12, 12, 0, nullptr, nullptr, nullptr};
   topoaware_status_set_counters(st, &c);
   assert_int_equal(write_due(st, path, 50, 0, err, sizeof err), 1);
   assert_int_equal(write_due(st, path, 50, 0, err, sizeof err), 0);  // not dirty
@@ -368,7 +368,7 @@ void test_c_api_render_write(void **) {
   assert_int_equal(topoaware_status_job_phase(st, 4), 0);
   j.reason = "backfill reason";
   assert_int_equal(topoaware_status_waiting_hint(st, &j, 101), 0);
-  topoaware_call_counters_t c{7, 70, 20, 3, 40, 20};
+  topoaware_call_counters_t c{7, 70, 20, 3, 40, 20, 0, nullptr, nullptr, nullptr};
   topoaware_status_set_counters(st, &c);
   assert_int_equal(topoaware_status_render(st, 102, 2, 0, &text, &len, err, sizeof err), 1);
   assert_non_null(text);

@@ -51,6 +51,9 @@ extern uint16_t *ta_free, *ta_free_all; /* scratch: free GPUs per node-table ind
 extern uint32_t ta_gpu_id;              /* gres plugin id of "gpu" */
 extern bitstr_t *ta_known;              /* nodes in the topology; NULL: all are (or no placer) */
 extern char ta_status_path[TA_PATH_MAX]; /* StatusFile; "" = none */
+/* <StateSaveLocation>/TA_LAST_GOOD_NAME: a copy of the last topology that loaded; "" = none. */
+#define TA_LAST_GOOD_NAME "topoaware-last-good-topology.json"
+extern char ta_last_good_path[TA_PATH_MAX];
 extern topoaware_status_t *ta_status;   /* the status book (NULL: out of memory, no status file) */
 
 /* A message of the plugin's own level (LogLevel=): at or below the level it goes to Slurm's info

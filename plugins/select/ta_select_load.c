@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/common/hostlist.h"
 
@@ -112,8 +113,9 @@ static void ta_book_topology(const char *file, const char *hash, const char *why
  * unless a newer request came meanwhile (it follows). Takes `names`. */
 static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 {
-	char err[TOPOAWARE_ERR_LEN], map_err[TOPOAWARE_ERR_LEN];
-	topoaware_topo_t *topo = NULL;
+	char err[TOPOAWARE_ERR_LEN], map_err[TOPOAWARE_ERR_LEN], save_err[TOPOAWARE_ERR_LEN];
+	char last_good[TA_PATH_MAX];
+	topoaware_topo_t *topo = NULL, *fallback = NULL;
 	topoaware_placer_t *placer = NULL;
 	const topoaware_topo_t *use;
 	struct stat st;
@@ -125,10 +127,20 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 	same = ta_topo && have_st && !strcmp(path, ta_topo_path) && st.st_dev == ta_topo_id.dev &&
 	       st.st_ino == ta_topo_id.ino && st.st_size == ta_topo_id.size &&
 	       st.st_mtim.tv_sec == ta_topo_id.mtime.tv_sec && st.st_mtim.tv_nsec == ta_topo_id.mtime.tv_nsec;
-	err[0] = map_err[0] = '\0';
+	err[0] = map_err[0] = save_err[0] = '\0';
+	pthread_mutex_lock(&ta_lock);
+	snprintf(last_good, sizeof(last_good), "%s", ta_last_good_path);
+	pthread_mutex_unlock(&ta_lock);
 	if (!same)
 		topo = topoaware_topo_load(path, err, sizeof(err));
-	use = topo ? topo : ta_topo;
+	if (topo && last_good[0] && topoaware_topo_save(topo, last_good, save_err, sizeof(save_err)))
+		error("%s: cannot keep a copy of topology %s as %s: %s (a restarted slurmctld cannot fall back to it)",
+		      TA, path, last_good, save_err);
+	/* Nothing in memory (slurmctld started, or from 23.11 any scontrol reconfigure, which starts a
+	 * new slurmctld) and the configured file broken: the last copy that loaded, if any. */
+	if (!topo && !same && !ta_topo && last_good[0] && access(last_good, F_OK) == 0)
+		fallback = topoaware_topo_load(last_good, save_err, sizeof(save_err));
+	use = topo ? topo : fallback ? fallback : ta_topo;
 	if (use && n)
 		placer = topoaware_placer_create(use, (const char *const *)names, n, map_err, sizeof(map_err));
 
@@ -137,6 +149,7 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 		pthread_mutex_unlock(&ta_lock);
 		topoaware_placer_free(placer);
 		topoaware_topo_free(topo);
+		topoaware_topo_free(fallback);
 		ta_names_free(names, n);
 		return;
 	}
@@ -152,6 +165,16 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 		error("%s: cannot load topology %s: %s; keeping the previous topology %s (%s)", TA, path, err,
 		      ta_topo_path, topoaware_topo_hash(ta_topo));
 		ta_book_topology(ta_topo_path, topoaware_topo_hash(ta_topo), err);
+	} else if (fallback) {
+		error("%s: cannot load topology %s: %s; using the last topology that loaded, kept as %s (%u hosts, %s), "
+		      "until %s loads (fix it, then scontrol reconfigure)",
+		      TA, path, err, last_good, topoaware_topo_hosts(fallback), topoaware_topo_hash(fallback), path);
+		ta_book_topology(last_good, topoaware_topo_hash(fallback), err);
+		topo = fallback; /* in use from here: its identity is the copy's, so a fixed file loads */
+		fallback = NULL;
+		path = last_good;
+		if (stat(path, &st) != 0)
+			memset(&st, 0, sizeof(st));
 	} else {
 		error("%s: no topology: %s: %s; jobs with a tp/pp/dp layout are placed by plain select/cons_tres until "
 		      "a topology loads (scontrol reconfigure)",

@@ -30,6 +30,7 @@ uint16_t *ta_free, *ta_free_all;
 uint32_t ta_gpu_id;
 bitstr_t *ta_known;
 char ta_status_path[TA_PATH_MAX];
+char ta_last_good_path[TA_PATH_MAX];
 topoaware_status_t *ta_status;
 
 static int ta_settings_applied; /* the settings were applied once (from a file or the defaults) */
@@ -131,6 +132,14 @@ static void ta_apply_settings_locked(const char *conf_path)
 	int r;
 
 	ta_settings_applied = 1;
+	/* The last topology that loaded, kept with slurmctld's own state: what a restarted slurmctld
+	 * (and, from 23.11, every scontrol reconfigure, which starts a new slurmctld) falls back to
+	 * when the configured file is broken. */
+	if (slurm_conf.state_save_location && slurm_conf.state_save_location[0] == '/')
+		snprintf(ta_last_good_path, sizeof(ta_last_good_path), "%s/%s", slurm_conf.state_save_location,
+			 TA_LAST_GOOD_NAME);
+	else
+		ta_last_good_path[0] = '\0';
 	r = topoaware_conf_status_file(ta_conf, slurm_conf.state_save_location, buf, sizeof(buf));
 	if (r == 0) {
 		if (strcmp(buf, ta_status_path))
