@@ -187,8 +187,14 @@ refuse "--ntasks=10 but the layout has 16 ranks" sbatch --tp=8 --dp=2 --ntasks=1
 refuse "Task count specification invalid" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
 refuse "--ntasks-per-node=4 but the layout puts 8 ranks on each node" \
   sbatch --tp=8 --dp=2 --gpus-per-node=8 --ntasks-per-node=4 --wrap true
-refuse "but the job asks for 4 GPUs per node (--ntasks-per-node=4)" \
-  sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=4 --wrap true
+# (26.05's sbatch derives -N 2 from -n8 and --ntasks-per-node=4: the tasks per node are what does not fit)
+case ${TOPOAWARE_SLURM_RELEASE:-22.05} in
+  2[5-9].*)
+    want="--ntasks-per-node=4 but the layout puts 8 ranks on each node (one task per GPU);"
+    want+=" use --ntasks-per-node=8" ;;
+  *) want="but the job asks for 4 GPUs per node (--ntasks-per-node=4)" ;;
+esac
+refuse "$want" sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=4 --wrap true
 refuse "--ntasks=8 but the layout has 16 ranks" sbatch --tp=8 --dp=2 -n8 -N2 --wrap true
 refuse "--gpus=8 but the layout needs 16 GPUs" sbatch --tp=8 --dp=2 --gpus=8 --wrap true
 refuse "--gpus-per-node=16 but the partition's nodes have 8 GPUs" sbatch --tp=8 --dp=2 --gpus-per-node=16 --wrap true
