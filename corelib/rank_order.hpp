@@ -46,6 +46,8 @@ class TopoIndex {
   const std::vector<int> &pod_leaf_groups(int p) const { return pod_lgs_[size_t(p)]; }
   int pod_size(int p) const { return pod_size_[size_t(p)]; }
   int max_leaf_group_size() const { return max_lg_size_; }
+  // Uplink cables of the leaf group's (rail-0) leaf switch: K of D-mod-K routing at the leaf (1 if none).
+  int leaf_group_uplinks(int g) const { return lg_uplinks_[size_t(g)]; }
   int max_pod_size() const { return max_pod_size_; }
   // Position of a host in the canonical order (pod, leaf group, leaf, host name order).
   uint32_t canonical_rank(int h) const { return canon_[size_t(h)]; }
@@ -53,7 +55,7 @@ class TopoIndex {
 
  private:
   const Topology *topo_;
-  std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_;
+  std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_, lg_uplinks_;
   std::vector<std::vector<int>> lg_hosts_, pod_lgs_;
   std::vector<uint32_t> canon_;
   std::unordered_map<std::string, int> by_name_;
@@ -110,6 +112,8 @@ class RankOrderer {
   std::vector<int> sorted_;
   std::vector<Piece> pieces_;
   std::vector<uint32_t> piece_start_;
+  std::vector<char> used_;
+  std::vector<uint32_t> entry_;
   Packing packing_;
   std::vector<SegmentPart> pool_;
 };
