@@ -40,6 +40,21 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     max_lg_size_ = std::max(max_lg_size_, int(lg_hosts_[g].size()));
   }
   for (int s : pod_size_) max_pod_size_ = std::max(max_pod_size_, s);
+  // Uplink cables of every leaf switch (cables to a switch of a higher level).
+  std::vector<int> up(topo.switches.size(), 0);
+  for (const Link &l : topo.links) {
+    const int a = topo.switch_index(l.a), b = topo.switch_index(l.b);
+    if (a < 0 || b < 0) continue;
+    const int la = topo.switches[size_t(a)].level, lb = topo.switches[size_t(b)].level;
+    if (la == 1 && lb > 1) up[size_t(a)] += l.cables();
+    if (lb == 1 && la > 1) up[size_t(b)] += l.cables();
+  }
+  lg_uplinks_.assign(lg_hosts_.size(), 1);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) {
+    if (lg_hosts_[g].empty()) continue;
+    const int leaf = host_leaf_[size_t(lg_hosts_[g].front())];
+    if (leaf >= 0 && size_t(leaf) < up.size() && up[size_t(leaf)] > 0) lg_uplinks_[g] = up[size_t(leaf)];
+  }
   // Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order).
   std::vector<int> order(nh);
   std::iota(order.begin(), order.end(), 0);
@@ -202,12 +217,55 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
     ++pieces_.back().count;
   }
   pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
-  // Hand out each piece's hosts in canonical order to the segments in turn.
+  // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
+  // over leaf groups enters each of its parts at the part's first host, and under static D-mod-K
+  // routing (up cable = destination index mod K, K = the leaf's uplinks) two flows that leave one
+  // leaf or enter one leaf towards hosts of equal index mod K share a cable. Taking the hosts in
+  // canonical order would enter every leaf group's remainder at the same position (whole segments
+  // first, remainders last), hence the same cable. So the j-th split part of the job enters at the
+  // free host of its piece whose index mod K is nearest at or after (base + j) mod K: the job's
+  // entry points take distinct cables (up to K split parts), and `base`, a hash of the node set,
+  // keeps two jobs from starting on the same cable. Host indices follow name order (the stand-in
+  // for LIDs). Cost: one pass over the piece's hosts per split part (a piece is one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
+  used_.assign(sorted_.size(), 0);
+  entry_.assign(packing_.parts.size(), UINT32_MAX);
+  uint64_t base = 0x9e3779b97f4a7c15ULL;
+  for (int h : sorted_) base = (base ^ uint64_t(h)) * 0x100000001b3ULL;
+  base ^= base >> 29;
+  uint32_t split_parts = 0;
+  for (uint32_t s = 0; s < packing_.segments(); ++s) {
+    if (packing_.begin[s + 1] - packing_.begin[s] < 2) continue;  // inside one leaf group
+    for (uint32_t q = packing_.begin[s]; q < packing_.begin[s + 1]; ++q) {
+      const uint32_t pc = packing_.parts[q].piece;
+      const uint64_t K = uint64_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));
+      const uint64_t target = (base + split_parts++) % K;
+      if (K < 2) continue;  // no uplinks known: canonical order
+      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
+      uint32_t best = UINT32_MAX;
+      uint64_t best_d = UINT64_MAX;
+      for (uint32_t i = piece_start_[pc]; i < end && best_d > 0; ++i) {
+        if (used_[i]) continue;
+        const uint64_t d = (uint64_t(sorted_[i]) % K + K - target) % K;
+        if (d < best_d) best_d = d, best = i;
+      }
+      used_[best] = 1;  // a piece has as many free hosts as its parts take
+      entry_[q] = best;
+    }
+  }
+  // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in
+  // canonical order.
   out.clear();
   out.reserve(sorted_.size());
-  for (const SegmentPart &part : packing_.parts) {
-    for (uint32_t k = 0; k < part.count; ++k) out.push_back(sorted_[cursor[part.piece]++]);
+  for (uint32_t q = 0; q < packing_.parts.size(); ++q) {
+    const SegmentPart &part = packing_.parts[q];
+    uint32_t k = 0;
+    if (entry_[q] != UINT32_MAX) out.push_back(sorted_[entry_[q]]), ++k;
+    for (; k < part.count; ++k) {
+      while (used_[cursor[part.piece]]) ++cursor[part.piece];
+      used_[cursor[part.piece]] = 1;
+      out.push_back(sorted_[cursor[part.piece]++]);
+    }
   }
 }
 

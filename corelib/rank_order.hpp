@@ -13,6 +13,21 @@
 // possible: whole segments from each leaf group first, then the remainders of a pod combined by
 // best fit, then the remainders of all pods. Segments that share a leaf group are adjacent, so the
 // next axis (PP neighbours under Megatron's order) mostly stays inside a leaf group or pod.
+//
+// Which hosts of a leaf group a segment gets changes nothing inside the leaf group, but a segment
+// split over leaf groups enters each part at the part's first host, and under static D-mod-K
+// routing (up cable = destination index mod K, K = the leaf's uplinks; down the same) flows that
+// leave or enter one leaf towards hosts of equal index mod K share a cable. Handing the hosts out
+// in canonical order entered every remainder at the same position (whole segments take the first
+// hosts of every leaf group), so split rings piled onto one uplink (2.0x for two rings of one job
+// in the network judge, bench/README.md). The j-th split part of a job therefore enters at the
+// free host of its leaf group whose index mod K is nearest at or after (h + j) mod K, h a hash of
+// the node set: a job's entry points use distinct cables (up to K split parts) and two jobs do not
+// start on the same one. Leaf-group membership, hence the cost model's view, is unchanged. Host
+// index = name order stands in for the LID order D-mod-K really uses (exact when LIDs follow
+// names; otherwise the entries are merely spread). Measured (netsim, 2,048 nodes, 3 seeds), D-mod-K
+// stretch vs slurm-tree went from 1.140 / 1.056 / 0.806 to 0.784 / 0.709 / 0.741 (ft2-2to1 /
+// ft2-1to1 / ft3-7to1); adaptive routing is unchanged.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +61,8 @@ class TopoIndex {
   const std::vector<int> &pod_leaf_groups(int p) const { return pod_lgs_[size_t(p)]; }
   int pod_size(int p) const { return pod_size_[size_t(p)]; }
   int max_leaf_group_size() const { return max_lg_size_; }
+  // Uplink cables of the leaf group's (rail-0) leaf switch: K of D-mod-K routing at the leaf (1 if none).
+  int leaf_group_uplinks(int g) const { return lg_uplinks_[size_t(g)]; }
   int max_pod_size() const { return max_pod_size_; }
   // Position of a host in the canonical order (pod, leaf group, leaf, host name order).
   uint32_t canonical_rank(int h) const { return canon_[size_t(h)]; }
@@ -53,7 +70,7 @@ class TopoIndex {
 
  private:
   const Topology *topo_;
-  std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_;
+  std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_, lg_uplinks_;
   std::vector<std::vector<int>> lg_hosts_, pod_lgs_;
   std::vector<uint32_t> canon_;
   std::unordered_map<std::string, int> by_name_;
@@ -110,6 +127,8 @@ class RankOrderer {
   std::vector<int> sorted_;
   std::vector<Piece> pieces_;
   std::vector<uint32_t> piece_start_;
+  std::vector<char> used_;
+  std::vector<uint32_t> entry_;
   Packing packing_;
   std::vector<SegmentPart> pool_;
 };

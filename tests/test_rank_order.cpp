@@ -8,6 +8,7 @@
 
 #include "cmocka_cxx.hpp"
 #include "engine_topologies.hpp"
+#include "generator.hpp"
 #include "rank_order.hpp"
 
 using namespace topoaware;
@@ -150,6 +151,49 @@ void test_rail_groups(void **) {
   assert_names(got, {"n0001", "n0002", "n0007", "n0008"});
 }
 
+// Segments split over leaf groups enter each leaf group at a host of a different index mod K
+// (K = the leaf's uplinks, D-mod-K's cable choice), not all at the same position.
+void test_split_entries_staggered(void **) {
+  FatTreeSpec s;
+  s.leaves = 4;
+  s.hosts_per_leaf = 8;
+  s.uplinks_per_leaf = 4;
+  s.spines = 2;
+  const Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  TopoIndex ix(t);
+  for (int g = 0; g < ix.leaf_group_count(); ++g) assert_int_equal(ix.leaf_group_uplinks(g), 4);
+  // Hosts 0-5 of every leaf, rings of 4 (tp=8 dp=4 pp=6): one whole ring per leaf, then four
+  // remainders of 2 (hosts 4-5 of each leaf) form two rings over two leaves each.
+  std::vector<int> set;
+  for (int leaf = 0; leaf < 4; ++leaf)
+    for (int k = 0; k < 6; ++k) set.push_back(leaf * 8 + k);
+  RankOrderer ro(ix);
+  std::vector<int> out;
+  ro.order(set, L(8, 6, 4), out);
+  const Packing &pk = ro.packing();
+  assert_int_equal(pk.segments(), 6);
+  std::vector<int> residues;
+  size_t node = 0;
+  for (uint32_t seg = 0; seg < pk.segments(); ++seg) {
+    const bool split = pk.begin[seg + 1] - pk.begin[seg] > 1;
+    for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
+      const int entry = out[node];
+      if (split) {
+        residues.push_back(entry % 4);
+      }
+      for (uint32_t k = 0; k < pk.parts[q].count; ++k)
+        assert_int_equal(ix.host_leaf_group(out[node + k]), ix.host_leaf_group(entry));
+      node += pk.parts[q].count;
+    }
+  }
+  assert_int_equal(residues.size(), 4);
+  std::sort(residues.begin(), residues.end());
+  assert_true(std::unique(residues.begin(), residues.end()) == residues.end());  // 4 distinct cables
+  std::vector<int> so = out, ss = set;
+  std::sort(so.begin(), so.end());
+  assert_true(so == ss);
+}
+
 void test_order_independent(void **) {
   const Topology t = enginetest::make_topology(2, 4, 8);
   TopoIndex ix(t);
@@ -210,6 +254,7 @@ int main() {
       cmocka_unit_test(test_cross_pod),        cmocka_unit_test(test_tp_pp_dp_chain),
       cmocka_unit_test(test_segment_larger_than_leaf_group), cmocka_unit_test(test_rail_groups),
       cmocka_unit_test(test_order_independent), cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_split_entries_staggered),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
