@@ -220,6 +220,10 @@ srun --pp=1 /bin/true 2>&1 | grep -o 'the step has 16 tasks but its layout.*has 
   sed 's/^/mismatch: /'
 echo "mismatch rc=${PIPESTATUS[0]}"
 SH
+# The cluster's own srun by its path: with --export=NONE the script runs with the system's PATH,
+# which on a test cluster of another Slurm release (TOPOAWARE_SLURM_PREFIX) finds the host's srun.
+srun_bin=$(cluster_run sh -c 'command -v srun')
+sed -i "s|\$(srun |\$($srun_bin |g; s|^srun |$srun_bin |" "$work/steps.sh"
 run_job() {
   local id
   id=$(cluster_run sbatch --parsable "$@" "$work/steps.sh")
