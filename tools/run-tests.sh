@@ -3,8 +3,9 @@
 #   1. tools/setup.sh --no-demo  (packages, Slurm source tree, out-of-tree build; idempotent)
 #   2. make check                (CMocka units and integration tests; as root these start their own
 #                                 ibsim, slurmctld and slurmd, and a Slurm 24.11 root for topology/block)
-#   2b. make check-deb          (the Debian packages: built, checked and run on a cluster for the host's
-#                                 Slurm and inside the trixie root for Slurm 24.11; tests/deb.mk)
+#   2b. make check-deb          (the Debian packages for Slurm 24.11.5, built, installed and run on
+#                                 24.11 clusters inside the trixie root: tests/deb_trixie.sh; the host's
+#                                 own package test, tests/deb_package.sh, by `make check-deb`)
 #   3. fuzz smoke                (tests/fuzz/run-fuzz.sh --smoke 60: every libFuzzer target built with
 #                                 clang and run 60 s; fails on any crash or broken invariant)
 #   4. make distcheck            (the release tarball builds and its tests pass; tests that need root
@@ -110,8 +111,9 @@ fi
 # 2b. the Debian packages (each test builds the whole project once more inside dpkg-buildpackage).
 if [ "$deb" = yes ]; then
   t0=$SECONDS
-  ta_say "make check-deb in $TOPOAWARE_BUILD"
-  if make -C "$TOPOAWARE_BUILD" check-deb VERBOSE=1; then
+  ta_say "make check-deb (Slurm 24.11.5 in the trixie root) in $TOPOAWARE_BUILD"
+  # Each package test builds the whole project once more: only the one no other step covers.
+  if make -C "$TOPOAWARE_BUILD" check-deb VERBOSE=1 TA_DEB_TESTS=tests/deb_trixie.sh; then
     record "check-deb" ok $((SECONDS - t0))
   else
     record "check-deb" FAILED $((SECONDS - t0))
