@@ -92,6 +92,18 @@ std::string node_key(const topoaware_task_in_t &in) {
   return k;
 }
 
+// The layout's ranks against the step's tasks and nodes: world and ranks per node, or why not.
+void set_world(const topoaware_task_in_t &in, uint32_t n, NodeStep &ns) {
+  const topoaware_layout_t &l = *in.layout;
+  ns.world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
+  if (ns.world != in.total_tasks)
+    throw std::runtime_error("the step has " + std::to_string(in.total_tasks) + " tasks, the layout " +
+                             std::to_string(ns.world) + " ranks");
+  if (n == 0 || ns.world % n != 0)
+    throw std::runtime_error("the layout's ranks do not split evenly over the step's nodes");
+  ns.per_node = static_cast<uint32_t>(ns.world / n);
+}
+
 // The step's ranks from slurmctld's node order, if the step is the job's own (its nodes and its
 // layout): no topology file is read. Empty if not: the caller reads the topology.
 std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in) {
@@ -115,13 +127,7 @@ std::unique_ptr<NodeStep> node_from_placed_order(const topoaware_task_in_t &in, 
   ns->hash = in.expected_hash;
   ns->names = std::move(order);
   const uint32_t n = static_cast<uint32_t>(ns->names.size());
-  ns->world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
-  if (ns->world != in.total_tasks)
-    throw std::runtime_error("the step has " + std::to_string(in.total_tasks) + " tasks, the layout " +
-                             std::to_string(ns->world) + " ranks");
-  if (n == 0 || ns->world % n != 0)
-    throw std::runtime_error("the layout's ranks do not split evenly over the step's nodes");
-  ns->per_node = static_cast<uint32_t>(ns->world / n);
+  set_world(in, n, *ns);
   const auto self = std::find(ns->names.begin(), ns->names.end(), in.self);
   if (self == ns->names.end())
     throw std::runtime_error(std::string("node ") + in.self + " is not in the job's node list");
@@ -167,13 +173,7 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
   std::vector<const char *> cnames;
   for (const auto &n : ns->names) cnames.push_back(n.c_str());
   const uint32_t n = static_cast<uint32_t>(ns->names.size());
-  ns->world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
-  if (ns->world != in.total_tasks)
-    throw std::runtime_error("the step has " + std::to_string(in.total_tasks) + " tasks, the layout " +
-                             std::to_string(ns->world) + " ranks");
-  if (n == 0 || ns->world % n != 0)
-    throw std::runtime_error("the layout's ranks do not split evenly over the step's nodes");
-  ns->per_node = static_cast<uint32_t>(ns->world / n);
+  set_world(in, n, *ns);
   ns->ranks.resize(ns->per_node);
   uint32_t count = 0;
   if (topoaware_node_ranks(topo.get(), cnames.data(), n, &l, in.self, ns->ranks.data(), ns->per_node, &count, err,
