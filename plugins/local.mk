@@ -49,5 +49,6 @@ strip-installed-plugins:
 # The plugins built against every Slurm release of tools/slurm-releases.txt, each with its symbol
 # tests (tools/slurm-matrix.sh; ~10 min on a warm cache, so not part of make check).
 check-releases:
-	TOPOAWARE_JOBS=$${TOPOAWARE_JOBS:-2} bash $(top_srcdir)/tools/slurm-matrix.sh
+	TOPOAWARE_JOBS=$${TOPOAWARE_JOBS:-2} TOPOAWARE_MATRIX_DIR=$${TOPOAWARE_MATRIX_DIR:-$(abs_top_builddir)/releases} \
+	  bash $(top_srcdir)/tools/slurm-matrix.sh
 .PHONY: check-releases

@@ -20,8 +20,9 @@
 # then ../shared/slurm-src next to this checkout; a release without one is SKIPPED with the reason.
 # Exit status: 0 if every release that ran passed, 1 otherwise.
 #
-# Environment: TOPOAWARE_CACHE (default /var/cache/topoaware), TOPOAWARE_MATRIX_DIR (build folders,
-# default $TOPOAWARE_CACHE/matrix), TOPOAWARE_SLURM_TARBALLS, TOPOAWARE_JOBS (make -j, default 2).
+# Environment: TOPOAWARE_CACHE (default /var/cache/topoaware), TOPOAWARE_MATRIX_DIR (build folders;
+# make check-releases gives <build>/releases, else $TOPOAWARE_CACHE/matrix), TOPOAWARE_SLURM_TARBALLS,
+# TOPOAWARE_JOBS (make -j, default 2).
 set -euo pipefail
 
 TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -148,9 +149,12 @@ while read -r rel family sum; do
 
   b=$TOPOAWARE_MATRIX_DIR/$rel
   mkdir -p "$b"
-  # Configure once per tree and checkout (configure.ac changes are picked up by make itself).
+  # Configure once per tree and checkout (configure.ac changes are picked up by make itself). A
+  # folder configured from another checkout or tree starts empty: its dependency files name that
+  # checkout's sources, which may be gone (ccache keeps the rebuild cheap).
   if ! grep -qF -- "--with-slurm-source=$tree" "$b/config.status" 2>/dev/null ||
      ! grep -qF "$TOPDIR/configure" "$b/config.status" 2>/dev/null; then
+    rm -rf "$b" && mkdir -p "$b"
     [ -x "$TOPDIR/configure" ] || (cd "$TOPDIR" && autoreconf -fi) >"$b/autoreconf.log" 2>&1
     t=$(now)
     if ! (cd "$b" && "$TOPDIR/configure" "${CC_WRAP[@]}" --with-slurm-source="$tree" --disable-daemon-tests \
