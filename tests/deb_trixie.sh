@@ -33,6 +33,9 @@ prep "build dependencies in the root" trixie_build_prepare "$src"
 prep "Slurm source tree in the root" trixie_slurm_source_prepare "$src"
 version=$(trixie_slurm_version)
 ta_note "Slurm $version in $TRIXIE_ROOT, source tree $TRIXIE_SLURM_SRC"
+# The plugins this test runs are the ones built in the root for that release, not this build's
+# (cluster_start skips a cluster whose slurmctld is not the release the plugins are for).
+export TOPOAWARE_SLURM_RELEASE=$version
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ta-debtrixie.XXXXXX")
 ta_on_exit "rm -rf '$work'"
