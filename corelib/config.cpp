@@ -1,6 +1,8 @@
 // topoaware.conf and the scheduling option parsers (see config.hpp).
 #include "config.hpp"
 
+#include "file_read.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -307,18 +309,13 @@ Config parse_config(std::string_view text, std::string_view source) {
 
 Config load_config(const std::string &path, bool *found) {
   if (found) *found = false;
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return Config{};
-    throw ConfigError("cannot read " + path + ": " + std::strerror(errno));
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxConfigBytes, "1 MiB");
+  } catch (const FileReadError &e) {
+    if (e.error == ENOENT) return Config{};
+    throw ConfigError(path + ": " + e.what());
   }
-  if (!S_ISREG(st.st_mode)) throw ConfigError(path + " is not a regular file");
-  if (size_t(st.st_size) > kMaxConfigBytes) throw ConfigError(path + " is larger than 1 MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("cannot open " + path + ": " + std::strerror(errno));
-  std::string text(kMaxConfigBytes + 1, '\0');
-  in.read(&text[0], std::streamsize(text.size()));
-  text.resize(size_t(in.gcount()));
   if (found) *found = true;
   return parse_config(text, path);
 }

@@ -19,6 +19,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/config.hpp corelib/config.cpp \
   corelib/status.hpp corelib/status.cpp \
   corelib/safe_folder.hpp corelib/safe_folder.cpp \
+  corelib/file_read.hpp corelib/file_read.cpp \
   corelib/text.hpp corelib/text.cpp \
   corelib/spank_settings.hpp corelib/spank_settings.cpp
 corelib_libtopoaware_core_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) $(CRYPTO_CFLAGS)

@@ -1,6 +1,7 @@
 // The select plugin's status file (status.hpp).
 #include "status.hpp"
 
+#include "file_read.hpp"
 #include "safe_folder.hpp"
 
 #include "text.hpp"
@@ -188,14 +189,11 @@ Status status_from_json(std::string_view text, std::string_view source) {
 }
 
 Status load_status_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw StatusError(path + ": cannot read: " + std::strerror(errno));
   std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxStatusBytes)
-      throw StatusError(path + ": larger than " + std::to_string(kMaxStatusBytes) + " bytes");
+  try {
+    text = read_regular_file(path, kMaxStatusBytes, std::to_string(kMaxStatusBytes) + " bytes");
+  } catch (const FileReadError &e) {
+    throw StatusError(path + ": " + e.what());
   }
   return status_from_json(text, path);
 }

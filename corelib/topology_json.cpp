@@ -6,6 +6,8 @@
 // Derived per-switch host lists are not stored (they follow from hosts[].ports[].switch).
 #include "topology_json.hpp"
 
+#include "file_read.hpp"
+
 #include <openssl/evp.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -476,38 +478,12 @@ Topology topology_from_json(const std::string &text) {
 }
 
 Topology load_topology_file(const std::string &path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw TopologyError(path + ": cannot open: " + std::strerror(errno));
   std::string text;
-  struct stat st {};
-  const char *refuse = nullptr;
-  if (::fstat(fd, &st) != 0) refuse = "cannot stat it";
-  else if (!S_ISREG(st.st_mode)) refuse = "not a regular file (a FIFO, device or folder is never read)";
-  else if (size_t(st.st_size) > kMaxTopologyBytes) refuse = "larger than the 1 GiB a topology file may have";
-  if (refuse) {
-    ::close(fd);
-    throw TopologyError(path + ": " + refuse);
+  try {
+    text = read_regular_file(path, kMaxTopologyBytes, "the 1 GiB a topology file may have");
+  } catch (const FileReadError &e) {
+    throw TopologyError(path + ": " + e.what());
   }
-  text.resize(size_t(st.st_size));
-  size_t got = 0;
-  for (;;) {  // up to the size fstat gave, and a byte more to see a file that grew meanwhile
-    if (got == text.size()) {
-      if (text.size() > kMaxTopologyBytes) break;
-      text.resize(text.size() + 65536);
-    }
-    const ssize_t r = ::read(fd, &text[got], text.size() - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      const int e = errno;
-      ::close(fd);
-      throw TopologyError(path + ": cannot read: " + std::strerror(e));
-    }
-    if (r == 0) break;
-    got += size_t(r);
-  }
-  ::close(fd);
-  if (got > kMaxTopologyBytes) throw TopologyError(path + ": larger than the 1 GiB a topology file may have");
-  text.resize(got);
   try {
     return topology_from_json(text);
   } catch (const TopologyError &e) {

@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.hpp"
 #include "layout_c.h"
+#include "child.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
@@ -276,6 +278,25 @@ void test_load(void **) {
     threw = std::strstr(e.what(), "not a regular file") != nullptr;
   }
   assert_true(threw);
+  // A FIFO or a device is refused at once, never waited on or read without end (the file is read by
+  // slurmctld on reconfigure and by every task's SPANK plugin); in a child so that blocking fails.
+  char dir[] = "/tmp/ta-config-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string fifo = std::string(dir) + "/topoaware.conf";
+  assert_int_equal(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string &path : {fifo, std::string("/dev/zero")}) {
+    const int rc = run_in_child([&] {
+      try {
+        load_config(path, nullptr);
+      } catch (const ConfigError &e) {
+        return std::string(e.what()) == path + ": not a regular file (a FIFO, device or folder is never read)" ? 0 : 2;
+      }
+      return 4;
+    });
+    if (rc != 0) fail_msg("load_config(%s): %s", path.c_str(), rc < 0 ? "blocked" : "not refused as expected");
+  }
+  unlink(fifo.c_str());
+  rmdir(dir);
 }
 
 }  // namespace

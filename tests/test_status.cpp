@@ -178,6 +178,38 @@ void test_write_never_blocks_on_planted_names(void **) {
   assert_int_equal(std::system(cmd.c_str()), 0);
 }
 
+// What `topoaware show` and `metrics` must never wait on: a FIFO at the status file's path used to
+// block the reader in open(), /dev/zero was read to the 64 MiB bound. Each is refused at once, and so
+// is a (sparse) file above the bound, without reading it.
+void test_reader_refuses_what_is_not_a_file(void **) {
+  char dir[] = "/tmp/ta-status-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string fifo = std::string(dir) + "/fifo.json", big = std::string(dir) + "/big.json";
+  assert_int_equal(mkfifo(fifo.c_str(), 0600), 0);
+  assert_int_equal(truncate((std::ofstream(big), big).c_str(), off_t(kMaxStatusBytes) + 1), 0);
+  const std::string not_file = ": not a regular file (a FIFO, device or folder is never read)";
+  const std::pair<std::string, std::string> cases[] = {
+      {fifo, fifo + not_file},
+      {"/dev/zero", "/dev/zero" + not_file},
+      {dir, dir + not_file},
+      {big, big + ": larger than " + std::to_string(kMaxStatusBytes) + " bytes"},
+      {std::string(dir) + "/none.json", std::string(dir) + "/none.json: cannot open: No such file or directory"},
+  };
+  for (const auto &[path, want] : cases) {
+    const int rc = run_in_child([&, want = want, path = path] {
+      try {
+        load_status_file(path);
+      } catch (const StatusError &e) {
+        return std::string(e.what()) == want ? 0 : 2;
+      }
+      return 4;
+    });
+    if (rc != 0) fail_msg("load_status_file(%s): %s", path.c_str(), rc < 0 ? "blocked" : "not refused as expected");
+  }
+  std::string cmd = std::string("rm -rf ") + dir;
+  assert_int_equal(std::system(cmd.c_str()), 0);
+}
+
 // The status file's folder is reached without a link and without a folder another user may change
 // (defect: a user who could rename a component of the path made slurmctld replace a file of their
 // choosing). Each case is refused with the component and the reason, and nothing is written.
@@ -438,6 +470,7 @@ int main() {
       cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_strict_reader),
       cmocka_unit_test(test_write_never_blocks_on_planted_names),
+      cmocka_unit_test(test_reader_refuses_what_is_not_a_file),
       cmocka_unit_test(test_write_refuses_unsafe_folders),
       cmocka_unit_test(test_c_api_write),
       cmocka_unit_test(test_waiting_hint),
