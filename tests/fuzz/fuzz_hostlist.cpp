@@ -17,8 +17,10 @@
 
 namespace {
 
-// Small bound: "n[0-99999]" would spend the run in expansion; the bound's check is what matters.
-constexpr size_t kMaxHosts = 4096;
+// Small bound: "n[0-99999]" would spend the run in expansion; the bound's check is what matters, not
+// its size. With 4096 the corpus filled with lists at the bound and each input cost ~2 ms under ASan
+// (~490 exec/s); 256 reaches the same code (ranges, padding, the bound itself) an order faster.
+constexpr size_t kMaxHosts = 256;
 
 std::vector<std::string> sorted_unique(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
