@@ -127,10 +127,6 @@ bool overlap(const std::vector<int> &a, const std::vector<int> &b) {
   return false;
 }
 
-void assert_contains(const std::string &hay, const char *needle) {
-  if (hay.find(needle) == std::string::npos) fail_msg("'%s' lacks '%s'", hay.c_str(), needle);
-}
-
 // ---------------------------------------------------------------- run-now
 
 void test_run_now_ideal_first_block(void **) {

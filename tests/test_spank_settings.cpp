@@ -30,12 +30,6 @@ SpankSettings parse(std::vector<const char *> args, std::vector<std::string> *wa
 
 bool contains(const std::string &hay, const std::string &needle) { return hay.find(needle) != std::string::npos; }
 
-#define assert_contains(hay, needle)                                                      \
-  do {                                                                                    \
-    if (!contains((hay), (needle)))                                                       \
-      fail_msg("'%s' lacks '%s'", std::string(hay).c_str(), std::string(needle).c_str()); \
-  } while (0)
-
 // One argument that must be ignored with one message containing `part`, and change nothing.
 void ignored(const std::string &arg, const std::string &part) {
   std::vector<std::string> w;

@@ -13,12 +13,6 @@ using namespace topoaware;
 
 namespace {
 
-#define assert_contains(hay, needle)                                                                     \
-  do {                                                                                                   \
-    if (std::string(hay).find(needle) == std::string::npos)                                              \
-      fail_msg("'%s' lacks '%s'", std::string(hay).c_str(), std::string(needle).c_str());                \
-  } while (0)
-
 // 4 leaves x 4 hosts, 2 spines, 2 cables from every leaf to every spine (4 uplinks per leaf).
 Fabric base_fabric() {
   FatTreeSpec s;

@@ -31,3 +31,11 @@ void ta_guarded_test(void **state) {
 }
 #undef cmocka_unit_test
 #define cmocka_unit_test(f) {#f, ta_guarded_test<f>, nullptr, nullptr, nullptr}
+
+// Fails, naming both texts, when `needle` is not part of `hay` (assert_true(...find...) says neither).
+#define assert_contains(hay, needle)                                                      \
+  do {                                                                                    \
+    const std::string ta_hay_(hay), ta_needle_(needle);                                   \
+    if (ta_hay_.find(ta_needle_) == std::string::npos)                                    \
+      fail_msg("'%s' lacks '%s'", ta_hay_.c_str(), ta_needle_.c_str());                   \
+  } while (0)
