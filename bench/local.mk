@@ -1,5 +1,6 @@
 # benchmarks (bench/)
 include bench/engine.mk
+include bench/memory.mk
 include bench/sim.mk
 include bench/discovery.mk
 include bench/slurm.mk
