@@ -26,6 +26,7 @@ ln -s "$SEL_PLUGDIR/select_cons_tres_topoaware.so" "$SEL_WORK/plugins/"
 ln -s "$jobsub" "$SEL_WORK/plugins/"
 SEL_PLUGDIR=$SEL_WORK/plugins
 defrag() { cluster_run "$b/topoaware" defrag "$@"; }
+idle_is() { [ "$(cluster_run sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" -eq "$1" ]; }
 
 printf '%s\n' "StatusInterval=0" >"$SEL_WORK/topoaware.conf"
 sel_start select/cons_tres_topoaware --file "topoaware.conf=$SEL_WORK/topoaware.conf" \
@@ -64,14 +65,14 @@ cluster_wait_job "$m" 60 RUNNING >/dev/null
   ta_fail "premise: M runs on $(echo $(sel_job_nodes "$m")), expected n0001 n0002 n0005 n0006"
 cluster_run scancel "${fill12[@]}"
 for id in "${fill12[@]}"; do cluster_wait_job "$id" 60 >/dev/null; done
-ta_wait_for 60 sh -c "[ \$(cluster_run sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l) -ge 4 ]" || true
+ta_wait_for 60 idle_is 4 || ta_fail "the nodes of leaves 1 and 2 did not become idle"
 n=$(cluster_run sbatch --parsable "${layout[@]}" -J N -o /dev/null --wrap 'sleep 900')
 cluster_wait_job "$n" 60 RUNNING >/dev/null
 n_nodes=$(sel_job_nodes "$n" | tr '\n' ' ')
 [ "$n_nodes" = "n0003 n0004 n0007 n0008 " ] || ta_fail "premise: N runs on $n_nodes, expected n0003 n0004 n0007 n0008"
 cluster_run scancel "${fill34[@]:0:4}"
 for id in "${fill34[@]:0:4}"; do cluster_wait_job "$id" 60 >/dev/null; done
-ta_wait_for 60 sh -c "[ \$(cluster_run sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l) -eq 4 ]" ||
+ta_wait_for 60 idle_is 4 ||
   ta_fail "leaf 3 did not become idle"
 ta_wait_for 30 python3 -c "
 import json,sys

@@ -541,7 +541,7 @@ static void test_option_table(void **state) {
   topoaware_options_t opts;
   topoaware_options_init(&opts);
   assert_int_equal(topoaware_options_set(&opts, "order", "1", err, sizeof(err)), -1);
-  assert_contains(err, "the options are tp, pp, dp, cp, ep, rank-order, topo-mode, topo-max-wait and nccl-hints");
+  assert_contains(err, "the options are tp, pp, dp, cp, ep, rank-order, topo-mode, topo-max-wait, nccl-hints and topo-migrate");
 }
 
 /* Values quoted in logs and messages: printable, cut without splitting a character. */
@@ -566,8 +566,8 @@ static void test_printable(void **state) {
     assert_int_equal(env_parse(env + 1, 1, &o), -1);
     assert_contains(err, "unknown topoaware option '?x'");
     assert_contains(err,
-                    "the options are --tp, --pp, --dp, --cp, --ep, --rank-order, --topo-mode, --topo-max-wait "
-                    "and --nccl-hints");
+                    "the options are --tp, --pp, --dp, --cp, --ep, --rank-order, --topo-mode, --topo-max-wait, "
+                    "--nccl-hints and --topo-migrate");
   }
 }
 
