@@ -12,6 +12,9 @@
 #      waits the checkpoint window, requeues it; M restarts on leaf 3 and its output shows both
 #      starts (old nodes, checkpoint, new nodes). N stays where it was; every job still exists.
 #   5. A second run finds nothing M may do (N did not opt in: exit 0, nothing moved).
+#   6. A failed requeue: M2 (--topo-migrate) runs 2 + 2 where N was, then leaf 1 is freed; an
+#      scontrol that refuses requeue (first in PATH) makes --apply exit 7 and say so, and M2 keeps
+#      running on its nodes.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/select_fabric.sh"
@@ -142,3 +145,46 @@ defrag --apply --checkpoint-wait 1 --restart-wait 10 >"$SEL_WORK/apply2.out" 2>"
 grep -q "nothing to move" "$SEL_WORK/apply2.err" || ta_fail "second apply: $(cat "$SEL_WORK/apply2.err")"
 [ "$(sel_job_nodes "$n" | tr '\n' ' ')" = "$n_nodes" ] || ta_fail "N moved on the second run"
 ta_pass "a second --apply moves nothing: N (no --topo-migrate) stays on $n_nodes"
+
+# 6. A requeue that fails leaves the job running and is reported.
+sel_busy n0001 n0002 n0005 n0006
+fill_b=("${SEL_BUSY_IDS[@]}")
+cluster_run scancel "$n"
+cluster_wait_job "$n" 60 >/dev/null
+ta_wait_for 60 idle_is 4 || ta_fail "N's nodes did not become idle"
+m2=$(cluster_run sbatch --parsable "${layout[@]}" -J M2 --topo-migrate --requeue --signal=B:USR1@5 \
+  --open-mode=append -o "$SEL_WORK/M2.out" "$SEL_WORK/m.sh")
+cluster_wait_job "$m2" 60 RUNNING >/dev/null
+m2_nodes=$(sel_job_nodes "$m2" | tr '\n' ' ')
+[ "$m2_nodes" = "n0003 n0004 n0007 n0008 " ] || ta_fail "premise: M2 runs on $m2_nodes"
+cluster_run scancel "${fill_b[0]}" "${fill_b[1]}"
+for id in "${fill_b[0]}" "${fill_b[1]}"; do cluster_wait_job "$id" 60 >/dev/null; done
+ta_wait_for 60 idle_is 2 || ta_fail "n0001 and n0002 did not become idle"
+ta_wait_for 30 python3 -c "
+import json,sys
+st={j['job_id']:j for j in json.load(open('$STATUS'))['jobs']}
+sys.exit(0 if st.get($m2,{}).get('migrate') else 1)" || ta_fail "the status file lacks M2's migrate entry"
+real=$(cluster_run bash -c 'command -v scontrol')
+mkdir "$SEL_WORK/fakebin"
+{
+  echo '#!/bin/bash'
+  echo '# scontrol that refuses requeue (as slurmctld does for a job it cannot requeue), otherwise the real one.'
+  echo 'if [ "$1" = requeue ]; then echo "scontrol: error: Requeue of JobId=$2 refused (test)" >&2; exit 1; fi'
+  echo "exec '$real' \"\$@\""
+} >"$SEL_WORK/fakebin/scontrol"
+chmod +x "$SEL_WORK/fakebin/scontrol"
+set +e
+cluster_run env PATH="$SEL_WORK/fakebin:$PATH" "$b/topoaware" defrag --apply --checkpoint-wait 1 --restart-wait 30 \
+  >"$SEL_WORK/apply3.out" 2>"$SEL_WORK/apply3.err"
+rc=$?
+set -e
+[ "$rc" -eq 7 ] || ta_fail "defrag --apply with a failing requeue exited $rc, not 7: $(cat "$SEL_WORK/apply3.err")"
+grep -q "job $m2: move from n\[0003-0004,0007-0008\] to n\[0001-0004\]" "$SEL_WORK/apply3.err" ||
+  ta_fail "apply did not plan M2 onto leaf 1: $(cat "$SEL_WORK/apply3.err")"
+grep -qF "job $m2: requeue failed (scontrol: error: Requeue of JobId=$m2 refused (test)); the job keeps running" \
+  "$SEL_WORK/apply3.err" || ta_fail "apply did not report the failed requeue: $(cat "$SEL_WORK/apply3.err")"
+sleep 3
+[ "$(cluster_job_state "$m2")" = RUNNING ] && [ "$(sel_job_nodes "$m2" | tr '\n' ' ')" = "$m2_nodes" ] ||
+  ta_fail "M2 is $(cluster_job_state "$m2") on $(echo $(sel_job_nodes "$m2")) after the failed requeue"
+[ "$(grep -c '^start' "$SEL_WORK/M2.out")" -eq 1 ] || ta_fail "M2 restarted: $(cat "$SEL_WORK/M2.out")"
+ta_pass "a failed requeue: exit 7, reported, M2 keeps running on $m2_nodes"
