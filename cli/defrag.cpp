@@ -152,8 +152,10 @@ int apply_move(const DefragOptions &o, const Snapshot &s, const DefragMove &mv, 
   std::vector<std::string> sig = {"scancel", "--signal=" + std::to_string(mv.signal)};
   if (mv.signal_batch) sig.push_back("--batch");
   sig.push_back(id);
-  log("job " + id + ": " + (mv.signal_batch ? "scancel --signal=" + std::to_string(mv.signal) + " --batch "
-                                            : "scancel --signal=" + std::to_string(mv.signal) + " ") + id);
+  log("job " + id + ": " +
+      (mv.signal_batch ? "scancel --signal=" + std::to_string(mv.signal) + " --batch "
+                       : "scancel --signal=" + std::to_string(mv.signal) + " ") +
+      id);
   CommandResult r = run_command(sig, o.timeout);
   if (!r.started || r.timed_out || r.status != 0) {
     log("job " + id + ": signal failed (" + (r.started ? first_line_of(r.err) : r.start_error) +
@@ -184,13 +186,14 @@ int apply_move(const DefragOptions &o, const Snapshot &s, const DefragMove &mv, 
   std::sort(to_names.begin(), to_names.end());
   const time_t end = time(nullptr) + o.restart_wait;
   std::string last;
-  // The job first leaves RUNNING (completing, then pending), then runs again.
+  // The job first leaves RUNNING (completing, then pending), then runs again; a poll may miss the
+  // pending part, so running on other nodes counts as a restart too.
   bool left = false;
   do {
     if (job_state(mv.job_id, o.timeout, st)) {
       last = st.state;
       if (st.state != "RUNNING") left = true;
-      if (left && st.state == "RUNNING" && !st.nodes.empty()) {
+      if (st.state == "RUNNING" && !st.nodes.empty() && (left || sorted_hosts(st.nodes) != from_names)) {
         const bool planned = sorted_hosts(st.nodes) == to_names;
         log("job " + id + ": running again on " + st.nodes +
             (planned ? " (the planned block)" : " (not the planned block " + names(t, mv.to) + ")"));
@@ -218,8 +221,8 @@ int run_defrag(const DefragOptions &o) {
     return 0;
   }
   const Logger log{o.log};
-  if (!first.model.status) throw Failure("--apply needs the select plugin's status file (which jobs opted in): " +
-                                         first.model.status_problem);
+  if (!first.model.status)
+    throw Failure("--apply needs the select plugin's status file (which jobs opted in): " + first.model.status_problem);
   int rc = 0, done = 0;
   nlohmann::ordered_json moves = nlohmann::ordered_json::array();
   Snapshot *s = &first;

@@ -15,8 +15,7 @@
 namespace topoaware {
 
 // The -O fields of the first squeue call above, in that order.
-inline constexpr const char *kDefragTimesFormat =
-    "JobId:24,BatchFlag:8,Requeue:8,RestartCnt:8,TimeLeft:24,TimeUsed:24";
+inline constexpr const char *kDefragTimesFormat = "JobId:24,BatchFlag:8,Requeue:8,RestartCnt:8,TimeLeft:24,TimeUsed:24";
 inline constexpr const char *kDefragJobFormat = "%A|%T|%N";
 
 // Slurm's duration text ("2-03:04:05", "03:04:05", "04:05", "5") in seconds; -1 for UNLIMITED,

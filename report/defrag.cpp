@@ -268,10 +268,11 @@ std::string move_line(const ShowModel &m, const DefragMove &mv) {
                               mv.to.empty() ? std::string("(no block: it would wait)") : host_names(t, mv.to));
   s += fmt::format("\n      span now: {}\n      span after: {}", span_text(mv.span_now),
                    mv.to.empty() ? std::string("-") : span_text(mv.span_after));
-  s += fmt::format("\n      cost: time left {}, running {}, restarts {}, checkpoint age {}, signal {}", dur(mv.time_left),
-                   dur(mv.run_time), mv.restarts, dur(mv.checkpoint_age), signal_text(mv));
-  s += fmt::format("\n      gain: hop-bytes x{:.2f} -> x{:.2f} of ideal, est. slowdown {:.2f} -> {:.2f}", mv.cost_now.ratio,
-                   mv.to.empty() ? mv.cost_now.ratio : mv.cost_after.ratio, mv.slowdown_now, mv.slowdown_after);
+  s += fmt::format("\n      cost: time left {}, running {}, restarts {}, checkpoint age {}, signal {}",
+                   dur(mv.time_left), dur(mv.run_time), mv.restarts, dur(mv.checkpoint_age), signal_text(mv));
+  s += fmt::format("\n      gain: hop-bytes x{:.2f} -> x{:.2f} of ideal, est. slowdown {:.2f} -> {:.2f}",
+                   mv.cost_now.ratio, mv.to.empty() ? mv.cost_now.ratio : mv.cost_after.ratio, mv.slowdown_now,
+                   mv.slowdown_after);
   if (mv.time_left > 0) s += fmt::format(", ~{} saved over the time left", dur(int64_t(mv.gain_seconds)));
   s += mv.migratable ? "\n      --apply: yes" : "\n      --apply: no, " + mv.refusal;
   return s;
@@ -290,8 +291,7 @@ std::string defrag_text(const ShowModel &m, const DefragPlan &plan) {
   for (const DefragRelocation &r : plan.relocations) {
     out += fmt::format("  job {}: {}\n", r.job_id,
                        r.now() ? "an ideal block is free now" : "an ideal block after one other move");
-    for (size_t i = 0; i < r.steps.size(); ++i)
-      out += fmt::format("    {}. {}\n", i + 1, move_line(m, r.steps[i]));
+    for (size_t i = 0; i < r.steps.size(); ++i) out += fmt::format("    {}. {}\n", i + 1, move_line(m, r.steps[i]));
   }
   out += "\nWaiting jobs held by fragmentation:\n";
   if (plan.waiting.empty()) out += "  none\n";
@@ -302,8 +302,7 @@ std::string defrag_text(const ShowModel &m, const DefragPlan &plan) {
     if (w.moves.empty()) out += "    no single move frees aligned capacity\n";
     for (const DefragFreeing &f : w.moves)
       out += fmt::format("    - {} free nodes in whole segments after it{}\n      {}\n", f.aligned_after,
-                         f.starts_ideal ? "; the waiting job then starts on an ideal block" : "",
-                         move_line(m, f.move));
+                         f.starts_ideal ? "; the waiting job then starts on an ideal block" : "", move_line(m, f.move));
   }
   return out;
 }

@@ -31,17 +31,17 @@ namespace topoaware {
 
 // What Slurm says about a job's time (scontrol show job): -1 when unknown or unlimited.
 struct DefragJobTimes {
-  int64_t time_left = -1;   // seconds to its time limit
-  int64_t run_time = -1;    // seconds since its (last) start
-  uint32_t restarts = 0;    // requeues so far
-  int requeue = -1;         // Slurm may requeue it: 1, 0, -1 unknown
-  bool batch = true;        // a batch job (only those can be requeued)
+  int64_t time_left = -1;  // seconds to its time limit
+  int64_t run_time = -1;   // seconds since its (last) start
+  uint32_t restarts = 0;   // requeues so far
+  int requeue = -1;        // Slurm may requeue it: 1, 0, -1 unknown
+  bool batch = true;       // a batch job (only those can be requeued)
 };
 
 struct DefragParams {
-  double comm_fraction = 0.3;       // f of the cost model
-  size_t moves_per_waiting = 3;     // (b): best moves listed per waiting job
-  size_t max_partners = 256;        // (a): other jobs tried as the enabling move, per job
+  double comm_fraction = 0.3;    // f of the cost model
+  size_t moves_per_waiting = 3;  // (b): best moves listed per waiting job
+  size_t max_partners = 256;     // (a): other jobs tried as the enabling move, per job
 };
 
 // Why a job may or may not be moved by --apply ("" when it may).
@@ -50,8 +50,8 @@ std::string defrag_refusal(const ShowJob &job, const DefragJobTimes &times);
 // One move: requeue `job_id` (after its checkpoint signal) and let the select plugin place it again.
 struct DefragMove {
   uint32_t job_id = 0;
-  std::vector<int> from;            // its nodes now (rank order)
-  std::vector<int> to;              // where the engine places it after the move (rank order)
+  std::vector<int> from;  // its nodes now (rank order)
+  std::vector<int> to;    // where the engine places it after the move (rank order)
   PlaceStatus predicted = PlaceStatus::NoNodes;
   PlaceQuality span_now, span_after;
   JobCost cost_now, cost_after;
@@ -65,41 +65,41 @@ struct DefragMove {
   // Gain: estimated seconds saved over the remaining time, time_left * (1 - after/now) (0 if the
   // time left is unknown), from the cost model's slowdown.
   double gain_seconds = 0;
-  bool migratable = false;          // --apply may do it (opted in, requeueable, a signal)
-  std::string refusal;              // why not, when !migratable
+  bool migratable = false;  // --apply may do it (opted in, requeueable, a signal)
+  std::string refusal;      // why not, when !migratable
 };
 
 // (a) A running job above its ideal span and the moves that put it on an ideal block.
 struct DefragRelocation {
   uint32_t job_id = 0;
-  std::vector<DefragMove> steps;    // 1 move (ideal block free now) or 2 (the enabling move first)
+  std::vector<DefragMove> steps;  // 1 move (ideal block free now) or 2 (the enabling move first)
   bool now() const { return steps.size() == 1; }
   double gain_seconds() const;
-  bool applicable() const;          // every step migratable
+  bool applicable() const;  // every step migratable
 };
 
 // (b) A waiting job held by fragmentation and the single moves that help it most.
 struct DefragFreeing {
   DefragMove move;
   uint32_t aligned_before = 0, aligned_after = 0;  // free nodes in whole segments of the waiting job
-  bool starts_ideal = false;        // the waiting job then has an ideal block
+  bool starts_ideal = false;                       // the waiting job then has an ideal block
 };
 struct DefragWaiting {
   uint32_t job_id = 0;
   uint32_t nodes = 0;
-  std::string mode;                 // strict | prefer
-  bool large = false;               // at least a leaf group of nodes
+  std::string mode;    // strict | prefer
+  bool large = false;  // at least a leaf group of nodes
   uint32_t segment_nodes = 0;
-  int64_t waiting_since = 0;        // the status file's since (0 unknown)
+  int64_t waiting_since = 0;  // the status file's since (0 unknown)
   uint32_t aligned_now = 0;
-  std::vector<DefragFreeing> moves; // best first
+  std::vector<DefragFreeing> moves;  // best first
 };
 
 struct DefragPlan {
   std::vector<DefragRelocation> relocations;  // by gain, best first
   std::vector<DefragWaiting> waiting;         // by job id
   std::vector<std::string> notes;
-  uint32_t above_ideal = 0;                   // running layout jobs above their ideal span
+  uint32_t above_ideal = 0;  // running layout jobs above their ideal span
   uint32_t free_nodes = 0;
 };
 

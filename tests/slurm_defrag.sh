@@ -43,7 +43,8 @@ if out=$(cluster_run sbatch --parsable "${layout[@]}" --topo-migrate --no-requeu
   ta_fail "--topo-migrate --no-requeue was accepted (job $out)"
 fi
 grep -q 'topo-migrate.*cannot be requeued.*--requeue' <<<"$out" || ta_fail "no clear message without requeue: $out"
-if out=$(cluster_run sbatch --parsable "${layout[@]}" --topo-migrate --requeue -o /dev/null --wrap 'sleep 60' 2>&1); then
+if out=$(cluster_run sbatch --parsable "${layout[@]}" --topo-migrate --requeue -o /dev/null \
+  --wrap 'sleep 60' 2>&1); then
   ta_fail "--topo-migrate without --signal was accepted (job $out)"
 fi
 grep -q 'topo-migrate.*has no --signal' <<<"$out" || ta_fail "no clear message without --signal: $out"
@@ -85,7 +86,8 @@ sys.exit(0 if st.get($m,{}).get('migrate') and $n in st else 1)" ||
 ta_pass "M ($m, --topo-migrate) and N ($n) both run 2 + 2 across leaves 1 and 2; leaf 3 is free"
 
 # 3. The plan.
-defrag --json >"$SEL_WORK/plan.json" 2>"$SEL_WORK/plan.err" || ta_fail "defrag --json failed: $(cat "$SEL_WORK/plan.err")"
+defrag --json >"$SEL_WORK/plan.json" 2>"$SEL_WORK/plan.err" ||
+  ta_fail "defrag --json failed: $(cat "$SEL_WORK/plan.err")"
 python3 - "$SEL_WORK/plan.json" "$m" "$n" <<'EOF' || ta_fail "plan: $(cat "$SEL_WORK/plan.json")"
 import json, sys
 p = json.load(open(sys.argv[1])); m, n = int(sys.argv[2]), int(sys.argv[3])
@@ -121,7 +123,8 @@ for step in "job $m: move from n\[0001-0002,0005-0006\] to n\[0009-0012\]" "job 
 done
 ! grep -q "job $n:" "$SEL_WORK/apply.log" || ta_fail "apply touched N: $(cat "$SEL_WORK/apply.log")"
 [ -e "$SEL_WORK/M.ckpt.0" ] || ta_fail "M's trap wrote no checkpoint marker: $(cat "$SEL_WORK/M.out")"
-[ "$(sel_job_nodes "$m" | tr '\n' ' ')" = "n0009 n0010 n0011 n0012 " ] || ta_fail "M runs on $(echo $(sel_job_nodes "$m"))"
+[ "$(sel_job_nodes "$m" | tr '\n' ' ')" = "n0009 n0010 n0011 n0012 " ] ||
+  ta_fail "M runs on $(echo $(sel_job_nodes "$m"))"
 ta_wait_for 30 grep -q '^start 1 ' "$SEL_WORK/M.out" || ta_fail "M's output shows no restart: $(cat "$SEL_WORK/M.out")"
 python3 - "$SEL_WORK/M.out" <<'EOF' || ta_fail "M's output: $(cat "$SEL_WORK/M.out")"
 import sys

@@ -301,10 +301,11 @@ void test_parsers(void **) {
   assert_int_equal(parse_slurm_duration("1:60"), -1);
   assert_int_equal(parse_slurm_duration(""), -1);
   size_t bad = 0;
-  const auto t = parse_defrag_times("21                      1       1       0       59:40                   0:20\n"
-                                    "22                      0       0       3       UNLIMITED               1-00:00:01\n"
-                                    "garbage line\n\n",
-                                    &bad);
+  const auto t = parse_defrag_times(
+      "21                      1       1       0       59:40                   0:20\n"
+      "22                      0       0       3       UNLIMITED               1-00:00:01\n"
+      "garbage line\n\n",
+      &bad);
   assert_int_equal(bad, 1);
   assert_int_equal(t.size(), 2);
   assert_int_equal(t.at(21).time_left, 3580);
@@ -376,10 +377,14 @@ void test_option(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ideal_block_free_now),   cmocka_unit_test(test_who_may_be_moved),
-      cmocka_unit_test(test_after_one_other_move),   cmocka_unit_test(test_waiting_held_by_fragmentation),
-      cmocka_unit_test(test_waiting_move_that_hurts), cmocka_unit_test(test_prefer_small_not_listed),
-      cmocka_unit_test(test_parsers),                cmocka_unit_test(test_status_migrate),
+      cmocka_unit_test(test_ideal_block_free_now),
+      cmocka_unit_test(test_who_may_be_moved),
+      cmocka_unit_test(test_after_one_other_move),
+      cmocka_unit_test(test_waiting_held_by_fragmentation),
+      cmocka_unit_test(test_waiting_move_that_hurts),
+      cmocka_unit_test(test_prefer_small_not_listed),
+      cmocka_unit_test(test_parsers),
+      cmocka_unit_test(test_status_migrate),
       cmocka_unit_test(test_option),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
