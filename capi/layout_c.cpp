@@ -69,6 +69,10 @@ const topoaware_option_info_t kOptions[] = {
      TOPOAWARE_OPT_MAX_WAIT},
     {"nccl-hints", "WHAT", "[topoaware] NCCL and rank hints in tasks: auto (default), off or print",
      TOPOAWARE_OPT_NCCL_HINTS},
+    {"topo-migrate", nullptr,
+     "[topoaware] allow topoaware defrag to move the job to a better block: checkpoint signal, then requeue "
+     "(needs --requeue and --signal)",
+     TOPOAWARE_OPT_MIGRATE},
 };
 constexpr uint32_t kOptionCount = sizeof(kOptions) / sizeof(kOptions[0]);
 static_assert(kOptionCount <= 32, "an option is a bit of an unsigned");
@@ -132,6 +136,17 @@ int topoaware_options_set(topoaware_options_t *o, const char *name, const char *
       std::string n(name, strnlen(name, 64));
       return fail(err, errlen, ("unknown option '" + n + "'; the options are " + option_list()).c_str());
     }
+    if (bit == TOPOAWARE_OPT_MIGRATE) {  // a flag: Slurm forwards it without a value, or as "(null)"
+      const std::string v = value ? std::string(value, strnlen(value, 16)) : std::string();
+      int on = -1;
+      if (v.empty() || v == "(null)" || v == "yes" || v == "1" || v == "on" || v == "true") on = 1;
+      else if (v == "no" || v == "0" || v == "off" || v == "false") on = 0;
+      if (on < 0)
+        return fail(err, errlen, "topo-migrate takes no value (or yes/no); write --topo-migrate alone");
+      o->migrate = on;
+      o->set |= bit;
+      return 0;
+    }
     if (!value) return fail(err, errlen, (std::string(name) + " needs a value").c_str());
     // Bound the work and the message on hostile input (values come from users' environments).
     std::string_view v(value, strnlen(value, kMaxOptionValue + 1));
@@ -178,7 +193,12 @@ int topoaware_options_check(const topoaware_options_t *o, char *err, size_t errl
       const char *alone = (o->set & TOPOAWARE_OPT_RANK_ORDER) ? "--rank-order"
                           : (o->set & TOPOAWARE_OPT_TOPO_MODE) ? "--topo-mode"
                           : (o->set & TOPOAWARE_OPT_MAX_WAIT)  ? "--topo-max-wait"
+                          : (o->set & TOPOAWARE_OPT_MIGRATE) && o->migrate ? "--topo-migrate"
                                                                : nullptr;
+      if (alone && (o->set & TOPOAWARE_OPT_MIGRATE) && o->migrate && std::string(alone) == "--topo-migrate")
+        return fail(err, errlen,
+                    "--topo-migrate lets topoaware defrag move a parallel layout job to a better block, but no "
+                    "layout is given; add --tp/--pp/--dp (e.g. --tp=8 --dp=16) or leave --topo-migrate out");
       if (alone)
         return fail(err, errlen,
                     (std::string(alone) +

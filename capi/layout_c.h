@@ -32,6 +32,7 @@ enum topoaware_opt {
   TOPOAWARE_OPT_TOPO_MODE = 1u << 6,
   TOPOAWARE_OPT_MAX_WAIT = 1u << 7,
   TOPOAWARE_OPT_NCCL_HINTS = 1u << 8,
+  TOPOAWARE_OPT_MIGRATE = 1u << 9,
 };
 /* The bits that make a job a "layout job": any parallel axis. */
 #define TOPOAWARE_OPT_AXES \
@@ -50,6 +51,7 @@ typedef struct topoaware_options {
   int mode;          /* enum topoaware_mode */
   uint32_t max_wait; /* seconds, 0..30 days */
   int nccl_hints;    /* enum topoaware_hints */
+  int migrate;       /* --topo-migrate: 1 the job may be moved by topoaware defrag --apply */
 } topoaware_options_t;
 
 /* What a job asks of Slurm; 0 = not given. */
@@ -64,13 +66,13 @@ void topoaware_options_init(topoaware_options_t *opts);
  * select plugin read the same names from a job's SPANK environment. */
 typedef struct topoaware_option_info {
   const char *name;    /* as users type it without "--": "tp", "rank-order", ... */
-  const char *arginfo; /* the value's placeholder in --help: "N", "ORDER", ... */
+  const char *arginfo; /* the value's placeholder in --help: "N", "ORDER", ...; NULL: a flag (no value) */
   const char *usage;   /* the --help text */
   unsigned bit;        /* enum topoaware_opt */
 } topoaware_option_info_t;
 
 /* The i-th option, in the order --help lists them (tp pp dp cp ep rank-order topo-mode
- * topo-max-wait nccl-hints); NULL past the end. */
+ * topo-max-wait nccl-hints topo-migrate); NULL past the end. */
 const topoaware_option_info_t *topoaware_option_info(uint32_t i);
 /* The option's bit for its name, or 0 for an unknown name. */
 unsigned topoaware_option_bit(const char *name);
@@ -78,13 +80,14 @@ unsigned topoaware_option_bit(const char *name);
 const char *topoaware_option_name(unsigned bit);
 
 /* Parses `value` strictly and stores it (a later call for the same option replaces it: the last
- * source wins). On error nothing is changed. Returns 0 or -1. */
+ * source wins). On error nothing is changed. Returns 0 or -1. A flag (topo-migrate) takes NULL, "",
+ * "(null)" (how Slurm forwards a flag), yes/no, 1/0, on/off or true/false. */
 int topoaware_options_set(topoaware_options_t *opts, const char *name, const char *value, char *err,
                           size_t errlen);
 
 /* Judges the options as a whole: the layout on its own (ranges, world size, ep divides cp*dp);
- * --rank-order, --topo-mode and --topo-max-wait need an axis; --topo-max-wait contradicts
- * --topo-mode=prefer. Options without any layout bit and without those are fine (no layout).
+ * --rank-order, --topo-mode, --topo-max-wait and --topo-migrate need an axis; --topo-max-wait
+ * contradicts --topo-mode=prefer. Options without any layout bit and without those are fine (no layout).
  * Returns 0 or -1. */
 int topoaware_options_check(const topoaware_options_t *opts, char *err, size_t errlen);
 

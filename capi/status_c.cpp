@@ -29,6 +29,11 @@ StatusJob job_from_c(const topoaware_status_job_t &c) {
   j.nodes = s(c.nodes);
   j.node_order = s(c.node_order);
   j.reason = s(c.reason);
+  j.migrate = c.migrate != 0;
+  if (j.migrate) {
+    j.signal = c.signal, j.signal_time = c.signal_time;
+    j.signal_batch = c.signal_batch != 0, j.requeue = c.requeue != 0;
+  }
   return j;
 }
 

@@ -23,6 +23,11 @@ typedef struct topoaware_status_job {
   const char *nodes;      /* placed: Slurm host list */
   const char *node_order; /* placed: host names in rank order, comma-separated */
   const char *reason;     /* waiting: why; placed: a note or "" */
+  /* --topo-migrate (topoaware defrag --apply may move it): nonzero, with the job's --signal (number,
+   * seconds before the end, nonzero batch for B:) and nonzero requeue if Slurm may requeue it. */
+  int migrate;
+  uint32_t signal, signal_time;
+  int signal_batch, requeue;
 } topoaware_status_job_t;
 
 typedef struct topoaware_call_counters {

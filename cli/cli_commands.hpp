@@ -26,6 +26,20 @@ struct Failure : std::runtime_error {
   Failure(const std::string &m, int c = kExitFailure) : std::runtime_error(m), code(c) {}
 };
 
+// A Slurm command run without a shell (cli/show.cpp): argv, stdin from /dev/null, stdout and stderr
+// collected, at most `timeout` seconds (then SIGKILL).
+struct CommandResult {
+  bool started = false;
+  int status = -1;  // exit status, -1 if killed or not started
+  bool timed_out = false;
+  std::string out, err;
+  std::string start_error;
+};
+
+CommandResult run_command(const std::vector<std::string> &args, int timeout);
+// stdout of a Slurm command that must succeed; throws std::runtime_error saying what to check.
+std::string slurm_output(const std::vector<std::string> &args, int timeout);
+
 // topoaware node (cli/node.cpp): axes as strings, so that the layout parser gives its own messages.
 struct NodeOptions {
   CLI::App *command = nullptr;
@@ -101,6 +115,26 @@ struct MetricsOptions {
 };
 void add_metrics_command(CLI::App &app, MetricsOptions &options);
 int run_metrics(const MetricsOptions &options);
+
+// topoaware defrag (cli/defrag.cpp): the moves that would put layout jobs on ideal blocks; --apply
+// performs them for jobs that opted in (--topo-migrate).
+struct DefragOptions {
+  CLI::App *command = nullptr;
+  std::string topology, status, log;
+  std::string format = "text";
+  bool json = false, apply = false;
+  double comm_fraction = 0.3;
+  int timeout = 60;
+  int max_moves = 1;
+  int checkpoint_wait = -1;  // -1: the job's --signal time
+  int restart_wait = 300;
+};
+// --apply: a move was not done (signal or requeue failed, the job changed): the job keeps running.
+inline constexpr int kDefragExitMoveFailed = 7;
+// --apply: the job was requeued but is not running again within --restart-wait (it waits in the queue).
+inline constexpr int kDefragExitNotRestarted = 8;
+void add_defrag_command(CLI::App &app, DefragOptions &options);
+int run_defrag(const DefragOptions &options);
 
 // topoaware diff (cli/diff.cpp): exit status as diff(1): 0 the same, 1 changed, 2 trouble (an
 // unreadable file, and usage errors too: main maps them to 2 for this command).

@@ -1,7 +1,8 @@
 // topoaware: discover an InfiniBand fabric, classify it and write it out; generate test fabrics.
 // See topoaware(1). Exit codes: 0 success, 1 usage, 2 bad input or failure, 3 partial walk;
 // plan: 4 no nodes free for the job; show --job: 5 its rank order disagrees with the status file;
-// discover --compare: 6 the fabric changed (outputs written); diff: 0 same, 1 changed, 2 trouble.
+// discover --compare: 6 the fabric changed (outputs written); diff: 0 same, 1 changed, 2 trouble;
+// defrag --apply: 7 a move was not done (the job keeps running), 8 a requeued job did not run again in time.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -411,6 +412,8 @@ int main(int argc, char **argv) {
   add_metrics_command(app, metrics_opts);
   NodeOptions node_opts;
   add_node_command(app, node_opts);
+  DefragOptions defrag_opts;
+  add_defrag_command(app, defrag_opts);
 
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
@@ -443,6 +446,7 @@ int main(int argc, char **argv) {
     if (show_opts.command && *show_opts.command) return run_show(show_opts);
     if (metrics_opts.command && *metrics_opts.command) return run_metrics(metrics_opts);
     if (node_opts.command && *node_opts.command) return run_node(node_opts);
+    if (defrag_opts.command && *defrag_opts.command) return run_defrag(defrag_opts);
     if (diff_opts.command && *diff_opts.command) {
       try {
         return run_diff(diff_opts);

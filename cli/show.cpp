@@ -59,82 +59,6 @@ struct ShowFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct CommandResult {
-  bool started = false;
-  int status = -1;  // exit status, -1 if killed or not started
-  bool timed_out = false;
-  std::string out, err;
-  std::string start_error;
-};
-
-// Runs argv (no shell) with stdin from /dev/null, collecting stdout and stderr, at most
-// `timeout` seconds (then SIGKILL). The environment is ours (SLURM_CONF passes through).
-CommandResult run_command(const std::vector<std::string> &args, int timeout) {
-  CommandResult r;
-  int outp[2], errp[2];
-  if (pipe2(outp, O_CLOEXEC) != 0) {
-    r.start_error = std::strerror(errno);
-    return r;
-  }
-  if (pipe2(errp, O_CLOEXEC) != 0) {
-    r.start_error = std::strerror(errno);
-    close(outp[0]), close(outp[1]);
-    return r;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-  std::vector<char *> argv;
-  for (const std::string &a : args) argv.push_back(const_cast<char *>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(outp[1]), close(errp[1]);
-  if (rc != 0) {
-    r.start_error = std::strerror(rc);
-    close(outp[0]), close(errp[0]);
-    return r;
-  }
-  r.started = true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
-  struct pollfd fds[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
-  std::string *sinks[2] = {&r.out, &r.err};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      r.timed_out = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    const int n = poll(fds, 2, int(std::min<long long>(left.count(), 1000)));
-    if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t got = read(fds[i].fd, buf, sizeof buf);
-      if (got > 0) {
-        sinks[i]->append(buf, size_t(got));
-      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  for (auto &f : fds)
-    if (f.fd >= 0) close(f.fd);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(st)) r.status = WEXITSTATUS(st);
-  return r;
-}
-
 std::string joined(const std::vector<std::string> &args) {
   std::string s;
   for (const std::string &a : args)
@@ -146,22 +70,6 @@ std::string first_line(const std::string &s) {
   std::string l = s.substr(0, s.find('\n'));
   while (!l.empty() && (l.back() == '\r' || l.back() == ' ')) l.pop_back();
   return l;
-}
-
-// stdout of a Slurm command that must succeed; throws ShowFailure saying what to check.
-std::string slurm_output(const std::vector<std::string> &args, int timeout) {
-  CommandResult r = run_command(args, timeout);
-  if (!r.started)
-    throw ShowFailure("cannot run " + args[0] + " (" + r.start_error + "): is slurm-client installed and in PATH?");
-  if (r.timed_out)
-    throw ShowFailure(joined(args) + " did not finish in " + std::to_string(timeout) +
-                      " s: is slurmctld reachable (SLURM_CONF, scontrol ping)? --timeout gives it longer");
-  if (r.status != 0) {
-    std::string why = first_line(r.err);
-    throw ShowFailure(joined(args) + " failed" + (why.empty() ? "" : ": " + why) +
-                      " (is slurmctld up and SLURM_CONF the cluster's slurm.conf? try scontrol ping)");
-  }
-  return r.out;
 }
 
 // A job name is the user's: control bytes would reach the admin's terminal, and bytes that are
@@ -319,6 +227,92 @@ struct SlurmConfig {
 };
 
 }  // namespace
+
+// Runs argv (no shell) with stdin from /dev/null, collecting stdout and stderr, at most
+// `timeout` seconds (then SIGKILL). The environment is ours (SLURM_CONF passes through).
+CommandResult run_command(const std::vector<std::string> &args, int timeout) {
+  CommandResult r;
+  int outp[2], errp[2];
+  if (pipe2(outp, O_CLOEXEC) != 0) {
+    r.start_error = std::strerror(errno);
+    return r;
+  }
+  if (pipe2(errp, O_CLOEXEC) != 0) {
+    r.start_error = std::strerror(errno);
+    close(outp[0]), close(outp[1]);
+    return r;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+  std::vector<char *> argv;
+  for (const std::string &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(outp[1]), close(errp[1]);
+  if (rc != 0) {
+    r.start_error = std::strerror(rc);
+    close(outp[0]), close(errp[0]);
+    return r;
+  }
+  r.started = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  struct pollfd fds[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
+  std::string *sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      r.timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    const int n = poll(fds, 2, int(std::min<long long>(left.count(), 1000)));
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        sinks[i]->append(buf, size_t(got));
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (auto &f : fds)
+    if (f.fd >= 0) close(f.fd);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st)) r.status = WEXITSTATUS(st);
+  return r;
+}
+
+
+// stdout of a Slurm command that must succeed; throws ShowFailure saying what to check.
+std::string slurm_output(const std::vector<std::string> &args, int timeout) {
+  CommandResult r = run_command(args, timeout);
+  if (!r.started)
+    throw ShowFailure("cannot run " + args[0] + " (" + r.start_error + "): is slurm-client installed and in PATH?");
+  if (r.timed_out)
+    throw ShowFailure(joined(args) + " did not finish in " + std::to_string(timeout) +
+                      " s: is slurmctld reachable (SLURM_CONF, scontrol ping)? --timeout gives it longer");
+  if (r.status != 0) {
+    std::string why = first_line(r.err);
+    throw ShowFailure(joined(args) + " failed" + (why.empty() ? "" : ": " + why) +
+                      " (is slurmctld up and SLURM_CONF the cluster's slurm.conf? try scontrol ping)");
+  }
+  return r.out;
+}
+
 
 void gather_show_sources(const std::string &topology, const std::string &status_opt, int timeout, bool slurm_state,
                          ShowSources &src) {

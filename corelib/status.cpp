@@ -50,6 +50,14 @@ json job_to_json(const StatusJob &j) {
   o["reason"] = printable_text(j.reason);
   o["since"] = j.since;
   o["updated"] = j.updated;
+  if (j.migrate) {
+    json m = json::object();
+    m["signal"] = j.signal;
+    m["signal_time"] = j.signal_time;
+    m["batch"] = j.signal_batch;
+    m["requeue"] = j.requeue;
+    o["migrate"] = m;
+  }
   return o;
 }
 
@@ -183,6 +191,17 @@ Status status_from_json(std::string_view text, std::string_view source) {
     j.reason = str(e, "reason", source, where);
     j.since = static_cast<int64_t>(u64(e, "since", source, where));
     j.updated = static_cast<int64_t>(u64(e, "updated", source, where));
+    if (e.contains("migrate")) {  // optional: only jobs that opted in to defrag --apply
+      const json &m = field(e, "migrate", json::value_t::object, source, where);
+      const std::string mw = where + ".migrate";
+      const uint64_t sig = u64(m, "signal", source, mw), t = u64(m, "signal_time", source, mw);
+      if (sig > 64 || t > UINT32_MAX) bad(source, mw + ": signal or signal_time out of range");
+      const json &b = field(m, "batch", json::value_t::boolean, source, mw);
+      const json &r = field(m, "requeue", json::value_t::boolean, source, mw);
+      j.migrate = true;
+      j.signal = uint32_t(sig), j.signal_time = uint32_t(t);
+      j.signal_batch = b.get<bool>(), j.requeue = r.get<bool>();
+    }
     s.jobs.push_back(std::move(j));
   }
   return s;

@@ -41,6 +41,12 @@ struct StatusJob {
   std::string reason;     // Waiting: why; Placed: a note (e.g. why it is not ideal), may be empty
   int64_t since = 0;      // unix time of the first decision in this phase
   int64_t updated = 0;    // unix time of the last decision
+  // The job asked to be moved by `topoaware defrag --apply` (--topo-migrate) and how it checkpoints:
+  // its --signal (number, seconds before the end, B: the batch shell gets it) and whether Slurm may
+  // requeue it. In the file as an optional "migrate" object, present only when migrate is true.
+  bool migrate = false;
+  uint32_t signal = 0, signal_time = 0;
+  bool signal_batch = false, requeue = false;
   // In memory only (not in the file): a Waiting reason from backfill's will-run test (a hint)
   // does not replace a run-now reason younger than kStatusWaitingTtl; reason_at is when the
   // reason was last given by run-now.

@@ -5,6 +5,7 @@ report_libtopoaware_report_la_SOURCES = \
   report/outputs.hpp report/topology_conf.cpp report/dot.cpp report/summary.cpp \
   report/job_report.hpp report/job_report.cpp \
   report/show.hpp report/show_model.hpp report/show_model.cpp report/show_format.hpp report/show_format.cpp \
-  report/show_text.cpp report/show_json.cpp report/show_dot.cpp report/metrics.hpp report/metrics.cpp
+  report/show_text.cpp report/show_json.cpp report/show_dot.cpp report/metrics.hpp report/metrics.cpp \
+  report/defrag.hpp report/defrag.cpp
 report_libtopoaware_report_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) -I$(top_srcdir)/report $(FMT_CFLAGS)
 report_libtopoaware_report_la_LIBADD = $(FMT_LIBS)

@@ -20,6 +20,7 @@ include tests/hwloc.mk
 include tests/spank.mk
 include tests/select_cluster.mk
 include tests/show.mk
+include tests/defrag.mk
 include tests/demo.mk
 include tests/golden.mk
 include tests/deb.mk

@@ -491,7 +491,8 @@ static void test_env_errors(void **state) {
 /* The one option table: every name once, its bit, --help's text; the plugins derive from it. */
 static void test_option_table(void **state) {
   const topoaware_option_info_t *o;
-  const char *help_order[] = {"tp", "pp", "dp", "cp", "ep", "rank-order", "topo-mode", "topo-max-wait", "nccl-hints"};
+  const char *help_order[] = {"tp", "pp", "dp", "cp", "ep", "rank-order", "topo-mode", "topo-max-wait", "nccl-hints",
+                              "topo-migrate"};
   unsigned all = 0;
   uint32_t i, k;
   char buf[128];
@@ -501,7 +502,11 @@ static void test_option_table(void **state) {
     assert_string_equal(o->name, help_order[i]);
     assert_int_equal(topoaware_option_bit(o->name), o->bit);
     assert_string_equal(topoaware_option_name(o->bit), o->name);
-    assert_true(o->arginfo && o->arginfo[0]);
+    /* A value's placeholder, or none for the one flag. */
+    if (o->bit == TOPOAWARE_OPT_MIGRATE)
+      assert_null(o->arginfo);
+    else
+      assert_true(o->arginfo && o->arginfo[0]);
     assert_true(strncmp(o->usage, "[topoaware] ", 12) == 0);
     assert_int_equal(o->bit & (o->bit - 1), 0); /* one bit */
     assert_int_equal(all & o->bit, 0);          /* each once */
@@ -513,8 +518,8 @@ static void test_option_table(void **state) {
     assert_string_equal(ta_option_from_env_name(buf + strlen(TA_ENV_PREFIX), strlen(buf + strlen(TA_ENV_PREFIX))),
                         o->name);
   }
-  assert_int_equal(i, 9);
-  assert_int_equal(all, 0x1ff);
+  assert_int_equal(i, 10);
+  assert_int_equal(all, 0x3ff);
   assert_null(topoaware_option_info(i));
   assert_null(topoaware_option_name(0));
   assert_null(topoaware_option_name(1u << 20));
@@ -536,7 +541,7 @@ static void test_option_table(void **state) {
   topoaware_options_t opts;
   topoaware_options_init(&opts);
   assert_int_equal(topoaware_options_set(&opts, "order", "1", err, sizeof(err)), -1);
-  assert_contains(err, "the options are tp, pp, dp, cp, ep, rank-order, topo-mode, topo-max-wait and nccl-hints");
+  assert_contains(err, "the options are tp, pp, dp, cp, ep, rank-order, topo-mode, topo-max-wait, nccl-hints and topo-migrate");
 }
 
 /* Values quoted in logs and messages: printable, cut without splitting a character. */
@@ -561,8 +566,8 @@ static void test_printable(void **state) {
     assert_int_equal(env_parse(env + 1, 1, &o), -1);
     assert_contains(err, "unknown topoaware option '?x'");
     assert_contains(err,
-                    "the options are --tp, --pp, --dp, --cp, --ep, --rank-order, --topo-mode, --topo-max-wait "
-                    "and --nccl-hints");
+                    "the options are --tp, --pp, --dp, --cp, --ep, --rank-order, --topo-mode, --topo-max-wait, "
+                    "--nccl-hints and --topo-migrate");
   }
 }
 

@@ -155,6 +155,32 @@ static int ta_given(uint32_t v)
 	return v != NO_VAL && v != INFINITE && v != 0;
 }
 
+/* --topo-migrate: topoaware defrag --apply moves such a job by its checkpoint signal and then
+ * scontrol requeue, so it must be a batch job that Slurm may requeue and that has a --signal to
+ * checkpoint on. Refused here rather than found out when a move is tried. */
+static int ta_check_migrate(const job_desc_msg_t *job, char *err, size_t errlen)
+{
+	const int requeue = job->requeue == NO_VAL16 ? (slurm_conf.job_requeue != 0) : (job->requeue != 0);
+	const int signal = job->warn_signal && job->warn_signal != NO_VAL16;
+
+	if (!job->script) {
+		snprintf(err, errlen,
+			 "--topo-migrate needs a batch job (sbatch): only batch jobs can be requeued to move them");
+		return ESLURM_BATCH_ONLY;
+	}
+	if (!requeue || !signal) {
+		snprintf(err, errlen,
+			 "--topo-migrate moves the job by its checkpoint signal and a requeue, but the job %s%s%s; "
+			 "add %s%s%s (e.g. sbatch --topo-migrate --requeue --signal=B:USR1@120, the script "
+			 "trapping USR1 to write a checkpoint) or leave --topo-migrate out",
+			 requeue ? "" : "cannot be requeued", !requeue && !signal ? " and " : "",
+			 signal ? "" : "has no --signal", requeue ? "" : "--requeue", !requeue && !signal ? " and " : "",
+			 signal ? "" : "--signal=[B:]SIG@TIME");
+		return ESLURM_NOT_SUPPORTED;
+	}
+	return SLURM_SUCCESS;
+}
+
 static int ta_check(job_desc_msg_t *job, char **err_msg)
 {
 	topoaware_options_t opts;
@@ -174,6 +200,12 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 		return SLURM_SUCCESS; /* only --nccl-hints: nothing to place */
 	if (topoaware_layout_string(&opts.layout, lay, sizeof(lay)) != 0)
 		lay[0] = '\0';
+	if ((opts.set & TOPOAWARE_OPT_MIGRATE) && opts.migrate) {
+		int rc = ta_check_migrate(job, err, sizeof(err));
+
+		if (rc != SLURM_SUCCESS)
+			return ta_refuse(err_msg, rc, lay, err);
+	}
 
 	if (ta_tres_gpus(job->tres_per_node, "--gpus-per-node", &per_node, err, sizeof(err)) ||
 	    ta_tres_gpus(job->tres_per_job, "--gpus", &per_job, err, sizeof(err)) ||

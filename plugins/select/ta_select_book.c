@@ -29,6 +29,15 @@ static void ta_status_entry(job_record_t *job_ptr, const ta_job_t *j, topoaware_
 	s->layout = j->layout;
 	s->mode = topoaware_mode_name(j->mode);
 	s->gpus_per_node = j->gpus_per_node;
+	if ((j->opts.set & TOPOAWARE_OPT_MIGRATE) && j->opts.migrate) {
+		/* What topoaware defrag --apply needs and cannot get from squeue or scontrol: the job's
+		 * --signal (job_submit/topoaware checked at submit that it has one and may be requeued). */
+		s->migrate = 1;
+		s->signal = job_ptr->warn_signal == NO_VAL16 ? 0 : job_ptr->warn_signal;
+		s->signal_time = job_ptr->warn_time == NO_VAL16 ? 0 : job_ptr->warn_time;
+		s->signal_batch = (job_ptr->warn_flags & KILL_JOB_BATCH) ? 1 : 0;
+		s->requeue = job_ptr->details && job_ptr->details->requeue ? 1 : 0;
+	}
 }
 
 /* ta_select_int.h */

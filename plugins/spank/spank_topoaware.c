@@ -1,5 +1,5 @@
-/* spank_topoaware.so: the --tp/--pp/--dp/--cp/--ep, --rank-order, --topo-mode, --topo-max-wait and
- * --nccl-hints options of sbatch, salloc and srun (spank_topoaware(8)).
+/* spank_topoaware.so: the --tp/--pp/--dp/--cp/--ep, --rank-order, --topo-mode, --topo-max-wait,
+ * --nccl-hints and --topo-migrate options of sbatch, salloc and srun (spank_topoaware(8)).
  *
  * One file per job, as pyxis does:
  *   spank_topoaware.c  the plugin's state, its plugstack.conf arguments, the options and
@@ -83,7 +83,7 @@ struct spank_option *ta_spank_options(void) {
     ta_opts[i].name = (char *)o->name;
     ta_opts[i].arginfo = (char *)o->arginfo;
     ta_opts[i].usage = (char *)o->usage;
-    ta_opts[i].has_arg = 1;
+    ta_opts[i].has_arg = o->arginfo ? 1 : 0; /* --topo-migrate is a flag */
     ta_opts[i].val = (int)o->bit;
     ta_opts[i].cb = ta_opt_cb;
   }
