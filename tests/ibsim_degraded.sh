@@ -68,12 +68,14 @@ plan "$work/healthy.json" h8 --tp 8 --dp 8
   ta_fail "healthy fabric: 8 nodes not on leaf001+leaf002: $(field h8 hosts)"
 [ "$(field h8 'd["degraded_leaf_uplinks"]')" = "[]" ] || ta_fail "healthy fabric reported as degraded"
 plan "$work/narrow.json" n8 --tp 8 --dp 8
-[ "$(field n8 'd["status"]')" = ideal ] || ta_fail "leaf002 at 2x: the 8-node job is not ideal: $(field n8 'd["status"]')"
+[ "$(field n8 'd["status"]')" = ideal ] ||
+  ta_fail "leaf002 at 2x: the 8-node job is not ideal: $(field n8 'd["status"]')"
 [ "$(field n8 'any(h in hosts for h in ["n0005", "n0006", "n0007", "n0008"])')" = False ] ||
   ta_fail "leaf002 at 2x: the 8-node job still uses leaf002: $(field n8 hosts)"
 [ "$(field n8 '[(x["leaf"], x["uplink_fraction"]) for x in d["degraded_leaf_uplinks"]]')" = "[('leaf002', 0.5)]" ] ||
   ta_fail "plan does not name leaf002 at 0.5 of nominal: $(field n8 'd["degraded_leaf_uplinks"]')"
-"$bin" plan --topology "$work/narrow.json" --tp 8 --dp 8 | grep -q 'Degraded leaf uplinks.*leaf002 at 0.50 of nominal' ||
+"$bin" plan --topology "$work/narrow.json" --tp 8 --dp 8 |
+  grep -q 'Degraded leaf uplinks.*leaf002 at 0.50 of nominal' ||
   ta_fail "plan's text does not name leaf002"
 ta_pass "leaf002 at 2x: the 8-node job takes two healthy leaves ($(field n8 '" ".join(hosts)'))," \
   "the plan names leaf002 at 0.50 of nominal"
@@ -95,7 +97,8 @@ ta_pass "cost (hop-bytes / ideal) of the 8-node job: $across across leaf002, $pa
 plan "$work/narrow.json" one --tp 8 --dp 4 --free 'n[0005-0008]'
 plan "$work/healthy.json" one_h --tp 8 --dp 4 --free 'n[0005-0008]'
 [ "$(field one 'd["cost"]["hop_bytes"]')" = "$(field one_h 'd["cost"]["hop_bytes"]')" ] ||
-  ta_fail "a one-leaf job on leaf002 costs $(field one 'd["cost"]["hop_bytes"]') at 2x, $(field one_h 'd["cost"]["hop_bytes"]') healthy"
+  ta_fail "a one-leaf job on leaf002 costs $(field one 'd["cost"]["hop_bytes"]') at 2x," \
+    "$(field one_h 'd["cost"]["hop_bytes"]') healthy"
 plan "$work/healthy.json" one_all_h --tp 8 --dp 4
 [ "$(field one_all_h 'hosts')" = "['n0001', 'n0002', 'n0003', 'n0004']" ] ||
   ta_fail "healthy fabric, a one-leaf job with every leaf free: $(field one_all_h hosts), wanted leaf001"
