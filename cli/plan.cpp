@@ -53,6 +53,20 @@ struct Plan {
   bool has_ff = false;
 };
 
+// Leaf groups whose uplinks carry less than the fabric's nominal bandwidth, as (name of the
+// first leaf, real / nominal); empty on a healthy fabric.
+std::vector<std::pair<std::string, double>> degraded_leaf_groups(const Topology &t, const TopoIndex &idx) {
+  std::vector<std::pair<std::string, double>> out;
+  for (int g = 0; idx.degraded() && g < idx.leaf_group_count(); ++g) {
+    const double factor = idx.leaf_group_uplink_factor(g);
+    if (factor <= 1 || idx.leaf_group_size(g) == 0) continue;
+    const int leaf = size_t(g) < t.leaf_groups.size() ? t.leaf_groups[size_t(g)].leaves.front()
+                                                      : idx.host_leaf(idx.leaf_group_hosts(g).front());
+    out.emplace_back(leaf >= 0 ? t.switches[size_t(leaf)].name : "?", 1 / factor);
+  }
+  return out;
+}
+
 std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, double f) {
   std::string out;
   const Layout &l = p.layout;
@@ -64,6 +78,12 @@ std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
   out += fmt::format("Nodes: {}\n", host_names(t, p.result.nodes));
   const auto &q = p.result.quality;
   out += span_text(q) + "\n";
+  const auto degraded = degraded_leaf_groups(t, idx);
+  if (!degraded.empty()) {
+    out += "Degraded leaf uplinks (jobs that cross leaf groups avoid them when the choice is otherwise equal):";
+    for (const auto &[name, frac] : degraded) out += fmt::format(" {} at {:.2f} of nominal", name, frac);
+    out += "\n";
+  }
   // Which ranks share a node, a leaf group, a pod: the nodes in rank order, runs of one leaf group.
   uint32_t g = p.layout.world() / p.nodes;
   out += "\nRank layout (node k holds ranks k*" + std::to_string(g) + " ..):\n";
@@ -98,6 +118,10 @@ std::string json_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
                      {"pod", idx.host_pod(h)}});
   }
   j["rank_order"] = order;
+  nlohmann::ordered_json degraded = nlohmann::ordered_json::array();
+  for (const auto &[name, frac] : degraded_leaf_groups(t, idx))
+    degraded.push_back({{"leaf", name}, {"uplink_fraction", frac}});
+  j["degraded_leaf_uplinks"] = degraded;
   if (!p.result.nodes.empty()) {
     j["cost"] = cost_json(p.cost, f);
     if (p.has_ff) j["first_fit_cost"] = cost_json(p.ff_cost, f);

@@ -12,17 +12,37 @@ int path_level(const TopoIndex &ix, int a, int b) {
   return 3;
 }
 
+namespace {
+
+// Weight of one link above a level-j switch: the level's median oversubscription (1 if unknown).
+double level_weight(const TopoIndex &ix, int j) {
+  double o = 1;
+  for (const LevelStats &s : ix.topology().levels)
+    if (s.level == j && s.oversub_median > 0) o = s.oversub_median;
+  return o;
+}
+
+// What degraded uplinks add to a path between leaf groups ga and gb that tops out at `level`:
+// each of its two leaf uplinks weighs (factor - 1) more than a healthy one.
+double uplink_excess(const TopoIndex &ix, int level, int ga, int gb, double leaf_weight) {
+  if (level < 2 || !ix.degraded()) return 0;
+  return leaf_weight * (ix.leaf_group_uplink_factor(ga) - 1 + ix.leaf_group_uplink_factor(gb) - 1);
+}
+
+}  // namespace
+
 double path_weight(const TopoIndex &ix, int level) {
   // 2 host links, then for each level j below the top two links weighted by level j's
   // oversubscription (one up, one down).
   double w = level > 0 ? 2 : 0;
-  for (int j = 1; j < level; ++j) {
-    double o = 1;
-    for (const LevelStats &s : ix.topology().levels)
-      if (s.level == j && s.oversub_median > 0) o = s.oversub_median;
-    w += 2 * o;
-  }
+  for (int j = 1; j < level; ++j) w += 2 * level_weight(ix, j);
   return w;
+}
+
+double host_path_weight(const TopoIndex &ix, int a, int b) {
+  const int lvl = path_level(ix, a, b);
+  return path_weight(ix, lvl) +
+         uplink_excess(ix, lvl, ix.host_leaf_group(a), ix.host_leaf_group(b), level_weight(ix, 1));
 }
 
 namespace {
@@ -48,6 +68,7 @@ JobCost job_cost(const TopoIndex &ix, const std::vector<int> &ordered, const Lay
   const JobGeometry geo = job_geometry(l, uint32_t(ordered.size()));
   const uint32_t G = geo.gpus_per_node;
   const double w[4] = {0, path_weight(ix, 1), path_weight(ix, 2), path_weight(ix, 3)};
+  const double leaf_w = level_weight(ix, 1);
   JobCost jc;
   std::vector<int> stamp_lg(size_t(ix.leaf_group_count()), -1), stamp_pod(size_t(ix.pod_count()), -1);
   std::vector<int> stamp_node(ordered.size(), -1);
@@ -67,12 +88,14 @@ JobCost job_cost(const TopoIndex &ix, const std::vector<int> &ordered, const Lay
       if (stamp_lg[size_t(g)] != stamp) { stamp_lg[size_t(g)] = stamp; ++lgs; }
       if (stamp_pod[size_t(p)] != stamp) { stamp_pod[size_t(p)] = stamp; ++pods; }
     }
-    double hops = 0;
+    double hops = 0, excess = 0;
     const uint32_t edges = d < 2 ? 0 : (ring ? d : d - 1);
     for (uint32_t i = 0; i < edges; ++i) {
-      const int lvl = path_level(ix, host_of(rank_at(i)), host_of(rank_at((i + 1) % d)));
+      const int ha = host_of(rank_at(i)), hb = host_of(rank_at((i + 1) % d));
+      const int lvl = path_level(ix, ha, hb);
       gs.bytes[lvl] += edge_bytes * l.tp;
       hops += w[lvl];
+      excess += uplink_excess(ix, lvl, ix.host_leaf_group(ha), ix.host_leaf_group(hb), leaf_w);
     }
     uint32_t ilg = 0, ipod = 0;
     const double ideal = ideal_hops(ix, nodes, ring, ilg, ipod, w);
@@ -82,7 +105,8 @@ JobCost job_cost(const TopoIndex &ix, const std::vector<int> &ordered, const Lay
     gs.ideal_leaf_groups += uint64_t(ilg) * l.tp;
     gs.pods += uint64_t(pods) * l.tp;
     gs.ideal_pods += uint64_t(ipod) * l.tp;
-    gs.hop_bytes += hops * edge_bytes * l.tp;
+    gs.hop_bytes += (hops + excess) * edge_bytes * l.tp;
+    gs.degraded_hop_bytes += excess * edge_bytes * l.tp;
     gs.ideal_hop_bytes += ideal * edge_bytes * l.tp;
   };
 
@@ -106,6 +130,7 @@ JobCost job_cost(const TopoIndex &ix, const std::vector<int> &ordered, const Lay
   for (int i = 0; i < 4; ++i) jc.bytes[i] = jc.dp.bytes[i] + jc.pp.bytes[i];
   jc.hop_bytes = jc.dp.hop_bytes + jc.pp.hop_bytes;
   jc.ideal_hop_bytes = jc.dp.ideal_hop_bytes + jc.pp.ideal_hop_bytes;
+  jc.degraded_hop_bytes = jc.dp.degraded_hop_bytes + jc.pp.degraded_hop_bytes;
   jc.ratio = jc.ideal_hop_bytes > 0 ? jc.hop_bytes / jc.ideal_hop_bytes : 1;
   return jc;
 }

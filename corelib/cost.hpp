@@ -21,6 +21,14 @@
 //  - A path that tops out at level l crosses 2l links; the host links weigh 1 and a link above a
 //    level-j switch weighs that level's median oversubscription (Topology::levels; 1 if unknown),
 //    so hop-bytes grow where the fabric is thin.
+//  - Degraded leaves: the two leaf uplinks of a path that leaves its leaf group (the one up from
+//    the source's leaf, the one down into the destination's) weigh the level's oversubscription
+//    times that leaf group's uplink factor, nominal / real uplink bandwidth from each cable's
+//    width and speed (TopoIndex::leaf_group_uplink_factor: 2 for a leaf whose uplinks lost half
+//    their bandwidth, 4x -> 2x or NDR -> HDR or half its cables gone). The ideal placement is
+//    priced on healthy leaves, so a job across a degraded leaf costs more than the same span on
+//    healthy ones; a job inside one leaf group never uses the uplinks and costs the same. A
+//    fabric without degraded leaves (every factor 1) is priced exactly as before.
 //  - f, the communication fraction of the step that placement can slow down, is a parameter:
 //    DESIGN.md cites 0.3-0.5 at scale.
 #pragma once
@@ -56,12 +64,14 @@ struct GroupStats {
   uint64_t pods = 0, ideal_pods = 0;
   double bytes[4] = {0, 0, 0, 0}; // per step, by top level of the path
   double hop_bytes = 0, ideal_hop_bytes = 0;
+  double degraded_hop_bytes = 0;  // part of hop_bytes added by degraded leaf uplinks
 };
 
 struct JobCost {
   GroupStats dp, pp;
   double bytes[4] = {0, 0, 0, 0};
   double hop_bytes = 0, ideal_hop_bytes = 0;
+  double degraded_hop_bytes = 0;  // part of hop_bytes added by degraded leaf uplinks
   double ratio = 1;  // hop_bytes / ideal_hop_bytes (1 when the ideal moves nothing)
   double slowdown(double f) const { return 1 + f * (ratio - 1); }
   double spine_bytes() const { return bytes[2] + bytes[3]; }
@@ -73,8 +83,10 @@ struct JobCost {
 JobCost job_cost(const TopoIndex &index, const std::vector<int> &ordered, const Layout &layout,
                  const CostParams &params);
 
-// Weighted links of a path topping out at `level` (0: none).
+// Weighted links of a path topping out at `level` (0: none), on healthy leaves.
 double path_weight(const TopoIndex &index, int level);
+// Weighted links of the path from host a to host b, the leaf uplinks by their real bandwidth.
+double host_path_weight(const TopoIndex &index, int a, int b);
 // Level at which a path from host a to host b tops out (0 if a == b).
 int path_level(const TopoIndex &index, int a, int b);
 

@@ -79,14 +79,18 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
 // (fewest whole segments, then fewest free nodes, then lowest index); else the group with the most
 // whole segments (then fewest free nodes, lowest index), which keeps the job on few groups. Single
 // nodes (only when segments must be split): the same best fit by free nodes over what is left.
+// Ties between groups of equal whole segments and free nodes: the healthiest uplinks when the job
+// spans several groups, the most degraded when this one group holds the whole job (header).
 bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only,
                     std::vector<uint32_t> &take) {
   uint64_t remaining = nseg;
+  bool taken = false;  // some group already takes part: the job spans several
   auto best_fit = [&](uint64_t &need, uint32_t unit) {
-    // opts_ sorted by (k asc, c desc, lg desc): the back is the largest k with the fewest free
-    // nodes and the lowest index, and the end of a run of equal k is its tightest member.
+    // opts_ sorted by (k asc, c desc, bad desc, lg desc): the back is the largest k with the fewest
+    // free nodes, the healthiest uplinks and the lowest index, and the end of a run of equal k is
+    // its tightest member.
     std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
-      return std::tie(a.k, b.c, b.lg) < std::tie(b.k, a.c, a.lg);
+      return std::tie(a.k, b.c, b.bad, b.lg) < std::tie(b.k, a.c, a.bad, a.lg);
     });
     size_t end = opts_.size();
     while (need > 0 && end > 0) {
@@ -94,6 +98,7 @@ bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bo
       if (last.k < need) {
         take[size_t(last.lg)] += last.k * unit;
         need -= last.k;
+        taken = true;
         --end;
         continue;
       }
@@ -101,7 +106,19 @@ bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bo
                                          [](const Opt &o, uint64_t v) { return o.k < v; }) -
                         opts_.begin());
       while (i + 1 < end && opts_[i + 1].k == opts_[i].k) ++i;
+      if (!taken && index_->degraded()) {
+        // The whole job in this one group: among the equally tight ones the most degraded, then
+        // the lowest index (the run of equal (k, c) lists the most degraded first, each factor's
+        // lowest index last).
+        size_t s = i;
+        while (s > 0 && opts_[s - 1].k == opts_[i].k && opts_[s - 1].c == opts_[i].c) --s;
+        i = s;
+        while (i + 1 < end && opts_[i + 1].k == opts_[s].k && opts_[i + 1].c == opts_[s].c &&
+               opts_[i + 1].bad == opts_[s].bad)
+          ++i;
+      }
       take[size_t(opts_[i].lg)] += uint32_t(need) * unit;
+      taken = true;
       need = 0;
     }
   };
@@ -112,7 +129,7 @@ bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bo
     const uint32_t c = lg_count_[size_t(g)];
     if (c / seg == 0) continue;
     if (partial_only && c >= uint32_t(index_->leaf_group_size(g))) continue;
-    opts_.push_back({c / seg, c, g});
+    opts_.push_back({c / seg, c, g, float(index_->leaf_group_uplink_factor(g))});
   }
   best_fit(remaining, seg);
   if (partial_only && remaining > 0) return false;
@@ -121,7 +138,7 @@ bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bo
   opts_.clear();
   for (int g : lgs) {
     const uint32_t c = lg_count_[size_t(g)] - take[size_t(g)];
-    if (c > 0) opts_.push_back({c, c, g});
+    if (c > 0) opts_.push_back({c, c, g, float(index_->leaf_group_uplink_factor(g))});
   }
   best_fit(need, 1);
   return need == 0;
@@ -155,6 +172,8 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
     if (lg_count_[size_t(g)] >= uint32_t(ix.leaf_group_size(g))) ++q.fresh_groups;
     if (take[size_t(g)] < lg_count_[size_t(g)]) ++q.holes;
   }
+  if (pieces_.size() > 1 && ix.degraded())
+    for (const Piece &p : pieces_) q.degraded_uplinks += ix.leaf_group_uplink_factor(p.leaf_group) - 1;
 }
 
 PlaceStatus Placer::run(const Job &job, PlaceMode mode, PlaceResult &out) {
@@ -208,7 +227,7 @@ PlaceStatus Placer::run(const Job &job, PlaceMode mode, PlaceResult &out) {
     const uint32_t lg_excess = x.leaf_groups - std::min(x.leaf_groups, x.ideal_leaf_groups);
     const uint32_t pe = x.pods > x.ideal_pods ? x.pods - x.ideal_pods : 0u;
     return std::make_tuple(strict && !x.ideal(), pe, lg_excess, x.holes, x.segment_excess, x.fresh_groups,
-                           x.leaf_groups);
+                           x.leaf_groups, x.degraded_uplinks);
   };
   const auto prefix = [](const PlaceQuality &x) {  // (pods, leaf groups, holes) part of the key
     return std::make_tuple(x.pods > x.ideal_pods ? x.pods - x.ideal_pods : 0u,

@@ -42,6 +42,13 @@
 //  - the unit: a rail group's leaves are one unit (Slurm would see one leaf switch per rail);
 //  - per-node GPUs: among a leaf group's candidates we prefer nodes with fewer free GPUs (best
 //    fit for shared nodes); Slurm's order there is node weight, then index.
+// Degraded leaves (a leaf group whose uplinks lost bandwidth: fewer cables, narrower or slower
+// ones; TopoIndex::leaf_group_uplink_factor): when the choice is otherwise equal, a job that
+// spans several leaf groups takes the healthy ones (among groups of equal whole segments and
+// free nodes, and as the last criterion of the ranking), and a job that fits one leaf group takes
+// a degraded one, whose uplinks it never uses, keeping the healthy groups for jobs that cross.
+// Every criterion above comes first, and a fabric without degraded leaves places exactly as
+// before.
 // Cost per call: O(candidates + leaf groups * log(leaf groups)); no allocation once the scratch
 // buffers of the Placer have grown to the cluster's size.
 #pragma once
@@ -81,6 +88,9 @@ struct PlaceQuality {
   uint32_t fresh_groups = 0;     // leaf groups touched that were wholly free (broken by this job)
   uint32_t holes = 0;            // leaf groups touched and left with free nodes (partly taken)
   uint32_t pods = 0, ideal_pods = 0;
+  // Sum of (uplink factor - 1) over the leaf groups touched when there are several (0 on a
+  // healthy fabric and for a job inside one leaf group): the last criterion of the choice.
+  double degraded_uplinks = 0;
   bool ideal() const { return segment_excess == 0 && pods <= ideal_pods; }
 };
 
@@ -141,7 +151,7 @@ class Placer {
   std::vector<int> region_, pods_sorted_, chosen_hosts_;
   std::vector<uint32_t> take_, best_take_;
   std::vector<int> best_lgs_;
-  struct Opt { uint32_t k, c; int lg; };
+  struct Opt { uint32_t k, c; int lg; float bad = 1; };  // bad: the leaf group's uplink factor
   std::vector<Opt> opts_;
   std::vector<Piece> pieces_;
   Packing packing_;

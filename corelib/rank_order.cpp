@@ -2,6 +2,7 @@
 #include "rank_order.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -40,21 +41,38 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     max_lg_size_ = std::max(max_lg_size_, int(lg_hosts_[g].size()));
   }
   for (int s : pod_size_) max_pod_size_ = std::max(max_pod_size_, s);
-  // Uplink cables of every leaf switch (cables to a switch of a higher level).
-  std::vector<int> up(topo.switches.size(), 0);
+  // Uplink cables of every leaf switch (cables to a switch of a higher level), and their
+  // bandwidth by each cable's width and speed; cables of unknown width or speed apart.
+  std::vector<int> up(topo.switches.size(), 0), up_unknown(topo.switches.size(), 0);
+  std::vector<double> up_gbps(topo.switches.size(), 0);
+  std::map<double, int> cable_gbps;  // known uplink cable bandwidths, counted
   for (const Link &l : topo.links) {
     const int a = topo.switch_index(l.a), b = topo.switch_index(l.b);
     if (a < 0 || b < 0) continue;
     const int la = topo.switches[size_t(a)].level, lb = topo.switches[size_t(b)].level;
-    if (la == 1 && lb > 1) up[size_t(a)] += l.cables();
-    if (lb == 1 && la > 1) up[size_t(b)] += l.cables();
+    const int leaf = la == 1 && lb > 1 ? a : (lb == 1 && la > 1 ? b : -1);
+    if (leaf < 0) continue;
+    up[size_t(leaf)] += l.cables();
+    if (l.gbps() > 0) {
+      cable_gbps[l.gbps()] += l.cables();
+      up_gbps[size_t(leaf)] += l.gbps() * l.cables();
+    } else {
+      up_unknown[size_t(leaf)] += l.cables();
+    }
   }
+  // A cable of unknown width or speed counts at the most common uplink cable's bandwidth.
+  double usual_cable = 0;
+  int usual_count = 0;
+  for (const auto &[gbps, count] : cable_gbps)
+    if (count >= usual_count) usual_cable = gbps, usual_count = count;
+  for (size_t s = 0; s < up_gbps.size(); ++s) up_gbps[s] += up_unknown[s] * usual_cable;
   lg_uplinks_.assign(lg_hosts_.size(), 1);
   for (size_t g = 0; g < lg_hosts_.size(); ++g) {
     if (lg_hosts_[g].empty()) continue;
     const int leaf = host_leaf_[size_t(lg_hosts_[g].front())];
     if (leaf >= 0 && size_t(leaf) < up.size() && up[size_t(leaf)] > 0) lg_uplinks_[g] = up[size_t(leaf)];
   }
+  uplink_factors(up_gbps);
   // Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order).
   std::vector<int> order(nh);
   std::iota(order.begin(), order.end(), 0);
@@ -66,6 +84,44 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   for (size_t i = 0; i < nh; ++i) canon_[size_t(order[i])] = uint32_t(i);
   by_name_.reserve(nh);
   for (size_t h = 0; h < nh; ++h) by_name_.emplace(topo.hosts[h].name, int(h));
+}
+
+// Degraded uplinks. A leaf's real uplink bandwidth is the sum of its uplink cables' width x
+// speed; the nominal one is the most common real value among the leaves that have uplinks (the
+// larger on a tie), so a leaf that lost cables (a "missing-uplink" anomaly) or whose cables trained
+// down (a "slow-link": 4x -> 2x, NDR -> HDR) is below it, and a fabric built thinner everywhere is
+// not (its oversubscription says so already). A leaf group's factor is nominal / real of its worst
+// leaf: a collective split evenly over the rails ends when the slowest rail does. A leaf without
+// any uplink (a dragonfly router, a single-switch fabric, a leaf linked only sideways) is not
+// judged: its traffic leaves by cables this model does not weigh. Error counters are not used:
+// they count since the last reset without a time base, and a cable that errs badly enough to
+// lose bandwidth retrains to a narrower width or lower speed, or goes down, which is seen here.
+void TopoIndex::uplink_factors(const std::vector<double> &up_gbps) {
+  const Topology &t = *topo_;
+  std::map<double, int> count;
+  for (size_t s = 0; s < t.switches.size(); ++s)
+    if (t.switches[s].level == 1 && up_gbps[s] > 0) ++count[up_gbps[s]];
+  double nominal = 0;
+  int n = 0;
+  for (const auto &[gbps, c] : count)
+    if (c >= n) nominal = gbps, n = c;
+  lg_up_factor_.assign(lg_hosts_.size(), 1.0);
+  degraded_ = false;
+  if (nominal <= 0) return;
+  auto leaf_factor = [&](int s) {
+    if (s < 0 || size_t(s) >= up_gbps.size() || t.switches[size_t(s)].level != 1) return 1.0;
+    const double real = up_gbps[size_t(s)];
+    return real > 0 && real < nominal ? nominal / real : 1.0;
+  };
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) {
+    double f = 1;
+    if (g < t.leaf_groups.size())
+      for (int s : t.leaf_groups[g].leaves) f = std::max(f, leaf_factor(s));
+    else if (!lg_hosts_[g].empty())
+      f = leaf_factor(host_leaf_[size_t(lg_hosts_[g].front())]);
+    lg_up_factor_[g] = f;
+    degraded_ = degraded_ || f > 1;
+  }
 }
 
 int TopoIndex::find_host(const std::string &name) const {

@@ -63,6 +63,10 @@ class TopoIndex {
   int max_leaf_group_size() const { return max_lg_size_; }
   // Uplink cables of the leaf group's (rail-0) leaf switch: K of D-mod-K routing at the leaf (1 if none).
   int leaf_group_uplinks(int g) const { return lg_uplinks_[size_t(g)]; }
+  // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
+  // bandwidth of its worst leaf (rail), >= 1; 1 for a healthy group (how: TopoIndex::uplink_factors).
+  double leaf_group_uplink_factor(int g) const { return lg_up_factor_[size_t(g)]; }
+  bool degraded() const { return degraded_; }  // some leaf group's factor is above 1
   int max_pod_size() const { return max_pod_size_; }
   // Position of a host in the canonical order (pod, leaf group, leaf, host name order).
   uint32_t canonical_rank(int h) const { return canon_[size_t(h)]; }
@@ -70,7 +74,11 @@ class TopoIndex {
 
  private:
   const Topology *topo_;
+  void uplink_factors(const std::vector<double> &up_gbps);
+
   std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_, lg_uplinks_;
+  std::vector<double> lg_up_factor_;
+  bool degraded_ = false;
   std::vector<std::vector<int>> lg_hosts_, pod_lgs_;
   std::vector<uint32_t> canon_;
   std::unordered_map<std::string, int> by_name_;

@@ -63,10 +63,14 @@ std::string span_text(const PlaceQuality &q) {
 }
 
 std::string cost_text(const std::string &what, const JobCost &c, double f) {
-  return fmt::format("{:<28} DP rings at ideal {}/{}, PP chains at ideal {}/{}, hop-bytes {:.2f}x of ideal, "
-                     "spine bytes {:.3g} GB, est. slowdown {:.3f} (f={})",
-                     what, c.dp.at_ideal, c.dp.groups, c.pp.at_ideal, c.pp.groups, c.ratio, c.spine_bytes() / 1e9,
-                     c.slowdown(f), f);
+  std::string s = fmt::format("{:<28} DP rings at ideal {}/{}, PP chains at ideal {}/{}, hop-bytes {:.2f}x of ideal, "
+                              "spine bytes {:.3g} GB, est. slowdown {:.3f} (f={})",
+                              what, c.dp.at_ideal, c.dp.groups, c.pp.at_ideal, c.pp.groups, c.ratio,
+                              c.spine_bytes() / 1e9, c.slowdown(f), f);
+  // Only on a fabric with degraded leaves, so that a healthy fabric's report is unchanged.
+  if (c.degraded_hop_bytes > 0 && c.hop_bytes > 0)
+    s += fmt::format("; {:.0f}% of the hop-bytes from degraded leaf uplinks", 100 * c.degraded_hop_bytes / c.hop_bytes);
+  return s;
 }
 
 nlohmann::ordered_json cost_json(const JobCost &c, double f) {
@@ -83,6 +87,7 @@ nlohmann::ordered_json cost_json(const JobCost &c, double f) {
           {"bytes_by_level", {c.bytes[0], c.bytes[1], c.bytes[2], c.bytes[3]}},
           {"hop_bytes", c.hop_bytes},
           {"ideal_hop_bytes", c.ideal_hop_bytes},
+          {"degraded_uplink_hop_bytes", c.degraded_hop_bytes},
           {"ratio_to_ideal", c.ratio},
           {"slowdown", c.slowdown(f)},
           {"comm_fraction", f}};

@@ -2,6 +2,7 @@
 // classifier would produce for fat trees, pods, rail-optimized scalable units and oversubscription.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -64,6 +65,39 @@ inline topoaware::Topology make_topology(int pods, int groups_per_pod, int hosts
   }
   t.hash = "sha256:test";
   return t;
+}
+
+// Adds `spines` level-2 switches to a 2-level topology of make_topology (pods == 0), each linked to
+// every leaf by `cables` cables of `width` x `speed`: the links the uplink factors are read from.
+inline void add_spines(topoaware::Topology &t, int spines, int cables, int width = 4,
+                       topoaware::LinkSpeed speed = topoaware::LinkSpeed::HDR) {
+  const size_t leaves = t.switches.size();
+  for (int s = 0; s < spines; ++s) {
+    topoaware::Switch sw;
+    sw.level = 2;
+    sw.guid = 0x200000 + uint64_t(s);
+    sw.name = "spine" + std::to_string(s);
+    t.switches.push_back(sw);
+    for (size_t l = 0; l < leaves; ++l) {
+      topoaware::Link link;
+      link.a = t.switches[l].guid;
+      link.b = sw.guid;
+      for (int c = 0; c < cables; ++c) link.ports.push_back({100 + s * cables + c, 1 + int(l) * cables + c});
+      link.width = width;
+      link.speed = speed;
+      t.links.push_back(link);
+    }
+  }
+}
+
+// Every uplink cable of switch `leaf` at `width` x `speed` (a link that trained down).
+inline void degrade_leaf(topoaware::Topology &t, int leaf, int width,
+                         topoaware::LinkSpeed speed = topoaware::LinkSpeed::HDR) {
+  for (topoaware::Link &l : t.links)
+    if (l.a == t.switches[size_t(leaf)].guid || l.b == t.switches[size_t(leaf)].guid) {
+      l.width = width;
+      l.speed = speed;
+    }
 }
 
 }  // namespace enginetest

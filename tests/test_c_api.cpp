@@ -3,6 +3,7 @@
 // errors as messages.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -161,9 +162,49 @@ void test_place_and_order(void **) {
   assert_null(topoaware_topo_load("/nonexistent/topology.json", err, sizeof err));
 }
 
+// The select decision on a topology file whose leaf 1 has its uplinks trained down to 2x (half
+// the bandwidth of the others): an 8-node job over two leaves gets two healthy ones.
+void test_select_avoids_degraded_leaf(void **) {
+  for (const bool degraded : {false, true}) {
+    topoaware::Topology t = enginetest::make_topology(0, 4, 4);
+    enginetest::add_spines(t, 2, 2);
+    if (degraded) enginetest::degrade_leaf(t, 1, 2);
+    char err[1024] = "";
+    topoaware_topo_t *topo = load_topology(t, err, sizeof err);
+    if (!topo) print_error("%s\n", err);
+    assert_non_null(topo);
+    std::vector<std::string> names;
+    for (int i = 1; i <= 16; ++i) {
+      char b[16];
+      std::snprintf(b, sizeof b, "n%04d", i);
+      names.push_back(b);
+    }
+    std::vector<const char *> cn;
+    for (auto &s : names) cn.push_back(s.c_str());
+    topoaware_placer_t *p = topoaware_placer_create(topo, cn.data(), uint32_t(cn.size()), err, sizeof err);
+    assert_non_null(p);
+    const uint64_t words[1] = {0xffff};
+    std::vector<uint16_t> gpus(16, 8);
+    const topoaware_layout_t l = layout(8, 1, 8);
+    Backend b;
+    topoaware_select_answer_t a;
+    assert_int_equal(decide(p, words, 16, gpus.data(), &l, TOPOAWARE_MODE_STRICT, b, &a, err, sizeof err), 0);
+    assert_int_equal(a.verdict, TOPOAWARE_SELECT_BLOCK);
+    assert_string_equal(a.placement, "ideal");
+    std::vector<uint32_t> got = b.last;
+    std::sort(got.begin(), got.end());
+    const std::vector<uint32_t> want = degraded ? std::vector<uint32_t>{0, 1, 2, 3, 8, 9, 10, 11}
+                                                : std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7};
+    assert_true(got == want);
+    topoaware_placer_free(p);
+    topoaware_topo_free(topo);
+  }
+}
+
 }  // namespace
 
 int main() {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_place_and_order)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_place_and_order),
+                                     cmocka_unit_test(test_select_avoids_degraded_leaf)};
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -125,6 +125,104 @@ void test_mixed_megatron(void **) {
   assert_int_equal(c.pp.at_ideal, 0);
 }
 
+// 4 leaves x 4 hosts under 2 spines, 2 cables of 4xHDR from every leaf to every spine (800 Gb/s
+// of uplinks per leaf), leaves 2:1 oversubscribed.
+Topology four_leaves(double oversub = 2.0, LinkSpeed speed = LinkSpeed::HDR) {
+  Topology t = enginetest::make_topology(0, 4, 4, 1, oversub);
+  enginetest::add_spines(t, 2, 2, 4, speed);
+  return t;
+}
+
+void test_uplink_factors(void **) {
+  {
+    const Topology t = four_leaves();
+    TopoIndex ix(t);
+    assert_false(ix.degraded());
+    for (int g = 0; g < 4; ++g) near(ix.leaf_group_uplink_factor(g), 1);
+  }
+  {
+    Topology t = four_leaves();
+    enginetest::degrade_leaf(t, 0, 2);  // 4x -> 2x: 400 of 800 Gb/s
+    TopoIndex ix(t);
+    assert_true(ix.degraded());
+    near(ix.leaf_group_uplink_factor(0), 2);
+    for (int g = 1; g < 4; ++g) near(ix.leaf_group_uplink_factor(g), 1);
+  }
+  {
+    Topology t = four_leaves(2.0, LinkSpeed::NDR);
+    enginetest::degrade_leaf(t, 1, 4, LinkSpeed::HDR);  // NDR -> HDR
+    TopoIndex ix(t);
+    near(ix.leaf_group_uplink_factor(1), 2);
+    near(ix.leaf_group_uplink_factor(0), 1);
+  }
+  {
+    Topology t = four_leaves();
+    // leaf 3 lost one of its four cables; one of leaf 2's reads as unknown width (counts as usual)
+    for (Link &l : t.links) {
+      if (l.a == t.switches[3].guid && l.b == 0x200000) l.ports.pop_back();
+      if (l.a == t.switches[2].guid && l.b == 0x200001) l.width = 0;
+    }
+    TopoIndex ix(t);
+    near(ix.leaf_group_uplink_factor(3), 4.0 / 3);
+    near(ix.leaf_group_uplink_factor(2), 1);
+  }
+  {
+    // rail-optimized: a leaf group is as good as its worst rail
+    Topology t = enginetest::make_topology(0, 3, 4, 2);
+    enginetest::add_spines(t, 2, 2);
+    enginetest::degrade_leaf(t, 3, 2);  // group 1, rail 1
+    TopoIndex ix(t);
+    near(ix.leaf_group_uplink_factor(0), 1);
+    near(ix.leaf_group_uplink_factor(1), 2);
+    near(ix.leaf_group_uplink_factor(2), 1);
+  }
+  {
+    // no uplinks at all (one switch, or links the model has no leaf-spine view of): nothing judged
+    TopoIndex ix(small());
+    assert_false(ix.degraded());
+    near(ix.leaf_group_uplink_factor(0), 1);
+  }
+}
+
+void test_degraded_leaf_cost(void **) {
+  const Topology nominal = four_leaves();
+  Topology t = four_leaves();
+  enginetest::degrade_leaf(t, 0, 2);
+  TopoIndex nix(nominal), ix(t);
+  // Weights: host-leaf-host 2; host-leaf-spine-leaf-host 2 + 2 x 2:1 = 6, and each uplink of the
+  // degraded leaf weighs 2 x 2 instead of 2.
+  near(host_path_weight(ix, 0, 1), 2);
+  near(host_path_weight(ix, 4, 8), 6);
+  near(host_path_weight(ix, 0, 4), 8);
+  near(host_path_weight(ix, 4, 0), 8);
+  near(host_path_weight(nix, 0, 4), 6);
+  // tp=8 dp=8 on leaves 0 and 1: 6 edges inside leaves (2) and 2 across (6), the ideal span; each
+  // crossing also uses one uplink of leaf 0: +2 each, 28 against 24.
+  const std::vector<int> on01 = {0, 1, 2, 3, 4, 5, 6, 7}, on12 = {4, 5, 6, 7, 8, 9, 10, 11};
+  const double e = 2.0 * 7 / 8 * (8e9 * 2 / 8);
+  JobCost healthy_fabric = job_cost(nix, on01, L(8, 1, 8), params());
+  near(healthy_fabric.ratio, 1);
+  near(healthy_fabric.hop_bytes, 24 * e * 8);
+  near(healthy_fabric.degraded_hop_bytes, 0);
+  JobCost across = job_cost(ix, on01, L(8, 1, 8), params());
+  near(across.hop_bytes, 28 * e * 8);
+  near(across.ideal_hop_bytes, 24 * e * 8);
+  near(across.degraded_hop_bytes, 4 * e * 8);
+  near(across.ratio, 28.0 / 24);
+  assert_int_equal(across.dp.at_ideal, across.dp.groups);  // the span is ideal; the cable is not
+  // The same job on two healthy leaves costs what it costs on the healthy fabric.
+  JobCost healthy_pair = job_cost(ix, on12, L(8, 1, 8), params());
+  near(healthy_pair.hop_bytes, healthy_fabric.hop_bytes);
+  near(healthy_pair.ratio, 1);
+  assert_true(across.ratio > healthy_pair.ratio);
+  // A job inside the degraded leaf never uses its uplinks.
+  JobCost inside = job_cost(ix, {0, 1, 2, 3}, L(8, 1, 4), params());
+  JobCost inside_nominal = job_cost(nix, {0, 1, 2, 3}, L(8, 1, 4), params());
+  near(inside.hop_bytes, inside_nominal.hop_bytes);
+  near(inside.ratio, 1);
+  near(inside.degraded_hop_bytes, 0);
+}
+
 }  // namespace
 
 int main() {
@@ -132,6 +230,7 @@ int main() {
       cmocka_unit_test(test_weights),   cmocka_unit_test(test_dp_ring_in_one_leaf),
       cmocka_unit_test(test_dp_ring_split), cmocka_unit_test(test_pp_chain),
       cmocka_unit_test(test_within_node), cmocka_unit_test(test_mixed_megatron),
+      cmocka_unit_test(test_uplink_factors), cmocka_unit_test(test_degraded_leaf_cost),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -225,6 +225,60 @@ void test_rail_units(void **) {
   assert_true(r.nodes == range(0, 4));
 }
 
+// 4 leaves x 4 hosts under 2 spines (4 cables of 4xHDR up from every leaf); `bad` >= 0: that
+// leaf's cables trained down to 2x, half its uplink bandwidth.
+Topology spined(int bad) {
+  Topology t = enginetest::make_topology(0, 4, 4);
+  enginetest::add_spines(t, 2, 2);
+  if (bad >= 0) enginetest::degrade_leaf(t, bad, 2);
+  return t;
+}
+
+std::vector<int> sorted(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+void test_degraded_leaf_avoided(void **) {
+  const Topology nominal = spined(-1), bad0 = spined(0), bad2 = spined(2);
+  TopoIndex nix(nominal), ix0(bad0), ix2(bad2);
+  Free all;
+  all.add(0, 16);
+  PlaceResult r;
+  // 8 nodes (one DP ring of 8): two whole leaves. Healthy fabric: leaves 0 and 1; leaf 0 at half
+  // its uplinks: the healthy pair 1 and 2, just as ideal.
+  Placer np(nix), p0(ix0), p2(ix2);
+  for (PlaceMode m : {PlaceMode::Prefer, PlaceMode::Strict}) {
+    assert_true(np.place(all.hosts.data(), all.gpus.data(), all.hosts.size(), J(8, 1, 8), m, r) == PlaceStatus::Ideal);
+    assert_true(sorted(r.nodes) == range(0, 8));
+    assert_true(p0.place(all.hosts.data(), all.gpus.data(), all.hosts.size(), J(8, 1, 8), m, r) == PlaceStatus::Ideal);
+    assert_true(sorted(r.nodes) == range(4, 8));
+    assert_true(r.quality.degraded_uplinks == 0);
+    // pp=2 x dp=4 (two rings of 4 nodes): the same
+    assert_true(p0.place(all.hosts.data(), all.gpus.data(), all.hosts.size(), J(8, 2, 4), m, r) == PlaceStatus::Ideal);
+    assert_true(sorted(r.nodes) == range(4, 8));
+  }
+  // A job that fits one leaf never uses its uplinks: among equally tight leaves it takes the
+  // degraded one and keeps the healthy ones for jobs that cross.
+  assert_true(np.place(all.hosts.data(), all.gpus.data(), all.hosts.size(), J(8, 1, 4), PlaceMode::Prefer, r) ==
+              PlaceStatus::Ideal);
+  assert_true(sorted(r.nodes) == range(0, 4));
+  assert_true(p2.place(all.hosts.data(), all.gpus.data(), all.hosts.size(), J(8, 1, 4), PlaceMode::Prefer, r) ==
+              PlaceStatus::Ideal);
+  assert_true(sorted(r.nodes) == range(8, 4));
+  // Health only breaks ties: free 4, 4, 2, 2 with leaf 0 degraded still takes leaves 0 and 1
+  // (the healthy alternative would touch three leaves and leave no fewer holes).
+  Free f;
+  f.add(0, 4);
+  f.add(4, 4);
+  f.add(8, 2);
+  f.add(12, 2);
+  assert_true(p0.place(f.hosts.data(), f.gpus.data(), f.hosts.size(), J(8, 1, 8), PlaceMode::Prefer, r) ==
+              PlaceStatus::Ideal);
+  assert_true(sorted(r.nodes) == range(0, 8));
+  assert_true(r.quality.degraded_uplinks > 0.99 && r.quality.degraded_uplinks < 1.01);
+}
+
 void test_slurm_bitmap(void **) {
   TopoIndex ix(tree64());
   // Slurm's node table: reverse name order plus one node unknown to the topology
@@ -329,6 +383,7 @@ int main() {
       cmocka_unit_test(test_bad_job),
       cmocka_unit_test(test_pods),
       cmocka_unit_test(test_rail_units),
+      cmocka_unit_test(test_degraded_leaf_avoided),
       cmocka_unit_test(test_slurm_bitmap),
       cmocka_unit_test(test_random_invariants),
   };
