@@ -64,6 +64,9 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   });
   canon_.assign(nh, 0);
   for (size_t i = 0; i < nh; ++i) canon_[size_t(order[i])] = uint32_t(i);
+  lg_canon_hosts_.assign(lg_hosts_.size(), {});
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_canon_hosts_[g].reserve(lg_hosts_[g].size());
+  for (int h : order) lg_canon_hosts_[size_t(host_lg_[size_t(h)])].push_back(h);
   by_name_.reserve(nh);
   for (size_t h = 0; h < nh; ++h) by_name_.emplace(topo.hosts[h].name, int(h));
 }
@@ -201,8 +204,9 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   sorted_.assign(hosts.begin(), hosts.end());
   for (int h : sorted_)
     if (h < 0 || h >= ix.host_count()) throw LayoutError("host index " + std::to_string(h) + " is not in the topology");
-  std::sort(sorted_.begin(), sorted_.end(),
-            [&ix](int a, int b) { return ix.canonical_rank(a) < ix.canonical_rank(b); });
+  // The placer hands its nodes over in canonical order already: checking costs one pass.
+  const auto by_rank = [&ix](int a, int b) { return ix.canonical_rank(a) < ix.canonical_rank(b); };
+  if (!std::is_sorted(sorted_.begin(), sorted_.end(), by_rank)) std::sort(sorted_.begin(), sorted_.end(), by_rank);
   for (size_t i = 1; i < sorted_.size(); ++i)
     if (sorted_[i] == sorted_[i - 1])
       throw LayoutError("host " + ix.topology().hosts[size_t(sorted_[i])].name + " is listed twice");

@@ -58,6 +58,9 @@ class TopoIndex {
   int leaf_group_pod(int g) const { return lg_pod_[size_t(g)]; }
   int leaf_group_size(int g) const { return int(lg_hosts_[size_t(g)].size()); }
   const std::vector<int> &leaf_group_hosts(int g) const { return lg_hosts_[size_t(g)]; }
+  // The same hosts in canonical order (by canonical_rank; differs from leaf_group_hosts when a
+  // group has several leaves, as rail groups do).
+  const std::vector<int> &leaf_group_hosts_canonical(int g) const { return lg_canon_hosts_[size_t(g)]; }
   const std::vector<int> &pod_leaf_groups(int p) const { return pod_lgs_[size_t(p)]; }
   int pod_size(int p) const { return pod_size_[size_t(p)]; }
   int max_leaf_group_size() const { return max_lg_size_; }
@@ -71,7 +74,7 @@ class TopoIndex {
  private:
   const Topology *topo_;
   std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_, lg_uplinks_;
-  std::vector<std::vector<int>> lg_hosts_, pod_lgs_;
+  std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
   std::vector<uint32_t> canon_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
