@@ -157,7 +157,7 @@ class Placer {
   std::vector<Opt> opts_;
   std::vector<Piece> pieces_;
   Packing packing_;
-  std::vector<SegmentPart> pool_;
+  PackScratch pool_;
 };
 
 }  // namespace topoaware

@@ -124,42 +124,59 @@ uint32_t rank_of(const Layout &l, const RankCoord &c) {
 
 namespace {
 
-// Forms one segment of `seg` nodes from a pool of remainders (count > 0 each, in canonical
-// order). First the largest remainder (fewest leaf groups); then, while nodes are missing, the
-// smallest remainder that completes the segment (best fit, so large remainders stay whole for
-// later segments), else the largest. Ties go to the earlier piece. Appends parts to out.
-void form_segment(std::vector<SegmentPart> &pool, uint32_t seg, Packing &out) {
-  uint32_t need = seg;
-  const size_t first_part = out.parts.size();
-  while (need > 0) {
-    size_t best = pool.size();
-    // a remainder that completes the segment, smallest first
-    for (size_t i = 0; i < pool.size(); ++i)
-      if (pool[i].count >= need && (best == pool.size() || pool[i].count < pool[best].count)) best = i;
-    if (need == seg || best == pool.size()) {  // opening a segment, or nothing completes it
-      best = 0;
-      for (size_t i = 1; i < pool.size(); ++i)
-        if (pool[i].count > pool[best].count) best = i;
+// Forms `nsegs` segments of `seg` nodes from a pool of remainders, pool[from..] (count > 0 each,
+// sorted by piece, i.e. canonical order; together at least nsegs * seg nodes). Each segment: first the
+// largest remainder (fewest leaf groups); then, while nodes are missing, the smallest remainder
+// that completes the segment (best fit, so large remainders stay whole for later segments), else
+// the largest. Ties go to the earlier piece. Appends the segments to out and leaves the unused
+// remainders in pool[from..], still sorted by piece.
+// The pool is kept sorted by (count, piece), so each choice is a binary search: the first entry
+// at or above (need, 0) is the smallest sufficient remainder and the earliest of its size, the
+// first entry at (largest count, 0) the earliest largest one (a linear scan per choice was the
+// engine's largest cost for jobs of thousands of nodes, whose segments span many leaf groups).
+void form_segments(std::vector<SegmentPart> &pool, size_t from, uint32_t seg, uint64_t nsegs, Packing &out,
+                   std::vector<SegmentPart> &by_size) {
+  const auto size_order = [](const SegmentPart &a, const SegmentPart &b) {
+    return a.count != b.count ? a.count < b.count : a.piece < b.piece;
+  };
+  by_size.assign(pool.begin() + std::ptrdiff_t(from), pool.end());
+  std::sort(by_size.begin(), by_size.end(), size_order);
+  const auto first_at_least = [&](uint32_t count) {
+    return std::lower_bound(by_size.begin(), by_size.end(), SegmentPart{0, count}, size_order);
+  };
+  for (uint64_t s = 0; s < nsegs; ++s) {
+    uint32_t need = seg;
+    const size_t first_part = out.parts.size();
+    while (need > 0) {
+      auto best = by_size.end();
+      if (need < seg) best = first_at_least(need);         // a remainder that completes the segment
+      if (best == by_size.end()) best = first_at_least(by_size.back().count);  // opening, or none does
+      const SegmentPart e = *best;
+      const uint32_t take = std::min(need, e.count);
+      out.parts.push_back({e.piece, take});
+      need -= take;
+      by_size.erase(best);
+      if (e.count > take) {
+        const SegmentPart rest{e.piece, e.count - take};
+        by_size.insert(std::lower_bound(by_size.begin(), by_size.end(), rest, size_order), rest);
+      }
     }
-    const uint32_t take = std::min(need, pool[best].count);
-    out.parts.push_back({pool[best].piece, take});
-    need -= take;
-    pool[best].count -= take;
-    if (pool[best].count == 0) pool.erase(pool.begin() + std::ptrdiff_t(best));
+    // Parts in canonical order, so a ring inside the segment visits each leaf group once.
+    std::sort(out.parts.begin() + std::ptrdiff_t(first_part), out.parts.end(),
+              [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+    out.begin.push_back(uint32_t(out.parts.size()));
   }
-  // Parts in canonical order, so a ring inside the segment visits each leaf group once.
-  std::sort(out.parts.begin() + std::ptrdiff_t(first_part), out.parts.end(),
-            [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
-  out.begin.push_back(uint32_t(out.parts.size()));
+  std::sort(by_size.begin(), by_size.end(), [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+  pool.resize(from);
+  pool.insert(pool.end(), by_size.begin(), by_size.end());
 }
 
 }  // namespace
 
-void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
-                   std::vector<SegmentPart> &pool) {
+void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out, PackScratch &scratch) {
   out.parts.clear();
   out.begin.assign(1, 0);
-  std::vector<SegmentPart> &carry = pool;  // remainders of all pods, in canonical order
+  std::vector<SegmentPart> &carry = scratch.carry;  // remainders of all pods, in canonical order
   carry.clear();
   // Remainders of the current pod live at the end of `carry` from pod_start on.
   size_t i = 0;
@@ -178,23 +195,16 @@ void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
         left += r;
       }
     }
-    // Combine this pod's remainders while they make whole segments.
-    if (left >= seg) {
-      std::vector<SegmentPart> local(carry.begin() + std::ptrdiff_t(pod_start), carry.end());
-      carry.resize(pod_start);
-      while (left >= seg) {
-        form_segment(local, seg, out);
-        left -= seg;
-      }
-      carry.insert(carry.end(), local.begin(), local.end());
-    }
+    // Combine this pod's remainders while they make whole segments (the pod's remainders are the
+    // sorted tail of carry; the unused ones stay there, in order).
+    if (left >= seg) form_segments(carry, pod_start, seg, left / seg, out, scratch.by_size);
   }
   // What is left crosses pods.
-  while (!carry.empty()) {
+  if (!carry.empty()) {
     uint64_t total = 0;
     for (const auto &p : carry) total += p.count;
-    if (total < seg) throw LayoutError("node count is not a multiple of the segment size");
-    form_segment(carry, seg, out);
+    if (total % seg) throw LayoutError("node count is not a multiple of the segment size");
+    form_segments(carry, 0, seg, total / seg, out, scratch.by_size);
   }
 }
 

@@ -108,10 +108,13 @@ struct Packing {
   std::vector<uint32_t> begin;
   uint32_t segments() const { return begin.empty() ? 0 : uint32_t(begin.size() - 1); }
 };
+// Scratch storage of pack_segments (kept by the caller, so that a call allocates nothing once grown).
+struct PackScratch {
+  std::vector<SegmentPart> carry, by_size;
+};
 // Cuts segments of `seg` nodes from pieces given in canonical order (pod, leaf group); the total
-// must be a multiple of seg. Deterministic; reuses `out`'s and `pool`'s storage.
-void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
-                   std::vector<SegmentPart> &pool);
+// must be a multiple of seg. Deterministic; reuses `out`'s and `scratch`'s storage.
+void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out, PackScratch &scratch);
 
 // Orders a node set. Keeps scratch storage between calls (one per thread).
 class RankOrderer {
@@ -133,7 +136,7 @@ class RankOrderer {
   std::vector<char> used_;
   std::vector<uint32_t> entry_;
   Packing packing_;
-  std::vector<SegmentPart> pool_;
+  PackScratch pool_;
 };
 
 // Convenience: node names -> ordered node names (throws LayoutError naming a host that is not in
