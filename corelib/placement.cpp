@@ -56,7 +56,6 @@ JobGeometry Placer::begin_call(const Job &job, PlaceResult &out) {
                       std::to_string(job.nodes) + " nodes means " + std::to_string(geo.gpus_per_node) +
                       " GPUs per node, but the job asks for " + std::to_string(job.gpus_per_node));
   std::fill(lg_count_.begin(), lg_count_.end(), 0);
-  std::fill(pod_free_.begin(), pod_free_.end(), 0);
   return geo;
 }
 
@@ -80,7 +79,7 @@ PlaceStatus Placer::place(const int *hosts, const uint32_t *free_gpus, size_t n,
     host_free_[size_t(h)] = free_gpus[i];
     marked_.push_back(h);
     if (free_gpus[i] >= geo.gpus_per_node) {
-      count(ix.host_leaf_group(h));
+      ++lg_count_[size_t(ix.host_leaf_group(h))];
       ++total;
     }
   }
@@ -96,18 +95,18 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
   const JobGeometry geo = begin_call(job, out);
   nbits = std::min(nbits, map.size());
   // One pass over the set bits: candidates per leaf group (the node table's leaf groups are looked
-  // up in the map's own array, in index order).
+  // up in the map's own array, in index order); pods are summed from the groups afterwards.
   uint32_t total = 0;
   const uint32_t gpn = geo.gpus_per_node;
   for (size_t w = 0; w * 64 < nbits; ++w) {
     uint64_t bits = words[w];
+    if (nbits - w * 64 < 64) bits &= (uint64_t(1) << (nbits - w * 64)) - 1;  // bits past the table
     while (bits) {
       const size_t i = w * 64 + size_t(__builtin_ctzll(bits));
       bits &= bits - 1;
-      if (i >= nbits) break;
       const int g = map.leaf_group(i);
       if (g >= 0 && free_gpus[i] >= gpn) {
-        count(g);
+        ++lg_count_[size_t(g)];
         ++total;
       }
     }
@@ -186,9 +185,11 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
   pieces_.clear();
   for (int g : lgs)
     if (take[size_t(g)] > 0) pieces_.push_back({g, ix.leaf_group_pod(g), take[size_t(g)]});
-  std::sort(pieces_.begin(), pieces_.end(), [](const Piece &a, const Piece &b) {
+  // Regions list their leaf groups pod by pod already: sorting is then skipped.
+  const auto canonical = [](const Piece &a, const Piece &b) {
     return std::tie(a.pod, a.leaf_group) < std::tie(b.pod, b.leaf_group);
-  });
+  };
+  if (!std::is_sorted(pieces_.begin(), pieces_.end(), canonical)) std::sort(pieces_.begin(), pieces_.end(), canonical);
   pack_segments(pieces_, seg, packing_, pool_);
   const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
   const uint32_t ideal_seg = (seg + lmax - 1) / lmax;
@@ -218,6 +219,11 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   const uint32_t gpn = geo.gpus_per_node;
   out.candidates = total;
   if (total < N) return out.status = PlaceStatus::NoNodes;
+  for (int p = 0; p < ix.pod_count(); ++p) {
+    uint32_t c = 0;
+    for (int g : ix.pod_leaf_groups(p)) c += lg_count_[size_t(g)];
+    pod_free_[size_t(p)] = c;
+  }
 
   const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
   const uint32_t ideal_pods = (N + pmax - 1) / pmax;

@@ -129,12 +129,8 @@ class Placer {
  private:
   // Validates the job, clears out and the per-leaf-group counts; throws LayoutError.
   JobGeometry begin_call(const Job &job, PlaceResult &out);
-  void count(int leaf_group) {
-    ++lg_count_[size_t(leaf_group)];
-    ++pod_free_[size_t(index_->leaf_group_pod(leaf_group))];
-  }
-  // The decision once lg_count_ and pod_free_ hold the candidates (usable nodes with enough free
-  // GPUs) per leaf group and pod; usable(host, &free) says whether a host is usable and its free GPUs.
+  // The decision once lg_count_ holds the candidates (usable nodes with enough free GPUs) per leaf
+  // group; usable(host, &free) says whether a host is usable and its free GPUs.
   template <class Usable>
   PlaceStatus run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
                   const Usable &usable);

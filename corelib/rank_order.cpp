@@ -212,14 +212,30 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   const TopoIndex &ix = *index_;
   const JobGeometry geo = job_geometry(layout, uint32_t(hosts.size()));
   sorted_.assign(hosts.begin(), hosts.end());
-  for (int h : sorted_)
+  // `base`, a hash of the node set in canonical order (see below). The placer hands its nodes over
+  // in canonical order already, so one pass checks the range, the order and duplicates (strictly
+  // increasing ranks) and hashes; otherwise sort, check and hash again.
+  const uint64_t hash_seed = 0x9e3779b97f4a7c15ULL, hash_mul = 0x100000001b3ULL;
+  uint64_t base = hash_seed;
+  bool increasing = true;
+  uint32_t prev_rank = 0;
+  for (size_t i = 0; i < sorted_.size(); ++i) {
+    const int h = sorted_[i];
     if (h < 0 || h >= ix.host_count()) throw LayoutError("host index " + std::to_string(h) + " is not in the topology");
-  // The placer hands its nodes over in canonical order already: checking costs one pass.
-  const auto by_rank = [&ix](int a, int b) { return ix.canonical_rank(a) < ix.canonical_rank(b); };
-  if (!std::is_sorted(sorted_.begin(), sorted_.end(), by_rank)) std::sort(sorted_.begin(), sorted_.end(), by_rank);
-  for (size_t i = 1; i < sorted_.size(); ++i)
-    if (sorted_[i] == sorted_[i - 1])
-      throw LayoutError("host " + ix.topology().hosts[size_t(sorted_[i])].name + " is listed twice");
+    const uint32_t r = ix.canonical_rank(h);
+    if (i > 0 && r <= prev_rank) increasing = false;
+    prev_rank = r;
+    base = (base ^ uint64_t(h)) * hash_mul;
+  }
+  if (!increasing) {
+    std::sort(sorted_.begin(), sorted_.end(),
+              [&ix](int a, int b) { return ix.canonical_rank(a) < ix.canonical_rank(b); });
+    for (size_t i = 1; i < sorted_.size(); ++i)
+      if (sorted_[i] == sorted_[i - 1])
+        throw LayoutError("host " + ix.topology().hosts[size_t(sorted_[i])].name + " is listed twice");
+    base = hash_seed;
+    for (int h : sorted_) base = (base ^ uint64_t(h)) * hash_mul;
+  }
   pieces_.clear();
   piece_start_.clear();
   for (size_t i = 0; i < sorted_.size(); ++i) {
@@ -244,8 +260,6 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(sorted_.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
-  uint64_t base = 0x9e3779b97f4a7c15ULL;
-  for (int h : sorted_) base = (base ^ uint64_t(h)) * 0x100000001b3ULL;
   base ^= base >> 29;
   uint32_t split_parts = 0;
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
@@ -257,10 +271,12 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
       if (K < 2) continue;  // no uplinks known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
       uint32_t best = UINT32_MAX;
-      uint64_t best_d = UINT64_MAX;
+      uint32_t best_d = UINT32_MAX;
+      const uint32_t k32 = uint32_t(K), t32 = uint32_t(target);  // K is an int, host indices too
       for (uint32_t i = piece_start_[pc]; i < end && best_d > 0; ++i) {
         if (used_[i]) continue;
-        const uint64_t d = (uint64_t(sorted_[i]) % K + K - target) % K;
+        uint32_t d = uint32_t(sorted_[i]) % k32 + k32 - t32;  // (index - target) mod K, one division
+        if (d >= k32) d -= k32;
         if (d < best_d) best_d = d, best = i;
       }
       used_[best] = 1;  // a piece has as many free hosts as its parts take
@@ -269,17 +285,19 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in
   // canonical order.
-  out.clear();
-  out.reserve(sorted_.size());
+  out.resize(sorted_.size());
+  int *o = out.data();
   for (uint32_t q = 0; q < packing_.parts.size(); ++q) {
     const SegmentPart &part = packing_.parts[q];
     uint32_t k = 0;
-    if (entry_[q] != UINT32_MAX) out.push_back(sorted_[entry_[q]]), ++k;
+    if (entry_[q] != UINT32_MAX) *o++ = sorted_[entry_[q]], ++k;
+    uint32_t c = cursor[part.piece];
     for (; k < part.count; ++k) {
-      while (used_[cursor[part.piece]]) ++cursor[part.piece];
-      used_[cursor[part.piece]] = 1;
-      out.push_back(sorted_[cursor[part.piece]++]);
+      while (used_[c]) ++c;
+      used_[c] = 1;
+      *o++ = sorted_[c++];
     }
+    cursor[part.piece] = c;
   }
 }
 
