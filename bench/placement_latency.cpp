@@ -17,7 +17,8 @@ using namespace topoaware;
 
 namespace {
 
-// 3-level fat tree: pods of 16 leaf groups (one leaf each) of 32 hosts.
+// 3-level fat tree: pods of 16 leaf groups (one leaf each) of 32 hosts, 16 uplink cables per leaf
+// (2:1) to its pod's spine, so that the rank order's D-mod-K entry choice is timed too.
 Topology build(int nodes) {
   const int per_lg = 32, lgs_per_pod = 16;
   const int nlg = nodes / per_lg;
@@ -48,6 +49,20 @@ Topology build(int nodes) {
     }
     t.switches.push_back(sw);
     t.leaf_groups.push_back(lg);
+  }
+  for (size_t p = 0; p < t.pods.size(); ++p) {
+    Switch spine;
+    spine.guid = 0x800000 + uint64_t(p);
+    spine.level = 2;
+    spine.pod = int(p);
+    for (int g : t.pods[p].leaf_groups) {
+      Link l;
+      l.a = t.switches[size_t(g)].guid;  // leaf g is switch g
+      l.b = spine.guid;
+      for (int c = 0; c < 16; ++c) l.ports.emplace_back(33 + c, g % 16 * 16 + c + 1);
+      t.links.push_back(l);
+    }
+    t.switches.push_back(spine);
   }
   return t;
 }
