@@ -17,7 +17,8 @@ using namespace topoaware;
 
 namespace {
 
-// 3-level fat tree: pods of 16 leaf groups (one leaf each) of 32 hosts.
+// 3-level fat tree: pods of 16 leaf groups (one leaf each) of 32 hosts, 16 uplink cables per leaf
+// (2:1) to its pod's spine, so that the rank order's D-mod-K entry choice is timed too.
 Topology build(int nodes) {
   const int per_lg = 32, lgs_per_pod = 16;
   const int nlg = nodes / per_lg;
@@ -49,6 +50,20 @@ Topology build(int nodes) {
     t.switches.push_back(sw);
     t.leaf_groups.push_back(lg);
   }
+  for (size_t p = 0; p < t.pods.size(); ++p) {
+    Switch spine;
+    spine.guid = 0x800000 + uint64_t(p);
+    spine.level = 2;
+    spine.pod = int(p);
+    for (int g : t.pods[p].leaf_groups) {
+      Link l;
+      l.a = t.switches[size_t(g)].guid;  // leaf g is switch g
+      l.b = spine.guid;
+      for (int c = 0; c < 16; ++c) l.ports.emplace_back(33 + c, g % 16 * 16 + c + 1);
+      t.links.push_back(l);
+    }
+    t.switches.push_back(spine);
+  }
   return t;
 }
 
@@ -74,8 +89,8 @@ int main(int argc, char **argv) {
   const int decisions = argc > 2 ? std::atoi(argv[2]) : 200;
   std::printf("# placement decision latency, seed %u, %d decisions per size, 32-node leaf groups, 16 per pod\n", seed,
               decisions);
-  std::printf("%8s %12s %12s %12s %12s %8s %8s\n", "nodes", "topo_us", "topo_p99_us", "firstfit_us", "ratio",
-              "ideal%", "nodes/job");
+  std::printf("%8s %12s %12s %12s %12s %8s %8s %17s\n", "nodes", "topo_us", "topo_p99_us", "firstfit_us", "ratio",
+              "ideal%", "nodes/job", "decisions_hash");
   for (int n = 256; n <= 16384; n *= 2) {
     Topology t = build(n);
     TopoIndex ix(t);
@@ -117,6 +132,10 @@ int main(int argc, char **argv) {
     PlaceResult r;
     std::vector<double> lat;
     int ideal = 0, placed = 0;
+    // FNV-1a over every decision (status, then the Slurm indices in rank order): equal hashes
+    // between two builds mean identical placements on these inputs.
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    auto mix = [&hash](uint64_t v) { hash = (hash ^ v) * 0x100000001b3ULL; };
     // warm-up: the scratch buffers grow once
     placer.place_slurm(map, inputs[0].words.data(), size_t(n), inputs[0].gpus.data(), inputs[0].job, PlaceMode::Prefer,
                        r);
@@ -133,6 +152,8 @@ int main(int argc, char **argv) {
         best = std::min(best, std::chrono::duration<double, std::micro>(b - a).count());
       }
       lat.push_back(best);
+      mix(uint64_t(s));
+      for (int i : r.slurm) mix(uint64_t(uint32_t(i)));
       placed += s != PlaceStatus::NoNodes;
       ideal += s == PlaceStatus::Ideal;
     }
@@ -154,8 +175,9 @@ int main(int argc, char **argv) {
     mean /= double(lat.size());
     std::sort(lat.begin(), lat.end());
     const double p99 = lat[std::min(lat.size() - 1, size_t(double(lat.size()) * 0.99))];
-    std::printf("%8d %12.2f %12.2f %12.2f %12.1f %8.1f %8.0f%s\n", n, mean, p99, ff_us, ff_us > 0 ? mean / ff_us : 0,
-                placed ? 100.0 * ideal / placed : 0, job_nodes / decisions, sink ? "" : " ");
+    std::printf("%8d %12.2f %12.2f %12.2f %12.1f %8.1f %8.0f  %016llx%s\n", n, mean, p99, ff_us,
+                ff_us > 0 ? mean / ff_us : 0, placed ? 100.0 * ideal / placed : 0, job_nodes / decisions,
+                (unsigned long long)hash, sink ? "" : " ");
   }
   return 0;
 }

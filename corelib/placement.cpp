@@ -18,6 +18,7 @@ const char *place_status_name(PlaceStatus s) {
 
 NodeMap::NodeMap(const TopoIndex &index, const std::vector<std::string> &slurm_names) {
   to_host_.assign(slurm_names.size(), -1);
+  to_lg_.assign(slurm_names.size(), -1);
   to_slurm_.assign(size_t(index.host_count()), -1);
   for (size_t i = 0; i < slurm_names.size(); ++i) {
     const int h = index.find_host(slurm_names[i]);
@@ -26,6 +27,7 @@ NodeMap::NodeMap(const TopoIndex &index, const std::vector<std::string> &slurm_n
       continue;
     }
     to_host_[i] = h;
+    to_lg_[i] = index.host_leaf_group(h);
     to_slurm_[size_t(h)] = int(i);
   }
 }
@@ -33,39 +35,89 @@ NodeMap::NodeMap(const TopoIndex &index, const std::vector<std::string> &slurm_n
 Placer::Placer(const TopoIndex &index) : index_(&index), orderer_(index) {
   const size_t nlg = size_t(index.leaf_group_count());
   lg_count_.assign(nlg, 0);
-  lg_fill_.assign(nlg, 0);
-  lg_off_.assign(nlg + 1, 0);
   take_.assign(nlg, 0);
   best_take_.assign(nlg, 0);
   pod_free_.assign(size_t(index.pod_count()), 0);
-  cand_.reserve(size_t(index.host_count()));
-  raw_.reserve(size_t(index.host_count()));
+  host_free_.assign(size_t(index.host_count()), 0);
+  host_mark_.assign(size_t(index.host_count()), 0);
+  chosen_hosts_.reserve(size_t(index.host_count()));
+  keys_.reserve(size_t(std::max(1, index.max_leaf_group_size())));
+}
+
+JobGeometry Placer::begin_call(const Job &job, PlaceResult &out) {
+  out.nodes.clear();
+  out.slurm.clear();
+  out.quality = PlaceQuality{};
+  out.candidates = 0;
+  out.status = PlaceStatus::NoNodes;
+  const JobGeometry geo = job_geometry(job.layout, job.nodes);  // throws on a bad layout
+  if (job.gpus_per_node != geo.gpus_per_node)
+    throw LayoutError("the layout's " + std::to_string(job.layout.world()) + " GPUs on " +
+                      std::to_string(job.nodes) + " nodes means " + std::to_string(geo.gpus_per_node) +
+                      " GPUs per node, but the job asks for " + std::to_string(job.gpus_per_node));
+  std::fill(lg_count_.begin(), lg_count_.end(), 0);
+  return geo;
 }
 
 PlaceStatus Placer::place(const int *hosts, const uint32_t *free_gpus, size_t n, const Job &job, PlaceMode mode,
                           PlaceResult &out) {
-  raw_.clear();
-  for (size_t i = 0; i < n; ++i)
-    if (hosts[i] >= 0 && hosts[i] < index_->host_count()) raw_.emplace_back(hosts[i], free_gpus[i]);
-  return run(job, mode, out);
+  const JobGeometry geo = begin_call(job, out);
+  const TopoIndex &ix = *index_;
+  // The hosts given are marked for the visit of the chosen leaf groups, and unmarked on the way out.
+  struct Unmark {
+    Placer &p;
+    ~Unmark() {
+      for (int h : p.marked_) p.host_mark_[size_t(h)] = 0;
+      p.marked_.clear();
+    }
+  } unmark{*this};
+  uint32_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int h = hosts[i];
+    if (h < 0 || h >= ix.host_count() || host_mark_[size_t(h)]) continue;
+    host_mark_[size_t(h)] = 1;
+    host_free_[size_t(h)] = free_gpus[i];
+    marked_.push_back(h);
+    if (free_gpus[i] >= geo.gpus_per_node) {
+      ++lg_count_[size_t(ix.host_leaf_group(h))];
+      ++total;
+    }
+  }
+  return run(job, geo, total, mode, out, [this](int h, uint32_t &free) {
+    if (!host_mark_[size_t(h)]) return false;
+    free = host_free_[size_t(h)];
+    return true;
+  });
 }
 
 PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_t nbits, const uint16_t *free_gpus,
                                 const Job &job, PlaceMode mode, PlaceResult &out) {
-  raw_.clear();
+  const JobGeometry geo = begin_call(job, out);
   nbits = std::min(nbits, map.size());
+  // One pass over the set bits: candidates per leaf group (the node table's leaf groups are looked
+  // up in the map's own array, in index order); pods are summed from the groups afterwards.
+  uint32_t total = 0;
+  const uint32_t gpn = geo.gpus_per_node;
   for (size_t w = 0; w * 64 < nbits; ++w) {
     uint64_t bits = words[w];
+    if (nbits - w * 64 < 64) bits &= (uint64_t(1) << (nbits - w * 64)) - 1;  // bits past the table
     while (bits) {
       const size_t i = w * 64 + size_t(__builtin_ctzll(bits));
       bits &= bits - 1;
-      if (i >= nbits) break;
-      const int h = map.host(i);
-      if (h >= 0) raw_.emplace_back(h, free_gpus[i]);
+      const int g = map.leaf_group(i);
+      if (g >= 0 && free_gpus[i] >= gpn) {
+        ++lg_count_[size_t(g)];
+        ++total;
+      }
     }
   }
-  const PlaceStatus s = run(job, mode, out);
-  out.slurm.clear();
+  const PlaceStatus s = run(job, geo, total, mode, out, [&](int h, uint32_t &free) {
+    const int i = map.slurm(h);
+    if (i < 0 || size_t(i) >= nbits || !(words[size_t(i) / 64] >> (size_t(i) % 64) & 1)) return false;
+    free = free_gpus[i];
+    return true;
+  });
+  out.slurm.reserve(out.nodes.size());
   for (int h : out.nodes) out.slurm.push_back(map.slurm(h));
   return s;
 }
@@ -150,9 +202,11 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
   pieces_.clear();
   for (int g : lgs)
     if (take[size_t(g)] > 0) pieces_.push_back({g, ix.leaf_group_pod(g), take[size_t(g)]});
-  std::sort(pieces_.begin(), pieces_.end(), [](const Piece &a, const Piece &b) {
+  // Regions list their leaf groups pod by pod already: sorting is then skipped.
+  const auto canonical = [](const Piece &a, const Piece &b) {
     return std::tie(a.pod, a.leaf_group) < std::tie(b.pod, b.leaf_group);
-  });
+  };
+  if (!std::is_sorted(pieces_.begin(), pieces_.end(), canonical)) std::sort(pieces_.begin(), pieces_.end(), canonical);
   pack_segments(pieces_, seg, packing_, pool_);
   const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
   const uint32_t ideal_seg = (seg + lmax - 1) / lmax;
@@ -176,39 +230,19 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
     for (const Piece &p : pieces_) q.degraded_uplinks += ix.leaf_group_uplink_factor(p.leaf_group) - 1;
 }
 
-PlaceStatus Placer::run(const Job &job, PlaceMode mode, PlaceResult &out) {
+template <class Usable>
+PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
+                        const Usable &usable) {
   const TopoIndex &ix = *index_;
-  out.nodes.clear();
-  out.slurm.clear();
-  out.quality = PlaceQuality{};
-  out.candidates = 0;
-  const JobGeometry geo = job_geometry(job.layout, job.nodes);  // throws on a bad layout
-  if (job.gpus_per_node != geo.gpus_per_node)
-    throw LayoutError("the layout's " + std::to_string(job.layout.world()) + " GPUs on " +
-                      std::to_string(job.nodes) + " nodes means " + std::to_string(geo.gpus_per_node) +
-                      " GPUs per node, but the job asks for " + std::to_string(job.gpus_per_node));
   const uint32_t N = job.nodes, seg = geo.segment_nodes, nseg = geo.segments();
   const uint32_t gpn = geo.gpus_per_node;
-
-  // Bucket the candidates with enough free GPUs by leaf group: O(candidates + leaf groups).
-  std::fill(lg_count_.begin(), lg_count_.end(), 0);
-  std::fill(pod_free_.begin(), pod_free_.end(), 0);
-  uint32_t total = 0;
-  for (const auto &[h, free] : raw_) {
-    if (free < gpn) continue;
-    ++lg_count_[size_t(ix.host_leaf_group(h))];
-    ++pod_free_[size_t(ix.host_pod(h))];
-    ++total;
-  }
   out.candidates = total;
   if (total < N) return out.status = PlaceStatus::NoNodes;
-  const size_t nlg = lg_count_.size();
-  lg_off_[0] = 0;
-  for (size_t g = 0; g < nlg; ++g) lg_off_[g + 1] = lg_off_[g] + lg_count_[g];
-  std::copy(lg_off_.begin(), lg_off_.end() - 1, lg_fill_.begin());
-  cand_.resize(total);
-  for (const auto &[h, free] : raw_)
-    if (free >= gpn) cand_[lg_fill_[size_t(ix.host_leaf_group(h))]++] = {free, h};
+  for (int p = 0; p < ix.pod_count(); ++p) {
+    uint32_t c = 0;
+    for (int g : ix.pod_leaf_groups(p)) c += lg_count_[size_t(g)];
+    pod_free_[size_t(p)] = c;
+  }
 
   const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
   const uint32_t ideal_pods = (N + pmax - 1) / pmax;
@@ -345,19 +379,31 @@ PlaceStatus Placer::run(const Job &job, PlaceMode mode, PlaceResult &out) {
   if (!have_best) return out.status = PlaceStatus::NoNodes;  // unreachable: total >= N
 
   // The nodes: in each chosen leaf group, those with the fewest free GPUs (best fit), then by
-  // canonical order. Only the chosen groups are sorted.
+  // canonical order. Only the chosen groups' hosts are visited, in canonical order (groups by pod,
+  // then index), so the list reaches the rank order already sorted.
   chosen_hosts_.clear();
-  std::sort(best_lgs_.begin(), best_lgs_.end());
+  std::sort(best_lgs_.begin(), best_lgs_.end(), [&ix](int a, int b) {
+    return std::make_pair(ix.leaf_group_pod(a), a) < std::make_pair(ix.leaf_group_pod(b), b);
+  });
   for (int g : best_lgs_) {
-    auto b = cand_.begin() + std::ptrdiff_t(lg_off_[size_t(g)]);
-    auto e = cand_.begin() + std::ptrdiff_t(lg_off_[size_t(g) + 1]);
+    const std::vector<int> &hosts = ix.leaf_group_hosts_canonical(g);
     const uint32_t t = best_take_[size_t(g)];
-    auto cmp = [&ix](const std::pair<uint32_t, int> &a, const std::pair<uint32_t, int> &c) {
-      return std::make_pair(a.first, ix.canonical_rank(a.second)) <
-             std::make_pair(c.first, ix.canonical_rank(c.second));
-    };
-    std::partial_sort(b, b + t, e, cmp);
-    for (auto it = b; it != b + t; ++it) chosen_hosts_.push_back(it->second);
+    uint32_t free = 0;
+    if (t == lg_count_[size_t(g)]) {  // every candidate of the group
+      for (int h : hosts)
+        if (usable(h, free) && free >= gpn) chosen_hosts_.push_back(h);
+      continue;
+    }
+    // The t candidates with the fewest free GPUs, ties by canonical rank (a total order, so the
+    // set is unique), handed out in canonical order. A group's canonical ranks are consecutive.
+    keys_.clear();
+    for (int h : hosts)
+      if (usable(h, free) && free >= gpn) keys_.push_back(uint64_t(free) << 32 | ix.canonical_rank(h));
+    std::nth_element(keys_.begin(), keys_.begin() + std::ptrdiff_t(t), keys_.end());
+    std::sort(keys_.begin(), keys_.begin() + std::ptrdiff_t(t),
+              [](uint64_t a, uint64_t b) { return uint32_t(a) < uint32_t(b); });
+    const uint32_t first = ix.canonical_rank(hosts.front());
+    for (uint32_t k = 0; k < t; ++k) chosen_hosts_.push_back(hosts[uint32_t(keys_[k]) - first]);
   }
   orderer_.order(chosen_hosts_, job.layout, out.nodes);
   out.quality = best_q;

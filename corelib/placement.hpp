@@ -49,8 +49,10 @@
 // a degraded one, whose uplinks it never uses, keeping the healthy groups for jobs that cross.
 // Every criterion above comes first, and a fabric without degraded leaves places exactly as
 // before.
-// Cost per call: O(candidates + leaf groups * log(leaf groups)); no allocation once the scratch
-// buffers of the Placer have grown to the cluster's size.
+// Cost per call: one pass over the usable nodes to count candidates per leaf group, the choice over
+// leaf groups (O(leaf groups * log(leaf groups)) per region), then only the chosen groups' hosts
+// are visited, in canonical order (so the rank order needs no sort); no allocation once the
+// scratch buffers of the Placer have grown to the cluster's size.
 #pragma once
 
 #include <cstdint>
@@ -109,10 +111,11 @@ class NodeMap {
   size_t size() const { return to_host_.size(); }
   int host(size_t slurm_index) const { return to_host_[slurm_index]; }  // -1: not in the topology
   int slurm(int host) const { return to_slurm_[size_t(host)]; }          // -1: not in Slurm
+  int leaf_group(size_t slurm_index) const { return to_lg_[slurm_index]; }  // -1: not in the topology
   const std::vector<std::string> &missing() const { return missing_; }   // Slurm names not in topology
 
  private:
-  std::vector<int> to_host_, to_slurm_;
+  std::vector<int> to_host_, to_slurm_, to_lg_;
   std::vector<std::string> missing_;
 };
 
@@ -134,19 +137,24 @@ class Placer {
   const TopoIndex &index() const { return *index_; }
 
  private:
-  struct Option;
-  PlaceStatus run(const Job &job, PlaceMode mode, PlaceResult &out);
-  void add_candidate(int host, uint32_t free_gpus, uint32_t need);
+  // Validates the job, clears out and the per-leaf-group counts; throws LayoutError.
+  JobGeometry begin_call(const Job &job, PlaceResult &out);
+  // The decision once lg_count_ holds the candidates (usable nodes with enough free GPUs) per leaf
+  // group; usable(host, &free) says whether a host is usable and its free GPUs.
+  template <class Usable>
+  PlaceStatus run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
+                  const Usable &usable);
   bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only, std::vector<uint32_t> &take);
   void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
 
   const TopoIndex *index_;
   RankOrderer orderer_;
-  // per call, sized once: candidates bucketed by leaf group
-  std::vector<uint32_t> lg_count_, lg_fill_, lg_off_;
-  std::vector<int> touched_lgs_;
-  std::vector<std::pair<uint32_t, int>> cand_;  // (free GPUs, host) grouped by leaf group
-  std::vector<std::pair<int, uint32_t>> raw_;   // candidates as given
+  // per call, sized once: candidates counted by leaf group
+  std::vector<uint32_t> lg_count_;
+  std::vector<uint32_t> host_free_;  // place(): free GPUs of the hosts given (marked in host_mark_)
+  std::vector<uint8_t> host_mark_;
+  std::vector<int> marked_;
+  std::vector<uint64_t> keys_;  // (free GPUs, canonical rank) of one leaf group's candidates
   std::vector<uint32_t> pod_free_;
   std::vector<int> region_, pods_sorted_, chosen_hosts_;
   std::vector<uint32_t> take_, best_take_;
@@ -155,7 +163,7 @@ class Placer {
   std::vector<Opt> opts_;
   std::vector<Piece> pieces_;
   Packing packing_;
-  std::vector<SegmentPart> pool_;
+  PackScratch pool_;
 };
 
 }  // namespace topoaware

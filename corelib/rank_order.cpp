@@ -82,6 +82,9 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   });
   canon_.assign(nh, 0);
   for (size_t i = 0; i < nh; ++i) canon_[size_t(order[i])] = uint32_t(i);
+  lg_canon_hosts_.assign(lg_hosts_.size(), {});
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_canon_hosts_[g].reserve(lg_hosts_[g].size());
+  for (int h : order) lg_canon_hosts_[size_t(host_lg_[size_t(h)])].push_back(h);
   by_name_.reserve(nh);
   for (size_t h = 0; h < nh; ++h) by_name_.emplace(topo.hosts[h].name, int(h));
 }
@@ -177,42 +180,59 @@ uint32_t rank_of(const Layout &l, const RankCoord &c) {
 
 namespace {
 
-// Forms one segment of `seg` nodes from a pool of remainders (count > 0 each, in canonical
-// order). First the largest remainder (fewest leaf groups); then, while nodes are missing, the
-// smallest remainder that completes the segment (best fit, so large remainders stay whole for
-// later segments), else the largest. Ties go to the earlier piece. Appends parts to out.
-void form_segment(std::vector<SegmentPart> &pool, uint32_t seg, Packing &out) {
-  uint32_t need = seg;
-  const size_t first_part = out.parts.size();
-  while (need > 0) {
-    size_t best = pool.size();
-    // a remainder that completes the segment, smallest first
-    for (size_t i = 0; i < pool.size(); ++i)
-      if (pool[i].count >= need && (best == pool.size() || pool[i].count < pool[best].count)) best = i;
-    if (need == seg || best == pool.size()) {  // opening a segment, or nothing completes it
-      best = 0;
-      for (size_t i = 1; i < pool.size(); ++i)
-        if (pool[i].count > pool[best].count) best = i;
+// Forms `nsegs` segments of `seg` nodes from a pool of remainders, pool[from..] (count > 0 each,
+// sorted by piece, i.e. canonical order; together at least nsegs * seg nodes). Each segment: first the
+// largest remainder (fewest leaf groups); then, while nodes are missing, the smallest remainder
+// that completes the segment (best fit, so large remainders stay whole for later segments), else
+// the largest. Ties go to the earlier piece. Appends the segments to out and leaves the unused
+// remainders in pool[from..], still sorted by piece.
+// The pool is kept sorted by (count, piece), so each choice is a binary search: the first entry
+// at or above (need, 0) is the smallest sufficient remainder and the earliest of its size, the
+// first entry at (largest count, 0) the earliest largest one (a linear scan per choice was the
+// engine's largest cost for jobs of thousands of nodes, whose segments span many leaf groups).
+void form_segments(std::vector<SegmentPart> &pool, size_t from, uint32_t seg, uint64_t nsegs, Packing &out,
+                   std::vector<SegmentPart> &by_size) {
+  const auto size_order = [](const SegmentPart &a, const SegmentPart &b) {
+    return a.count != b.count ? a.count < b.count : a.piece < b.piece;
+  };
+  by_size.assign(pool.begin() + std::ptrdiff_t(from), pool.end());
+  std::sort(by_size.begin(), by_size.end(), size_order);
+  const auto first_at_least = [&](uint32_t count) {
+    return std::lower_bound(by_size.begin(), by_size.end(), SegmentPart{0, count}, size_order);
+  };
+  for (uint64_t s = 0; s < nsegs; ++s) {
+    uint32_t need = seg;
+    const size_t first_part = out.parts.size();
+    while (need > 0) {
+      auto best = by_size.end();
+      if (need < seg) best = first_at_least(need);         // a remainder that completes the segment
+      if (best == by_size.end()) best = first_at_least(by_size.back().count);  // opening, or none does
+      const SegmentPart e = *best;
+      const uint32_t take = std::min(need, e.count);
+      out.parts.push_back({e.piece, take});
+      need -= take;
+      by_size.erase(best);
+      if (e.count > take) {
+        const SegmentPart rest{e.piece, e.count - take};
+        by_size.insert(std::lower_bound(by_size.begin(), by_size.end(), rest, size_order), rest);
+      }
     }
-    const uint32_t take = std::min(need, pool[best].count);
-    out.parts.push_back({pool[best].piece, take});
-    need -= take;
-    pool[best].count -= take;
-    if (pool[best].count == 0) pool.erase(pool.begin() + std::ptrdiff_t(best));
+    // Parts in canonical order, so a ring inside the segment visits each leaf group once.
+    std::sort(out.parts.begin() + std::ptrdiff_t(first_part), out.parts.end(),
+              [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+    out.begin.push_back(uint32_t(out.parts.size()));
   }
-  // Parts in canonical order, so a ring inside the segment visits each leaf group once.
-  std::sort(out.parts.begin() + std::ptrdiff_t(first_part), out.parts.end(),
-            [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
-  out.begin.push_back(uint32_t(out.parts.size()));
+  std::sort(by_size.begin(), by_size.end(), [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+  pool.resize(from);
+  pool.insert(pool.end(), by_size.begin(), by_size.end());
 }
 
 }  // namespace
 
-void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
-                   std::vector<SegmentPart> &pool) {
+void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out, PackScratch &scratch) {
   out.parts.clear();
   out.begin.assign(1, 0);
-  std::vector<SegmentPart> &carry = pool;  // remainders of all pods, in canonical order
+  std::vector<SegmentPart> &carry = scratch.carry;  // remainders of all pods, in canonical order
   carry.clear();
   // Remainders of the current pod live at the end of `carry` from pod_start on.
   size_t i = 0;
@@ -231,23 +251,16 @@ void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
         left += r;
       }
     }
-    // Combine this pod's remainders while they make whole segments.
-    if (left >= seg) {
-      std::vector<SegmentPart> local(carry.begin() + std::ptrdiff_t(pod_start), carry.end());
-      carry.resize(pod_start);
-      while (left >= seg) {
-        form_segment(local, seg, out);
-        left -= seg;
-      }
-      carry.insert(carry.end(), local.begin(), local.end());
-    }
+    // Combine this pod's remainders while they make whole segments (the pod's remainders are the
+    // sorted tail of carry; the unused ones stay there, in order).
+    if (left >= seg) form_segments(carry, pod_start, seg, left / seg, out, scratch.by_size);
   }
   // What is left crosses pods.
-  while (!carry.empty()) {
+  if (!carry.empty()) {
     uint64_t total = 0;
     for (const auto &p : carry) total += p.count;
-    if (total < seg) throw LayoutError("node count is not a multiple of the segment size");
-    form_segment(carry, seg, out);
+    if (total % seg) throw LayoutError("node count is not a multiple of the segment size");
+    form_segments(carry, 0, seg, total / seg, out, scratch.by_size);
   }
 }
 
@@ -255,13 +268,30 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   const TopoIndex &ix = *index_;
   const JobGeometry geo = job_geometry(layout, uint32_t(hosts.size()));
   sorted_.assign(hosts.begin(), hosts.end());
-  for (int h : sorted_)
+  // `base`, a hash of the node set in canonical order (see below). The placer hands its nodes over
+  // in canonical order already, so one pass checks the range, the order and duplicates (strictly
+  // increasing ranks) and hashes; otherwise sort, check and hash again.
+  const uint64_t hash_seed = 0x9e3779b97f4a7c15ULL, hash_mul = 0x100000001b3ULL;
+  uint64_t base = hash_seed;
+  bool increasing = true;
+  uint32_t prev_rank = 0;
+  for (size_t i = 0; i < sorted_.size(); ++i) {
+    const int h = sorted_[i];
     if (h < 0 || h >= ix.host_count()) throw LayoutError("host index " + std::to_string(h) + " is not in the topology");
-  std::sort(sorted_.begin(), sorted_.end(),
-            [&ix](int a, int b) { return ix.canonical_rank(a) < ix.canonical_rank(b); });
-  for (size_t i = 1; i < sorted_.size(); ++i)
-    if (sorted_[i] == sorted_[i - 1])
-      throw LayoutError("host " + ix.topology().hosts[size_t(sorted_[i])].name + " is listed twice");
+    const uint32_t r = ix.canonical_rank(h);
+    if (i > 0 && r <= prev_rank) increasing = false;
+    prev_rank = r;
+    base = (base ^ uint64_t(h)) * hash_mul;
+  }
+  if (!increasing) {
+    std::sort(sorted_.begin(), sorted_.end(),
+              [&ix](int a, int b) { return ix.canonical_rank(a) < ix.canonical_rank(b); });
+    for (size_t i = 1; i < sorted_.size(); ++i)
+      if (sorted_[i] == sorted_[i - 1])
+        throw LayoutError("host " + ix.topology().hosts[size_t(sorted_[i])].name + " is listed twice");
+    base = hash_seed;
+    for (int h : sorted_) base = (base ^ uint64_t(h)) * hash_mul;
+  }
   pieces_.clear();
   piece_start_.clear();
   for (size_t i = 0; i < sorted_.size(); ++i) {
@@ -286,8 +316,6 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(sorted_.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
-  uint64_t base = 0x9e3779b97f4a7c15ULL;
-  for (int h : sorted_) base = (base ^ uint64_t(h)) * 0x100000001b3ULL;
   base ^= base >> 29;
   uint32_t split_parts = 0;
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
@@ -299,10 +327,12 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
       if (K < 2) continue;  // no uplinks known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
       uint32_t best = UINT32_MAX;
-      uint64_t best_d = UINT64_MAX;
+      uint32_t best_d = UINT32_MAX;
+      const uint32_t k32 = uint32_t(K), t32 = uint32_t(target);  // K is an int, host indices too
       for (uint32_t i = piece_start_[pc]; i < end && best_d > 0; ++i) {
         if (used_[i]) continue;
-        const uint64_t d = (uint64_t(sorted_[i]) % K + K - target) % K;
+        uint32_t d = uint32_t(sorted_[i]) % k32 + k32 - t32;  // (index - target) mod K, one division
+        if (d >= k32) d -= k32;
         if (d < best_d) best_d = d, best = i;
       }
       used_[best] = 1;  // a piece has as many free hosts as its parts take
@@ -311,17 +341,19 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in
   // canonical order.
-  out.clear();
-  out.reserve(sorted_.size());
+  out.resize(sorted_.size());
+  int *o = out.data();
   for (uint32_t q = 0; q < packing_.parts.size(); ++q) {
     const SegmentPart &part = packing_.parts[q];
     uint32_t k = 0;
-    if (entry_[q] != UINT32_MAX) out.push_back(sorted_[entry_[q]]), ++k;
+    if (entry_[q] != UINT32_MAX) *o++ = sorted_[entry_[q]], ++k;
+    uint32_t c = cursor[part.piece];
     for (; k < part.count; ++k) {
-      while (used_[cursor[part.piece]]) ++cursor[part.piece];
-      used_[cursor[part.piece]] = 1;
-      out.push_back(sorted_[cursor[part.piece]++]);
+      while (used_[c]) ++c;
+      used_[c] = 1;
+      *o++ = sorted_[c++];
     }
+    cursor[part.piece] = c;
   }
 }
 

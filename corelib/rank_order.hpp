@@ -58,6 +58,9 @@ class TopoIndex {
   int leaf_group_pod(int g) const { return lg_pod_[size_t(g)]; }
   int leaf_group_size(int g) const { return int(lg_hosts_[size_t(g)].size()); }
   const std::vector<int> &leaf_group_hosts(int g) const { return lg_hosts_[size_t(g)]; }
+  // The same hosts in canonical order (by canonical_rank; differs from leaf_group_hosts when a
+  // group has several leaves, as rail groups do).
+  const std::vector<int> &leaf_group_hosts_canonical(int g) const { return lg_canon_hosts_[size_t(g)]; }
   const std::vector<int> &pod_leaf_groups(int p) const { return pod_lgs_[size_t(p)]; }
   int pod_size(int p) const { return pod_size_[size_t(p)]; }
   int max_leaf_group_size() const { return max_lg_size_; }
@@ -79,7 +82,7 @@ class TopoIndex {
   std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_, lg_uplinks_;
   std::vector<double> lg_up_factor_;
   bool degraded_ = false;
-  std::vector<std::vector<int>> lg_hosts_, pod_lgs_;
+  std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
   std::vector<uint32_t> canon_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
@@ -113,10 +116,13 @@ struct Packing {
   std::vector<uint32_t> begin;
   uint32_t segments() const { return begin.empty() ? 0 : uint32_t(begin.size() - 1); }
 };
+// Scratch storage of pack_segments (kept by the caller, so that a call allocates nothing once grown).
+struct PackScratch {
+  std::vector<SegmentPart> carry, by_size;
+};
 // Cuts segments of `seg` nodes from pieces given in canonical order (pod, leaf group); the total
-// must be a multiple of seg. Deterministic; reuses `out`'s and `pool`'s storage.
-void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
-                   std::vector<SegmentPart> &pool);
+// must be a multiple of seg. Deterministic; reuses `out`'s and `scratch`'s storage.
+void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out, PackScratch &scratch);
 
 // Orders a node set. Keeps scratch storage between calls (one per thread).
 class RankOrderer {
@@ -138,7 +144,7 @@ class RankOrderer {
   std::vector<char> used_;
   std::vector<uint32_t> entry_;
   Packing packing_;
-  std::vector<SegmentPart> pool_;
+  PackScratch pool_;
 };
 
 // Convenience: node names -> ordered node names (throws LayoutError naming a host that is not in

@@ -20,6 +20,14 @@ tests_test_placement_SOURCES = tests/test_placement.cpp
 tests_test_placement_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_placement_LDADD = $(TESTS_LIBS)
 
+# The engine against its code before the speed work (tests/placement_reference.*): same decisions.
+check_PROGRAMS += tests/test_placement_differential
+TESTS += tests/test_placement_differential
+tests_test_placement_differential_SOURCES = tests/test_placement_differential.cpp tests/placement_reference.cpp \
+  tests/placement_reference.hpp
+tests_test_placement_differential_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_placement_differential_LDADD = $(TESTS_LIBS)
+
 check_PROGRAMS += tests/test_cost
 TESTS += tests/test_cost
 tests_test_cost_SOURCES = tests/test_cost.cpp

@@ -80,7 +80,8 @@ st_wait() { # st_wait SECONDS JOBID FIELD PATTERN: until the field matches the (
 # from mean x calls).
 counters() {
   re='s/.*select_p_job_test: calls=\([0-9]*\) total_us=\([0-9]*\) mean_us=[0-9.]* max_us=[0-9]*'
-  re+=' layout_calls=\([0-9]*\) layout_mean_us=\([0-9.]*\) layout_max_us=[0-9]*$/\1 \2 \3 \4/p'
+  re+=' layout_calls=\([0-9]*\) layout_mean_us=\([0-9.]*\) layout_max_us=[0-9]*'
+  re+=' layout_cons_calls=[0-9]* layout_cons_us=[0-9]*$/\1 \2 \3 \4/p'
   sed -n "$re" <<<"$1" |
     awk '{printf "%d %d %d %.0f\n", $1, $2, $3, $3 * $4}'
 }
@@ -256,7 +257,7 @@ topo_calls=$((n1 - n0)) topo_us=$((t1 - t0)) topo_lcalls=$((l1 - l0)) topo_lus=$
 mkdir -p "$SEL_WORK/c2"
 sel_start select/cons_tres_passthrough --dir "$SEL_WORK/c2"
 pat="select/cons_tres_passthrough: select_p_job_test: calls=0 total_us=0 mean_us=0.0 max_us=0"
-pat+=" layout_calls=0 layout_mean_us=0.0 layout_max_us=0"
+pat+=" layout_calls=0 layout_mean_us=0.0 layout_max_us=0 layout_cons_calls=0 layout_cons_us=0"
 grep -q "$pat" "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "passthrough: no counters line at start-up"
 workload
@@ -264,7 +265,7 @@ sleep 2
 cluster_stop
 last=$(grep "select/cons_tres_passthrough: select_p_job_test: " "$CLUSTER_LOGDIR/slurmctld.log" | tail -n 1)
 re='select_p_job_test: calls=[1-9][0-9]* total_us=[0-9]+ mean_us=[0-9.]+ max_us=[0-9]+'
-re+=' layout_calls=0 layout_mean_us=0.0 layout_max_us=0$'
+re+=' layout_calls=0 layout_mean_us=0.0 layout_max_us=0 layout_cons_calls=0 layout_cons_us=0$'
 grep -Eq "$re" <<<"$last" ||
   ta_fail "passthrough: counters line at shutdown: $last"
 [ ! -e "$CLUSTER_DIR/state/topoaware-status.json" ] || ta_fail "the pass-through wrote a status file"

@@ -355,7 +355,8 @@ def engine_agreement(jobs, log_path, scorer, all_nodes):
 
 # ---- counters ----------------------------------------------------------------------------------
 RE_CNT = re.compile(r"(select/cons_tres_\w+): select_p_job_test: calls=(\d+) total_us=(\d+) mean_us=([\d.]+) "
-                    r"max_us=(\d+) layout_calls=(\d+) layout_mean_us=([\d.]+) layout_max_us=(\d+)")
+                    r"max_us=(\d+) layout_calls=(\d+) layout_mean_us=([\d.]+) layout_max_us=(\d+)"
+                    r"(?: layout_cons_calls=(\d+) layout_cons_us=(\d+))?")
 RE_OLD = re.compile(r"(select/cons_tres_\w+): job_test timer \(([^)]*)\): calls=(\d+) mean_us=([\d.]+) max_us=([\d.]+)")
 
 
@@ -368,7 +369,9 @@ def counters(path):
         if m:
             last = dict(plugin=m.group(1), calls=int(m.group(2)), total_us=int(m.group(3)), mean_us=float(m.group(4)),
                         max_us=int(m.group(5)), layout_calls=int(m.group(6)), layout_mean_us=float(m.group(7)),
-                        layout_max_us=int(m.group(8)), format="select_p_job_test")
+                        layout_max_us=int(m.group(8)), format="select_p_job_test",
+                        cons_calls=int(m.group(9)) if m.group(9) else None,
+                        cons_us=int(m.group(10)) if m.group(10) else None)
             continue
         m = RE_OLD.search(line)
         if m:
@@ -594,6 +597,12 @@ def main():
                   f"{ratio(t['layout_mean_us'], p['mean_us']):.2f}x; max per call topo/pass: "
                   f"{ratio(t['max_us'], p['max_us']):.2f}x; total time in job_test topo/pass: "
                   f"{ratio(t['total_us'], p['total_us']):.2f}x over {t['calls']}/{p['calls']} calls")
+        if t.get("cons_calls") is not None and t["layout_calls"]:
+            # What a layout call spends in cons_tres (blocks and plain tries) and in its own work.
+            own = (t["layout_calls"] * t["layout_mean_us"] - t["cons_us"]) / t["layout_calls"]
+            print(f"  per layout call: {t['cons_calls'] / t['layout_calls']:.2f} cons_tres calls "
+                  f"({t['cons_us'] / t['layout_calls']:.1f} us, {ratio(t['cons_us'] / t['layout_calls'], p['mean_us']):.2f}x "
+                  f"a pass-through call), own work {own:.1f} us ({ratio(own, p['mean_us']):.2f}x)")
     pairs = []
     k = 1
     while os.path.isdir(os.path.join(out, f"timing.{k}.pass")) or os.path.isdir(os.path.join(out, f"timing.{k}.topo")):
@@ -621,7 +630,12 @@ def main():
             if t["calls"] > 1 and p["calls"] > 1:
                 rb = (f", without each run's largest call "
                       f"{ratio((t['total_us'] - t['max_us']) / (t['calls'] - 1), (p['total_us'] - p['max_us']) / (p['calls'] - 1)):.2f}x")
-            print(f"  pair {k}: {t['calls']} vs {p['calls']} calls{lm}{rb}")
+            cs = ""
+            if t.get("cons_calls") is not None and t["layout_calls"]:
+                own = (t["layout_calls"] * t["layout_mean_us"] - t["cons_us"]) / t["layout_calls"]
+                cs = (f", per layout call {t['cons_calls'] / t['layout_calls']:.2f} cons_tres calls and "
+                      f"{own:.1f} us of its own ({ratio(own, p['mean_us']):.2f}x a pass-through call)")
+            print(f"  pair {k}: {t['calls']} vs {p['calls']} calls{lm}{rb}{cs}")
     lat = os.path.join(out, "placement_latency.txt")
     if os.path.exists(lat):
         for line in open(lat):

@@ -28,6 +28,8 @@ void ta_job_test_counters(ta_counters_t *c);
  * call in which the placement ran); the counters line into the log (ta_select_counters.c). */
 uint64_t ta_now_ns(void);
 void ta_count(uint64_t dt, int layout);
+/* One cons_tres call of dt ns made inside a layout call (topoaware build only). */
+void ta_count_cons(uint64_t dt);
 void ta_log_counters(void);
 
 /* ---- the adapter (ta_select_entry_<family>.c) ------------------------------------------------- */

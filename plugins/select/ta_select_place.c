@@ -133,6 +133,16 @@ static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free, 
 	}
 }
 
+/* cons_tres inside a layout call, timed apart (the counters line: layout_cons_calls, _us). */
+static int ta_cons_timed(const ta_job_test_t *t, bitstr_t *bitmap)
+{
+	uint64_t t0 = ta_now_ns();
+	int rc = ta_cons_job_test(t, bitmap);
+
+	ta_count_cons(ta_now_ns() - t0);
+	return rc;
+}
+
 /* cons_tres on `bitmap`, without the nodes that are not in the topology unless `any` (then on the
  * whole bitmap). On success the chosen nodes are in `bitmap`. */
 static int ta_plain(const ta_job_test_t *t, bitstr_t *bitmap, int any)
@@ -141,10 +151,10 @@ static int ta_plain(const ta_job_test_t *t, bitstr_t *bitmap, int any)
 	int rc;
 
 	if (any || !ta_known)
-		return ta_cons_job_test(t, bitmap);
+		return ta_cons_timed(t, bitmap);
 	known = bit_copy(bitmap);
 	bit_and(known, ta_known);
-	rc = ta_cons_job_test(t, known);
+	rc = ta_cons_timed(t, known);
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, known);
 	FREE_NULL_BITMAP(known);
@@ -166,7 +176,7 @@ static int ta_try_block(void *arg, const uint32_t *nodes, uint32_t n, int64_t *s
 	bit_clear_all(c->last);
 	for (uint32_t k = 0; k < n; k++)
 		bit_set(c->last, nodes[k]);
-	if (ta_cons_job_test(c->t, c->last) != SLURM_SUCCESS)
+	if (ta_cons_timed(c->t, c->last) != SLURM_SUCCESS)
 		return 0;
 	if (start)
 		*start = (int64_t)c->job_ptr->start_time;
@@ -257,7 +267,7 @@ static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, 
 	if (topoaware_select_decide(ta_placer, &req, &be, &ans, err, sizeof(err)) != 0) {
 		/* Cannot happen with a checked layout; never leave the job unplaced for it. */
 		error("%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, err);
-		rc = ta_cons_job_test(t, bitmap);
+		rc = ta_cons_timed(t, bitmap);
 		goto out;
 	}
 	if (ans.verdict == TOPOAWARE_SELECT_BLOCK) {
