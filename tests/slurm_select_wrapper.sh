@@ -46,12 +46,22 @@ run_one() {
       ta_note "$name: libslurm.so client not run: Slurm ${TOPOAWARE_SLURM_RELEASE:-} loads select plugins only in" \
         "slurmctld, and its cred/none plugin does not load in libslurm.so"
     else
-      out=$(cluster_run "$b/tests/libslurm_client" 2>&1) ||
-        ta_fail "$name: a libslurm.so client failed with SelectType=select/$name: $out"
-      grep -qiE "can't find plugin|undefined symbol|error" <<<"$out" &&
-        ta_fail "$name: a libslurm.so client printed errors: $out"
-      grep -q "^jobs=[0-9]* nodes=4$" <<<"$out" || ta_fail "$name: libslurm client printed: $out"
-      ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
+      rc=0
+      out=$(cluster_run "$b/tests/libslurm_client" 2>&1) || rc=$?
+      if [[ $out == *"cred_none.so: undefined symbol: get_log_level"* ]]; then
+        # 23.11 .. 24.11: this harness's cred/none (Slurm's own plugin) does not load in libslurm.so
+        # (get_log_level is exported by libslurmfull only), so the client stops before it loads any
+        # select plugin. tests/slurm_select_symbols.sh checks there that the plugin loads in a
+        # libslurm.so client and calls only what libslurm.so exports.
+        ta_note "$name: libslurm.so client not run: Slurm ${TOPOAWARE_SLURM_RELEASE:-}'s cred/none plugin does" \
+          "not load in libslurm.so ($out)"
+      else
+        [ "$rc" -eq 0 ] || ta_fail "$name: a libslurm.so client failed with SelectType=select/$name: $out"
+        grep -qiE "can't find plugin|undefined symbol|error" <<<"$out" &&
+          ta_fail "$name: a libslurm.so client printed errors: $out"
+        grep -q "^jobs=[0-9]* nodes=4$" <<<"$out" || ta_fail "$name: libslurm client printed: $out"
+        ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
+      fi
     fi
     # Reservations: by nodes they work; CoreCnt= is refused by Slurm's own check of the plugin id
     # (state_control.c accepts only cons_res/cons_tres ids) -- the documented limit.
