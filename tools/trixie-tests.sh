@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 tests=${tests:-$TESTS_DEFAULT}
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2116
 tests=$(echo $tests)
 [ -f "$build/Makefile" ] || ta_die "$build is not a configured build of topoaware (--build-dir)"
 build=$(cd "$build" && pwd)
@@ -69,6 +69,7 @@ ta_say "cluster tests on Slurm $version inside the $TRIXIE_SUITE root: $tests"
 # Only the programs these tests need (the unit tests ran in the host's build), and no benchmarks
 # (dpkg-buildpackage built without them). The logs leave the overlay through $out.
 rc=0
+# shellcheck disable=SC2016
 trixie_ns_run --overlay "$TRIXIE_TA_BUILD=/build" --bind "$out" -- \
   /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 TMPDIR=/tmp CI="${CI:-}" \
   TOPOAWARE_KEEP_CLUSTER="${TOPOAWARE_KEEP_CLUSTER:-0}" TESTS="$tests" OUT="$out" JOBS="$(ta_jobs)" \
