@@ -8,3 +8,9 @@ EXTRA_DIST += $(TA_DEB_TESTS)
 check-deb:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(TA_DEB_TESTS)'
 .PHONY: check-deb
+
+# The cluster tests on Slurm 24.11.5 (Debian trixie's daemons), run inside the trixie root in the
+# build made there for the packages (tools/trixie-tests.sh; the same build as tests/deb_trixie.sh's).
+check-trixie:
+	bash $(top_srcdir)/tools/trixie-tests.sh --build-dir $(abs_top_builddir)
+.PHONY: check-trixie

@@ -3,7 +3,8 @@
 # against the upstream Slurm 24.11.5 source tree (the release of trixie's slurm-wlm 24.11.5-4+deb13u1,
 # whose own source package is not reachable): the build dependencies are installed into the shared
 # root once (cached, its own marker), the tarball's sha256 is checked against
-# tools/slurm-releases.txt and it is configured once inside the root. The packages are built
+# tools/slurm-releases.txt and it is configured once inside the root. The packages are built inside
+# the root once per source hash (trixie_topoaware_build, a build shared with tools/trixie-tests.sh)
 # and installed with apt-get in an overlay of the root (the shared root never holds them), and a
 # localhost 24.11 cluster runs from the installed files: stock cons_tres + topology/tree places a
 # tp/pp/dp job (noted), select/cons_tres_topoaware places it on 2 + 2 leaves under topology/tree and
@@ -29,10 +30,12 @@ prep() { # prep WHAT FUNCTION ARGS...: 0 goes on, 2 skips, anything else fails
   esac
 }
 prep "trixie root" trixie_root_prepare
-prep "build dependencies in the root" trixie_build_prepare "$src"
-prep "Slurm source tree in the root" trixie_slurm_source_prepare "$src"
+# The packages: the build of this source tree for the root's Slurm, made once per source hash and
+# shared with tools/trixie-tests.sh (build dependencies and the Slurm tree prepared first).
+prep "packages built in the root (cached per source hash)" trixie_topoaware_build "$src" "$b"
+[ "$TRIXIE_TA_SECONDS" -eq 0 ] || ta_note "dpkg-buildpackage inside the root: $TRIXIE_TA_SECONDS s"
 version=$(trixie_slurm_version)
-ta_note "Slurm $version in $TRIXIE_ROOT, source tree $TRIXIE_SLURM_SRC"
+ta_note "Slurm $version in $TRIXIE_ROOT, source tree $TRIXIE_SLURM_SRC, build $TRIXIE_TA_BUILD"
 # The plugins this test runs are the ones built in the root for that release, not this build's
 # (cluster_start skips a cluster whose slurmctld is not the release the plugins are for).
 export TOPOAWARE_SLURM_RELEASE=$version
@@ -41,24 +44,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ta-debtrixie.XXXXXX")
 ta_on_exit "rm -rf '$work'"
 trixie_overlay "$work" || ta_fail "$TRIXIE_WHY"
 root=$TRIXIE_ROOT
-
-# The sources as a release tarball holds them (make distdir), built inside the root.
 mkdir -p "$root/build"
-make -C "$b" --no-print-directory distdir distdir="$root/build/topoaware" >"$work/distdir.log" 2>&1 ||
-  { tail -n 20 "$work/distdir.log" >&2; ta_fail "make distdir failed"; }
-# The overlay is this test's own: /proc is mounted for the build alone, and unmounted after it.
-mount --bind /proc "$root/proc"
-t0=$SECONDS
-rc=0
-chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
-    TOPOAWARE_SLURM_SOURCE="$TRIXIE_SLURM_SRC" DEB_BUILD_OPTIONS="nocheck parallel=${TOPOAWARE_JOBS:-2}" \
-    sh -c 'cd /build/topoaware && dpkg-buildpackage -b -us -uc' >"$work/build.log" 2>&1 || rc=$?
-umount "$root/proc"
-if [ "$rc" -ne 0 ]; then
-  tail -n 40 "$work/build.log" >&2
-  ta_fail "dpkg-buildpackage inside the $TRIXIE_SUITE root failed (log above)"
-fi
-ta_note "dpkg-buildpackage inside the root: $((SECONDS - t0)) s"
+cp "$TRIXIE_TA_BUILD"/*.deb "$root/build/"
 plugindir=$(dirname "$(chroot "$root" dpkg -L slurm-wlm-basic-plugins | grep '/select_cons_tres\.so$')")
 deb_check_packages "$root/build" "$plugindir" "$version"
 

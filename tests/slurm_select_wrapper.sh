@@ -46,12 +46,22 @@ run_one() {
       ta_note "$name: libslurm.so client not run: Slurm ${TOPOAWARE_SLURM_RELEASE:-} loads select plugins only in" \
         "slurmctld, and its cred/none plugin does not load in libslurm.so"
     else
-      out=$(cluster_run "$b/tests/libslurm_client" 2>&1) ||
-        ta_fail "$name: a libslurm.so client failed with SelectType=select/$name: $out"
-      grep -qiE "can't find plugin|undefined symbol|error" <<<"$out" &&
-        ta_fail "$name: a libslurm.so client printed errors: $out"
-      grep -q "^jobs=[0-9]* nodes=4$" <<<"$out" || ta_fail "$name: libslurm client printed: $out"
-      ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
+      rc=0
+      out=$(cluster_run "$b/tests/libslurm_client" 2>&1) || rc=$?
+      if [[ $out == *"cred_none.so: undefined symbol: get_log_level"* ]]; then
+        # 23.11 .. 24.11: this harness's cred/none (Slurm's own plugin) does not load in libslurm.so
+        # (get_log_level is exported by libslurmfull only), so the client stops before it loads any
+        # select plugin. tests/slurm_select_symbols.sh checks there that the plugin loads in a
+        # libslurm.so client and calls only what libslurm.so exports.
+        ta_note "$name: libslurm.so client not run: Slurm ${TOPOAWARE_SLURM_RELEASE:-}'s cred/none plugin does" \
+          "not load in libslurm.so ($out)"
+      else
+        [ "$rc" -eq 0 ] || ta_fail "$name: a libslurm.so client failed with SelectType=select/$name: $out"
+        grep -qiE "can't find plugin|undefined symbol|error" <<<"$out" &&
+          ta_fail "$name: a libslurm.so client printed errors: $out"
+        grep -q "^jobs=[0-9]* nodes=4$" <<<"$out" || ta_fail "$name: libslurm client printed: $out"
+        ta_pass "$name: a program linked to libslurm.so loads jobs and nodes ($out)"
+      fi
     fi
     # Reservations: by nodes they work; CoreCnt= is refused by Slurm's own check of the plugin id
     # (state_control.c accepts only cons_res/cons_tres ids) -- the documented limit.
@@ -61,12 +71,13 @@ run_one() {
     [ "$(cluster_run srun --reservation=rn -N1 sh -c 'echo $SLURMD_NODENAME')" = n01 ] ||
       ta_fail "$name: job in the reservation did not run on n01"
     cluster_run scontrol delete ReservationName=rn
-    if [ "$id" = 109 ]; then
-      # With cons_tres's id (25.05+) Slurm's own CoreCnt check accepts the plugin.
+    if [ "$id" = 109 ] || [[ ${TOPOAWARE_SLURM_RELEASE:-22.05} != 22.05* ]]; then
+      # 22.05 only checks CoreCnt against cons_res/cons_tres ids (state_control_corecnt_supported, gone
+      # from 23.11 on); with cons_tres's id (25.05+) it would pass anyway.
       out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root \
-        CoreCnt=2 Nodes=n02 2>&1) || ta_fail "$name (id 109): a CoreCnt reservation was refused: $out"
+        CoreCnt=2 Nodes=n02 2>&1) || ta_fail "$name (id $id): a CoreCnt reservation was refused: $out"
       cluster_run scontrol delete ReservationName=rc
-      ta_pass "$name: node reservations and CoreCnt= reservations work (plugin id 109)"
+      ta_pass "$name: node reservations and CoreCnt= reservations work (plugin id $id)"
     else
       if out=$(cluster_run scontrol create reservation ReservationName=rc StartTime=now Duration=10 Users=root \
                  CoreCnt=2 Nodes=n02 2>&1); then

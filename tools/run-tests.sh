@@ -12,9 +12,11 @@
 #                                 or daemons skip there)
 #   5. Slurm releases            (make check-releases: the plugins built and symbol-checked against
 #                                 every release of tools/slurm-releases.txt, 22.05.8 .. 26.05.3; then
-#                                 tools/release-tests.sh 26.05.3: the cluster tests on Slurm 26.05.3's
-#                                 own daemons, built once from its tarball; 24.11.5 runs inside make
-#                                 check, in a Debian trixie root, from the installed .deb)
+#                                 tools/trixie-tests.sh: the cluster tests on Slurm 24.11.5, Debian
+#                                 trixie's daemons, run inside the trixie root in the build made there
+#                                 for 2b (one build per source, cached); then tools/release-tests.sh
+#                                 26.05.3: the cluster tests on Slurm 26.05.3's own daemons, built once
+#                                 from its tarball)
 #   6. tools/fresh-root.sh       (the fresh-machine check: setup, build and make check inside a new
 #                                 debootstrap Debian 12 root with only the packages setup.sh names;
 #                                 as root only, else reported as skipped)
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
     --no-deb) deb=no ;;
     --build-dir) TOPOAWARE_BUILD=$2; shift ;;
     --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift
@@ -171,6 +173,20 @@ if [ "$releases" = yes ]; then
     tail -n 40 "$TOPOAWARE_LOGDIR/check-releases.log" | sed 's/^/    /' >&2
   fi
   grep -E '^(PASS|FAIL|SKIP)' "$TOPOAWARE_LOGDIR/check-releases.log" | sed 's/^/releases: /' || true
+  t0=$SECONDS
+  ta_say "Slurm 24.11.5: tools/trixie-tests.sh (log $TOPOAWARE_LOGDIR/slurm-24.11.5.log)"
+  bash "$TOPDIR/tools/trixie-tests.sh" --build-dir "$TOPOAWARE_BUILD" >"$TOPOAWARE_LOGDIR/slurm-24.11.5.log" 2>&1
+  rc=$?
+  grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL)[: ]' "$TOPOAWARE_LOGDIR/slurm-24.11.5.log" | sed 's/^/slurm 24.11.5: /' || true
+  if [ $rc -eq 0 ]; then
+    record "slurm 24.11" ok $((SECONDS - t0))
+  elif [ $rc -eq 77 ]; then
+    RESULTS+=("$(printf '%-12s %-8s %5ss' "slurm 24.11" SKIPPED $((SECONDS - t0))) ($(grep -m1 '^SKIP' \
+      "$TOPOAWARE_LOGDIR/slurm-24.11.5.log"))")
+  else
+    record "slurm 24.11" FAILED $((SECONDS - t0))
+    tail -n 60 "$TOPOAWARE_LOGDIR/slurm-24.11.5.log" | sed 's/^/    /' >&2
+  fi
   t0=$SECONDS
   ta_say "Slurm 26.05.3: tools/release-tests.sh 26.05.3 (log $TOPOAWARE_LOGDIR/slurm-26.05.3.log)"
   bash "$TOPDIR/tools/release-tests.sh" --build-dir "$TOPOAWARE_BUILD-26.05.3" 26.05.3 \

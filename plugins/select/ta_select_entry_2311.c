@@ -61,7 +61,7 @@ struct ta_job_test_rel {
 };
 
 /* cons_tres's functions: the names of node_select_syms and, in the same order, the pointers
- * plugin_context_create fills. */
+ * plugin_load_and_link fills. */
 static const char *ta_syms[] = {
 	"plugin_id",
 	"select_p_state_save",
@@ -137,23 +137,28 @@ typedef struct {
 } ta_cons_ops_t;
 _Static_assert(sizeof(ta_syms) == sizeof(ta_cons_ops_t), "ta_syms and ta_cons_ops_t differ");
 
-static ta_cons_ops_t cons;                /* cons_tres's functions */
-static plugin_context_t *cons_ctx = NULL; /* its context (one per process) */
+static ta_cons_ops_t cons;                                /* cons_tres's functions */
+static plugin_handle_t cons_plug = PLUGIN_INVALID_HANDLE; /* its handle (one per process) */
 
+/* plugin_load_and_link, not plugin_context_create: from 23.11 the public libslurm.so exports
+ * plugin_context_create under no name (22.05's did), and 24.x clients linked to it (slurm_load_node:
+ * src/api/node_info.c calls select_g_init) load this plugin, whose init() would then end the client
+ * with "symbol lookup error". plugin_load_and_link is what plugin_context_create tries first (the same
+ * PluginDir search), and slurm_xlator.h maps it to slurm_plugin_load_and_link, which both libslurm.so
+ * and libslurmfull.so export. */
 int ta_cons_open(void)
 {
-	cons_ctx = plugin_context_create("select", "select/cons_tres", (void **)&cons, ta_syms, sizeof(ta_syms));
-	return cons_ctx ? SLURM_SUCCESS : SLURM_ERROR;
+	cons_plug = plugin_load_and_link("select/cons_tres", (int)(sizeof(ta_syms) / sizeof(ta_syms[0])), ta_syms,
+					 (void **)&cons);
+	return cons_plug != PLUGIN_INVALID_HANDLE ? SLURM_SUCCESS : SLURM_ERROR;
 }
 
 int ta_cons_close(void)
 {
-	int rc = SLURM_SUCCESS;
-
-	if (cons_ctx)
-		rc = plugin_context_destroy(cons_ctx);
-	cons_ctx = NULL;
-	return rc;
+	if (cons_plug != PLUGIN_INVALID_HANDLE)
+		plugin_unload(cons_plug);
+	cons_plug = PLUGIN_INVALID_HANDLE;
+	return SLURM_SUCCESS;
 }
 
 /* ---- the entry points: cons_tres's, with the release-neutral hooks around some -------------- */

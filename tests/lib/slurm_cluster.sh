@@ -359,6 +359,12 @@ cluster_start() {
     # Built without cgroup plugins (tools/build-slurm.sh): slurmd of 23.11+ would fail to load one.
     compgen -G "$CLUSTER_SLURM_PREFIX/lib/slurm/cgroup_*.so" >/dev/null || cgroup_disabled=yes
   fi
+  # No cgroup file system here (inside a root without /sys, as tools/trixie-tests.sh runs the tests):
+  # slurmd of 23.11+ fails to load its cgroup plugin otherwise. (22.05 has no CgroupPlugin=disabled,
+  # but every host it runs on has cgroups mounted.)
+  if [ -z "$CLUSTER_ROOT" ] && [ ! -e /sys/fs/cgroup/cgroup.controllers ] && [ ! -d /sys/fs/cgroup/memory ]; then
+    cgroup_disabled=yes
+  fi
   if [ -n "$plugdir" ] || [ -n "$plugstack" ]; then
     CLUSTER_PREFIX=()
     [ -z "$CLUSTER_ROOT" ] || CLUSTER_PREFIX=(chroot "$CLUSTER_ROOT")

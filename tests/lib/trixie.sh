@@ -167,7 +167,18 @@ trixie_build_packages() {
     # Slurm's configure; libhwloc-plugins: the plugins package depends on it (installed here, so
     # installing the package in an overlay needs no mirror).
     echo build-essential dpkg-dev libmunge-dev libhwloc-plugins | tr ' ' '\n'
+    # ccache: builds in the root reuse their objects across source changes (trixie_topoaware_build);
+    # python3: the cluster tests run inside the root (tools/trixie-tests.sh) read JSON with it.
+    echo ccache python3 | tr ' ' '\n'
   } | grep -v '^$' | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+# Whether every package of the list WANT is among those the root's marker records (the marker keeps
+# the union of all lists installed, so checkouts that want fewer packages do not install again).
+_trixie_build_has() {
+  local have p
+  have=" $(cat "$TRIXIE_ROOT/$TRIXIE_BUILD_MARK" 2>/dev/null) "
+  for p in $1; do [[ $have == *" $p "* ]] || return 1; done
 }
 
 trixie_build_prepare() {
@@ -175,10 +186,10 @@ trixie_build_prepare() {
   trixie_root_prepare || return $?
   [ -r "$srcdir/debian/control" ] || { TRIXIE_WHY="no $srcdir/debian/control"; return 1; }
   want=$(trixie_build_packages "$srcdir/debian/control")
-  [ "$(cat "$TRIXIE_ROOT/$TRIXIE_BUILD_MARK" 2>/dev/null)" != "$want" ] || return 0
+  ! _trixie_build_has "$want" || return 0
   exec 8>"$TRIXIE_ROOT.lock"
   flock 8
-  if [ "$(cat "$TRIXIE_ROOT/$TRIXIE_BUILD_MARK" 2>/dev/null)" != "$want" ]; then
+  if ! _trixie_build_has "$want"; then
     _trixie_build_deps_install "$want" || rc=$?
   fi
   flock -u 8
@@ -209,7 +220,9 @@ _trixie_build_deps_install() {
     return 1
   fi
   chroot "$TRIXIE_ROOT" apt-get clean >/dev/null 2>&1 || true
-  echo "$want" >"$TRIXIE_ROOT/$TRIXIE_BUILD_MARK"
+  echo "$(cat "$TRIXIE_ROOT/$TRIXIE_BUILD_MARK" 2>/dev/null) $want" | tr ' ' '\n' | grep -v '^$' | sort -u |
+    tr '\n' ' ' | sed 's/ $//' >"$TRIXIE_ROOT/$TRIXIE_BUILD_MARK.tmp"
+  mv "$TRIXIE_ROOT/$TRIXIE_BUILD_MARK.tmp" "$TRIXIE_ROOT/$TRIXIE_BUILD_MARK"
 }
 
 # The upstream tarball of Slurm VERSION: $TOPOAWARE_SLURM_TARBALLS, then /work/shared/slurm-src, then
@@ -287,4 +300,141 @@ trixie_overlay() {
     { TRIXIE_WHY="cannot mount an overlay of $TRIXIE_ROOT"; return 1; }
   ta_on_exit "umount '$d/root' 2>/dev/null || umount -l '$d/root'"
   TRIXIE_ROOT=$d/root
+}
+
+# ---------------------------------------------------------------- commands in a private view of the root
+# trixie_ns_run [--bind SRC[=DST]]... [--overlay SRC[=DST]]... -- CMD...: run CMD inside the root, in a
+# mount namespace of its own: a writable overlay of $TRIXIE_ROOT whose upper layer is in memory (the
+# shared root is never written), /proc, and this machine's /tmp at /tmp (test clusters reserve their
+# ports under /tmp/topoaware-ports as on the host, and temp folders have the same path inside and out).
+# Each --bind SRC appears at DST (default: the same path), read-write; each --overlay SRC too, but its
+# writes stay in memory (a cached build tree that tests run in is left as it was). Every mount belongs to
+# the namespace, and the kernel drops them with its last process, however the caller ends: nothing to
+# unmount, nothing left behind, and concurrent runs do not see each other's mounts. CMD's status.
+_TRIXIE_NS_SCRIPT='
+set -eu
+root=$1 scratch=$2; shift 2
+binds=() overlays=()
+while [ "$1" != -- ]; do
+  case $1 in --bind) binds+=("$2") ;; --overlay) overlays+=("$2") ;; esac
+  shift 2
+done
+shift
+mount -t tmpfs -o mode=0755 topoaware-ns "$scratch"
+mkdir "$scratch/upper" "$scratch/work" "$scratch/root"
+r=$scratch/root
+mount -t overlay overlay -o "lowerdir=$root,upperdir=$scratch/upper,workdir=$scratch/work" "$r"
+mount --bind /proc "$r/proc"
+mount --bind /tmp "$r/tmp"
+for spec in ${binds[@]+"${binds[@]}"}; do
+  src=${spec%%=*} dst=${spec#*=}
+  mkdir -p "$r$dst"
+  mount --bind "$src" "$r$dst"
+done
+i=0
+for spec in ${overlays[@]+"${overlays[@]}"}; do
+  src=${spec%%=*} dst=${spec#*=} i=$((i + 1))
+  mkdir -p "$scratch/o$i/upper" "$scratch/o$i/work" "$r$dst"
+  mount -t overlay overlay -o "lowerdir=$src,upperdir=$scratch/o$i/upper,workdir=$scratch/o$i/work" "$r$dst"
+done
+chroot "$r" "$@"
+'
+trixie_ns_run() {
+  local args=() scratch rc=0
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    case $1 in
+      --bind|--overlay)
+        [[ $2 == *=* ]] && args+=("$1" "$2") || args+=("$1" "$2=$2")
+        shift 2 ;;
+      *) echo "trixie_ns_run: unknown option '$1'" >&2; return 2 ;;
+    esac
+  done
+  [ "${1:-}" = -- ] || { echo "trixie_ns_run: no -- before the command" >&2; return 2; }
+  shift
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/ta-trixie-ns.XXXXXX")
+  unshare --mount --propagation private bash -c "$_TRIXIE_NS_SCRIPT" trixie-ns "$TRIXIE_ROOT" "$scratch" \
+    ${args[@]+"${args[@]}"} -- "$@" || rc=$?
+  # Its mounts were in the namespace only: here it is an empty folder (a process CMD left running
+  # keeps them there; the folder goes from this side all the same).
+  rmdir "$scratch" 2>/dev/null || true
+  return "$rc"
+}
+
+# ---------------------------------------------------------------- one build of topoaware in the root
+# trixie_topoaware_build SRCDIR BUILDDIR: this checkout's Debian packages and their build tree for the
+# root's Slurm, built once per source hash and shared by every test that needs them (tests/deb_trixie.sh
+# installs the packages; tools/trixie-tests.sh runs the cluster tests in the build tree). The sources
+# are `make distdir` of the configured BUILDDIR (as a release tarball holds them); their hash, with the
+# root's and the Slurm tree's markers, names the cache folder $TOPOAWARE_CACHE/trixie-builds/HASH,
+# seen as /build inside the root (trixie_ns_run --bind "$TRIXIE_TA_BUILD=/build"): the packages in
+# /build, the sources in /build/topoaware, dpkg-buildpackage's automake build tree in
+# /build/topoaware/debian/build (configured with the plugins for the root's Slurm). Compiled through
+# ccache ($TOPOAWARE_CACHE/ccache-trixie), so that a changed source rebuilds only what changed. The
+# newest 3 builds are kept. Calls trixie_build_prepare and trixie_slurm_source_prepare first; returns
+# as they do (2 = skip, TRIXIE_WHY). Sets TRIXIE_TA_BUILD, TRIXIE_TA_HASH, TRIXIE_TA_SECONDS (0 when cached).
+TRIXIE_TA_BUILD="" TRIXIE_TA_HASH="" TRIXIE_TA_SECONDS=0
+trixie_topoaware_build() {
+  local srcdir=$1 builddir=$2 base tmp dir rc=0 t0=$SECONDS
+  TRIXIE_TA_SECONDS=0
+  trixie_build_prepare "$srcdir" || return $?
+  trixie_slurm_source_prepare "$srcdir" || return $?
+  base=$TOPOAWARE_CACHE/trixie-builds
+  mkdir -p "$base" "$TOPOAWARE_CACHE/ccache-trixie"
+  tmp=$(mktemp -d "$base/tmp.XXXXXX")
+  if ! make -C "$builddir" --no-print-directory distdir distdir="$tmp/topoaware" >"$tmp/distdir.log" 2>&1; then
+    tail -n 20 "$tmp/distdir.log" >&2
+    rm -rf "$tmp"
+    TRIXIE_WHY="make distdir in $builddir failed"
+    return 1
+  fi
+  TRIXIE_TA_HASH=$({ (cd "$tmp/topoaware" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+                     cat "$TRIXIE_ROOT/.topoaware-ready" "$TRIXIE_ROOT$TRIXIE_SLURM_SRC/.topoaware-configured"
+                   } | sha256sum | cut -c1-16)
+  dir=$base/$TRIXIE_TA_HASH
+  TRIXIE_TA_BUILD=$dir
+  exec 7>"$dir.lock"
+  flock 7
+  if [ ! -f "$dir/.topoaware-built" ]; then
+    _trixie_topoaware_build_in "$tmp/topoaware" "$dir" || rc=$?
+    [ "$rc" -ne 0 ] || TRIXIE_TA_SECONDS=$((SECONDS - t0))
+  fi
+  [ "$rc" -ne 0 ] || touch "$dir/.topoaware-built"
+  flock -u 7
+  exec 7>&-
+  rm -rf "$tmp"
+  [ "$rc" -eq 0 ] || return "$rc"
+  _trixie_topoaware_prune "$base"
+}
+
+# Called under the hash's lock.
+_trixie_topoaware_build_in() {
+  local src=$1 dir=$2 log=$2.log ccache=$TOPOAWARE_CACHE/ccache-trixie
+  echo "# building topoaware in the $TRIXIE_SUITE root for Slurm $(trixie_slurm_version) (dpkg-buildpackage," \
+    "once per source; log $log)"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  mv "$src" "$dir/topoaware"
+  # /usr/lib/ccache first in PATH: configure finds ccache's gcc and g++ there (Debian's way). The
+  # build is always at /build/topoaware, so objects of one source tree serve the next.
+  if ! trixie_ns_run --bind "$dir=/build" --bind "$ccache" -- \
+       /usr/bin/env -i PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+       CCACHE_DIR="$ccache" CCACHE_MAXSIZE=2G TOPOAWARE_SLURM_SOURCE="$TRIXIE_SLURM_SRC" \
+       DEB_BUILD_OPTIONS="nocheck parallel=${TOPOAWARE_JOBS:-2}" \
+       sh -c 'cd /build/topoaware && dpkg-buildpackage -b -us -uc && ccache -s' >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    TRIXIE_WHY="dpkg-buildpackage inside the $TRIXIE_SUITE root failed (log $log)"
+    rm -rf "$dir"
+    return 1
+  fi
+}
+
+# Keep the newest 3 builds (by last use); a build another run holds is left alone.
+_trixie_topoaware_prune() {
+  local base=$1 d
+  for d in $(ls -dt "$base"/*/.topoaware-built 2>/dev/null | tail -n +4); do
+    d=$(dirname "$d")
+    exec 7>"$d.lock"
+    if flock -n 7; then rm -rf "$d" "$d.log"; rm -f "$d.lock"; fi
+    exec 7>&-
+  done
 }
