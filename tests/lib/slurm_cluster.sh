@@ -458,6 +458,13 @@ cluster_start() {
 
 # Pids of every process whose environment names this cluster's slurm.conf: the daemons, the
 # slurmstepds they forked (which outlive a killed slurmd) and the job tasks. Nothing else matches.
+#
+# A slurmstepd does not show SLURM_CONF in /proc/PID/environ (Slurm's setproctitle writes the process
+# title over the environment's memory), so slurmstepds are found by the socket each one listens on
+# in the cluster's spool folder (/proc/net/unix: path and inode; /proc/PID/fd: socket:[inode]). One
+# left running outlives its cluster: it keeps trying to report its job's end to the slurmctld port,
+# and a later cluster on the released port took that for its own job of the same id (seen on 24.11:
+# "_job_complete: JobId=8 WTERMSIG 15", the next test's job 8 ended).
 _cluster_pids() {
   local p
   [ -n "$CLUSTER_CONF" ] || return 0
@@ -465,6 +472,21 @@ _cluster_pids() {
     p=${p#/proc/}
     [ "$p" = $$ ] && continue
     grep -qzxF "SLURM_CONF=$CLUSTER_CONF" "/proc/$p/environ" 2>/dev/null && echo "$p"
+  done
+  _cluster_stepd_pids
+  return 0
+}
+_cluster_stepd_pids() {
+  local p f inodes
+  [ -n "${CLUSTER_DIR:-}" ] && [ "$CLUSTER_DIR" != / ] || return 0
+  inodes=" $(awk -v d="$CLUSTER_DIR/spool/" 'index($8, d) == 1 { printf "%s ", $7 }' /proc/net/unix 2>/dev/null) "
+  [ "$inodes" != "  " ] || return 0
+  for p in $(pgrep -x slurmstepd 2>/dev/null); do
+    for f in /proc/"$p"/fd/*; do
+      f=$(readlink "$f" 2>/dev/null) || continue
+      case $f in socket:\[*\]) f=${f#socket:[}; f=${f%]} ;; *) continue ;; esac
+      case $inodes in *" $f "*) echo "$p"; break ;; esac
+    done
   done
   return 0 # not the last grep's status: pids=$(_cluster_pids) must not stop a `set -e` test
 }
@@ -491,7 +513,13 @@ cluster_stop() {
   # Jobs first, so slurmstepds end cleanly; then the daemons; then anything left, by force.
   if [ -n "$CLUSTER_CTLD_PID" ] && kill -0 "$CLUSTER_CTLD_PID" 2>/dev/null; then
     CLUSTER_CMD_TIMEOUT=10 cluster_run scancel --quiet --user=root >/dev/null 2>&1 || true
+    # A moment for the slurmstepds to signal their tasks (ending on their own takes them ~8 s).
+    local until=$((SECONDS + 2))
+    while [ -n "$(_cluster_stepd_pids)" ] && [ "$SECONDS" -lt "$until" ]; do sleep 0.2; done
   fi
+  # slurmstepds by force: they keep nothing a test needs, and left alive they report to a later cluster.
+  pids=$(_cluster_stepd_pids)
+  [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
   pids=$(_cluster_pids)
   [ -z "$pids" ] || kill $pids 2>/dev/null || true
   for p in "${CLUSTER_SLURMD_PIDS[@]}" $CLUSTER_CTLD_PID; do kill "$p" 2>/dev/null || true; done
