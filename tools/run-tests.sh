@@ -62,6 +62,24 @@ record() { # record NAME STATUS SECONDS
   [ "$2" = ok ] || failed=1
 }
 
+# release_step NAME RELEASE WHAT COMMAND...: the cluster tests on one more Slurm release, logged to
+# slurm-RELEASE.log; its test lines are echoed with the release in front; 77 is a skip with its reason.
+release_step() {
+  local name=$1 release=$2 what=$3 log="$TOPOAWARE_LOGDIR/slurm-$2.log" t0=$SECONDS rc=0
+  shift 3
+  ta_say "Slurm $release: $what (log $log)"
+  "$@" >"$log" 2>&1 || rc=$?
+  grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL)[: ]' "$log" | sed "s/^/slurm $release: /" || true
+  if [ $rc -eq 0 ]; then
+    record "$name" ok $((SECONDS - t0))
+  elif [ $rc -eq 77 ]; then
+    RESULTS+=("$(printf '%-12s %-8s %5ss' "$name" SKIPPED $((SECONDS - t0))) ($(grep -m1 '^SKIP' "$log"))")
+  else
+    record "$name" FAILED $((SECONDS - t0))
+    tail -n 60 "$log" | sed 's/^/    /' >&2
+  fi
+}
+
 summary() {
   echo
   echo "================================ topoaware test summary"
@@ -173,35 +191,10 @@ if [ "$releases" = yes ]; then
     tail -n 40 "$TOPOAWARE_LOGDIR/check-releases.log" | sed 's/^/    /' >&2
   fi
   grep -E '^(PASS|FAIL|SKIP)' "$TOPOAWARE_LOGDIR/check-releases.log" | sed 's/^/releases: /' || true
-  t0=$SECONDS
-  ta_say "Slurm 24.11.5: tools/trixie-tests.sh (log $TOPOAWARE_LOGDIR/slurm-24.11.5.log)"
-  bash "$TOPDIR/tools/trixie-tests.sh" --build-dir "$TOPOAWARE_BUILD" >"$TOPOAWARE_LOGDIR/slurm-24.11.5.log" 2>&1
-  rc=$?
-  grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL)[: ]' "$TOPOAWARE_LOGDIR/slurm-24.11.5.log" | sed 's/^/slurm 24.11.5: /' || true
-  if [ $rc -eq 0 ]; then
-    record "slurm 24.11" ok $((SECONDS - t0))
-  elif [ $rc -eq 77 ]; then
-    RESULTS+=("$(printf '%-12s %-8s %5ss' "slurm 24.11" SKIPPED $((SECONDS - t0))) ($(grep -m1 '^SKIP' \
-      "$TOPOAWARE_LOGDIR/slurm-24.11.5.log"))")
-  else
-    record "slurm 24.11" FAILED $((SECONDS - t0))
-    tail -n 60 "$TOPOAWARE_LOGDIR/slurm-24.11.5.log" | sed 's/^/    /' >&2
-  fi
-  t0=$SECONDS
-  ta_say "Slurm 26.05.3: tools/release-tests.sh 26.05.3 (log $TOPOAWARE_LOGDIR/slurm-26.05.3.log)"
-  bash "$TOPDIR/tools/release-tests.sh" --build-dir "$TOPOAWARE_BUILD-26.05.3" 26.05.3 \
-    >"$TOPOAWARE_LOGDIR/slurm-26.05.3.log" 2>&1
-  rc=$?
-  grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL)[: ]' "$TOPOAWARE_LOGDIR/slurm-26.05.3.log" | sed 's/^/slurm 26.05.3: /' || true
-  if [ $rc -eq 0 ]; then
-    record "slurm 26.05" ok $((SECONDS - t0))
-  elif [ $rc -eq 77 ]; then
-    RESULTS+=("$(printf '%-12s %-8s %5ss' "slurm 26.05" SKIPPED $((SECONDS - t0))) ($(grep -m1 '^SKIP' \
-      "$TOPOAWARE_LOGDIR/slurm-26.05.3.log"))")
-  else
-    record "slurm 26.05" FAILED $((SECONDS - t0))
-    tail -n 60 "$TOPOAWARE_LOGDIR/slurm-26.05.3.log" | sed 's/^/    /' >&2
-  fi
+  release_step "slurm 24.11" 24.11.5 tools/trixie-tests.sh bash "$TOPDIR/tools/trixie-tests.sh" \
+    --build-dir "$TOPOAWARE_BUILD"
+  release_step "slurm 26.05" 26.05.3 "tools/release-tests.sh 26.05.3" bash "$TOPDIR/tools/release-tests.sh" \
+    --build-dir "$TOPOAWARE_BUILD-26.05.3" 26.05.3
 fi
 
 # 6. the fresh-machine check (tools/fresh-root.sh prints its own progress and summary).
