@@ -16,24 +16,12 @@
 #include "show.hpp"
 #include "status.hpp"
 #include "topology_json.hpp"
+#include "fat16.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
 
 namespace {
-
-Topology fat16() {
-  FatTreeSpec s;
-  s.leaves = 4;
-  s.hosts_per_leaf = 4;
-  s.uplinks_per_leaf = 4;
-  s.spines = 2;
-  Fabric f = generate_fat_tree(s);
-  f.finish();
-  Topology t = classify(f, {});
-  to_json(t);
-  return t;
-}
 
 const char *kDp4 = "tp=8,cp=1,ep=1,dp=4,pp=1,rank-order=tp-cp-ep-dp-pp";  // 4 nodes, one ring
 const char *kDp2 = "tp=8,cp=1,ep=1,dp=2,pp=1,rank-order=tp-cp-ep-dp-pp";  // 2 nodes

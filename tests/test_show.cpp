@@ -20,25 +20,12 @@
 #include "status.hpp"
 #include "topology.hpp"
 #include "topology_json.hpp"
+#include "fat16.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
 
 namespace {
-
-// 4 leaves x 4 hosts (n0001..n0016), as tests/lib/select_fabric.sh makes it.
-Topology fat16() {
-  FatTreeSpec s;
-  s.leaves = 4;
-  s.hosts_per_leaf = 4;
-  s.uplinks_per_leaf = 4;
-  s.spines = 2;
-  Fabric f = generate_fat_tree(s);
-  f.finish();
-  Topology t = classify(f, {});
-  to_json(t);  // fills the hash
-  return t;
-}
 
 // 3 levels: 2 pods x 4 leaves x 4 hosts.
 Topology pods32() {
