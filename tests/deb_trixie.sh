@@ -49,9 +49,7 @@ cp "$TRIXIE_TA_BUILD"/*.deb "$root/build/"
 plugindir=$(dirname "$(chroot "$root" dpkg -L slurm-wlm-basic-plugins | grep '/select_cons_tres\.so$')")
 deb_check_packages "$root/build" "$plugindir" "$version"
 
-out=$(chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get -y -q install --no-install-recommends \
-  "/build/$(basename "$DEB_CMD")" "/build/$(basename "$DEB_PLUGINS")" 2>&1) ||
-  { echo "$out" >&2; ta_fail "apt-get install of the packages in the root failed (above)"; }
+deb_install_in_root "$root"
 for f in spank_topoaware.so job_submit_topoaware.so select_cons_tres_topoaware.so; do
   [ -f "$root$plugindir/$f" ] || ta_fail "installed, but $plugindir/$f is missing"
 done

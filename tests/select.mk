@@ -4,7 +4,9 @@ TA_SELECT_TESTS = tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh te
   tests/slurm_select_faults.sh tests/slurm_ibsim_fabric_change.sh \
   tests/slurm_select_topology_file.sh tests/slurm_select_switch.sh tests/slurm_select_config.sh
 TESTS += $(TA_SELECT_TESTS)
-EXTRA_DIST += $(TA_SELECT_TESTS) tests/lib/select_fabric.sh
+# A Slurm upgrade (24.11.5 in the trixie root to a newer release built under a prefix) under running and
+# queued layout jobs: not in make check (it needs the newer release), one of tools/release-tests.sh's.
+EXTRA_DIST += $(TA_SELECT_TESTS) tests/lib/select_fabric.sh tests/slurm_upgrade_trixie.sh
 
 # A client of Slurm's public library (libslurm.so) for tests/slurm_select_wrapper.sh: libslurm loads
 # the select plugin of SelectType in it, so the plugin must load outside slurmctld.

@@ -8,7 +8,9 @@
 #      runs that release's slurmctld, slurmd and commands: symbols and dlopen, the wrapper and its
 #      plugin id, placement (prefer, strict, will-run) against stock cons_tres + topology/tree,
 #      SelectType switched both ways with jobs running and queued, the SPANK options and job_submit's
-#      checks and refusals, the task environment, topology reload and faults.
+#      checks and refusals, the task environment, topology reload and faults; and an upgrade from Slurm
+#      24.11.5 (the trixie root of tools/trixie-tests.sh) to RELEASE under running and queued layout jobs
+#      (tests/slurm_upgrade_trixie.sh).
 #
 #   bash tools/release-tests.sh [--build-dir DIR] [--tests 'tests/a.sh tests/b.sh'] RELEASE
 #
@@ -26,7 +28,7 @@ export TOPOAWARE_CACHE
 
 TESTS_DEFAULT="tests/test_plugin_symbols.sh tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh
   tests/slurm_select_place.sh tests/slurm_select_switch.sh tests/slurm_options.sh tests/slurm_task_env.sh
-  tests/slurm_select_topology_file.sh tests/slurm_select_faults.sh"
+  tests/slurm_select_topology_file.sh tests/slurm_select_faults.sh tests/slurm_upgrade_trixie.sh"
 build="" tests="" release=""
 while [ $# -gt 0 ]; do
   case $1 in

@@ -122,3 +122,16 @@ deb_task_env() {
     ta_fail "wrong TOPOAWARE_* coordinates in tasks (above): $out"
   ta_pass "SPANK task environment: 16 tasks with TOPOAWARE_TP_RANK, TOPOAWARE_DP_RANK and WORLD_SIZE"
 }
+
+# deb_install_in_root ROOT: the topoaware and slurm-topoaware-plugins packages found in ROOT/build
+# installed there with apt-get (ROOT: an overlay of the trixie root, tests/lib/trixie.sh, which the
+# packages' dependencies are already in).
+deb_install_in_root() {
+  local root=$1 cmd plugins out
+  cmd=$(cd "$root/build" && ls topoaware_*.deb 2>/dev/null | head -n1)
+  plugins=$(cd "$root/build" && ls slurm-topoaware-plugins_*.deb 2>/dev/null | head -n1)
+  [ -n "$cmd" ] && [ -n "$plugins" ] || ta_fail "no topoaware or slurm-topoaware-plugins .deb in $root/build"
+  out=$(chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get -y -q install --no-install-recommends \
+    "/build/$cmd" "/build/$plugins" 2>&1) ||
+    { echo "$out" >&2; ta_fail "apt-get install of the packages in the root failed (above)"; }
+}

@@ -478,8 +478,9 @@ _cluster_pids() {
 }
 _cluster_stepd_pids() {
   local p f inodes
-  [ -n "${CLUSTER_DIR:-}" ] && [ "$CLUSTER_DIR" != / ] || return 0
-  inodes=" $(awk -v d="$CLUSTER_DIR/spool/" 'index($8, d) == 1 { printf "%s ", $7 }' /proc/net/unix 2>/dev/null) "
+  [ -n "${CLUSTER_VDIR:-}" ] && [ "$CLUSTER_VDIR" != / ] || return 0
+  # The socket's path as slurmd bound it: inside a --chroot root, the path seen from there.
+  inodes=" $(awk -v d="$CLUSTER_VDIR/spool/" 'index($8, d) == 1 { printf "%s ", $7 }' /proc/net/unix 2>/dev/null) "
   [ "$inodes" != "  " ] || return 0
   for p in $(pgrep -x slurmstepd 2>/dev/null); do
     for f in /proc/"$p"/fd/*; do
