@@ -44,6 +44,20 @@ deb_check_packages() {
   if echo "$files" | grep -q '\.so$'; then ta_fail "the topoaware package holds a plugin"; fi
   ta_pass "packages: $(basename "$DEB_CMD") (command, man pages), $(basename "$DEB_PLUGINS") (3 plugins in" \
     "$plugindir, depends on slurm-wlm-basic-plugins >= $version, << $next)"
+  deb_lintian "$DEB_CMD" "$DEB_PLUGINS"
+}
+
+# deb_lintian DEB...: Debian's package checker finds no error and no warning, except one that stays
+# until the project names its license (debian/copyright says so). (initial-upload-closes-no-bugs, which
+# only means something for an upload to Debian, is overridden in the packages.)
+deb_lintian() {
+  local out tags
+  command -v lintian >/dev/null || { ta_note "lintian not installed: packages not checked by it"; return 0; }
+  out=$(lintian --tag-display-limit 0 "$@" 2>&1 | grep -v '^running with root privileges' || true)
+  tags=$(echo "$out" | grep -E '^[EW]: ' | grep -v ': copyright-without-copyright-notice$' || true)
+  [ -z "$tags" ] || { echo "$out" >&2; ta_fail "lintian: $(echo "$tags" | wc -l) errors or warnings (above)"; }
+  ta_pass "lintian: no error or warning$(echo "$out" | grep -q copyright-without-copyright-notice &&
+    echo ' (but copyright-without-copyright-notice: no license named yet)')"
 }
 
 # deb_fabric ROOT DIR TOPOAWARE: in ROOT's folder DIR (DIR as seen inside ROOT; ROOT empty on the host),
