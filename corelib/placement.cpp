@@ -42,6 +42,9 @@ Placer::Placer(const TopoIndex &index) : index_(&index), orderer_(index) {
   host_mark_.assign(size_t(index.host_count()), 0);
   chosen_hosts_.reserve(size_t(index.host_count()));
   keys_.reserve(size_t(std::max(1, index.max_leaf_group_size())));
+  // k and c are at most a leaf group's size, lg below the group count (see sort_opts).
+  packed_opts_ = !index.degraded() && index.max_leaf_group_size() < (1 << 21) && index.leaf_group_count() < (1 << 21);
+  opt_keys_.reserve(nlg);
 }
 
 JobGeometry Placer::begin_call(const Job &job, PlaceResult &out) {
@@ -122,6 +125,27 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
   return s;
 }
 
+// opts_ sorted by (k asc, c desc, bad desc, lg desc) (see greedy). Without degraded leaves every
+// bad is 1 and the order is that of one integer, k << 42 | (M - c) << 21 | (M - lg): sorting
+// those is several times faster than the tuple comparison, which matters for the largest jobs
+// (hundreds of leaf groups, sorted a few times per candidate set).
+void Placer::sort_opts() {
+  constexpr uint64_t M = (uint64_t(1) << 21) - 1;
+  if (!packed_opts_) {
+    std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
+      return std::tie(a.k, b.c, b.bad, b.lg) < std::tie(b.k, a.c, a.bad, a.lg);
+    });
+    return;
+  }
+  opt_keys_.clear();
+  for (const Opt &o : opts_) opt_keys_.push_back(uint64_t(o.k) << 42 | (M - o.c) << 21 | (M - uint64_t(o.lg)));
+  std::sort(opt_keys_.begin(), opt_keys_.end());
+  for (size_t i = 0; i < opts_.size(); ++i) {
+    const uint64_t x = opt_keys_[i];
+    opts_[i] = {uint32_t(x >> 42), uint32_t(M - (x >> 21 & M)), int(M - (x & M)), 1.0f};
+  }
+}
+
 // Takes whole segments (units of `seg` nodes; seg = 1: single nodes), then single nodes, from the
 // leaf groups `lgs` (candidates counted in lg_count_), writing the node count taken from each into
 // take (indexed by leaf group, zero on entry for lgs). partial_only: only groups that are partly
@@ -141,9 +165,7 @@ bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bo
     // opts_ sorted by (k asc, c desc, bad desc, lg desc): the back is the largest k with the fewest
     // free nodes, the healthiest uplinks and the lowest index, and the end of a run of equal k is
     // its tightest member.
-    std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
-      return std::tie(a.k, b.c, b.bad, b.lg) < std::tie(b.k, a.c, a.bad, a.lg);
-    });
+    sort_opts();
     size_t end = opts_.size();
     while (need > 0 && end > 0) {
       const Opt &last = opts_[end - 1];

@@ -146,6 +146,7 @@ class Placer {
                   const Usable &usable);
   bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only, std::vector<uint32_t> &take);
   void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
+  void sort_opts();
 
   const TopoIndex *index_;
   RankOrderer orderer_;
@@ -161,6 +162,8 @@ class Placer {
   std::vector<int> best_lgs_;
   struct Opt { uint32_t k, c; int lg; float bad = 1; };  // bad: the leaf group's uplink factor
   std::vector<Opt> opts_;
+  std::vector<uint64_t> opt_keys_;
+  bool packed_opts_ = false;  // opts_ sort as packed integer keys (no degraded leaves)
   std::vector<Piece> pieces_;
   Packing packing_;
   PackScratch pool_;

@@ -191,40 +191,54 @@ namespace {
 // first entry at (largest count, 0) the earliest largest one (a linear scan per choice was the
 // engine's largest cost for jobs of thousands of nodes, whose segments span many leaf groups).
 void form_segments(std::vector<SegmentPart> &pool, size_t from, uint32_t seg, uint64_t nsegs, Packing &out,
-                   std::vector<SegmentPart> &by_size) {
-  const auto size_order = [](const SegmentPart &a, const SegmentPart &b) {
-    return a.count != b.count ? a.count < b.count : a.piece < b.piece;
-  };
-  by_size.assign(pool.begin() + std::ptrdiff_t(from), pool.end());
-  std::sort(by_size.begin(), by_size.end(), size_order);
+                   PackScratch &scratch) {
+  std::vector<uint64_t> &by_size = scratch.by_size, &by_piece = scratch.by_piece;
+  // Packed keys, count << 32 | piece: their integer order is the (count, piece) order, and plain
+  // integer sorts and searches are what the engine's largest jobs spend their time on here. A
+  // piece is in the pool at most once (a rest replaces the entry it was cut from), so keys are
+  // unique and the sorts need no stability.
+  const auto key = [](uint32_t count, uint32_t piece) { return uint64_t(count) << 32 | piece; };
+  by_size.clear();
+  for (size_t i = from; i < pool.size(); ++i) by_size.push_back(key(pool[i].count, pool[i].piece));
+  std::sort(by_size.begin(), by_size.end());
   const auto first_at_least = [&](uint32_t count) {
-    return std::lower_bound(by_size.begin(), by_size.end(), SegmentPart{0, count}, size_order);
+    return std::lower_bound(by_size.begin(), by_size.end(), key(count, 0));
   };
   for (uint64_t s = 0; s < nsegs; ++s) {
     uint32_t need = seg;
     const size_t first_part = out.parts.size();
     while (need > 0) {
       auto best = by_size.end();
-      if (need < seg) best = first_at_least(need);         // a remainder that completes the segment
-      if (best == by_size.end()) best = first_at_least(by_size.back().count);  // opening, or none does
-      const SegmentPart e = *best;
-      const uint32_t take = std::min(need, e.count);
-      out.parts.push_back({e.piece, take});
+      if (need < seg) best = first_at_least(need);  // a remainder that completes the segment
+      if (best == by_size.end()) best = first_at_least(uint32_t(by_size.back() >> 32));  // opening, or none does
+      const uint32_t count = uint32_t(*best >> 32), piece = uint32_t(*best);
+      const uint32_t take = std::min(need, count);
+      out.parts.push_back({piece, take});
       need -= take;
       by_size.erase(best);
-      if (e.count > take) {
-        const SegmentPart rest{e.piece, e.count - take};
-        by_size.insert(std::lower_bound(by_size.begin(), by_size.end(), rest, size_order), rest);
+      if (count > take) {
+        const uint64_t rest = key(count - take, piece);
+        by_size.insert(std::lower_bound(by_size.begin(), by_size.end(), rest), rest);
       }
     }
-    // Parts in canonical order, so a ring inside the segment visits each leaf group once.
-    std::sort(out.parts.begin() + std::ptrdiff_t(first_part), out.parts.end(),
-              [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+    // Parts in canonical order, so a ring inside the segment visits each leaf group once (a
+    // segment takes from a piece once: its last part is the only one that leaves a rest).
+    SegmentPart *p = out.parts.data() + first_part;
+    const size_t np = out.parts.size() - first_part;
+    const auto piece_order = [](const SegmentPart &x, const SegmentPart &y) { return x.piece < y.piece; };
+    if (np > 1 && !std::is_sorted(p, p + np, piece_order)) {
+      by_piece.clear();
+      for (size_t i = 0; i < np; ++i) by_piece.push_back(key(p[i].piece, p[i].count));
+      std::sort(by_piece.begin(), by_piece.end());
+      for (size_t i = 0; i < np; ++i) p[i] = {uint32_t(by_piece[i] >> 32), uint32_t(by_piece[i])};
+    }
     out.begin.push_back(uint32_t(out.parts.size()));
   }
-  std::sort(by_size.begin(), by_size.end(), [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+  // The unused remainders back in piece order.
+  for (uint64_t &k : by_size) k = key(uint32_t(k), uint32_t(k >> 32));
+  std::sort(by_size.begin(), by_size.end());
   pool.resize(from);
-  pool.insert(pool.end(), by_size.begin(), by_size.end());
+  for (uint64_t k : by_size) pool.push_back({uint32_t(k >> 32), uint32_t(k)});
 }
 
 }  // namespace
@@ -253,14 +267,14 @@ void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
     }
     // Combine this pod's remainders while they make whole segments (the pod's remainders are the
     // sorted tail of carry; the unused ones stay there, in order).
-    if (left >= seg) form_segments(carry, pod_start, seg, left / seg, out, scratch.by_size);
+    if (left >= seg) form_segments(carry, pod_start, seg, left / seg, out, scratch);
   }
   // What is left crosses pods.
   if (!carry.empty()) {
     uint64_t total = 0;
     for (const auto &p : carry) total += p.count;
     if (total % seg) throw LayoutError("node count is not a multiple of the segment size");
-    form_segments(carry, 0, seg, total / seg, out, scratch.by_size);
+    form_segments(carry, 0, seg, total / seg, out, scratch);
   }
 }
 

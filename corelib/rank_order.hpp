@@ -118,7 +118,8 @@ struct Packing {
 };
 // Scratch storage of pack_segments (kept by the caller, so that a call allocates nothing once grown).
 struct PackScratch {
-  std::vector<SegmentPart> carry, by_size;
+  std::vector<SegmentPart> carry;
+  std::vector<uint64_t> by_size, by_piece;  // packed keys (form_segments)
 };
 // Cuts segments of `seg` nodes from pieces given in canonical order (pod, leaf group); the total
 // must be a multiple of seg. Deterministic; reuses `out`'s and `scratch`'s storage.
