@@ -324,6 +324,9 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
       }
     best_q = q;
     have_best = true;
+    // The winner's segments, as evaluate cut them, are the rank order's (order_placed).
+    best_pieces_.swap(pieces_);
+    std::swap(best_packing_, packing_);
   };
   // Three candidate selections per region, the key decides (earlier wins ties): whole segments
   // from partly used groups only (when they hold every segment: no whole group is broken); whole
@@ -427,7 +430,7 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
     const uint32_t first = ix.canonical_rank(hosts.front());
     for (uint32_t k = 0; k < t; ++k) chosen_hosts_.push_back(hosts[uint32_t(keys_[k]) - first]);
   }
-  orderer_.order(chosen_hosts_, job.layout, out.nodes);
+  orderer_.order_placed(chosen_hosts_, job.layout, best_pieces_, best_packing_, out.nodes);
   out.quality = best_q;
   if (best_q.ideal()) return out.status = PlaceStatus::Ideal;
   return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;

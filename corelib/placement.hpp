@@ -164,8 +164,8 @@ class Placer {
   std::vector<Opt> opts_;
   std::vector<uint64_t> opt_keys_;
   bool packed_opts_ = false;  // opts_ sort as packed integer keys (no degraded leaves)
-  std::vector<Piece> pieces_;
-  Packing packing_;
+  std::vector<Piece> pieces_, best_pieces_;
+  Packing packing_, best_packing_;
   PackScratch pool_;
 };
 

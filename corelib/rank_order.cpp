@@ -8,6 +8,11 @@
 
 namespace topoaware {
 
+namespace {
+// The rank order's hash of a node set (FNV-style over the host indices in canonical order).
+constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ULL, kHashMul = 0x100000001b3ULL;
+}  // namespace
+
 TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   const size_t nh = topo.hosts.size();
   const int real_pods = int(topo.pods.size());
@@ -73,6 +78,8 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     if (leaf >= 0 && size_t(leaf) < up.size() && up[size_t(leaf)] > 0) lg_uplinks_[g] = up[size_t(leaf)];
   }
   uplink_factors(up_gbps);
+  host_mod_.assign(nh, 0);
+  for (size_t h = 0; h < nh; ++h) host_mod_[h] = uint32_t(h) % uint32_t(lg_uplinks_[size_t(host_lg_[h])]);
   // Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order).
   std::vector<int> order(nh);
   std::iota(order.begin(), order.end(), 0);
@@ -285,7 +292,7 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   // `base`, a hash of the node set in canonical order (see below). The placer hands its nodes over
   // in canonical order already, so one pass checks the range, the order and duplicates (strictly
   // increasing ranks) and hashes; otherwise sort, check and hash again.
-  const uint64_t hash_seed = 0x9e3779b97f4a7c15ULL, hash_mul = 0x100000001b3ULL;
+  const uint64_t hash_seed = kHashSeed, hash_mul = kHashMul;
   uint64_t base = hash_seed;
   bool increasing = true;
   uint32_t prev_rank = 0;
@@ -317,6 +324,28 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
     ++pieces_.back().count;
   }
   pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
+  hand_out(sorted_, base, out);
+}
+
+void RankOrderer::order_placed(const std::vector<int> &hosts, const Layout &layout, std::vector<Piece> &pieces,
+                               Packing &packing, std::vector<int> &out) {
+  job_geometry(layout, uint32_t(hosts.size()));  // throws on a bad layout, as order() does
+  // The same hash as order(), without its checks (the placer's hosts are in canonical order, each once).
+  uint64_t base = kHashSeed;
+  for (int h : hosts) base = (base ^ uint64_t(h)) * kHashMul;
+  pieces_.swap(pieces);
+  std::swap(packing_, packing);
+  piece_start_.clear();
+  uint32_t start = 0;
+  for (const Piece &p : pieces_) {
+    piece_start_.push_back(start);
+    start += p.count;
+  }
+  hand_out(hosts, base, out);
+}
+
+void RankOrderer::hand_out(const std::vector<int> &sorted, uint64_t base, std::vector<int> &out) {
+  const TopoIndex &ix = *index_;
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
   // over leaf groups enters each of its parts at the part's first host, and under static D-mod-K
   // routing (up cable = destination index mod K, K = the leaf's uplinks) two flows that leave one
@@ -328,7 +357,7 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   // keeps two jobs from starting on the same cable. Host indices follow name order (the stand-in
   // for LIDs). Cost: one pass over the piece's hosts per split part (a piece is one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
-  used_.assign(sorted_.size(), 0);
+  used_.assign(sorted.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
   base ^= base >> 29;
   uint32_t split_parts = 0;
@@ -339,13 +368,13 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
       const uint64_t K = uint64_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));
       const uint64_t target = (base + split_parts++) % K;
       if (K < 2) continue;  // no uplinks known: canonical order
-      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
+      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted.size());
       uint32_t best = UINT32_MAX;
       uint32_t best_d = UINT32_MAX;
       const uint32_t k32 = uint32_t(K), t32 = uint32_t(target);  // K is an int, host indices too
       for (uint32_t i = piece_start_[pc]; i < end && best_d > 0; ++i) {
         if (used_[i]) continue;
-        uint32_t d = uint32_t(sorted_[i]) % k32 + k32 - t32;  // (index - target) mod K, one division
+        uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - t32;  // (index - target) mod K
         if (d >= k32) d -= k32;
         if (d < best_d) best_d = d, best = i;
       }
@@ -355,17 +384,16 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in
   // canonical order.
-  out.resize(sorted_.size());
+  out.resize(sorted.size());
   int *o = out.data();
   for (uint32_t q = 0; q < packing_.parts.size(); ++q) {
     const SegmentPart &part = packing_.parts[q];
     uint32_t k = 0;
-    if (entry_[q] != UINT32_MAX) *o++ = sorted_[entry_[q]], ++k;
+    if (entry_[q] != UINT32_MAX) *o++ = sorted[entry_[q]], ++k;
     uint32_t c = cursor[part.piece];
     for (; k < part.count; ++k) {
-      while (used_[c]) ++c;
-      used_[c] = 1;
-      *o++ = sorted_[c++];
+      while (used_[c]) ++c;  // only entry hosts are marked past the cursor
+      *o++ = sorted[c++];
     }
     cursor[part.piece] = c;
   }

@@ -66,6 +66,8 @@ class TopoIndex {
   int max_leaf_group_size() const { return max_lg_size_; }
   // Uplink cables of the leaf group's (rail-0) leaf switch: K of D-mod-K routing at the leaf (1 if none).
   int leaf_group_uplinks(int g) const { return lg_uplinks_[size_t(g)]; }
+  // Host index mod its leaf group's uplinks (the rank order's D-mod-K entry choice, without a division).
+  uint32_t host_uplink_mod(int h) const { return host_mod_[size_t(h)]; }
   // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
   // bandwidth of its worst leaf (rail), >= 1; 1 for a healthy group (how: TopoIndex::uplink_factors).
   double leaf_group_uplink_factor(int g) const { return lg_up_factor_[size_t(g)]; }
@@ -83,7 +85,7 @@ class TopoIndex {
   std::vector<double> lg_up_factor_;
   bool degraded_ = false;
   std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
-  std::vector<uint32_t> canon_;
+  std::vector<uint32_t> canon_, host_mod_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
 };
@@ -133,11 +135,19 @@ class RankOrderer {
   // (node k holds ranks k*G..k*G+G-1). Throws LayoutError on a bad layout, duplicate or unknown
   // hosts.
   void order(const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out);
+  // The same order for the placer, which has already cut the segments: hosts in canonical order,
+  // each once (not checked), pieces and packing as pack_segments gives them for these hosts
+  // (taken over: swapped with the orderer's scratch). Saves the check, the pieces and the packing.
+  void order_placed(const std::vector<int> &hosts, const Layout &layout, std::vector<Piece> &pieces, Packing &packing,
+                    std::vector<int> &out);
   // The pieces and packing of the last order() call.
   const std::vector<Piece> &pieces() const { return pieces_; }
   const Packing &packing() const { return packing_; }
 
  private:
+  // The entry hosts of split parts and the hand-out, once pieces_, piece_start_ and packing_ are set.
+  void hand_out(const std::vector<int> &sorted, uint64_t base, std::vector<int> &out);
+
   const TopoIndex *index_;
   std::vector<int> sorted_;
   std::vector<Piece> pieces_;
