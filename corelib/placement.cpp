@@ -43,7 +43,14 @@ Placer::Placer(const TopoIndex &index) : index_(&index), orderer_(index) {
   chosen_hosts_.reserve(size_t(index.host_count()));
   keys_.reserve(size_t(std::max(1, index.max_leaf_group_size())));
   // k and c are at most a leaf group's size, lg below the group count (see sort_opts).
-  packed_opts_ = !index.degraded() && index.max_leaf_group_size() < (1 << 21) && index.leaf_group_count() < (1 << 21);
+  const auto bits = [](uint64_t v) {
+    unsigned b = 1;
+    while (v >> b) ++b;
+    return b;
+  };
+  opt_c_bits_ = bits(uint64_t(std::max(1, index.max_leaf_group_size())));
+  opt_lg_bits_ = bits(uint64_t(std::max(1, index.leaf_group_count())));
+  packed_opts_ = !index.degraded() && 2 * opt_c_bits_ + opt_lg_bits_ <= 64;
   opt_keys_.reserve(nlg);
 }
 
@@ -126,37 +133,29 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
 }
 
 // opts_ sorted by (k asc, c desc, bad desc, lg desc) (see greedy). Without degraded leaves every
-// bad is 1 and the order is that of one integer, k << 42 | (M - c) << 21 | (M - lg): sorting
-// those is several times faster than the tuple comparison, which matters for the largest jobs
-// (hundreds of leaf groups, sorted a few times per candidate set).
+// bad is 1 and the order is that of one integer, k << (cb + gb) | (cmax - c) << gb | (gmax - lg)
+// (cb, gb: the bits of the largest group size and group index), sorted by radix (sort_keys):
+// several times faster than the tuple comparison, which matters for the largest jobs (hundreds
+// of leaf groups, sorted a few times per candidate set).
 void Placer::sort_opts() {
-  constexpr uint64_t M = (uint64_t(1) << 21) - 1;
   if (!packed_opts_) {
     std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
       return std::tie(a.k, b.c, b.bad, b.lg) < std::tie(b.k, a.c, a.bad, a.lg);
     });
     return;
   }
+  const unsigned cb = opt_c_bits_, gb = opt_lg_bits_;
+  const uint64_t cmax = (uint64_t(1) << cb) - 1, gmax = (uint64_t(1) << gb) - 1;
   opt_keys_.clear();
-  for (const Opt &o : opts_) opt_keys_.push_back(uint64_t(o.k) << 42 | (M - o.c) << 21 | (M - uint64_t(o.lg)));
-  std::sort(opt_keys_.begin(), opt_keys_.end());
+  for (const Opt &o : opts_)
+    opt_keys_.push_back(uint64_t(o.k) << (cb + gb) | (cmax - o.c) << gb | (gmax - uint64_t(o.lg)));
+  sort_keys(opt_keys_, opt_tmp_);
   for (size_t i = 0; i < opts_.size(); ++i) {
     const uint64_t x = opt_keys_[i];
-    opts_[i] = {uint32_t(x >> 42), uint32_t(M - (x >> 21 & M)), int(M - (x & M)), 1.0f};
+    opts_[i] = {uint32_t(x >> (cb + gb)), uint32_t(cmax - (x >> gb & cmax)), int(gmax - (x & gmax)), 1.0f};
   }
 }
 
-// Takes whole segments (units of `seg` nodes; seg = 1: single nodes), then single nodes, from the
-// leaf groups `lgs` (candidates counted in lg_count_), writing the node count taken from each into
-// take (indexed by leaf group, zero on entry for lgs). partial_only: only groups that are partly
-// used (false if they cannot hold every segment). Returns false if the region holds too few.
-//
-// Segments: if one group holds the remaining segments, the one that holds them most tightly
-// (fewest whole segments, then fewest free nodes, then lowest index); else the group with the most
-// whole segments (then fewest free nodes, lowest index), which keeps the job on few groups. Single
-// nodes (only when segments must be split): the same best fit by free nodes over what is left.
-// Ties between groups of equal whole segments and free nodes: the healthiest uplinks when the job
-// spans several groups, the most degraded when this one group holds the whole job (header).
 bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only,
                     std::vector<uint32_t> &take) {
   uint64_t remaining = nseg;

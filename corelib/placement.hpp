@@ -162,8 +162,9 @@ class Placer {
   std::vector<int> best_lgs_;
   struct Opt { uint32_t k, c; int lg; float bad = 1; };  // bad: the leaf group's uplink factor
   std::vector<Opt> opts_;
-  std::vector<uint64_t> opt_keys_;
+  std::vector<uint64_t> opt_keys_, opt_tmp_;
   bool packed_opts_ = false;  // opts_ sort as packed integer keys (no degraded leaves)
+  unsigned opt_c_bits_ = 1, opt_lg_bits_ = 1;
   std::vector<Piece> pieces_, best_pieces_;
   Packing packing_, best_packing_;
   PackScratch pool_;

@@ -185,6 +185,32 @@ uint32_t rank_of(const Layout &l, const RankCoord &c) {
   return c.tp + l.tp * (c.cp + l.cp * outer);
 }
 
+void sort_keys(std::vector<uint64_t> &keys, std::vector<uint64_t> &tmp) {
+  const size_t n = keys.size();
+  if (n < 48) {  // insertion sort territory: std::sort is as fast
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  uint64_t differ = 0;
+  for (uint64_t k : keys) differ |= k ^ keys[0];
+  tmp.resize(n);
+  uint64_t *src = keys.data(), *dst = tmp.data();
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    if (!(differ >> shift & 0xff)) continue;  // a byte equal in every key orders nothing
+    uint32_t at[256] = {};
+    for (size_t i = 0; i < n; ++i) ++at[src[i] >> shift & 0xff];
+    uint32_t sum = 0;
+    for (uint32_t &a : at) {
+      const uint32_t c = a;
+      a = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < n; ++i) dst[at[src[i] >> shift & 0xff]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != keys.data()) std::copy(src, src + n, keys.data());
+}
+
 namespace {
 
 // Forms `nsegs` segments of `seg` nodes from a pool of remainders, pool[from..] (count > 0 each,
@@ -207,7 +233,7 @@ void form_segments(std::vector<SegmentPart> &pool, size_t from, uint32_t seg, ui
   const auto key = [](uint32_t count, uint32_t piece) { return uint64_t(count) << 32 | piece; };
   by_size.clear();
   for (size_t i = from; i < pool.size(); ++i) by_size.push_back(key(pool[i].count, pool[i].piece));
-  std::sort(by_size.begin(), by_size.end());
+  sort_keys(by_size, scratch.tmp);
   const auto first_at_least = [&](uint32_t count) {
     return std::lower_bound(by_size.begin(), by_size.end(), key(count, 0));
   };
@@ -236,14 +262,14 @@ void form_segments(std::vector<SegmentPart> &pool, size_t from, uint32_t seg, ui
     if (np > 1 && !std::is_sorted(p, p + np, piece_order)) {
       by_piece.clear();
       for (size_t i = 0; i < np; ++i) by_piece.push_back(key(p[i].piece, p[i].count));
-      std::sort(by_piece.begin(), by_piece.end());
+      sort_keys(by_piece, scratch.tmp);
       for (size_t i = 0; i < np; ++i) p[i] = {uint32_t(by_piece[i] >> 32), uint32_t(by_piece[i])};
     }
     out.begin.push_back(uint32_t(out.parts.size()));
   }
   // The unused remainders back in piece order.
   for (uint64_t &k : by_size) k = key(uint32_t(k), uint32_t(k >> 32));
-  std::sort(by_size.begin(), by_size.end());
+  sort_keys(by_size, scratch.tmp);
   pool.resize(from);
   for (uint64_t k : by_size) pool.push_back({uint32_t(k >> 32), uint32_t(k)});
 }

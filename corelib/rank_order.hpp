@@ -118,10 +118,16 @@ struct Packing {
   std::vector<uint32_t> begin;
   uint32_t segments() const { return begin.empty() ? 0 : uint32_t(begin.size() - 1); }
 };
+// Sorts distinct 64-bit keys ascending (the same result as std::sort): an LSD radix sort over
+// the bytes in which the keys differ, linear in their number. The engine's sorts of packed keys
+// (a few hundred leaf groups or pieces each, several per decision) were a large part of its time
+// for the largest jobs. tmp: scratch.
+void sort_keys(std::vector<uint64_t> &keys, std::vector<uint64_t> &tmp);
+
 // Scratch storage of pack_segments (kept by the caller, so that a call allocates nothing once grown).
 struct PackScratch {
   std::vector<SegmentPart> carry;
-  std::vector<uint64_t> by_size, by_piece;  // packed keys (form_segments)
+  std::vector<uint64_t> by_size, by_piece, tmp;  // packed keys (form_segments)
 };
 // Cuts segments of `seg` nodes from pieces given in canonical order (pod, leaf group); the total
 // must be a multiple of seg. Deterministic; reuses `out`'s and `scratch`'s storage.
