@@ -40,8 +40,10 @@ Placer::Placer(const TopoIndex &index) : index_(&index), orderer_(index) {
   pod_free_.assign(size_t(index.pod_count()), 0);
   host_free_.assign(size_t(index.host_count()), 0);
   host_mark_.assign(size_t(index.host_count()), 0);
-  chosen_hosts_.reserve(size_t(index.host_count()));
-  keys_.reserve(size_t(std::max(1, index.max_leaf_group_size())));
+  // Written branch-free (every host visited is stored, the count advanced when it is a
+  // candidate), so both are sized for the most a call can store.
+  chosen_hosts_.assign(size_t(index.host_count()), 0);
+  keys_.assign(size_t(std::max(1, index.max_leaf_group_size())), 0);
   // k and c are at most a leaf group's size, lg below the group count (see sort_opts).
   const auto bits = [](uint64_t v) {
     unsigned b = 1;
@@ -94,9 +96,8 @@ PlaceStatus Placer::place(const int *hosts, const uint32_t *free_gpus, size_t n,
     }
   }
   return run(job, geo, total, mode, out, [this](int h, uint32_t &free) {
-    if (!host_mark_[size_t(h)]) return false;
-    free = host_free_[size_t(h)];
-    return true;
+    free = host_free_[size_t(h)];  // stale for hosts not given: their mark says no
+    return host_mark_[size_t(h)] != 0;
   });
 }
 
@@ -123,9 +124,9 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
   }
   const PlaceStatus s = run(job, geo, total, mode, out, [&](int h, uint32_t &free) {
     const int i = map.slurm(h);
-    if (i < 0 || size_t(i) >= nbits || !(words[size_t(i) / 64] >> (size_t(i) % 64) & 1)) return false;
+    if (i < 0 || size_t(i) >= nbits) return false;  // not in Slurm's table: rare, predictable
     free = free_gpus[i];
-    return true;
+    return (words[size_t(i) / 64] >> (size_t(i) % 64) & 1) != 0;
   });
   out.slurm.reserve(out.nodes.size());
   for (int h : out.nodes) out.slurm.push_back(map.slurm(h));
@@ -405,31 +406,44 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   // The nodes: in each chosen leaf group, those with the fewest free GPUs (best fit), then by
   // canonical order. Only the chosen groups' hosts are visited, in canonical order (groups by pod,
   // then index), so the list reaches the rank order already sorted.
-  chosen_hosts_.clear();
-  std::sort(best_lgs_.begin(), best_lgs_.end(), [&ix](int a, int b) {
+  // Whether a host is a candidate is as good as random (busy runs), so the visit stores every
+  // host and advances the count by the test's outcome instead of branching on it.
+  size_t nc = 0;
+  int *const chosen = chosen_hosts_.data();
+  const auto canonical = [&ix](int a, int b) {
     return std::make_pair(ix.leaf_group_pod(a), a) < std::make_pair(ix.leaf_group_pod(b), b);
-  });
+  };
+  // Regions list their groups pod by pod, so the winner's groups are usually in order already.
+  if (!std::is_sorted(best_lgs_.begin(), best_lgs_.end(), canonical))
+    std::sort(best_lgs_.begin(), best_lgs_.end(), canonical);
   for (int g : best_lgs_) {
     const std::vector<int> &hosts = ix.leaf_group_hosts_canonical(g);
     const uint32_t t = best_take_[size_t(g)];
-    uint32_t free = 0;
     if (t == lg_count_[size_t(g)]) {  // every candidate of the group
-      for (int h : hosts)
-        if (usable(h, free) && free >= gpn) chosen_hosts_.push_back(h);
+      for (int h : hosts) {
+        uint32_t free = 0;
+        const bool ok = usable(h, free);
+        chosen[nc] = h;
+        nc += ok & (free >= gpn);
+      }
       continue;
     }
     // The t candidates with the fewest free GPUs, ties by canonical rank (a total order, so the
     // set is unique), handed out in canonical order. A group's canonical ranks are consecutive.
-    keys_.clear();
-    for (int h : hosts)
-      if (usable(h, free) && free >= gpn) keys_.push_back(uint64_t(free) << 32 | ix.canonical_rank(h));
-    std::nth_element(keys_.begin(), keys_.begin() + std::ptrdiff_t(t), keys_.end());
+    size_t nk = 0;
+    for (int h : hosts) {
+      uint32_t free = 0;
+      const bool ok = usable(h, free);
+      keys_[nk] = uint64_t(free) << 32 | ix.canonical_rank(h);
+      nk += ok & (free >= gpn);
+    }
+    std::nth_element(keys_.begin(), keys_.begin() + std::ptrdiff_t(t), keys_.begin() + std::ptrdiff_t(nk));
     std::sort(keys_.begin(), keys_.begin() + std::ptrdiff_t(t),
               [](uint64_t a, uint64_t b) { return uint32_t(a) < uint32_t(b); });
     const uint32_t first = ix.canonical_rank(hosts.front());
-    for (uint32_t k = 0; k < t; ++k) chosen_hosts_.push_back(hosts[uint32_t(keys_[k]) - first]);
+    for (uint32_t k = 0; k < t; ++k) chosen[nc++] = hosts[uint32_t(keys_[k]) - first];
   }
-  orderer_.order_placed(chosen_hosts_, job.layout, best_pieces_, best_packing_, out.nodes);
+  orderer_.order_placed(chosen, nc, job.layout, best_pieces_, best_packing_, out.nodes);
   out.quality = best_q;
   if (best_q.ideal()) return out.status = PlaceStatus::Ideal;
   return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;

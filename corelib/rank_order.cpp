@@ -350,15 +350,15 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
     ++pieces_.back().count;
   }
   pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
-  hand_out(sorted_, base, out);
+  hand_out(sorted_.data(), sorted_.size(), base, out);
 }
 
-void RankOrderer::order_placed(const std::vector<int> &hosts, const Layout &layout, std::vector<Piece> &pieces,
+void RankOrderer::order_placed(const int *hosts, size_t n, const Layout &layout, std::vector<Piece> &pieces,
                                Packing &packing, std::vector<int> &out) {
-  job_geometry(layout, uint32_t(hosts.size()));  // throws on a bad layout, as order() does
+  job_geometry(layout, uint32_t(n));  // throws on a bad layout, as order() does
   // The same hash as order(), without its checks (the placer's hosts are in canonical order, each once).
   uint64_t base = kHashSeed;
-  for (int h : hosts) base = (base ^ uint64_t(h)) * kHashMul;
+  for (size_t i = 0; i < n; ++i) base = (base ^ uint64_t(hosts[i])) * kHashMul;
   pieces_.swap(pieces);
   std::swap(packing_, packing);
   piece_start_.clear();
@@ -367,10 +367,10 @@ void RankOrderer::order_placed(const std::vector<int> &hosts, const Layout &layo
     piece_start_.push_back(start);
     start += p.count;
   }
-  hand_out(hosts, base, out);
+  hand_out(hosts, n, base, out);
 }
 
-void RankOrderer::hand_out(const std::vector<int> &sorted, uint64_t base, std::vector<int> &out) {
+void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vector<int> &out) {
   const TopoIndex &ix = *index_;
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
   // over leaf groups enters each of its parts at the part's first host, and under static D-mod-K
@@ -383,7 +383,7 @@ void RankOrderer::hand_out(const std::vector<int> &sorted, uint64_t base, std::v
   // keeps two jobs from starting on the same cable. Host indices follow name order (the stand-in
   // for LIDs). Cost: one pass over the piece's hosts per split part (a piece is one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
-  used_.assign(sorted.size(), 0);
+  used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
   base ^= base >> 29;
   uint32_t split_parts = 0;
@@ -394,7 +394,7 @@ void RankOrderer::hand_out(const std::vector<int> &sorted, uint64_t base, std::v
       const uint64_t K = uint64_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));
       const uint64_t target = (base + split_parts++) % K;
       if (K < 2) continue;  // no uplinks known: canonical order
-      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted.size());
+      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
       uint32_t best = UINT32_MAX;
       uint32_t best_d = UINT32_MAX;
       const uint32_t k32 = uint32_t(K), t32 = uint32_t(target);  // K is an int, host indices too
@@ -410,7 +410,7 @@ void RankOrderer::hand_out(const std::vector<int> &sorted, uint64_t base, std::v
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in
   // canonical order.
-  out.resize(sorted.size());
+  out.resize(n);
   int *o = out.data();
   for (uint32_t q = 0; q < packing_.parts.size(); ++q) {
     const SegmentPart &part = packing_.parts[q];

@@ -144,7 +144,7 @@ class RankOrderer {
   // The same order for the placer, which has already cut the segments: hosts in canonical order,
   // each once (not checked), pieces and packing as pack_segments gives them for these hosts
   // (taken over: swapped with the orderer's scratch). Saves the check, the pieces and the packing.
-  void order_placed(const std::vector<int> &hosts, const Layout &layout, std::vector<Piece> &pieces, Packing &packing,
+  void order_placed(const int *hosts, size_t n, const Layout &layout, std::vector<Piece> &pieces, Packing &packing,
                     std::vector<int> &out);
   // The pieces and packing of the last order() call.
   const std::vector<Piece> &pieces() const { return pieces_; }
@@ -152,7 +152,7 @@ class RankOrderer {
 
  private:
   // The entry hosts of split parts and the hand-out, once pieces_, piece_start_ and packing_ are set.
-  void hand_out(const std::vector<int> &sorted, uint64_t base, std::vector<int> &out);
+  void hand_out(const int *sorted, size_t n, uint64_t base, std::vector<int> &out);
 
   const TopoIndex *index_;
   std::vector<int> sorted_;
