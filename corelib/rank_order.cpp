@@ -2,6 +2,7 @@
 #include "rank_order.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -416,10 +417,18 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
     const SegmentPart &part = packing_.parts[q];
     uint32_t k = 0;
     if (entry_[q] != UINT32_MAX) *o++ = sorted[entry_[q]], ++k;
+    // The rest in runs between the marked (entry) hosts, which are the only marks past the cursor:
+    // a copy per run rather than a test per host.
     uint32_t c = cursor[part.piece];
-    for (; k < part.count; ++k) {
-      while (used_[c]) ++c;  // only entry hosts are marked past the cursor
-      *o++ = sorted[c++];
+    uint32_t need = part.count - k;
+    while (need > 0) {
+      const char *from = used_.data() + c;
+      const char *mark = static_cast<const char *>(std::memchr(from, 1, need));
+      const uint32_t run = mark ? uint32_t(mark - from) : need;
+      std::copy(sorted + c, sorted + c + run, o);
+      o += run;
+      c += run + (mark ? 1 : 0);
+      need -= run;
     }
     cursor[part.piece] = c;
   }
