@@ -227,6 +227,17 @@ namespace {
 void form_segments(std::vector<SegmentPart> &pool, size_t from, uint32_t seg, uint64_t nsegs, Packing &out,
                    PackScratch &scratch) {
   std::vector<uint64_t> &by_size = scratch.by_size, &by_piece = scratch.by_piece;
+  // A segment that takes every remainder left (the pool holds exactly its nodes) is those
+  // remainders whole, in piece order, whatever the choice rule: no search needed. The common case
+  // is a job whose one segment is the job (a DP ring over every node under Megatron's order, pp = 1).
+  uint64_t pool_nodes = 0;
+  for (size_t i = from; i < pool.size(); ++i) pool_nodes += pool[i].count;
+  if (nsegs == 1 && pool_nodes == seg) {
+    out.parts.insert(out.parts.end(), pool.begin() + std::ptrdiff_t(from), pool.end());
+    out.begin.push_back(uint32_t(out.parts.size()));
+    pool.resize(from);
+    return;
+  }
   // Packed keys, count << 32 | piece: their integer order is the (count, piece) order, and plain
   // integer sorts and searches are what the engine's largest jobs spend their time on here. A
   // piece is in the pool at most once (a rest replaces the entry it was cut from), so keys are
