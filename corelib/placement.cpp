@@ -294,6 +294,21 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   auto try_tier = [&](const std::vector<int> &lgs, uint32_t unit, uint32_t units, bool partial_only) {
     for (int g : lgs) take_[size_t(g)] = 0;
     if (!greedy(lgs, unit, units, partial_only, take_)) return;
+    if (have_best) {
+      // The same node counts per group as the best so far (the candidate sets often agree for
+      // large jobs): the same quality, and the earlier wins ties, so nothing to evaluate.
+      size_t groups = 0;
+      bool differ = false;
+      for (int g : lgs) {
+        const uint32_t t = take_[size_t(g)];
+        if (t != best_take_[size_t(g)]) {
+          differ = true;
+          break;
+        }
+        groups += t != 0;
+      }
+      if (!differ && groups == best_lgs_.size()) return;
+    }
     PlaceQuality q;
     q.ideal_pods = ideal_pods;
     q.ideal_leaf_groups = ideal_lgs;
