@@ -398,26 +398,40 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
   base ^= base >> 29;
-  uint32_t split_parts = 0;
+  uint64_t split_parts = 0;
+  // (base + split_parts) mod K, kept up to date without a division while K stays the same
+  // (usually every leaf has as many uplinks).
+  uint32_t target = 0, target_k = 0;
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
     if (packing_.begin[s + 1] - packing_.begin[s] < 2) continue;  // inside one leaf group
     for (uint32_t q = packing_.begin[s]; q < packing_.begin[s + 1]; ++q) {
       const uint32_t pc = packing_.parts[q].piece;
-      const uint64_t K = uint64_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));
-      const uint64_t target = (base + split_parts++) % K;
-      if (K < 2) continue;  // no uplinks known: canonical order
-      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
-      uint32_t best = UINT32_MAX;
-      uint32_t best_d = UINT32_MAX;
-      const uint32_t k32 = uint32_t(K), t32 = uint32_t(target);  // K is an int, host indices too
-      for (uint32_t i = piece_start_[pc]; i < end && best_d > 0; ++i) {
-        if (used_[i]) continue;
-        uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - t32;  // (index - target) mod K
-        if (d >= k32) d -= k32;
-        if (d < best_d) best_d = d, best = i;
+      const uint32_t k32 = uint32_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));  // an int >= 1
+      if (k32 == target_k) {
+        if (++target == k32) target = 0;
+      } else {
+        target_k = k32;
+        target = uint32_t((base + split_parts) % k32);
       }
-      used_[best] = 1;  // a piece has as many free hosts as its parts take
-      entry_[q] = best;
+      ++split_parts;
+      if (k32 < 2) continue;  // no uplinks known: canonical order
+      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
+      // The first free host with the least (index - target) mod K: the least (d, position), with
+      // taken hosts above every free one, in branch-free chunks that stop once d = 0 is found.
+      uint64_t best = UINT64_MAX;
+      for (uint32_t i = piece_start_[pc]; i < end && best >> 32 != 0;) {
+        const uint32_t chunk_end = std::min(end, i + 16);
+        for (; i < chunk_end; ++i) {
+          uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (index - target) mod K
+          d -= d >= k32 ? k32 : 0;
+          d |= uint32_t(used_[i] != 0) << 31;
+          const uint64_t key = uint64_t(d) << 32 | i;
+          best = key < best ? key : best;
+        }
+      }
+      const uint32_t at = uint32_t(best);
+      used_[at] = 1;  // a piece has as many free hosts as its parts take
+      entry_[q] = at;
     }
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in
