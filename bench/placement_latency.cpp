@@ -1,7 +1,9 @@
 // Decision latency of the placement engine against node count (256 .. 16,384 nodes, leaf groups
 // of 32, pods of 16 leaf groups), with a naive first-fit by node index on the same inputs in the
 // same run. Input is Slurm's view (bitmap over the node table + free GPUs per node), as the select
-// plugin passes it. Usage: placement_latency [seed] [decisions per size]
+// plugin passes it. Usage: placement_latency [seed] [decisions per size] [only this node count]
+// (the last for profiling one size: every size draws its inputs from its own generator, so the
+// filter changes neither its inputs nor its hash)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -87,11 +89,13 @@ struct Input {
 int main(int argc, char **argv) {
   const unsigned seed = argc > 1 ? unsigned(std::strtoul(argv[1], nullptr, 10)) : 1;
   const int decisions = argc > 2 ? std::atoi(argv[2]) : 200;
+  const int only = argc > 3 ? std::atoi(argv[3]) : 0;
   std::printf("# placement decision latency, seed %u, %d decisions per size, 32-node leaf groups, 16 per pod\n", seed,
               decisions);
   std::printf("%8s %12s %12s %12s %12s %8s %8s %17s\n", "nodes", "topo_us", "topo_p99_us", "firstfit_us", "ratio",
               "ideal%", "nodes/job", "decisions_hash");
   for (int n = 256; n <= 16384; n *= 2) {
+    if (only && n != only) continue;
     Topology t = build(n);
     TopoIndex ix(t);
     std::vector<std::string> names;

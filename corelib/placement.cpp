@@ -40,8 +40,20 @@ Placer::Placer(const TopoIndex &index) : index_(&index), orderer_(index) {
   pod_free_.assign(size_t(index.pod_count()), 0);
   host_free_.assign(size_t(index.host_count()), 0);
   host_mark_.assign(size_t(index.host_count()), 0);
-  chosen_hosts_.reserve(size_t(index.host_count()));
-  keys_.reserve(size_t(std::max(1, index.max_leaf_group_size())));
+  // Written branch-free (every host visited is stored, the count advanced when it is a
+  // candidate), so both are sized for the most a call can store.
+  chosen_hosts_.assign(size_t(index.host_count()), 0);
+  keys_.assign(size_t(std::max(1, index.max_leaf_group_size())), 0);
+  // k and c are at most a leaf group's size, lg below the group count (see sort_opts).
+  const auto bits = [](uint64_t v) {
+    unsigned b = 1;
+    while (v >> b) ++b;
+    return b;
+  };
+  opt_c_bits_ = bits(uint64_t(std::max(1, index.max_leaf_group_size())));
+  opt_lg_bits_ = bits(uint64_t(std::max(1, index.leaf_group_count())));
+  packed_opts_ = !index.degraded() && 2 * opt_c_bits_ + opt_lg_bits_ <= 64;
+  opt_keys_.reserve(nlg);
 }
 
 JobGeometry Placer::begin_call(const Job &job, PlaceResult &out) {
@@ -84,9 +96,8 @@ PlaceStatus Placer::place(const int *hosts, const uint32_t *free_gpus, size_t n,
     }
   }
   return run(job, geo, total, mode, out, [this](int h, uint32_t &free) {
-    if (!host_mark_[size_t(h)]) return false;
-    free = host_free_[size_t(h)];
-    return true;
+    free = host_free_[size_t(h)];  // stale for hosts not given: their mark says no
+    return host_mark_[size_t(h)] != 0;
   });
 }
 
@@ -113,26 +124,39 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
   }
   const PlaceStatus s = run(job, geo, total, mode, out, [&](int h, uint32_t &free) {
     const int i = map.slurm(h);
-    if (i < 0 || size_t(i) >= nbits || !(words[size_t(i) / 64] >> (size_t(i) % 64) & 1)) return false;
+    if (i < 0 || size_t(i) >= nbits) return false;  // not in Slurm's table: rare, predictable
     free = free_gpus[i];
-    return true;
+    return (words[size_t(i) / 64] >> (size_t(i) % 64) & 1) != 0;
   });
   out.slurm.reserve(out.nodes.size());
   for (int h : out.nodes) out.slurm.push_back(map.slurm(h));
   return s;
 }
 
-// Takes whole segments (units of `seg` nodes; seg = 1: single nodes), then single nodes, from the
-// leaf groups `lgs` (candidates counted in lg_count_), writing the node count taken from each into
-// take (indexed by leaf group, zero on entry for lgs). partial_only: only groups that are partly
-// used (false if they cannot hold every segment). Returns false if the region holds too few.
-//
-// Segments: if one group holds the remaining segments, the one that holds them most tightly
-// (fewest whole segments, then fewest free nodes, then lowest index); else the group with the most
-// whole segments (then fewest free nodes, lowest index), which keeps the job on few groups. Single
-// nodes (only when segments must be split): the same best fit by free nodes over what is left.
-// Ties between groups of equal whole segments and free nodes: the healthiest uplinks when the job
-// spans several groups, the most degraded when this one group holds the whole job (header).
+// opts_ sorted by (k asc, c desc, bad desc, lg desc) (see greedy). Without degraded leaves every
+// bad is 1 and the order is that of one integer, k << (cb + gb) | (cmax - c) << gb | (gmax - lg)
+// (cb, gb: the bits of the largest group size and group index), sorted by radix (sort_keys):
+// several times faster than the tuple comparison, which matters for the largest jobs (hundreds
+// of leaf groups, sorted a few times per candidate set).
+void Placer::sort_opts() {
+  if (!packed_opts_) {
+    std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
+      return std::tie(a.k, b.c, b.bad, b.lg) < std::tie(b.k, a.c, a.bad, a.lg);
+    });
+    return;
+  }
+  const unsigned cb = opt_c_bits_, gb = opt_lg_bits_;
+  const uint64_t cmax = (uint64_t(1) << cb) - 1, gmax = (uint64_t(1) << gb) - 1;
+  opt_keys_.clear();
+  for (const Opt &o : opts_)
+    opt_keys_.push_back(uint64_t(o.k) << (cb + gb) | (cmax - o.c) << gb | (gmax - uint64_t(o.lg)));
+  sort_keys(opt_keys_, opt_tmp_);
+  for (size_t i = 0; i < opts_.size(); ++i) {
+    const uint64_t x = opt_keys_[i];
+    opts_[i] = {uint32_t(x >> (cb + gb)), uint32_t(cmax - (x >> gb & cmax)), int(gmax - (x & gmax)), 1.0f};
+  }
+}
+
 bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only,
                     std::vector<uint32_t> &take) {
   uint64_t remaining = nseg;
@@ -141,9 +165,7 @@ bool Placer::greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bo
     // opts_ sorted by (k asc, c desc, bad desc, lg desc): the back is the largest k with the fewest
     // free nodes, the healthiest uplinks and the lowest index, and the end of a run of equal k is
     // its tightest member.
-    std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
-      return std::tie(a.k, b.c, b.bad, b.lg) < std::tie(b.k, a.c, a.bad, a.lg);
-    });
+    sort_opts();
     size_t end = opts_.size();
     while (need > 0 && end > 0) {
       const Opt &last = opts_[end - 1];
@@ -272,6 +294,21 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   auto try_tier = [&](const std::vector<int> &lgs, uint32_t unit, uint32_t units, bool partial_only) {
     for (int g : lgs) take_[size_t(g)] = 0;
     if (!greedy(lgs, unit, units, partial_only, take_)) return;
+    if (have_best) {
+      // The same node counts per group as the best so far (the candidate sets often agree for
+      // large jobs): the same quality, and the earlier wins ties, so nothing to evaluate.
+      size_t groups = 0;
+      bool differ = false;
+      for (int g : lgs) {
+        const uint32_t t = take_[size_t(g)];
+        if (t != best_take_[size_t(g)]) {
+          differ = true;
+          break;
+        }
+        groups += t != 0;
+      }
+      if (!differ && groups == best_lgs_.size()) return;
+    }
     PlaceQuality q;
     q.ideal_pods = ideal_pods;
     q.ideal_leaf_groups = ideal_lgs;
@@ -302,6 +339,9 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
       }
     best_q = q;
     have_best = true;
+    // The winner's segments, as evaluate cut them, are the rank order's (order_placed).
+    best_pieces_.swap(pieces_);
+    std::swap(best_packing_, packing_);
   };
   // Three candidate selections per region, the key decides (earlier wins ties): whole segments
   // from partly used groups only (when they hold every segment: no whole group is broken); whole
@@ -381,31 +421,44 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   // The nodes: in each chosen leaf group, those with the fewest free GPUs (best fit), then by
   // canonical order. Only the chosen groups' hosts are visited, in canonical order (groups by pod,
   // then index), so the list reaches the rank order already sorted.
-  chosen_hosts_.clear();
-  std::sort(best_lgs_.begin(), best_lgs_.end(), [&ix](int a, int b) {
+  // Whether a host is a candidate is as good as random (busy runs), so the visit stores every
+  // host and advances the count by the test's outcome instead of branching on it.
+  size_t nc = 0;
+  int *const chosen = chosen_hosts_.data();
+  const auto canonical = [&ix](int a, int b) {
     return std::make_pair(ix.leaf_group_pod(a), a) < std::make_pair(ix.leaf_group_pod(b), b);
-  });
+  };
+  // Regions list their groups pod by pod, so the winner's groups are usually in order already.
+  if (!std::is_sorted(best_lgs_.begin(), best_lgs_.end(), canonical))
+    std::sort(best_lgs_.begin(), best_lgs_.end(), canonical);
   for (int g : best_lgs_) {
     const std::vector<int> &hosts = ix.leaf_group_hosts_canonical(g);
     const uint32_t t = best_take_[size_t(g)];
-    uint32_t free = 0;
     if (t == lg_count_[size_t(g)]) {  // every candidate of the group
-      for (int h : hosts)
-        if (usable(h, free) && free >= gpn) chosen_hosts_.push_back(h);
+      for (int h : hosts) {
+        uint32_t free = 0;
+        const bool ok = usable(h, free);
+        chosen[nc] = h;
+        nc += ok & (free >= gpn);
+      }
       continue;
     }
     // The t candidates with the fewest free GPUs, ties by canonical rank (a total order, so the
     // set is unique), handed out in canonical order. A group's canonical ranks are consecutive.
-    keys_.clear();
-    for (int h : hosts)
-      if (usable(h, free) && free >= gpn) keys_.push_back(uint64_t(free) << 32 | ix.canonical_rank(h));
-    std::nth_element(keys_.begin(), keys_.begin() + std::ptrdiff_t(t), keys_.end());
+    size_t nk = 0;
+    for (int h : hosts) {
+      uint32_t free = 0;
+      const bool ok = usable(h, free);
+      keys_[nk] = uint64_t(free) << 32 | ix.canonical_rank(h);
+      nk += ok & (free >= gpn);
+    }
+    std::nth_element(keys_.begin(), keys_.begin() + std::ptrdiff_t(t), keys_.begin() + std::ptrdiff_t(nk));
     std::sort(keys_.begin(), keys_.begin() + std::ptrdiff_t(t),
               [](uint64_t a, uint64_t b) { return uint32_t(a) < uint32_t(b); });
     const uint32_t first = ix.canonical_rank(hosts.front());
-    for (uint32_t k = 0; k < t; ++k) chosen_hosts_.push_back(hosts[uint32_t(keys_[k]) - first]);
+    for (uint32_t k = 0; k < t; ++k) chosen[nc++] = hosts[uint32_t(keys_[k]) - first];
   }
-  orderer_.order(chosen_hosts_, job.layout, out.nodes);
+  orderer_.order_placed(chosen, nc, job.layout, best_pieces_, best_packing_, out.nodes);
   out.quality = best_q;
   if (best_q.ideal()) return out.status = PlaceStatus::Ideal;
   return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;

@@ -146,6 +146,7 @@ class Placer {
                   const Usable &usable);
   bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only, std::vector<uint32_t> &take);
   void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
+  void sort_opts();
 
   const TopoIndex *index_;
   RankOrderer orderer_;
@@ -161,8 +162,11 @@ class Placer {
   std::vector<int> best_lgs_;
   struct Opt { uint32_t k, c; int lg; float bad = 1; };  // bad: the leaf group's uplink factor
   std::vector<Opt> opts_;
-  std::vector<Piece> pieces_;
-  Packing packing_;
+  std::vector<uint64_t> opt_keys_, opt_tmp_;
+  bool packed_opts_ = false;  // opts_ sort as packed integer keys (no degraded leaves)
+  unsigned opt_c_bits_ = 1, opt_lg_bits_ = 1;
+  std::vector<Piece> pieces_, best_pieces_;
+  Packing packing_, best_packing_;
   PackScratch pool_;
 };
 

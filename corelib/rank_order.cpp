@@ -2,11 +2,17 @@
 #include "rank_order.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <tuple>
 
 namespace topoaware {
+
+namespace {
+// The rank order's hash of a node set (FNV-style over the host indices in canonical order).
+constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ULL, kHashMul = 0x100000001b3ULL;
+}  // namespace
 
 TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   const size_t nh = topo.hosts.size();
@@ -73,6 +79,8 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     if (leaf >= 0 && size_t(leaf) < up.size() && up[size_t(leaf)] > 0) lg_uplinks_[g] = up[size_t(leaf)];
   }
   uplink_factors(up_gbps);
+  host_mod_.assign(nh, 0);
+  for (size_t h = 0; h < nh; ++h) host_mod_[h] = uint32_t(h) % uint32_t(lg_uplinks_[size_t(host_lg_[h])]);
   // Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order).
   std::vector<int> order(nh);
   std::iota(order.begin(), order.end(), 0);
@@ -178,6 +186,32 @@ uint32_t rank_of(const Layout &l, const RankCoord &c) {
   return c.tp + l.tp * (c.cp + l.cp * outer);
 }
 
+void sort_keys(std::vector<uint64_t> &keys, std::vector<uint64_t> &tmp) {
+  const size_t n = keys.size();
+  if (n < 48) {  // insertion sort territory: std::sort is as fast
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  uint64_t differ = 0;
+  for (uint64_t k : keys) differ |= k ^ keys[0];
+  tmp.resize(n);
+  uint64_t *src = keys.data(), *dst = tmp.data();
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    if (!(differ >> shift & 0xff)) continue;  // a byte equal in every key orders nothing
+    uint32_t at[256] = {};
+    for (size_t i = 0; i < n; ++i) ++at[src[i] >> shift & 0xff];
+    uint32_t sum = 0;
+    for (uint32_t &a : at) {
+      const uint32_t c = a;
+      a = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < n; ++i) dst[at[src[i] >> shift & 0xff]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != keys.data()) std::copy(src, src + n, keys.data());
+}
+
 namespace {
 
 // Forms `nsegs` segments of `seg` nodes from a pool of remainders, pool[from..] (count > 0 each,
@@ -191,40 +225,65 @@ namespace {
 // first entry at (largest count, 0) the earliest largest one (a linear scan per choice was the
 // engine's largest cost for jobs of thousands of nodes, whose segments span many leaf groups).
 void form_segments(std::vector<SegmentPart> &pool, size_t from, uint32_t seg, uint64_t nsegs, Packing &out,
-                   std::vector<SegmentPart> &by_size) {
-  const auto size_order = [](const SegmentPart &a, const SegmentPart &b) {
-    return a.count != b.count ? a.count < b.count : a.piece < b.piece;
-  };
-  by_size.assign(pool.begin() + std::ptrdiff_t(from), pool.end());
-  std::sort(by_size.begin(), by_size.end(), size_order);
+                   PackScratch &scratch) {
+  std::vector<uint64_t> &by_size = scratch.by_size, &by_piece = scratch.by_piece;
+  // A segment that takes every remainder left (the pool holds exactly its nodes) is those
+  // remainders whole, in piece order, whatever the choice rule: no search needed. The common case
+  // is a job whose one segment is the job (a DP ring over every node under Megatron's order, pp = 1).
+  uint64_t pool_nodes = 0;
+  for (size_t i = from; i < pool.size(); ++i) pool_nodes += pool[i].count;
+  if (nsegs == 1 && pool_nodes == seg) {
+    out.parts.insert(out.parts.end(), pool.begin() + std::ptrdiff_t(from), pool.end());
+    out.begin.push_back(uint32_t(out.parts.size()));
+    pool.resize(from);
+    return;
+  }
+  // Packed keys, count << 32 | piece: their integer order is the (count, piece) order, and plain
+  // integer sorts and searches are what the engine's largest jobs spend their time on here. A
+  // piece is in the pool at most once (a rest replaces the entry it was cut from), so keys are
+  // unique and the sorts need no stability.
+  const auto key = [](uint32_t count, uint32_t piece) { return uint64_t(count) << 32 | piece; };
+  by_size.clear();
+  for (size_t i = from; i < pool.size(); ++i) by_size.push_back(key(pool[i].count, pool[i].piece));
+  sort_keys(by_size, scratch.tmp);
   const auto first_at_least = [&](uint32_t count) {
-    return std::lower_bound(by_size.begin(), by_size.end(), SegmentPart{0, count}, size_order);
+    return std::lower_bound(by_size.begin(), by_size.end(), key(count, 0));
   };
   for (uint64_t s = 0; s < nsegs; ++s) {
     uint32_t need = seg;
     const size_t first_part = out.parts.size();
     while (need > 0) {
       auto best = by_size.end();
-      if (need < seg) best = first_at_least(need);         // a remainder that completes the segment
-      if (best == by_size.end()) best = first_at_least(by_size.back().count);  // opening, or none does
-      const SegmentPart e = *best;
-      const uint32_t take = std::min(need, e.count);
-      out.parts.push_back({e.piece, take});
+      if (need < seg) best = first_at_least(need);  // a remainder that completes the segment
+      if (best == by_size.end()) best = first_at_least(uint32_t(by_size.back() >> 32));  // opening, or none does
+      const uint32_t count = uint32_t(*best >> 32), piece = uint32_t(*best);
+      const uint32_t take = std::min(need, count);
+      out.parts.push_back({piece, take});
       need -= take;
       by_size.erase(best);
-      if (e.count > take) {
-        const SegmentPart rest{e.piece, e.count - take};
-        by_size.insert(std::lower_bound(by_size.begin(), by_size.end(), rest, size_order), rest);
+      if (count > take) {
+        const uint64_t rest = key(count - take, piece);
+        by_size.insert(std::lower_bound(by_size.begin(), by_size.end(), rest), rest);
       }
     }
-    // Parts in canonical order, so a ring inside the segment visits each leaf group once.
-    std::sort(out.parts.begin() + std::ptrdiff_t(first_part), out.parts.end(),
-              [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+    // Parts in canonical order, so a ring inside the segment visits each leaf group once (a
+    // segment takes from a piece once: its last part is the only one that leaves a rest).
+    SegmentPart *p = out.parts.data() + first_part;
+    const size_t np = out.parts.size() - first_part;
+    const auto piece_order = [](const SegmentPart &x, const SegmentPart &y) { return x.piece < y.piece; };
+    if (np > 1 && !std::is_sorted(p, p + np, piece_order)) {
+      by_piece.clear();
+      for (size_t i = 0; i < np; ++i) by_piece.push_back(key(p[i].piece, p[i].count));
+      sort_keys(by_piece, scratch.tmp);
+      for (size_t i = 0; i < np; ++i) p[i] = {uint32_t(by_piece[i] >> 32), uint32_t(by_piece[i])};
+    }
     out.begin.push_back(uint32_t(out.parts.size()));
   }
-  std::sort(by_size.begin(), by_size.end(), [](const SegmentPart &a, const SegmentPart &b) { return a.piece < b.piece; });
+  // The unused remainders back in piece order.
+  for (uint64_t &k : by_size) k = key(uint32_t(k), uint32_t(k >> 32));
+  sort_keys(by_size, scratch.tmp);
   pool.resize(from);
-  pool.insert(pool.end(), by_size.begin(), by_size.end());
+  for (uint64_t k : by_size) pool.push_back({uint32_t(k >> 32), uint32_t(k)});
 }
 
 }  // namespace
@@ -253,14 +312,14 @@ void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
     }
     // Combine this pod's remainders while they make whole segments (the pod's remainders are the
     // sorted tail of carry; the unused ones stay there, in order).
-    if (left >= seg) form_segments(carry, pod_start, seg, left / seg, out, scratch.by_size);
+    if (left >= seg) form_segments(carry, pod_start, seg, left / seg, out, scratch);
   }
   // What is left crosses pods.
   if (!carry.empty()) {
     uint64_t total = 0;
     for (const auto &p : carry) total += p.count;
     if (total % seg) throw LayoutError("node count is not a multiple of the segment size");
-    form_segments(carry, 0, seg, total / seg, out, scratch.by_size);
+    form_segments(carry, 0, seg, total / seg, out, scratch);
   }
 }
 
@@ -271,7 +330,7 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   // `base`, a hash of the node set in canonical order (see below). The placer hands its nodes over
   // in canonical order already, so one pass checks the range, the order and duplicates (strictly
   // increasing ranks) and hashes; otherwise sort, check and hash again.
-  const uint64_t hash_seed = 0x9e3779b97f4a7c15ULL, hash_mul = 0x100000001b3ULL;
+  const uint64_t hash_seed = kHashSeed, hash_mul = kHashMul;
   uint64_t base = hash_seed;
   bool increasing = true;
   uint32_t prev_rank = 0;
@@ -303,6 +362,28 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
     ++pieces_.back().count;
   }
   pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
+  hand_out(sorted_.data(), sorted_.size(), base, out);
+}
+
+void RankOrderer::order_placed(const int *hosts, size_t n, const Layout &layout, std::vector<Piece> &pieces,
+                               Packing &packing, std::vector<int> &out) {
+  job_geometry(layout, uint32_t(n));  // throws on a bad layout, as order() does
+  // The same hash as order(), without its checks (the placer's hosts are in canonical order, each once).
+  uint64_t base = kHashSeed;
+  for (size_t i = 0; i < n; ++i) base = (base ^ uint64_t(hosts[i])) * kHashMul;
+  pieces_.swap(pieces);
+  std::swap(packing_, packing);
+  piece_start_.clear();
+  uint32_t start = 0;
+  for (const Piece &p : pieces_) {
+    piece_start_.push_back(start);
+    start += p.count;
+  }
+  hand_out(hosts, n, base, out);
+}
+
+void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vector<int> &out) {
+  const TopoIndex &ix = *index_;
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
   // over leaf groups enters each of its parts at the part's first host, and under static D-mod-K
   // routing (up cable = destination index mod K, K = the leaf's uplinks) two flows that leave one
@@ -314,44 +395,65 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
   // keeps two jobs from starting on the same cable. Host indices follow name order (the stand-in
   // for LIDs). Cost: one pass over the piece's hosts per split part (a piece is one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
-  used_.assign(sorted_.size(), 0);
+  used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
   base ^= base >> 29;
-  uint32_t split_parts = 0;
+  uint64_t split_parts = 0;
+  // (base + split_parts) mod K, kept up to date without a division while K stays the same
+  // (usually every leaf has as many uplinks).
+  uint32_t target = 0, target_k = 0;
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
     if (packing_.begin[s + 1] - packing_.begin[s] < 2) continue;  // inside one leaf group
     for (uint32_t q = packing_.begin[s]; q < packing_.begin[s + 1]; ++q) {
       const uint32_t pc = packing_.parts[q].piece;
-      const uint64_t K = uint64_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));
-      const uint64_t target = (base + split_parts++) % K;
-      if (K < 2) continue;  // no uplinks known: canonical order
-      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
-      uint32_t best = UINT32_MAX;
-      uint32_t best_d = UINT32_MAX;
-      const uint32_t k32 = uint32_t(K), t32 = uint32_t(target);  // K is an int, host indices too
-      for (uint32_t i = piece_start_[pc]; i < end && best_d > 0; ++i) {
-        if (used_[i]) continue;
-        uint32_t d = uint32_t(sorted_[i]) % k32 + k32 - t32;  // (index - target) mod K, one division
-        if (d >= k32) d -= k32;
-        if (d < best_d) best_d = d, best = i;
+      const uint32_t k32 = uint32_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));  // an int >= 1
+      if (k32 == target_k) {
+        if (++target == k32) target = 0;
+      } else {
+        target_k = k32;
+        target = uint32_t((base + split_parts) % k32);
       }
-      used_[best] = 1;  // a piece has as many free hosts as its parts take
-      entry_[q] = best;
+      ++split_parts;
+      if (k32 < 2) continue;  // no uplinks known: canonical order
+      const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
+      // The first free host with the least (index - target) mod K: the least (d, position), with
+      // taken hosts above every free one, in branch-free chunks that stop once d = 0 is found.
+      uint64_t best = UINT64_MAX;
+      for (uint32_t i = piece_start_[pc]; i < end && best >> 32 != 0;) {
+        const uint32_t chunk_end = std::min(end, i + 16);
+        for (; i < chunk_end; ++i) {
+          uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (index - target) mod K
+          d -= d >= k32 ? k32 : 0;
+          d |= uint32_t(used_[i] != 0) << 31;
+          const uint64_t key = uint64_t(d) << 32 | i;
+          best = key < best ? key : best;
+        }
+      }
+      const uint32_t at = uint32_t(best);
+      used_[at] = 1;  // a piece has as many free hosts as its parts take
+      entry_[q] = at;
     }
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in
   // canonical order.
-  out.resize(sorted_.size());
+  out.resize(n);
   int *o = out.data();
   for (uint32_t q = 0; q < packing_.parts.size(); ++q) {
     const SegmentPart &part = packing_.parts[q];
     uint32_t k = 0;
-    if (entry_[q] != UINT32_MAX) *o++ = sorted_[entry_[q]], ++k;
+    if (entry_[q] != UINT32_MAX) *o++ = sorted[entry_[q]], ++k;
+    // The rest in runs between the marked (entry) hosts, which are the only marks past the cursor:
+    // a copy per run rather than a test per host.
     uint32_t c = cursor[part.piece];
-    for (; k < part.count; ++k) {
-      while (used_[c]) ++c;
-      used_[c] = 1;
-      *o++ = sorted_[c++];
+    uint32_t need = part.count - k;
+    while (need > 0) {
+      const char *from = used_.data() + c;
+      const char *mark = static_cast<const char *>(std::memchr(from, 1, need));
+      const uint32_t run = mark ? uint32_t(mark - from) : need;
+      std::copy(sorted + c, sorted + c + run, o);
+      o += run;
+      c += run + (mark ? 1 : 0);
+      need -= run;
     }
     cursor[part.piece] = c;
   }

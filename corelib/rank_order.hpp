@@ -66,6 +66,8 @@ class TopoIndex {
   int max_leaf_group_size() const { return max_lg_size_; }
   // Uplink cables of the leaf group's (rail-0) leaf switch: K of D-mod-K routing at the leaf (1 if none).
   int leaf_group_uplinks(int g) const { return lg_uplinks_[size_t(g)]; }
+  // Host index mod its leaf group's uplinks (the rank order's D-mod-K entry choice, without a division).
+  uint32_t host_uplink_mod(int h) const { return host_mod_[size_t(h)]; }
   // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
   // bandwidth of its worst leaf (rail), >= 1; 1 for a healthy group (how: TopoIndex::uplink_factors).
   double leaf_group_uplink_factor(int g) const { return lg_up_factor_[size_t(g)]; }
@@ -83,7 +85,7 @@ class TopoIndex {
   std::vector<double> lg_up_factor_;
   bool degraded_ = false;
   std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
-  std::vector<uint32_t> canon_;
+  std::vector<uint32_t> canon_, host_mod_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
 };
@@ -116,9 +118,16 @@ struct Packing {
   std::vector<uint32_t> begin;
   uint32_t segments() const { return begin.empty() ? 0 : uint32_t(begin.size() - 1); }
 };
+// Sorts distinct 64-bit keys ascending (the same result as std::sort): an LSD radix sort over
+// the bytes in which the keys differ, linear in their number. The engine's sorts of packed keys
+// (a few hundred leaf groups or pieces each, several per decision) were a large part of its time
+// for the largest jobs. tmp: scratch.
+void sort_keys(std::vector<uint64_t> &keys, std::vector<uint64_t> &tmp);
+
 // Scratch storage of pack_segments (kept by the caller, so that a call allocates nothing once grown).
 struct PackScratch {
-  std::vector<SegmentPart> carry, by_size;
+  std::vector<SegmentPart> carry;
+  std::vector<uint64_t> by_size, by_piece, tmp;  // packed keys (form_segments)
 };
 // Cuts segments of `seg` nodes from pieces given in canonical order (pod, leaf group); the total
 // must be a multiple of seg. Deterministic; reuses `out`'s and `scratch`'s storage.
@@ -132,11 +141,19 @@ class RankOrderer {
   // (node k holds ranks k*G..k*G+G-1). Throws LayoutError on a bad layout, duplicate or unknown
   // hosts.
   void order(const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out);
+  // The same order for the placer, which has already cut the segments: hosts in canonical order,
+  // each once (not checked), pieces and packing as pack_segments gives them for these hosts
+  // (taken over: swapped with the orderer's scratch). Saves the check, the pieces and the packing.
+  void order_placed(const int *hosts, size_t n, const Layout &layout, std::vector<Piece> &pieces, Packing &packing,
+                    std::vector<int> &out);
   // The pieces and packing of the last order() call.
   const std::vector<Piece> &pieces() const { return pieces_; }
   const Packing &packing() const { return packing_; }
 
  private:
+  // The entry hosts of split parts and the hand-out, once pieces_, piece_start_ and packing_ are set.
+  void hand_out(const int *sorted, size_t n, uint64_t base, std::vector<int> &out);
+
   const TopoIndex *index_;
   std::vector<int> sorted_;
   std::vector<Piece> pieces_;
