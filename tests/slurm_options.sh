@@ -111,8 +111,9 @@ expect_job "--tp=8 --dp=2 --gres=gpu:8" 2 16 gres:gpu:8 8
 expect_job "--tp=8 --dp=2 -N 1-4" 2 16 gres:gpu:8 8
 # -n equal to --ntasks-per-node on one node is what sbatch itself counts when -n is not given, so
 # job_submit cannot tell an explicit -n 8 from it: the layout's 16 tasks apply, and the user is told.
-# Slurm 26.05's sbatch also derives -N 1 from them, which job_submit sees as given: the request is
-# then refused with the fix (never a job that silently runs other than asked).
+# From Slurm 24.11 (seen on 24.11.5 and 26.05.3; 23.11 and 24.05 are not run here) job_submit also
+# sees -N 1 derived from them as given: the request is then refused with the fix (never a job that
+# silently runs other than asked).
 if out=$(cluster_run sbatch --parsable --hold --tp=8 --dp=2 -n8 --ntasks-per-node=8 --wrap true 2>&1); then
   id=$(tail -n1 <<<"$out")
   grep -q " NumTasks=16 " <<<"$(cluster_run scontrol -o show job "$id")" ||
@@ -126,7 +127,7 @@ if out=$(cluster_run sbatch --parsable --hold --tp=8 --dp=2 -n8 --ntasks-per-nod
   ta_pass "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8: 16 tasks, and sbatch says why"
 else
   case ${TOPOAWARE_SLURM_RELEASE:-22.05} in
-    2[5-9].*) ;;
+    2[4-9].*) ;;
     *) ta_fail "sbatch --tp=8 --dp=2 -n8 --ntasks-per-node=8 was refused: $out" ;;
   esac
   grep -q "topoaware: layout tp=8,.*: -N 1 would need 16 GPUs per node .*use -N 2" <<<"$out" ||
@@ -187,9 +188,10 @@ refuse "--ntasks=10 but the layout has 16 ranks" sbatch --tp=8 --dp=2 --ntasks=1
 refuse "Task count specification invalid" sbatch --tp=8 --dp=2 --ntasks=10 --wrap true
 refuse "--ntasks-per-node=4 but the layout puts 8 ranks on each node" \
   sbatch --tp=8 --dp=2 --gpus-per-node=8 --ntasks-per-node=4 --wrap true
-# (26.05's sbatch derives -N 2 from -n8 and --ntasks-per-node=4: the tasks per node are what does not fit)
+# (from 24.11, seen on 24.11.5 and 26.05.3, -N 2 is derived from -n8 and --ntasks-per-node=4: the tasks
+# per node are what does not fit)
 case ${TOPOAWARE_SLURM_RELEASE:-22.05} in
-  2[5-9].*)
+  2[4-9].*)
     want="--ntasks-per-node=4 but the layout puts 8 ranks on each node (one task per GPU);"
     want+=" use --ntasks-per-node=8" ;;
   *) want="but the job asks for 4 GPUs per node (--ntasks-per-node=4)" ;;

@@ -39,6 +39,16 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOPOAWARE_LOGDIR="$TOPOAWARE_BUILD/logs"
 export TOPOAWARE_CACHE TOPOAWARE_BUILD TOPOAWARE_LOGDIR
 
+# A compiler cache for the builds on this machine (the build folder, make distcheck's, the 26.05 build):
+# a later run compiles only what changed. Debian's ccache package (tools/setup.sh installs it) puts gcc
+# and g++ wrappers in /usr/lib/ccache, looked up in PATH at each call. Paths below the checkout are
+# hashed relative to it, so another clone hits the same entries. (tools/fresh-root.sh runs its root with
+# a clean environment: the fresh-machine check never sees this cache.)
+if mkdir -p "$TOPOAWARE_CACHE/ccache-host" 2>/dev/null && [ -w "$TOPOAWARE_CACHE/ccache-host" ]; then
+  export PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$TOPOAWARE_CACHE/ccache-host" CCACHE_BASEDIR="$TOPDIR" \
+    CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=2G
+fi
+
 distcheck=yes fresh_root=yes fuzz=yes releases=yes deb=yes
 while [ $# -gt 0 ]; do
   case $1 in

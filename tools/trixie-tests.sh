@@ -11,8 +11,9 @@
 #      24.11's slurmctld, slurmd and commands with the plugins built for it. Default list: symbols and
 #      dlopen into 24.11.5's own libslurmfull, the wrapper and its plugin ids, placement (prefer, strict,
 #      will-run) against stock cons_tres + topology/tree, SelectType switched both ways with jobs running
-#      and queued, topology reload and faults. (Packages, refusals, the task environment and
-#      topology/block run on 24.11.5 in tests/deb_trixie.sh and tests/slurm_block_trixie.sh.)
+#      and queued, topology reload and faults, the SPANK options and job_submit's completions and
+#      refusals. (Packages, the task environment and topology/block run on 24.11.5 in
+#      tests/deb_trixie.sh and tests/slurm_block_trixie.sh.)
 #
 #   bash tools/trixie-tests.sh [--build-dir DIR] [--tests 'tests/a.sh tests/b.sh']
 #
@@ -31,7 +32,7 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 TESTS_DEFAULT="tests/test_plugin_symbols.sh tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh
   tests/slurm_select_place.sh tests/slurm_select_switch.sh tests/slurm_select_topology_file.sh
-  tests/slurm_select_faults.sh"
+  tests/slurm_select_faults.sh tests/slurm_options.sh"
 build=$TOPDIR/_build tests=""
 while [ $# -gt 0 ]; do
   case $1 in
