@@ -7,8 +7,8 @@
 # `make check` runs the tests; set DEB_BUILD_OPTIONS=parallel=2 to run the unit tests in the build too.
 
 EXTRA_DIST += debian/changelog debian/control debian/rules debian/copyright debian/source/format \
-  debian/topoaware.install debian/slurm-topoaware-plugins.install debian/slurm-topoaware-plugins.README.Debian debian/local.mk \
-  debian/topoaware.lintian-overrides debian/slurm-topoaware-plugins.lintian-overrides
+  debian/topoaware.install debian/slurm-topoaware-plugins.install debian/slurm-topoaware-plugins.README.Debian \
+  debian/local.mk debian/topoaware.lintian-overrides debian/slurm-topoaware-plugins.lintian-overrides
 
 DEB_OUTDIR = $(abs_top_builddir)/deb
 DEB_JOBS = 2

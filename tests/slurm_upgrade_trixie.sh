@@ -91,6 +91,7 @@ wait "$CLUSTER_CTLD_PID" 2>/dev/null || true
 [ ! -e "$CLUSTER_VDIR" ] || ta_fail "$CLUSTER_VDIR exists outside the root too"
 mkdir -m 0700 "$CLUSTER_VDIR"
 mount --bind "$CLUSTER_DIR" "$CLUSTER_VDIR" || { rmdir "$CLUSTER_VDIR"; ta_fail "cannot bind-mount $CLUSTER_DIR"; }
+# shellcheck disable=SC2034  # read by the exit handler above
 mounted=$CLUSTER_VDIR
 # What the status file says from now on, the new slurmctld wrote.
 rm -f "$SEL_STATUS"
@@ -115,7 +116,8 @@ ta_wait_for 60 cluster_run scontrol ping >/dev/null || {
   ta_fail "slurmctld $new_version does not answer on the 24.11 cluster's state"
 }
 new_log() { tail -n +"$log_from" "$log"; }
-ta_note "slurmctld $new_version: $(new_log | grep -m1 -E 'Recovered information about [0-9]+ jobs' || echo 'no recovery line')"
+recovered=$(new_log | grep -m1 -E 'Recovered information about [0-9]+ jobs' || echo 'no recovery line')
+ta_note "slurmctld $new_version: $recovered"
 bad=$(new_log | grep -E 'fatal|Incomplete job|select plugin .* not found|unpack error|[Ee]rror.*JobId=' || true)
 [ -z "$bad" ] || ta_fail "slurmctld $new_version, reading the 24.11 state: $bad"
 new_log | grep -q 'Recovered information about 11 jobs' ||
@@ -125,7 +127,8 @@ new_log | grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (
 
 # The 24.11 slurmd answer the new slurmctld: every node up, and each says it runs 24.11.
 nodes_up() { ! cluster_run sinfo -h -N -o '%t' | grep -qvE '^(idle|alloc|mix)$'; }
-ta_wait_for 90 nodes_up || ta_fail "not every 24.11 slurmd answers slurmctld $new_version: $(cluster_run sinfo -h -N -o '%N %t')"
+ta_wait_for 90 nodes_up ||
+  ta_fail "not every 24.11 slurmd answers slurmctld $new_version: $(cluster_run sinfo -h -N -o '%N %t')"
 v=$(cluster_run scontrol -o show node n0002 | sed -n 's/.* Version=\([^ ]*\) .*/\1/p')
 [ "$v" = "$old_version" ] || ta_fail "node n0002 reports Slurm '$v', expected the old slurmd ($old_version)"
 sel_same_jobs_after "the upgrade to $new_version"

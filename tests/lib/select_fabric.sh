@@ -86,9 +86,9 @@ sel_entry_wait() {
   local deadline=$((SECONDS + $1)) v
   while :; do
     v=$(sel_entry "$2")
+    # shellcheck disable=SC2053
     case $3 in
       =*) [ "$v" = "${3#=}" ] && { echo "$v"; return 0; } ;;
-      # shellcheck disable=SC2053
       *) [[ $v == $3 ]] && { echo "$v"; return 0; } ;;
     esac
     [ "$SECONDS" -lt "$deadline" ] || { echo "status file: job $2 is '$v', wanted '$3'" >&2; return 1; }
@@ -133,7 +133,8 @@ sel_same_jobs_after() {
   [ "$now" = "$SEL_JOBS0" ] || ta_fail "after $1 the jobs differ:
 before: $SEL_JOBS0
 now:    $now"
-  SEL_B1=$(sel_entry_wait 30 "$SEL_B" "=$SEL_B0") || ta_fail "after $1: placed job $SEL_B's entry changed (was: $SEL_B0)"
+  SEL_B1=$(sel_entry_wait 30 "$SEL_B" "=$SEL_B0") ||
+    ta_fail "after $1: placed job $SEL_B's entry changed (was: $SEL_B0)"
   deadline=${SEL_C0##*strict: waits until }
   sel_entry_wait 30 "$SEL_C" "=${SEL_C0%%strict: waits until *}strict: waits until $deadline" >/dev/null ||
     ta_fail "after $1: strict job $SEL_C lost its deadline (was: $SEL_C0)"
