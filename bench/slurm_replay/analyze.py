@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Analysis of bench/slurm_replay.sh: the real allocations of the replays (stock, topo, pass),
-scored with `topoaware plan`; stock's decisions against the simulator's Slurm tree replica; the
-select_p_job_test counters of slurmctld.log.
+"""Analysis of bench/slurm_replay.sh: the real allocations of the replays (stock, topo, pass,
+bare, whole), scored with `topoaware plan`; stock's decisions against the simulator's Slurm tree
+replica; the select_p_job_test counters of slurmctld.log; whole against bare per repetition.
 
 usage: analyze.py --out DIR --topoaware BIN --tool SLURM_REPLAY_TOOL
+       analyze.py --summary --out DIR    (DIR/seed-*/metrics.json of several seeds: whole/bare)
 
 DIR holds topology.json, topology.conf, trace.txt and one folder per run (jobs.txt = `scontrol -o
 show job`, slurmctld.log). Writes DIR/jobs.csv (one row per run and job), DIR/replica.txt (every
@@ -22,6 +23,24 @@ import sys
 RUNS = [("stock", "select/cons_tres + topology/tree"),
         ("topo", "select/cons_tres_topoaware"),
         ("pass", "select/cons_tres_passthrough")]
+KINDS = ("stock", "topo", "pass", "bare", "whole")
+# Runs whose tasks get topoaware's rank order (spank_topoaware's hints): native order = topoaware's.
+TOPO_ORDER = ("topo", "whole")
+
+
+def run_tags(out):
+    """Every run folder with results: stock, topo, pass, bare, whole, each maybe with a repetition
+    suffix (.r1, .r2, ...), in KINDS order then by repetition."""
+    found = []
+    for d in os.listdir(out):
+        m = re.fullmatch(r"(\w+?)(?:\.r(\d+))?", d)
+        if m and m.group(1) in KINDS and os.path.exists(os.path.join(out, d, "jobs.txt")):
+            found.append((int(m.group(2) or 0), KINDS.index(m.group(1)), d))
+    return [d for _, _, d in sorted(found)]
+
+
+def kind_of(tag):
+    return tag.split(".")[0]
 
 
 # ---- host lists -------------------------------------------------------------------------------
@@ -168,7 +187,7 @@ def metrics(jobs, scorer, nodes_total):
     multi = [j for j in done if j["kind"] == "layout" and len(j["nodes"]) > 1]
     m["multi"] = len(multi)
     acc = dict(ideal_t=0, ideal_n=0, hop_t=0.0, hop_n=0.0, hop_i=0.0, spine_t=0.0, spine_n=0.0, dp_g=0, dp_i_t=0,
-               dp_i_n=0, pp_g=0, pp_i_t=0, pp_i_n=0, sd_ns=0.0, sd_w=0.0, ratio_sum_t=0.0)
+               dp_i_n=0, pp_g=0, pp_i_t=0, pp_i_n=0, sd_ns=0.0, sd_ns_n=0.0, sd_w=0.0, ratio_sum_t=0.0)
     for j in multi:
         r = scorer.score(j["t"], j["nodes"])
         ct, cn = r["cost"], r["first_fit_cost"]  # topoaware's rank order / node-index order
@@ -192,6 +211,7 @@ def metrics(jobs, scorer, nodes_total):
             acc["pp_i_n"] += cn["pp"]["at_ideal"]
         w = len(j["nodes"]) * rt
         acc["sd_ns"] += ct["slowdown"] * w
+        acc["sd_ns_n"] += cn["slowdown"] * w
         acc["sd_w"] += w
     m.update(acc)
     n = max(1, len(multi))
@@ -205,6 +225,11 @@ def metrics(jobs, scorer, nodes_total):
     m["pp_rate_t"] = acc["pp_i_t"] / acc["pp_g"] if acc["pp_g"] else float("nan")
     m["pp_rate_n"] = acc["pp_i_n"] / acc["pp_g"] if acc["pp_g"] else float("nan")
     m["slowdown_t"] = acc["sd_ns"] / acc["sd_w"] if acc["sd_w"] else float("nan")
+    m["slowdown_n"] = acc["sd_ns_n"] / acc["sd_w"] if acc["sd_w"] else float("nan")
+    states = {}
+    for j in trace_jobs:
+        states[j["state"]] = states.get(j["state"], 0) + 1
+    m["states"] = states
     waits = [j["start"] - j["submit"] for j in done]
     lwaits = [j["start"] - j["submit"] for j in multi]
     m["wait_mean"] = sum(waits) / len(waits) if waits else float("nan")
@@ -394,23 +419,110 @@ def ratio(a, b):
     return a / b if b else (float("inf") if a else 1.0)
 
 
+# whole against bare: (label, key of the native-order metrics, format); lower is better for all
+# but the ideal-span rate and utilization.
+VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
+      ("hop-bytes / ideal, native order", "hop_vs_ideal_n", "{:.4f}"),
+      ("est. slowdown f=0.3, native order", "slowdown_n", "{:.4f}"),
+      ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}"),
+      ("p95 wait (s)", "wait_p95", "{:.1f}"),
+      ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}"),
+      ("makespan (s)", "makespan", "{:.0f}"),
+      ("utilization over the makespan", "util", "{:.1%}")]
+HIGHER_BETTER = ("ideal_rate_n", "util")
+
+
+def native(tag, m):
+    """The metrics in the order the run's tasks really get (topoaware's for topo and whole)."""
+    n = dict(m)
+    if kind_of(tag) in TOPO_ORDER:
+        for k in ("ideal_rate", "hop_vs_ideal", "dp_rate", "pp_rate", "slowdown"):
+            n[k + "_n"] = m[k + "_t"]
+    return n
+
+
+def pairs_whole_bare(nat):
+    """(repetition name, bare tag, whole tag) for every repetition with both runs."""
+    out = []
+    for t in nat:
+        if kind_of(t) == "bare":
+            w = "whole" + t[len("bare"):]
+            if w in nat:
+                out.append((t[len("bare") + 1:] or "-", t, w))
+    return out
+
+
+def summary(out):
+    """whole/bare over several seeds (DIR/seed-S/metrics.json, written by the per-seed analysis)."""
+    seeds = sorted((int(d[5:]), d) for d in os.listdir(out) if re.fullmatch(r"seed-\d+", d) and
+                   os.path.exists(os.path.join(out, d, "metrics.json")))
+    if not seeds:
+        sys.exit("analyze.py: no seed-*/metrics.json in " + out)
+    cols, vals = [], {}
+    for s, d in seeds:
+        nat = json.load(open(os.path.join(out, d, "metrics.json")))
+        for rep, b, w in pairs_whole_bare(nat):
+            c = f"s{s}.{rep}"
+            cols.append(c)
+            vals[c] = (nat[b], nat[w])
+    print("# Replay through real slurmctld: the whole topoaware install (whole) against stock Slurm without")
+    print("# topoaware (bare), per seed (s) and repetition (r); bench/slurm_replay.sh --seeds")
+    for s, d in seeds:
+        mf = os.path.join(out, d, "machine.txt")
+        if os.path.exists(mf):
+            print(f"# seed {s}: " + " | ".join(l.strip() for l in open(mf) if l.startswith(("date", "host"))))
+        for t in sorted(os.listdir(os.path.join(out, d))):
+            lf = os.path.join(out, d, t, "load.txt")
+            if os.path.exists(lf):
+                print(f"#   {t}: " + "; ".join(" ".join(l.split()[1:2] + l.split()[-3:]) for l in open(lf)))
+    if not cols:
+        sys.exit("analyze.py: no repetition with both a bare and a whole run")
+    print("\n## whole/bare ratio (native order: bare's tasks in node-index order, whole's in topoaware's)")
+    print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest")
+    print(f"{'metric':40s}" + "".join(f"{c:>9s}" for c in cols) + f"{'median':>9s}{'min..max':>15s}")
+    for label, key, _ in VS:
+        rs = [ratio(vals[c][1].get(key), vals[c][0].get(key)) for c in cols]
+        ok = [r for r in rs if not math.isnan(r)]
+        line = f"{label:40s}" + "".join(f"{r:9.3f}" for r in rs)
+        line += f"{median(ok):9.3f}" + (f"{min(ok):>7.3f}..{max(ok):<6.3f}" if ok else "")
+        print(line)
+    print("\n## absolute values: median over seeds and repetitions (min..max)")
+    print(f"{'metric':40s}{'bare':>26s}{'whole':>26s}")
+    for label, key, fmt in VS:
+        line = f"{label:40s}"
+        for i in (0, 1):
+            xs = [vals[c][i].get(key) for c in cols if vals[c][i].get(key) is not None]
+            xs = [x for x in xs if not math.isnan(x)]
+            txt = f"{fmt.format(median(xs))} ({fmt.format(min(xs))}..{fmt.format(max(xs))})" if xs else "-"
+            line += f"{txt:>26s}"
+        print(line)
+    print("\n## job states of the trace jobs (every run)")
+    for c in cols:
+        print(f"{c}: bare {vals[c][0].get('states')}, whole {vals[c][1].get('states')}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--topoaware", required=True)
-    ap.add_argument("--tool", required=True)
+    ap.add_argument("--topoaware")
+    ap.add_argument("--tool")
+    ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
     out = a.out
+    if a.summary:
+        summary(out)
+        return
+    if not a.topoaware or not a.tool:
+        sys.exit("analyze.py: --topoaware and --tool are needed (or --summary)")
     topo_json, topo_conf = os.path.join(out, "topology.json"), os.path.join(out, "topology.conf")
     trace = read_trace(os.path.join(out, "trace.txt"))
     all_nodes = [f"n{k:04d}" for k in range(1, 65)]
     scorer = Scorer(a.topoaware, topo_json)
     runs, res = {}, {}
-    for tag, _ in RUNS:
+    for tag in run_tags(out):
         path = os.path.join(out, tag, "jobs.txt")
-        if os.path.exists(path):
-            runs[tag] = read_jobs(path, trace)
-            res[tag] = metrics(runs[tag], scorer, len(all_nodes))
+        runs[tag] = read_jobs(path, trace)
+        res[tag] = metrics(runs[tag], scorer, len(all_nodes))
     if not runs:
         sys.exit("analyze.py: no run results in " + out)
 
@@ -441,7 +553,8 @@ def main():
         ("DP rings at ideal, native order", "dp_rate_n", "{:.1%}", True),
         ("PP chains at ideal, topoaware order", "pp_rate_t", "{:.1%}", True),
         ("PP chains at ideal, native order", "pp_rate_n", "{:.1%}", True),
-        ("est. slowdown f=0.3 (node-s weighted)", "slowdown_t", "{:.4f}", True),
+        ("est. slowdown f=0.3, topoaware order", "slowdown_t", "{:.4f}", True),
+        ("est. slowdown f=0.3, native order", "slowdown_n", "{:.4f}", True),
         ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}", True),
         ("p95 wait (s)", "wait_p95", "{:.1f}", True),
         ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}", True),
@@ -450,20 +563,16 @@ def main():
     ]
     # "native order": the order each run's tasks really get (stock and pass: Slurm's node-index
     # order; topo: spank_topoaware's order). For topo the two orders are the same.
-    nat = {}
-    for tag in res:
-        nat[tag] = dict(res[tag])
-        if tag == "topo":
-            for k in ("ideal_rate", "hop_vs_ideal", "dp_rate", "pp_rate"):
-                nat[tag][k + "_n"] = res[tag][k + "_t"]
-    tags = [t for t, _ in RUNS if t in res]
+    nat = {tag: native(tag, res[tag]) for tag in res}
+    tags = list(res)
     hdr = f"{'metric':40s}" + "".join(f"{t:>11s}" for t in tags)
     if "topo" in res and "stock" in res:
         hdr += f"{'topo/stock':>12s}"
     if "pass" in res and "stock" in res:
         hdr += f"{'pass/stock':>12s}"
     print("\n## Placement and schedule from the real allocations (scontrol show job), scored by topoaware plan")
-    print("## native order = the order the tasks really get: stock/pass node-index, topo spank_topoaware's")
+    print("## native order = the order the tasks really get: stock/pass/bare node-index, topo/whole "
+          "spank_topoaware's")
     print(hdr)
     for label, key, fmt, rat in rows:
         line = f"{label:40s}"
@@ -482,6 +591,17 @@ def main():
         print(f"excess hop-bytes above ideal, topo/stock: topoaware order "
               f"{ratio(t['hop_t'] - t['hop_i'], s['hop_t'] - s['hop_i']):.3f}, native order "
               f"{ratio(t['hop_t'] - t['hop_i'], s['hop_n'] - s['hop_i']):.3f}")
+
+    wb = pairs_whole_bare(nat)
+    if wb:
+        print("\n## whole (the whole topoaware install) / bare (stock Slurm without topoaware), per repetition")
+        print(f"{'metric':40s}" + "".join(f"{r:>9s}" for r, _, _ in wb))
+        for label, key, _ in VS:
+            print(f"{label:40s}" + "".join(f"{ratio(nat[w].get(key), nat[b].get(key)):9.3f}" for _, b, w in wb))
+        for r, b, w in wb:
+            print(f"job states {r}: bare {nat[b]['states']}, whole {nat[w]['states']}")
+    with open(os.path.join(out, "metrics.json"), "w") as f:
+        json.dump(nat, f, indent=1, sort_keys=True)
 
     # jobs.csv
     with open(os.path.join(out, "jobs.csv"), "w", newline="") as f:
@@ -577,6 +697,13 @@ def main():
                      f"{c['layout_max_us']} us)") if c["layout_calls"] is not None else ""
             print(f"{tag}: {c['plugin']} [{c['format']}]: {c['calls']} calls, mean {c['mean_us']:.1f} us, max "
                   f"{c['max_us']} us{extra}")
+    for tag in [t for t in tags if kind_of(t) == "whole"]:
+        c = counters(os.path.join(out, tag, "slurmctld.log")) if os.path.exists(os.path.join(out, tag, "slurmctld.log")) \
+            else None
+        if c:
+            extra = (f", layout calls {c['layout_calls']} (mean {c['layout_mean_us']:.1f} us, max "
+                     f"{c['layout_max_us']} us)") if c["layout_calls"] is not None else ""
+            print(f"{tag}: {c['plugin']}: {c['calls']} calls, mean {c['mean_us']:.1f} us, max {c['max_us']} us{extra}")
     if cnt.get("topo") and cnt.get("pass"):
         t, p = cnt["topo"], cnt["pass"]
         r = ratio(t["mean_us"], p["mean_us"])
