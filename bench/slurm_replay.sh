@@ -83,6 +83,7 @@ command -v python3 >/dev/null || { echo "slurm_replay.sh: needs python3" >&2; ex
 mkdir -p "$OUT"
 [ -e "$OUT/.gitignore" ] || echo '*' >"$OUT/.gitignore"
 OUT=$(cd "$OUT" && pwd)
+log() { echo "[$(date +%H:%M:%S)] $*"; }
 
 # ---- several seeds, repeated: this script once per seed and repetition, then the summary --------
 if [ -n "$SEEDS" ]; then
@@ -123,7 +124,6 @@ if [ -n "$SEEDS" ]; then
 fi
 
 NODES=64 PER_LEAF=8
-log() { echo "[$(date +%H:%M:%S)] $*"; }
 
 # ---- the fabric, the trace ----------------------------------------------------------------------
 setup() {
