@@ -180,7 +180,33 @@ def pct(xs, q):
     return s[k]
 
 
-def metrics(jobs, scorer, nodes_total):
+RE_BATCH = re.compile(r"^\[(\S+)\] Launching batch job (\d+) ")
+RE_TASK = re.compile(r"^\[(\S+)\] launch task StepId=(\d+)\.0 ")
+
+
+def step_delays(logdir, ids):
+    """JobId -> seconds from the batch script's launch to the last node's launch of step 0 (srun's
+    tasks), from the slurmd logs (the harness's cluster/log); {} without them."""
+    if not os.path.isdir(logdir):
+        return {}
+    batch, task = {}, {}
+    for f in os.listdir(logdir):
+        if not (f.startswith("slurmd.") and f.endswith(".log")):
+            continue
+        for line in open(os.path.join(logdir, f), errors="replace"):
+            m = RE_BATCH.match(line) or RE_TASK.match(line)
+            if not m or int(m.group(2)) not in ids:
+                continue
+            t = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+            jid = int(m.group(2))
+            if line.find("Launching batch") >= 0:
+                batch[jid] = t
+            else:
+                task[jid] = max(task.get(jid, t), t)
+    return {j: task[j] - batch[j] for j in task if j in batch}
+
+
+def metrics(jobs, scorer, nodes_total, logdir=None):
     trace_jobs = [j for j in jobs if j["kind"] != "frag"]
     done = [j for j in trace_jobs if j["start"] and j["end"] and j["nodes"]]
     m = dict(jobs=len(trace_jobs), done=len(done))
@@ -226,6 +252,12 @@ def metrics(jobs, scorer, nodes_total):
     m["pp_rate_n"] = acc["pp_i_n"] / acc["pp_g"] if acc["pp_g"] else float("nan")
     m["slowdown_t"] = acc["sd_ns"] / acc["sd_w"] if acc["sd_w"] else float("nan")
     m["slowdown_n"] = acc["sd_ns_n"] / acc["sd_w"] if acc["sd_w"] else float("nan")
+    over = [j["end"] - j["start"] - j["t"]["runtime"] for j in done]
+    m["overrun"] = sum(over) / len(over) if over else float("nan")
+    sd = step_delays(logdir, {j["id"] for j in done}) if logdir else {}
+    m["step_delay_mean"] = sum(sd.values()) / len(sd) if sd else float("nan")
+    m["step_delay_max"] = max(sd.values()) if sd else float("nan")
+    m["step_n"] = len(sd)
     states = {}
     for j in trace_jobs:
         states[j["state"]] = states.get(j["state"], 0) + 1
@@ -428,7 +460,10 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("p95 wait (s)", "wait_p95", "{:.1f}"),
       ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}"),
       ("makespan (s)", "makespan", "{:.0f}"),
-      ("utilization over the makespan", "util", "{:.1%}")]
+      ("utilization over the makespan", "util", "{:.1%}"),
+      ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}"),
+      ("srun step launch delay, mean (s)", "step_delay_mean", "{:.3f}"),
+      ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}")]
 HIGHER_BETTER = ("ideal_rate_n", "util")
 
 
@@ -522,7 +557,7 @@ def main():
     for tag in run_tags(out):
         path = os.path.join(out, tag, "jobs.txt")
         runs[tag] = read_jobs(path, trace)
-        res[tag] = metrics(runs[tag], scorer, len(all_nodes))
+        res[tag] = metrics(runs[tag], scorer, len(all_nodes), os.path.join(out, tag, "cluster", "log"))
     if not runs:
         sys.exit("analyze.py: no run results in " + out)
 
@@ -560,6 +595,9 @@ def main():
         ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}", True),
         ("makespan (s)", "makespan", "{:.0f}", True),
         ("utilization over the makespan", "util", "{:.1%}", True),
+        ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}", True),
+        ("step launch delay, mean (s)", "step_delay_mean", "{:.3f}", True),
+        ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
     ]
     # "native order": the order each run's tasks really get (stock and pass: Slurm's node-index
     # order; topo: spank_topoaware's order). For topo the two orders are the same.
