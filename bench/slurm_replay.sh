@@ -66,7 +66,7 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
     --no-latency) NOLAT=yes ;;
-    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "slurm_replay.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
