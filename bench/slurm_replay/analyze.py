@@ -206,6 +206,66 @@ def step_delays(logdir, ids):
     return {j: task[j] - batch[j] for j in task if j in batch}
 
 
+RE_SLURMD = re.compile(r"^\[(\S+)\] (?:\[(\d+)\.(\w+)\] done with job|Launching batch job (\d+) |"
+                       r"launch task StepId=(\d+)\.0 )")
+RE_CTLD = re.compile(r"^\[(\S+)\] (?:sched: Allocate JobId=(\d+) |(?:\S+: )*Started JobId=(\d+) |"
+                     r"_job_complete: JobId=(\d+) done)")
+
+
+def _t(s):
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+
+
+def timeline(rundir, jobs):
+    """Where a job's time beyond its sleep goes (ms resolution, slurmctld.log and the slurmd logs),
+    mean seconds over the trace jobs with every event: allocated -> batch script launched -> last
+    node's srun task launched -> last node's step done (minus the sleep) -> batch step done ->
+    slurmctld's job complete. None without the logs."""
+    ids = {j["id"]: j for j in jobs if j["kind"] != "frag"}
+    ev = {}
+    logdir = os.path.join(rundir, "cluster", "log")
+    ctld = os.path.join(rundir, "slurmctld.log")
+    if not os.path.isdir(logdir) or not os.path.exists(ctld):
+        return None
+    for line in open(ctld, errors="replace"):
+        m = RE_CTLD.match(line)
+        if m:
+            jid = int(m.group(2) or m.group(3) or m.group(4))
+            if jid in ids:
+                ev.setdefault(jid, {})["complete" if m.group(4) else "alloc"] = _t(m.group(1))
+    for f in os.listdir(logdir):
+        if not (f.startswith("slurmd.") and f.endswith(".log")):
+            continue
+        for line in open(os.path.join(logdir, f), errors="replace"):
+            m = RE_SLURMD.match(line)
+            if not m:
+                continue
+            jid = int(m.group(2) or m.group(4) or m.group(5))
+            if jid not in ids:
+                continue
+            e, t = ev.setdefault(jid, {}), _t(m.group(1))
+            if m.group(4):
+                e["batch"] = t
+            elif m.group(5):
+                e["task"] = max(e.get("task", t), t)
+            elif m.group(3) == "0":
+                e["stepdone"] = max(e.get("stepdone", t), t)
+            elif m.group(3) == "batch":
+                e["batchdone"] = t
+    keys = ("alloc", "batch", "task", "stepdone", "batchdone", "complete")
+    full = {j: e for j, e in ev.items() if all(k in e for k in keys)}
+    if not full:
+        return None
+    n = len(full)
+    out = dict(n=n)
+    for a, b, name in (("alloc", "batch", "alloc_to_batch"), ("batch", "task", "batch_to_step"),
+                       ("stepdone", "batchdone", "step_to_batch_done"), ("batchdone", "complete", "batch_to_complete")):
+        out[name] = sum(e[b] - e[a] for e in full.values()) / n
+    out["step_beyond_sleep"] = sum(e["stepdone"] - e["task"] - ids[j]["t"]["runtime"] for j, e in full.items()) / n
+    out["total_beyond_sleep"] = sum(e["complete"] - e["alloc"] - ids[j]["t"]["runtime"] for j, e in full.items()) / n
+    return out
+
+
 def metrics(jobs, scorer, nodes_total, logdir=None):
     trace_jobs = [j for j in jobs if j["kind"] != "frag"]
     done = [j for j in trace_jobs if j["start"] and j["end"] and j["nodes"]]
@@ -630,6 +690,17 @@ def main():
               f"{ratio(t['hop_t'] - t['hop_i'], s['hop_t'] - s['hop_i']):.3f}, native order "
               f"{ratio(t['hop_t'] - t['hop_i'], s['hop_n'] - s['hop_i']):.3f}")
 
+    tls = {t: timeline(os.path.join(out, t), runs[t]) for t in tags}
+    if any(tls.values()):
+        print("\n## where a job's time beyond its sleep goes (mean s, ms resolution, slurmctld and slurmd logs)")
+        print(f"{'run':10s}{'jobs':>6s}{'alloc>batch':>13s}{'batch>tasks':>13s}{'step-sleep':>12s}"
+              f"{'step>batch end':>16s}{'batch>complete':>16s}{'total-sleep':>13s}")
+        for t, tl in tls.items():
+            if tl:
+                print(f"{t:10s}{tl['n']:6d}{tl['alloc_to_batch']:13.3f}{tl['batch_to_step']:13.3f}"
+                      f"{tl['step_beyond_sleep']:12.3f}{tl['step_to_batch_done']:16.3f}{tl['batch_to_complete']:16.3f}"
+                      f"{tl['total_beyond_sleep']:13.3f}")
+                nat[t]["timeline"] = tl
     wb = pairs_whole_bare(nat)
     if wb:
         print("\n## whole (the whole topoaware install) / bare (stock Slurm without topoaware), per repetition")
