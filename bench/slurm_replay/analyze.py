@@ -772,6 +772,21 @@ def main():
                 print(f"  ... {len(mism) - 20} more in replica.txt")
     rep.close()
 
+    fs = []
+    for tag in [t for t in tags if kind_of(t) in ("bare", "whole")]:
+        rows_ = engine_agreement(runs[tag], os.path.join(out, tag, "slurmctld.log"), scorer, all_nodes)
+        if rows_:
+            byid = {j["id"]: j for j in runs[tag]}
+            got = sum(ideal(byid[r["id"]]["score"]["cost" if kind_of(tag) in TOPO_ORDER else "first_fit_cost"])
+                      for r in rows_)
+            could = sum(1 for r in rows_ if r["plan"] and ideal(scorer.score(byid[r["id"]]["t"], r["plan"])["cost"]))
+            fs.append(f"{tag}: {got} ideal (native order) of {len(rows_)}; topoaware plan on the same free sets: "
+                      f"{could} ideal; plan picks the run's nodes {sum(r['match'] for r in rows_)}/{len(rows_)}")
+    if fs:
+        print("\n## each multi-node layout decision against what its free set allowed (free sets from scontrol "
+              "times, approximate)")
+        for line in fs:
+            print(line)
     if "topo" in runs:
         rows_ = engine_agreement(runs["topo"], os.path.join(out, "topo", "slurmctld.log"), scorer, all_nodes)
         if rows_:
