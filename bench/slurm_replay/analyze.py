@@ -263,6 +263,13 @@ def timeline(rundir, jobs):
         out[name] = sum(e[b] - e[a] for e in full.values()) / n
     out["step_beyond_sleep"] = sum(e["stepdone"] - e["task"] - ids[j]["t"]["runtime"] for j, e in full.items()) / n
     out["total_beyond_sleep"] = sum(e["complete"] - e["alloc"] - ids[j]["t"]["runtime"] for j, e in full.items()) / n
+    # by job size: every slurmd shares this host's cores, so per-node work in a step adds up here
+    bins = {}
+    for j, e in full.items():
+        k = len(ids[j]["nodes"])
+        b = "1" if k == 1 else "2-4" if k <= 4 else "5-8" if k <= 8 else "9-16" if k <= 16 else "17+"
+        bins.setdefault(b, []).append(e["stepdone"] - e["task"] - ids[j]["t"]["runtime"])
+    out["step_by_nodes"] = {b: (len(v), sum(v) / len(v)) for b, v in bins.items()}
     return out
 
 
@@ -701,6 +708,12 @@ def main():
                       f"{tl['step_beyond_sleep']:12.3f}{tl['step_to_batch_done']:16.3f}{tl['batch_to_complete']:16.3f}"
                       f"{tl['total_beyond_sleep']:13.3f}")
                 nat[t]["timeline"] = tl
+        print("step-sleep by job size (nodes: jobs, mean s):")
+        for t, tl in tls.items():
+            if tl:
+                order = ["1", "2-4", "5-8", "9-16", "17+"]
+                print(f"  {t:10s}" + "  ".join(f"{b}: {tl['step_by_nodes'][b][0]}, {tl['step_by_nodes'][b][1]:.2f}"
+                                             for b in order if b in tl["step_by_nodes"]))
     wb = pairs_whole_bare(nat)
     if wb:
         print("\n## whole (the whole topoaware install) / bare (stock Slurm without topoaware), per repetition")
