@@ -835,8 +835,8 @@ def main():
             print(f"{tag}: {c['plugin']} [{c['format']}]: {c['calls']} calls, mean {c['mean_us']:.1f} us, max "
                   f"{c['max_us']} us{extra}")
     for tag in [t for t in tags if kind_of(t) == "whole"]:
-        c = counters(os.path.join(out, tag, "slurmctld.log")) if os.path.exists(os.path.join(out, tag, "slurmctld.log")) \
-            else None
+        lp = os.path.join(out, tag, "slurmctld.log")
+        c = counters(lp) if os.path.exists(lp) else None
         if c:
             extra = (f", layout calls {c['layout_calls']} (mean {c['layout_mean_us']:.1f} us, max "
                      f"{c['layout_max_us']} us)") if c["layout_calls"] is not None else ""
