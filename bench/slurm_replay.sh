@@ -6,13 +6,33 @@
 #   stock  select/cons_tres + topology/tree with the topology.conf `topoaware convert -f tree` writes
 #   topo   select/cons_tres_topoaware (topology.json) + spank_topoaware for --tp/--pp/--dp
 #   pass   select/cons_tres_passthrough (forwards every call; the timing baseline), topology/tree
-# All three load the same plugstack (spank_topoaware), so every run gets the very same sbatch lines.
+# All three load the same plugstack (spank_topoaware), so every run gets the very same sbatch lines,
+# and every job's batch script is a bare `sleep RT`. Two more runs compare what an admin compares:
+#   bare   stock Slurm without any topoaware plugin: select/cons_tres + topology/tree, an empty
+#          plugstack.conf, no JobSubmitPlugins; layout jobs submitted as a user would without
+#          topoaware (-N n --ntasks-per-node=8 --gpus-per-node=8 --exclusive, no --tp/--pp/--dp)
+#   whole  the whole install (README "Slurm set-up"): select/cons_tres_topoaware with topology.json
+#          and an empty topoaware.conf (defaults), spank_topoaware in plugstack.conf,
+#          JobSubmitPlugins=topoaware; layout jobs with --tp/--pp/--dp
+# In both, the batch script runs its work as a step, `srun sleep RT` (the job's N x 8 tasks), so
+# the step launch (and, in whole, spank_topoaware's task hints) is paid as users pay it.
+# A run name may carry a repetition suffix (bare.r2, whole.r2: a separate folder in DIR).
 # Then bench/slurm_replay/analyze.py scores the real allocations (scontrol show job) with
 # `topoaware plan --free <exactly the job's nodes>`, compares stock's decisions with the
 # simulator's Slurm tree replica, and reads the select_p_job_test counters from slurmctld.log.
 #
 # usage: bench/slurm_replay.sh [--quick] [--seed S] [--span SEC] [--load L] [--runs stock,topo,pass]
 #                              [--timing-pairs N] [--out DIR] [--analyze-only]
+#        bench/slurm_replay.sh --seeds 1,2,3 [--repeat R] [--runs bare,whole] [--ctld-nice N]
+#                              [--quick] [--span SEC] [--load L] [--out DIR] [--analyze-only]
+#   --runs LIST       any of stock, topo, pass, bare, whole (each with an optional .rN suffix)
+#   --seeds LIST      several traces: DIR/seed-S holds one seed's runs (named KIND.rK); repetition
+#                     1 of every seed first, then repetition 2, ... (so a cut-short series still
+#                     has every seed once); within a repetition the kinds alternate order (bare
+#                     then whole, then whole then bare); then analyze.py --summary prints the
+#                     whole/bare ratios per seed and repetition with their median and min..max
+#   --repeat R        with --seeds: R repetitions (default 1)
+#   --no-latency      skip bench/placement_latency at the end
 #   --quick           60 s of arrivals (a smoke run, ~2 min per replay instead of ~6)
 #   --timing-pairs N  then N more pairs of short replays (60 s of arrivals, another seed), pass
 #                     then topo, for the time per call only: a ratio from each pair, run minutes
@@ -29,7 +49,8 @@ export top_srcdir top_builddir
 # shellcheck source=tests/lib/slurm_cluster.sh
 . "$top_srcdir/tests/lib/slurm_cluster.sh"
 
-SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no PAIRS=0 NICE=0
+SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no PAIRS=0 NICE=0 SEEDS="" REPEAT=1 NOLAT=no
+ARGS=("$@")
 OUT=${OUT:-$top_builddir/bench/slurm-results}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -42,7 +63,10 @@ while [ $# -gt 0 ]; do
     --ctld-nice) NICE=$2; shift ;;
     --out) OUT=$2; shift ;;
     --analyze-only) ANALYZE_ONLY=yes ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --seeds) SEEDS=$2; shift ;;
+    --repeat) REPEAT=$2; shift ;;
+    --no-latency) NOLAT=yes ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "slurm_replay.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -51,6 +75,7 @@ done
 B=$top_builddir
 BIN=$B/topoaware TOOL=$B/bench/slurm_replay_tool LAT=$B/bench/placement_latency
 SELDIR=$B/plugins/select/.libs SPANK=$B/plugins/spank/.libs/spank_topoaware.so
+JOBSUB=$B/plugins/job_submit/.libs/job_submit_topoaware.so
 for f in "$BIN" "$TOOL" "$LAT"; do
   [ -x "$f" ] || { echo "slurm_replay.sh: $f not built (make bench-slurm builds it)" >&2; exit 1; }
 done
@@ -58,9 +83,47 @@ command -v python3 >/dev/null || { echo "slurm_replay.sh: needs python3" >&2; ex
 mkdir -p "$OUT"
 [ -e "$OUT/.gitignore" ] || echo '*' >"$OUT/.gitignore"
 OUT=$(cd "$OUT" && pwd)
+log() { echo "[$(date +%H:%M:%S)] $*"; }
+
+# ---- several seeds, repeated: this script once per seed and repetition, then the summary --------
+if [ -n "$SEEDS" ]; then
+  [ "$RUNS" != stock,topo,pass ] || RUNS=bare,whole
+  IFS=, read -r -a seed_list <<<"$SEEDS"
+  IFS=, read -r -a kinds <<<"$RUNS"
+  # the arguments given, without the ones this loop sets per call
+  pass_args=() skip=no
+  for a in "${ARGS[@]}"; do
+    if [ "$skip" = yes ]; then skip=no; continue; fi
+    case $a in
+      --seeds|--repeat|--runs|--out|--seed|--timing-pairs) skip=yes ;;
+      --no-latency) ;;
+      *) pass_args+=("$a") ;;
+    esac
+  done
+  if [ "$ANALYZE_ONLY" = no ]; then
+    for ((r = 1; r <= REPEAT; r++)); do
+      order=("${kinds[@]}")
+      if ((r % 2 == 0)); then  # alternate the order: drift of the machine hits both kinds alike
+        order=()
+        for ((i = ${#kinds[@]} - 1; i >= 0; i--)); do order+=("${kinds[i]}"); done
+      fi
+      runs=$(printf '%s.r'"$r"',' "${order[@]}")
+      for s in "${seed_list[@]}"; do
+        log "seed $s, repetition $r of $REPEAT: ${runs%,}"
+        "$0" "${pass_args[@]}" --seed "$s" --runs "${runs%,}" --out "$OUT/seed-$s" --no-latency ||
+          { echo "slurm_replay.sh: seed $s repetition $r failed" >&2; exit 1; }
+      done
+    done
+  else
+    for s in "${seed_list[@]}"; do
+      "$0" "${pass_args[@]}" --seed "$s" --out "$OUT/seed-$s" >/dev/null
+    done
+  fi
+  python3 "$top_srcdir/bench/slurm_replay/analyze.py" --summary --out "$OUT" | tee "$OUT/summary.txt"
+  exit 0
+fi
 
 NODES=64 PER_LEAF=8
-log() { echo "[$(date +%H:%M:%S)] $*"; }
 
 # ---- the fabric, the trace ----------------------------------------------------------------------
 setup() {
@@ -74,6 +137,10 @@ setup() {
   "$TOOL" trace --seed "$((SEED + 1000))" --nodes "$NODES" --per-leaf "$PER_LEAF" --span 60 --load "$LOAD" --frag \
     >"$OUT/trace-timing.txt"
   echo "required $SPANK" >"$OUT/plugstack.conf"
+  : >"$OUT/plugstack.empty"  # bare: no SPANK plugin (and not the system's /etc/slurm/plugstack.conf)
+  # whole: one plugin folder with the select and job_submit plugins of this build
+  mkdir -p "$OUT/plugins"
+  ln -sf "$SELDIR/select_cons_tres_topoaware.so" "$JOBSUB" "$OUT/plugins/"
   : >"$OUT/topoaware.conf"  # every key at its default (prefer mode, status file every 2 s)
 }
 
@@ -81,15 +148,23 @@ setup() {
 limit_min() { awk -v r="$1" 'BEGIN { m = int((r + 15) / 60); if (m * 60 < r + 15) m++; print m }'; }
 
 # ---- one replay ----------------------------------------------------------------------------------
+# The kind of run (set before replay): R_PLUGDIR (empty: Slurm's own plugins only), R_PLUGSTACK,
+# R_JOBSUB (yes: JobSubmitPlugins=topoaware), R_LAYOUT (yes: layout jobs carry --tp/--pp/--dp),
+# R_STEP (yes: the batch script runs `srun sleep RT`, else `sleep RT`).
+R_PLUGDIR=$SELDIR R_PLUGSTACK=$OUT/plugstack.conf R_JOBSUB=no R_LAYOUT=yes R_STEP=no
 replay() { # TAG SELECTTYPE DEBUG TRACE
   # (dir in a second `local`: bash expands every word of one `local` before assigning any)
   local tag=$1 sel=$2 debug=$3 trace=$4 idx arr rt n tp pp dp kind node id t0 now wait_s opts pending deadline
-  local dir=$OUT/$tag
+  local dir=$OUT/$tag extra=() work
   rm -rf "$dir"
   mkdir -p "$dir"
-  log "$tag: starting slurmctld + $NODES slurmd ($sel)"
-  cluster_start --nodes "$NODES" --width 4 --gpus 8 --dir "$dir/cluster" --plugin-dir "$SELDIR" \
-    --plugstack "$OUT/plugstack.conf" --topology "$OUT/topology.conf" --conf "SelectType=$sel" \
+  [ -z "$R_PLUGDIR" ] || extra+=(--plugin-dir "$R_PLUGDIR")
+  [ "$R_JOBSUB" = no ] || extra+=(--conf JobSubmitPlugins=topoaware)
+  echo "$tag start $(date -Is) load average: $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/load.txt"
+  log "$tag: starting slurmctld + $NODES slurmd ($sel; plugins ${R_PLUGDIR:-none of topoaware}; plugstack" \
+    "$(basename "$R_PLUGSTACK"); job_submit $R_JOBSUB; --tp/--pp/--dp $R_LAYOUT; srun step $R_STEP)"
+  cluster_start --nodes "$NODES" --width 4 --gpus 8 --dir "$dir/cluster" "${extra[@]}" \
+    --plugstack "$R_PLUGSTACK" --topology "$OUT/topology.conf" --conf "SelectType=$sel" \
     --file "topology.json=$OUT/topology.json" --file "topoaware.conf=$OUT/topoaware.conf" \
     --conf "MinJobAge=3600" --conf "DebugFlags=Route,Backfill,BackfillMap" --conf "SlurmctldDebug=$debug" \
     --timeout 240
@@ -119,8 +194,10 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
     sleep "$wait_s"
     opts=(--exclusive -N"$n" --gpus-per-node=8 --ntasks-per-node=8 -t "$(limit_min "$rt")" -J "ta.$idx.$kind"
       -o /dev/null)
-    [ "$kind" != layout ] || opts+=(--tp="$tp" --pp="$pp" --dp="$dp")
-    id=$(cluster_run sbatch --parsable "${opts[@]}" --wrap "sleep $rt") ||
+    [ "$kind" != layout ] || [ "$R_LAYOUT" = no ] || opts+=(--tp="$tp" --pp="$pp" --dp="$dp")
+    work="sleep $rt"
+    [ "$R_STEP" = no ] || work="srun sleep $rt"
+    id=$(cluster_run sbatch --parsable "${opts[@]}" --wrap "$work") ||
       { echo "slurm_replay.sh: sbatch failed for job $idx" >&2; return 1; }
     echo "$id" >>"$dir/submitted.txt"
   done < <(grep -v '^#' "$trace")
@@ -133,6 +210,7 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
     sleep 2
   done
   cluster_run scontrol -o show job >"$dir/jobs.txt"
+  echo "$tag end $(date -Is) load average: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/load.txt"
   cluster_run sdiag >"$dir/sdiag.txt" 2>&1 || true
   log "$tag: done ($(wc -l <"$dir/jobs.txt") job records); stopping (the counters line is logged at shutdown)"
   cluster_stop
@@ -146,7 +224,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
   for c in slurmctld slurmd sbatch; do
     command -v "$c" >/dev/null || { echo "slurm_replay.sh: $c not installed" >&2; exit 1; }
   done
-  for f in "$SELDIR/select_cons_tres_topoaware.so" "$SELDIR/select_cons_tres_passthrough.so" "$SPANK"; do
+  for f in "$SELDIR/select_cons_tres_topoaware.so" "$SELDIR/select_cons_tres_passthrough.so" "$SPANK" "$JOBSUB"; do
     [ -f "$f" ] || { echo "slurm_replay.sh: $f not built (configure --with-slurm-source)" >&2; exit 1; }
   done
   [ "$RUNS" != none ] || RUNS=""
@@ -154,7 +232,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
   setup
   if [ -f "$OUT/trace.prev" ] && ! cmp -s "$OUT/trace.prev" "$OUT/trace.txt"; then
     echo "slurm_replay.sh: the trace in $OUT changed (other --seed/--span/--load): redo every run" >&2
-    rm -rf "$OUT"/stock "$OUT"/topo "$OUT"/pass "$OUT"/timing.* "$OUT/walltime.txt"
+    rm -rf "$OUT"/stock* "$OUT"/topo* "$OUT"/pass* "$OUT"/bare* "$OUT"/whole* "$OUT"/timing.* "$OUT/walltime.txt"
   fi
   rm -f "$OUT/trace.prev"
   {
@@ -176,10 +254,13 @@ if [ "$ANALYZE_ONLY" = no ]; then
     # topo and pass, whose counters are compared, both stay at info (the plugin logs more at
     # verbose, inside the timed call).
     debug=info
-    case $tag in
+    R_PLUGDIR=$SELDIR R_PLUGSTACK=$OUT/plugstack.conf R_JOBSUB=no R_LAYOUT=yes R_STEP=no
+    case ${tag%%.*} in
       stock) sel=select/cons_tres debug=verbose ;;
       topo) sel=select/cons_tres_topoaware ;;
       pass) sel=select/cons_tres_passthrough ;;
+      bare) sel=select/cons_tres R_PLUGDIR="" R_PLUGSTACK=$OUT/plugstack.empty R_LAYOUT=no R_STEP=yes ;;
+      whole) sel=select/cons_tres_topoaware R_PLUGDIR=$OUT/plugins R_JOBSUB=yes R_STEP=yes ;;
       *) echo "slurm_replay.sh: unknown run $tag" >&2; exit 2 ;;
     esac
     start_s=$SECONDS
@@ -195,8 +276,10 @@ if [ "$ANALYZE_ONLY" = no ]; then
         { echo "slurm_replay.sh: timing replay $k $tag failed" >&2; exit 1; }
     done
   done
-  log "engine alone: bench/placement_latency (256..16,384 nodes)"
-  "$LAT" 1 "$([ "$QUICK" = yes ] && echo 50 || echo 200)" >"$OUT/placement_latency.txt"
+  if [ "$NOLAT" = no ]; then
+    log "engine alone: bench/placement_latency (256..16,384 nodes)"
+    "$LAT" 1 "$([ "$QUICK" = yes ] && echo 50 || echo 200)" >"$OUT/placement_latency.txt"
+  fi
 fi
 
 python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$OUT" --topoaware "$BIN" --tool "$TOOL" |

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Analysis of bench/slurm_replay.sh: the real allocations of the replays (stock, topo, pass),
-scored with `topoaware plan`; stock's decisions against the simulator's Slurm tree replica; the
-select_p_job_test counters of slurmctld.log.
+"""Analysis of bench/slurm_replay.sh: the real allocations of the replays (stock, topo, pass,
+bare, whole), scored with `topoaware plan`; stock's decisions against the simulator's Slurm tree
+replica; the select_p_job_test counters of slurmctld.log; whole against bare per repetition.
 
 usage: analyze.py --out DIR --topoaware BIN --tool SLURM_REPLAY_TOOL
+       analyze.py --summary --out DIR    (DIR/seed-*/metrics.json of several seeds: whole/bare)
 
 DIR holds topology.json, topology.conf, trace.txt and one folder per run (jobs.txt = `scontrol -o
 show job`, slurmctld.log). Writes DIR/jobs.csv (one row per run and job), DIR/replica.txt (every
@@ -22,6 +23,24 @@ import sys
 RUNS = [("stock", "select/cons_tres + topology/tree"),
         ("topo", "select/cons_tres_topoaware"),
         ("pass", "select/cons_tres_passthrough")]
+KINDS = ("stock", "topo", "pass", "bare", "whole")
+# Runs whose tasks get topoaware's rank order (spank_topoaware's hints): native order = topoaware's.
+TOPO_ORDER = ("topo", "whole")
+
+
+def run_tags(out):
+    """Every run folder with results: stock, topo, pass, bare, whole, each maybe with a repetition
+    suffix (.r1, .r2, ...), in KINDS order then by repetition."""
+    found = []
+    for d in os.listdir(out):
+        m = re.fullmatch(r"(\w+?)(?:\.r(\d+))?", d)
+        if m and m.group(1) in KINDS and os.path.exists(os.path.join(out, d, "jobs.txt")):
+            found.append((int(m.group(2) or 0), KINDS.index(m.group(1)), d))
+    return [d for _, _, d in sorted(found)]
+
+
+def kind_of(tag):
+    return tag.split(".")[0]
 
 
 # ---- host lists -------------------------------------------------------------------------------
@@ -161,14 +180,107 @@ def pct(xs, q):
     return s[k]
 
 
-def metrics(jobs, scorer, nodes_total):
+RE_BATCH = re.compile(r"^\[(\S+)\] Launching batch job (\d+) ")
+RE_TASK = re.compile(r"^\[(\S+)\] launch task StepId=(\d+)\.0 ")
+
+
+def step_delays(logdir, ids):
+    """JobId -> seconds from the batch script's launch to the last node's launch of step 0 (srun's
+    tasks), from the slurmd logs (the harness's cluster/log); {} without them."""
+    if not os.path.isdir(logdir):
+        return {}
+    batch, task = {}, {}
+    for f in os.listdir(logdir):
+        if not (f.startswith("slurmd.") and f.endswith(".log")):
+            continue
+        for line in open(os.path.join(logdir, f), errors="replace"):
+            m = RE_BATCH.match(line) or RE_TASK.match(line)
+            if not m or int(m.group(2)) not in ids:
+                continue
+            t = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+            jid = int(m.group(2))
+            if line.find("Launching batch") >= 0:
+                batch[jid] = t
+            else:
+                task[jid] = max(task.get(jid, t), t)
+    return {j: task[j] - batch[j] for j in task if j in batch}
+
+
+RE_SLURMD = re.compile(r"^\[(\S+)\] (?:\[(\d+)\.(\w+)\] done with job|Launching batch job (\d+) |"
+                       r"launch task StepId=(\d+)\.0 )")
+RE_CTLD = re.compile(r"^\[(\S+)\] (?:sched: Allocate JobId=(\d+) |(?:\S+: )*Started JobId=(\d+) |"
+                     r"_job_complete: JobId=(\d+) done)")
+
+
+def _t(s):
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+
+
+def timeline(rundir, jobs):
+    """Where a job's time beyond its sleep goes (ms resolution, slurmctld.log and the slurmd logs),
+    mean seconds over the trace jobs with every event: allocated -> batch script launched -> last
+    node's srun task launched -> last node's step done (minus the sleep) -> batch step done ->
+    slurmctld's job complete. None without the logs."""
+    ids = {j["id"]: j for j in jobs if j["kind"] != "frag"}
+    ev = {}
+    logdir = os.path.join(rundir, "cluster", "log")
+    ctld = os.path.join(rundir, "slurmctld.log")
+    if not os.path.isdir(logdir) or not os.path.exists(ctld):
+        return None
+    for line in open(ctld, errors="replace"):
+        m = RE_CTLD.match(line)
+        if m:
+            jid = int(m.group(2) or m.group(3) or m.group(4))
+            if jid in ids:
+                ev.setdefault(jid, {})["complete" if m.group(4) else "alloc"] = _t(m.group(1))
+    for f in os.listdir(logdir):
+        if not (f.startswith("slurmd.") and f.endswith(".log")):
+            continue
+        for line in open(os.path.join(logdir, f), errors="replace"):
+            m = RE_SLURMD.match(line)
+            if not m:
+                continue
+            jid = int(m.group(2) or m.group(4) or m.group(5))
+            if jid not in ids:
+                continue
+            e, t = ev.setdefault(jid, {}), _t(m.group(1))
+            if m.group(4):
+                e["batch"] = t
+            elif m.group(5):
+                e["task"] = max(e.get("task", t), t)
+            elif m.group(3) == "0":
+                e["stepdone"] = max(e.get("stepdone", t), t)
+            elif m.group(3) == "batch":
+                e["batchdone"] = t
+    keys = ("alloc", "batch", "task", "stepdone", "batchdone", "complete")
+    full = {j: e for j, e in ev.items() if all(k in e for k in keys)}
+    if not full:
+        return None
+    n = len(full)
+    out = dict(n=n)
+    for a, b, name in (("alloc", "batch", "alloc_to_batch"), ("batch", "task", "batch_to_step"),
+                       ("stepdone", "batchdone", "step_to_batch_done"), ("batchdone", "complete", "batch_to_complete")):
+        out[name] = sum(e[b] - e[a] for e in full.values()) / n
+    out["step_beyond_sleep"] = sum(e["stepdone"] - e["task"] - ids[j]["t"]["runtime"] for j, e in full.items()) / n
+    out["total_beyond_sleep"] = sum(e["complete"] - e["alloc"] - ids[j]["t"]["runtime"] for j, e in full.items()) / n
+    # by job size: every slurmd shares this host's cores, so per-node work in a step adds up here
+    bins = {}
+    for j, e in full.items():
+        k = len(ids[j]["nodes"])
+        b = "1" if k == 1 else "2-4" if k <= 4 else "5-8" if k <= 8 else "9-16" if k <= 16 else "17+"
+        bins.setdefault(b, []).append(e["stepdone"] - e["task"] - ids[j]["t"]["runtime"])
+    out["step_by_nodes"] = {b: (len(v), sum(v) / len(v)) for b, v in bins.items()}
+    return out
+
+
+def metrics(jobs, scorer, nodes_total, logdir=None):
     trace_jobs = [j for j in jobs if j["kind"] != "frag"]
     done = [j for j in trace_jobs if j["start"] and j["end"] and j["nodes"]]
     m = dict(jobs=len(trace_jobs), done=len(done))
     multi = [j for j in done if j["kind"] == "layout" and len(j["nodes"]) > 1]
     m["multi"] = len(multi)
     acc = dict(ideal_t=0, ideal_n=0, hop_t=0.0, hop_n=0.0, hop_i=0.0, spine_t=0.0, spine_n=0.0, dp_g=0, dp_i_t=0,
-               dp_i_n=0, pp_g=0, pp_i_t=0, pp_i_n=0, sd_ns=0.0, sd_w=0.0, ratio_sum_t=0.0)
+               dp_i_n=0, pp_g=0, pp_i_t=0, pp_i_n=0, sd_ns=0.0, sd_ns_n=0.0, sd_w=0.0, ratio_sum_t=0.0)
     for j in multi:
         r = scorer.score(j["t"], j["nodes"])
         ct, cn = r["cost"], r["first_fit_cost"]  # topoaware's rank order / node-index order
@@ -192,6 +304,7 @@ def metrics(jobs, scorer, nodes_total):
             acc["pp_i_n"] += cn["pp"]["at_ideal"]
         w = len(j["nodes"]) * rt
         acc["sd_ns"] += ct["slowdown"] * w
+        acc["sd_ns_n"] += cn["slowdown"] * w
         acc["sd_w"] += w
     m.update(acc)
     n = max(1, len(multi))
@@ -205,6 +318,17 @@ def metrics(jobs, scorer, nodes_total):
     m["pp_rate_t"] = acc["pp_i_t"] / acc["pp_g"] if acc["pp_g"] else float("nan")
     m["pp_rate_n"] = acc["pp_i_n"] / acc["pp_g"] if acc["pp_g"] else float("nan")
     m["slowdown_t"] = acc["sd_ns"] / acc["sd_w"] if acc["sd_w"] else float("nan")
+    m["slowdown_n"] = acc["sd_ns_n"] / acc["sd_w"] if acc["sd_w"] else float("nan")
+    over = [j["end"] - j["start"] - j["t"]["runtime"] for j in done]
+    m["overrun"] = sum(over) / len(over) if over else float("nan")
+    sd = step_delays(logdir, {j["id"] for j in done}) if logdir else {}
+    m["step_delay_mean"] = sum(sd.values()) / len(sd) if sd else float("nan")
+    m["step_delay_max"] = max(sd.values()) if sd else float("nan")
+    m["step_n"] = len(sd)
+    states = {}
+    for j in trace_jobs:
+        states[j["state"]] = states.get(j["state"], 0) + 1
+    m["states"] = states
     waits = [j["start"] - j["submit"] for j in done]
     lwaits = [j["start"] - j["submit"] for j in multi]
     m["wait_mean"] = sum(waits) / len(waits) if waits else float("nan")
@@ -394,23 +518,113 @@ def ratio(a, b):
     return a / b if b else (float("inf") if a else 1.0)
 
 
+# whole against bare: (label, key of the native-order metrics, format); lower is better for all
+# but the ideal-span rate and utilization.
+VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
+      ("hop-bytes / ideal, native order", "hop_vs_ideal_n", "{:.4f}"),
+      ("est. slowdown f=0.3, native order", "slowdown_n", "{:.4f}"),
+      ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}"),
+      ("p95 wait (s)", "wait_p95", "{:.1f}"),
+      ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}"),
+      ("makespan (s)", "makespan", "{:.0f}"),
+      ("utilization over the makespan", "util", "{:.1%}"),
+      ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}"),
+      ("srun step launch delay, mean (s)", "step_delay_mean", "{:.3f}"),
+      ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}")]
+HIGHER_BETTER = ("ideal_rate_n", "util")
+
+
+def native(tag, m):
+    """The metrics in the order the run's tasks really get (topoaware's for topo and whole)."""
+    n = dict(m)
+    if kind_of(tag) in TOPO_ORDER:
+        for k in ("ideal_rate", "hop_vs_ideal", "dp_rate", "pp_rate", "slowdown"):
+            n[k + "_n"] = m[k + "_t"]
+    return n
+
+
+def pairs_whole_bare(nat):
+    """(repetition name, bare tag, whole tag) for every repetition with both runs."""
+    out = []
+    for t in nat:
+        if kind_of(t) == "bare":
+            w = "whole" + t[len("bare"):]
+            if w in nat:
+                out.append((t[len("bare") + 1:] or "-", t, w))
+    return out
+
+
+def summary(out):
+    """whole/bare over several seeds (DIR/seed-S/metrics.json, written by the per-seed analysis)."""
+    seeds = sorted((int(d[5:]), d) for d in os.listdir(out) if re.fullmatch(r"seed-\d+", d) and
+                   os.path.exists(os.path.join(out, d, "metrics.json")))
+    if not seeds:
+        sys.exit("analyze.py: no seed-*/metrics.json in " + out)
+    cols, vals = [], {}
+    for s, d in seeds:
+        nat = json.load(open(os.path.join(out, d, "metrics.json")))
+        for rep, b, w in pairs_whole_bare(nat):
+            c = f"s{s}.{rep}"
+            cols.append(c)
+            vals[c] = (nat[b], nat[w])
+    print("# Replay through real slurmctld: the whole topoaware install (whole) against stock Slurm without")
+    print("# topoaware (bare), per seed (s) and repetition (r); bench/slurm_replay.sh --seeds")
+    for s, d in seeds:
+        mf = os.path.join(out, d, "machine.txt")
+        if os.path.exists(mf):
+            print(f"# seed {s}: " + " | ".join(l.strip() for l in open(mf) if l.startswith(("date", "host"))))
+        for t in sorted(os.listdir(os.path.join(out, d))):
+            lf = os.path.join(out, d, t, "load.txt")
+            if os.path.exists(lf):
+                print(f"#   {t}: " + "; ".join(" ".join(l.split()[1:2] + l.split()[-3:]) for l in open(lf)))
+    if not cols:
+        sys.exit("analyze.py: no repetition with both a bare and a whole run")
+    print("\n## whole/bare ratio (native order: bare's tasks in node-index order, whole's in topoaware's)")
+    print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest")
+    print(f"{'metric':40s}" + "".join(f"{c:>9s}" for c in cols) + f"{'median':>9s}{'min..max':>15s}")
+    for label, key, _ in VS:
+        rs = [ratio(vals[c][1].get(key), vals[c][0].get(key)) for c in cols]
+        ok = [r for r in rs if not math.isnan(r)]
+        line = f"{label:40s}" + "".join(f"{r:9.3f}" for r in rs)
+        line += f"{median(ok):9.3f}" + (f"{min(ok):>7.3f}..{max(ok):<6.3f}" if ok else "")
+        print(line)
+    print("\n## absolute values: median over seeds and repetitions (min..max)")
+    print(f"{'metric':40s}{'bare':>26s}{'whole':>26s}")
+    for label, key, fmt in VS:
+        line = f"{label:40s}"
+        for i in (0, 1):
+            xs = [vals[c][i].get(key) for c in cols if vals[c][i].get(key) is not None]
+            xs = [x for x in xs if not math.isnan(x)]
+            txt = f"{fmt.format(median(xs))} ({fmt.format(min(xs))}..{fmt.format(max(xs))})" if xs else "-"
+            line += f"{txt:>26s}"
+        print(line)
+    print("\n## job states of the trace jobs (every run)")
+    for c in cols:
+        print(f"{c}: bare {vals[c][0].get('states')}, whole {vals[c][1].get('states')}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--topoaware", required=True)
-    ap.add_argument("--tool", required=True)
+    ap.add_argument("--topoaware")
+    ap.add_argument("--tool")
+    ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
     out = a.out
+    if a.summary:
+        summary(out)
+        return
+    if not a.topoaware or not a.tool:
+        sys.exit("analyze.py: --topoaware and --tool are needed (or --summary)")
     topo_json, topo_conf = os.path.join(out, "topology.json"), os.path.join(out, "topology.conf")
     trace = read_trace(os.path.join(out, "trace.txt"))
     all_nodes = [f"n{k:04d}" for k in range(1, 65)]
     scorer = Scorer(a.topoaware, topo_json)
     runs, res = {}, {}
-    for tag, _ in RUNS:
+    for tag in run_tags(out):
         path = os.path.join(out, tag, "jobs.txt")
-        if os.path.exists(path):
-            runs[tag] = read_jobs(path, trace)
-            res[tag] = metrics(runs[tag], scorer, len(all_nodes))
+        runs[tag] = read_jobs(path, trace)
+        res[tag] = metrics(runs[tag], scorer, len(all_nodes), os.path.join(out, tag, "cluster", "log"))
     if not runs:
         sys.exit("analyze.py: no run results in " + out)
 
@@ -441,29 +655,29 @@ def main():
         ("DP rings at ideal, native order", "dp_rate_n", "{:.1%}", True),
         ("PP chains at ideal, topoaware order", "pp_rate_t", "{:.1%}", True),
         ("PP chains at ideal, native order", "pp_rate_n", "{:.1%}", True),
-        ("est. slowdown f=0.3 (node-s weighted)", "slowdown_t", "{:.4f}", True),
+        ("est. slowdown f=0.3, topoaware order", "slowdown_t", "{:.4f}", True),
+        ("est. slowdown f=0.3, native order", "slowdown_n", "{:.4f}", True),
         ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}", True),
         ("p95 wait (s)", "wait_p95", "{:.1f}", True),
         ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}", True),
         ("makespan (s)", "makespan", "{:.0f}", True),
         ("utilization over the makespan", "util", "{:.1%}", True),
+        ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}", True),
+        ("step launch delay, mean (s)", "step_delay_mean", "{:.3f}", True),
+        ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
     ]
     # "native order": the order each run's tasks really get (stock and pass: Slurm's node-index
     # order; topo: spank_topoaware's order). For topo the two orders are the same.
-    nat = {}
-    for tag in res:
-        nat[tag] = dict(res[tag])
-        if tag == "topo":
-            for k in ("ideal_rate", "hop_vs_ideal", "dp_rate", "pp_rate"):
-                nat[tag][k + "_n"] = res[tag][k + "_t"]
-    tags = [t for t, _ in RUNS if t in res]
+    nat = {tag: native(tag, res[tag]) for tag in res}
+    tags = list(res)
     hdr = f"{'metric':40s}" + "".join(f"{t:>11s}" for t in tags)
     if "topo" in res and "stock" in res:
         hdr += f"{'topo/stock':>12s}"
     if "pass" in res and "stock" in res:
         hdr += f"{'pass/stock':>12s}"
     print("\n## Placement and schedule from the real allocations (scontrol show job), scored by topoaware plan")
-    print("## native order = the order the tasks really get: stock/pass node-index, topo spank_topoaware's")
+    print("## native order = the order the tasks really get: stock/pass/bare node-index, topo/whole "
+          "spank_topoaware's")
     print(hdr)
     for label, key, fmt, rat in rows:
         line = f"{label:40s}"
@@ -482,6 +696,34 @@ def main():
         print(f"excess hop-bytes above ideal, topo/stock: topoaware order "
               f"{ratio(t['hop_t'] - t['hop_i'], s['hop_t'] - s['hop_i']):.3f}, native order "
               f"{ratio(t['hop_t'] - t['hop_i'], s['hop_n'] - s['hop_i']):.3f}")
+
+    tls = {t: timeline(os.path.join(out, t), runs[t]) for t in tags}
+    if any(tls.values()):
+        print("\n## where a job's time beyond its sleep goes (mean s, ms resolution, slurmctld and slurmd logs)")
+        print(f"{'run':10s}{'jobs':>6s}{'alloc>batch':>13s}{'batch>tasks':>13s}{'step-sleep':>12s}"
+              f"{'step>batch end':>16s}{'batch>complete':>16s}{'total-sleep':>13s}")
+        for t, tl in tls.items():
+            if tl:
+                print(f"{t:10s}{tl['n']:6d}{tl['alloc_to_batch']:13.3f}{tl['batch_to_step']:13.3f}"
+                      f"{tl['step_beyond_sleep']:12.3f}{tl['step_to_batch_done']:16.3f}{tl['batch_to_complete']:16.3f}"
+                      f"{tl['total_beyond_sleep']:13.3f}")
+                nat[t]["timeline"] = tl
+        print("step-sleep by job size (nodes: jobs, mean s):")
+        for t, tl in tls.items():
+            if tl:
+                order = ["1", "2-4", "5-8", "9-16", "17+"]
+                print(f"  {t:10s}" + "  ".join(f"{b}: {tl['step_by_nodes'][b][0]}, {tl['step_by_nodes'][b][1]:.2f}"
+                                             for b in order if b in tl["step_by_nodes"]))
+    wb = pairs_whole_bare(nat)
+    if wb:
+        print("\n## whole (the whole topoaware install) / bare (stock Slurm without topoaware), per repetition")
+        print(f"{'metric':40s}" + "".join(f"{r:>9s}" for r, _, _ in wb))
+        for label, key, _ in VS:
+            print(f"{label:40s}" + "".join(f"{ratio(nat[w].get(key), nat[b].get(key)):9.3f}" for _, b, w in wb))
+        for r, b, w in wb:
+            print(f"job states {r}: bare {nat[b]['states']}, whole {nat[w]['states']}")
+    with open(os.path.join(out, "metrics.json"), "w") as f:
+        json.dump(nat, f, indent=1, sort_keys=True)
 
     # jobs.csv
     with open(os.path.join(out, "jobs.csv"), "w", newline="") as f:
@@ -543,6 +785,21 @@ def main():
                 print(f"  ... {len(mism) - 20} more in replica.txt")
     rep.close()
 
+    fs = []
+    for tag in [t for t in tags if kind_of(t) in ("bare", "whole")]:
+        rows_ = engine_agreement(runs[tag], os.path.join(out, tag, "slurmctld.log"), scorer, all_nodes)
+        if rows_:
+            byid = {j["id"]: j for j in runs[tag]}
+            got = sum(ideal(byid[r["id"]]["score"]["cost" if kind_of(tag) in TOPO_ORDER else "first_fit_cost"])
+                      for r in rows_)
+            could = sum(1 for r in rows_ if r["plan"] and ideal(scorer.score(byid[r["id"]]["t"], r["plan"])["cost"]))
+            fs.append(f"{tag}: {got} ideal (native order) of {len(rows_)}; topoaware plan on the same free sets: "
+                      f"{could} ideal; plan picks the run's nodes {sum(r['match'] for r in rows_)}/{len(rows_)}")
+    if fs:
+        print("\n## each multi-node layout decision against what its free set allowed (free sets from scontrol "
+              "times, approximate)")
+        for line in fs:
+            print(line)
     if "topo" in runs:
         rows_ = engine_agreement(runs["topo"], os.path.join(out, "topo", "slurmctld.log"), scorer, all_nodes)
         if rows_:
@@ -577,6 +834,13 @@ def main():
                      f"{c['layout_max_us']} us)") if c["layout_calls"] is not None else ""
             print(f"{tag}: {c['plugin']} [{c['format']}]: {c['calls']} calls, mean {c['mean_us']:.1f} us, max "
                   f"{c['max_us']} us{extra}")
+    for tag in [t for t in tags if kind_of(t) == "whole"]:
+        lp = os.path.join(out, tag, "slurmctld.log")
+        c = counters(lp) if os.path.exists(lp) else None
+        if c:
+            extra = (f", layout calls {c['layout_calls']} (mean {c['layout_mean_us']:.1f} us, max "
+                     f"{c['layout_max_us']} us)") if c["layout_calls"] is not None else ""
+            print(f"{tag}: {c['plugin']}: {c['calls']} calls, mean {c['mean_us']:.1f} us, max {c['max_us']} us{extra}")
     if cnt.get("topo") and cnt.get("pass"):
         t, p = cnt["topo"], cnt["pass"]
         r = ratio(t["mean_us"], p["mean_us"])
