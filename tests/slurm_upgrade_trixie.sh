@@ -129,8 +129,8 @@ new_log | grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (
 nodes_up() { ! cluster_run sinfo -h -N -o '%t' | grep -qvE '^(idle|alloc|mix)$'; }
 ta_wait_for 90 nodes_up ||
   ta_fail "not every 24.11 slurmd answers slurmctld $new_version: $(cluster_run sinfo -h -N -o '%N %t')"
-v=$(cluster_run scontrol -o show node n0002 | sed -n 's/.* Version=\([^ ]*\) .*/\1/p')
-[ "$v" = "$old_version" ] || ta_fail "node n0002 reports Slurm '$v', expected the old slurmd ($old_version)"
+v=$(cluster_run scontrol -o show node | sed -n 's/.* Version=\([^ ]*\) .*/\1/p' | sort -u | paste -sd,)
+[ "$v" = "$old_version" ] || ta_fail "the nodes report Slurm '$v', expected the old slurmd ($old_version) on all"
 sel_same_jobs_after "the upgrade to $new_version"
 ta_pass "Slurm $old_version -> $new_version (slurmctld only, slurmd $v): 11 jobs as before; B's entry" \
   "unchanged ($SEL_B1); C waits until the same deadline; P waits"
