@@ -44,9 +44,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ta-debtrixie.XXXXXX")
 ta_on_exit "rm -rf '$work'"
 trixie_overlay "$work" || ta_fail "$TRIXIE_WHY"
 root=$TRIXIE_ROOT
-mkdir -p "$root/build"
-cp "$TRIXIE_TA_BUILD"/*.deb "$root/build/"
-plugindir=$(dirname "$(chroot "$root" dpkg -L slurm-wlm-basic-plugins | grep '/select_cons_tres\.so$')")
+deb_stage_in_root "$root" "$TRIXIE_TA_BUILD"
+plugindir=$DEB_PLUGINDIR
 deb_check_packages "$root/build" "$plugindir" "$version"
 
 deb_install_in_root "$root"

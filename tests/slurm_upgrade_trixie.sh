@@ -59,11 +59,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ta-upgrade.XXXXXX")
 ta_on_exit "rm -rf '$work'"
 trixie_overlay "$work" || ta_fail "$TRIXIE_WHY"
 root=$TRIXIE_ROOT
-mkdir -p "$root/build"
-cp "$TRIXIE_TA_BUILD"/*.deb "$root/build/"
+deb_stage_in_root "$root" "$TRIXIE_TA_BUILD"
 deb_install_in_root "$root"
-plugindir=$(dirname "$(chroot "$root" dpkg -L slurm-wlm-basic-plugins | grep '/select_cons_tres\.so$')")
-deb_fabric "$root" /tmp/ta-fabric /usr/bin/topoaware "$plugindir"
+deb_fabric "$root" /tmp/ta-fabric /usr/bin/topoaware "$DEB_PLUGINDIR"
 f=$root/tmp/ta-fabric
 printf '%s\n' "StatusInterval=1" >"$f/topoaware.conf"
 

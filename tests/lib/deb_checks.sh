@@ -137,6 +137,15 @@ deb_task_env() {
   ta_pass "SPANK task environment: 16 tasks with TOPOAWARE_TP_RANK, TOPOAWARE_DP_RANK and WORLD_SIZE"
 }
 
+# deb_stage_in_root ROOT DIR: the .deb files of DIR copied to ROOT/build (an overlay of the trixie
+# root); sets DEB_PLUGINDIR to Slurm's plugin folder in ROOT (where the plugins package installs).
+deb_stage_in_root() {
+  local root=$1 dir=$2
+  mkdir -p "$root/build"
+  cp "$dir"/*.deb "$root/build/"
+  DEB_PLUGINDIR=$(dirname "$(chroot "$root" dpkg -L slurm-wlm-basic-plugins | grep '/select_cons_tres\.so$')")
+}
+
 # deb_install_in_root ROOT: the topoaware and slurm-topoaware-plugins packages found in ROOT/build
 # installed there with apt-get (ROOT: an overlay of the trixie root, tests/lib/trixie.sh, which the
 # packages' dependencies are already in).
