@@ -95,6 +95,18 @@ typedef struct topoaware_task_plan topoaware_task_plan_t;
  * and reports, it itself). */
 int topoaware_task_prepare(const topoaware_task_in_t *in, char *err, size_t errlen);
 
+/* Root, in slurmstepd before the tasks of a layout step (spank's init_post_opt): this node's GPUs
+ * and NICs as hwloc sees them (exclude_nics left out; hwloc reads HWLOC_XMLFILE from the process's
+ * environment), kept in the process so that topoaware_task_prepare and topoaware_task_plan (of
+ * this process and the tasks it forks) take them instead of probing again with the same
+ * exclude_nics and no hwloc_xml. Read from node.<self>.devices in the state folder open as
+ * state_fd when that file holds a probe of this boot from the same inputs (node/devices_cache.hpp:
+ * boot id, node, exclude list, hwloc and its environment, the InfiniBand devices the kernel has);
+ * else probed and written there (atomically, mode 0600, never through a symbolic link).
+ * Returns 0 (read from the file), 1 (probed and written), or -1 with err: the probe failed (nothing
+ * kept), or it worked but the file could not be written (kept in the process all the same). */
+int topoaware_node_devices_load(int state_fd, const char *self, const char *exclude_nics, char *err, size_t errlen);
+
 topoaware_task_plan_t *topoaware_task_plan(const topoaware_task_in_t *in, char *err, size_t errlen);
 void topoaware_task_plan_free(topoaware_task_plan_t *plan);
 uint32_t topoaware_task_plan_vars(const topoaware_task_plan_t *plan);

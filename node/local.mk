@@ -4,7 +4,7 @@
 # per-job folders and hash files (capi/job_dir_c.h). No libibnetdisc.
 noinst_LTLIBRARIES += node/libtopoaware_node.la
 node_libtopoaware_node_la_SOURCES = \
-  node/hwloc_probe.hpp node/hwloc_probe.cpp \
+  node/hwloc_probe.hpp node/hwloc_probe.cpp node/devices_cache.hpp node/devices_cache.cpp \
   node/task_c.cpp node/spank_args.cpp node/job_dir.cpp node/job_hash.cpp
 node_libtopoaware_node_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) -I$(top_srcdir)/node \
   -I$(top_srcdir)/capi $(HWLOC_CFLAGS)

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "devices_cache.hpp"
 #include "hostlist.hpp"
 #include "hwloc_probe.hpp"
 #include "rank_order.hpp"
@@ -148,7 +149,9 @@ void probe_devices(const topoaware_task_in_t &in, NodeStep *ns) {
   topoaware::ProbeOptions po;
   if (in.hwloc_xml) po.xml = in.hwloc_xml;
   if (in.exclude_nics) po.exclude_nics = topoaware::split_names(in.exclude_nics);
-  ns->devices = topoaware::probe_node_devices(po);
+  // slurmstepd's root side loaded them already (topoaware_node_devices_load): no second probe.
+  const topoaware::NodeDevices *kept = topoaware::kept_node_devices(po);
+  ns->devices = kept ? *kept : topoaware::probe_node_devices(po);
   ns->probed = true;
 }
 

@@ -99,6 +99,28 @@ msg+=" launcher variables, GPUs, NICs and NCCL_IB_HCA per task"
 ta_pass "$msg"
 ta_note "$(head -1 "$work/a")"
 
+# 1b. Each node's GPUs and NICs are probed once and kept for the boot: node.<NODE>.devices in the
+# state folder (root's, 0600, written by slurmstepd before the tasks); later steps read it back
+# instead of probing hwloc again. Shown by editing n0001's file (its key kept): the next step's
+# tasks on n0001 get the edited NIC names, n0002's the probed ones; a removed file is probed again.
+for n in n0001 n0002; do
+  f=$state/node.$n.devices
+  [ -f "$f" ] && [ ! -L "$f" ] && [ "$(stat -c '%u %a' "$f")" = "0 600" ] ||
+    ta_fail "no root-owned file $f of mode 0600 after a layout step: $(ls -la "$state")"
+done
+sed -i 's/"mlx5_\([0-3]\)"/"mlx5_9\1"/' "$state/node.n0001.devices"
+step "$work/a2" --tp=2 --pp=2 --dp=2
+edited="=mlx5_90:1,mlx5_91:1,mlx5_92:1,mlx5_93:1" probed="=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1"
+[ "$(grep -c " SLURMD_NODENAME=n0001 .* TOPOAWARE_NIC=mlx5_9[0-3] NCCL_IB_HCA=$edited " "$work/a2")" = 4 ] ||
+  ta_fail "n0001's tasks did not take the NICs of its devices file: $(cat "$work/a2" "$work/a2.err")"
+[ "$(grep -c " SLURMD_NODENAME=n0002 .* TOPOAWARE_NIC=mlx5_[0-3] NCCL_IB_HCA=$probed " "$work/a2")" = 4 ] ||
+  ta_fail "n0002's tasks changed: $(cat "$work/a2")"
+rm -f "$state/node.n0001.devices"
+step "$work/a3" --tp=2 --pp=2 --dp=2
+[ "$(grep -c " NCCL_IB_HCA=$probed " "$work/a3")" = 8 ] && [ -f "$state/node.n0001.devices" ] ||
+  ta_fail "a removed devices file was not probed again: $(cat "$work/a3"; ls -la "$state")"
+ta_pass "GPUs and NICs probed once per node, kept in <state_dir>/node.<NODE>.devices, read back by later steps"
+
 # 2. The user's own values are kept.
 NCCL_IB_HCA==mlx5_9:1 RANK=77 step "$work/b" --tp=2 --pp=2 --dp=2
 grep -v 'NCCL_IB_HCA==mlx5_9:1 ' "$work/b" && ta_fail "a user's NCCL_IB_HCA was replaced"

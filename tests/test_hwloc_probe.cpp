@@ -1,7 +1,8 @@
 // node/hwloc_probe over the recorded GPU nodes in tests/fixtures/hwloc (PROVENANCE.md) and the
 // synthetic HGX-style node, with the expected GPUs, NICs and pairs written by reading the
 // recordings (lstopo-no-graphics --of console -i FILE); the task plan and the job map of
-// capi/task_c.h; the per-job folders of capi/job_dir_c.h (as root: owners, symbolic links, removal).
+// capi/task_c.h; the node's devices kept for the boot (node/devices_cache.hpp); the per-job
+// folders of capi/job_dir_c.h (as root: owners, symbolic links, removal).
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "devices_cache.hpp"
 #include "engine_topologies.hpp"
 #include "hwloc_probe.hpp"
 #include "job_dir_c.h"
@@ -143,6 +145,110 @@ void test_env_xmlfile(void **) {
   unsetenv("HWLOC_XMLFILE");
   assert_int_equal(d.gpus.size(), 4);
   assert_string_equal(d.gpus[3].cuda.c_str(), "cuda3");
+}
+
+std::string read_text(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+}
+
+// What a probe gives, in the order and with the pairs that matter to the task plan.
+std::string devices_summary(const topoaware::NodeDevices &d) {
+  std::string s;
+  for (const auto &g : d.gpus) s += g.busid + "/" + std::to_string(g.nic) + "/" + std::to_string(int(g.locality)) + " ";
+  for (const auto &n : d.nics) s += n.name + ":" + std::to_string(n.port) + " ";
+  for (const auto &x : d.excluded) s += "-" + x + " ";
+  return s + std::to_string(d.pci_devices);
+}
+
+// The node's devices kept for the boot (topoaware_node_devices_load): probed and written once, then
+// read back while the inputs are the same; probed again when they change or the file is broken;
+// never through a symbolic link.
+void test_devices_cache(void **) {
+  char err[1024] = "";
+  if (access("/proc/sys/kernel/random/boot_id", R_OK) != 0) skip();  // no boot id: nothing is kept
+  char tmpl[] = "/tmp/ta-devices-XXXXXX";
+  assert_non_null(mkdtemp(tmpl));
+  const std::string d = tmpl, xml = d + "/node.xml", file = d + "/node.n0001.devices";
+  std::filesystem::copy_file(fixture("synthetic-hgx-8gpu-8nic.xml"), xml);
+  setenv("HWLOC_XMLFILE", xml.c_str(), 1);
+  setenv("HWLOC_THISSYSTEM", "1", 1);
+  const int fd = open(d.c_str(), O_RDONLY | O_DIRECTORY);
+  assert_true(fd >= 0);
+  const std::string want = devices_summary(topoaware::probe_node_devices({}));
+
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", nullptr, err, sizeof err), 1);  // probed, written
+  assert_non_null(topoaware::kept_node_devices({}));
+  assert_string_equal(devices_summary(*topoaware::kept_node_devices({})).c_str(), want.c_str());
+  struct stat st {};
+  assert_int_equal(lstat(file.c_str(), &st), 0);
+  assert_true(S_ISREG(st.st_mode));
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", nullptr, err, sizeof err), 0);  // read back
+  assert_string_equal(devices_summary(*topoaware::kept_node_devices({})).c_str(), want.c_str());
+
+  // What is read back is the file's content, not a new probe: one NIC fewer in the file shows.
+  const std::string text = read_text(file);
+  const size_t mlx0 = text.find("\"mlx5_0\"");
+  assert_true(mlx0 != std::string::npos);
+  write_text(file, std::string(text).replace(mlx0, 8, "\"mlx5_X\""));
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", nullptr, err, sizeof err), 0);
+  assert_true(devices_summary(*topoaware::kept_node_devices({})).find("mlx5_X:1") != std::string::npos);
+
+  // Broken files are probed again and rewritten: not JSON, a NIC index out of range, empty.
+  for (const std::string &bad : {std::string("{not json"),
+                                 std::string(text).replace(text.find("\"nic\": 0"), 8, "\"nic\": 99"), std::string()}) {
+    write_text(file, bad);
+    assert_int_equal(topoaware_node_devices_load(fd, "n0001", nullptr, err, sizeof err), 1);
+    assert_string_equal(devices_summary(*topoaware::kept_node_devices({})).c_str(), want.c_str());
+  }
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", nullptr, err, sizeof err), 0);
+
+  // Other inputs, another probe: the exclude list; the recording replaced at the same path.
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", "mlx5_0", err, sizeof err), 1);
+  assert_null(topoaware::kept_node_devices({}));
+  topoaware::ProbeOptions ex;
+  ex.exclude_nics = {"mlx5_0"};
+  assert_non_null(topoaware::kept_node_devices(ex));
+  assert_int_equal(topoaware::kept_node_devices(ex)->excluded.size(), 1);
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", "mlx5_0", err, sizeof err), 0);
+  std::filesystem::copy_file(fixture("jrc0323-4gpu-4mlx5.xml"), xml, std::filesystem::copy_options::overwrite_existing);
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", "mlx5_0", err, sizeof err), 1);
+  assert_int_equal(topoaware::kept_node_devices(ex)->gpus.size(), 4);
+  assert_int_equal(topoaware_node_devices_load(fd, "n0001", "mlx5_0", err, sizeof err), 0);
+  // A file of the wrong owner is not trusted (as root: another user's file).
+  if (geteuid() == 0) {
+    assert_int_equal(chown(file.c_str(), 65534, 65534), 0);
+    assert_int_equal(topoaware_node_devices_load(fd, "n0001", "mlx5_0", err, sizeof err), 1);
+    assert_int_equal(lstat(file.c_str(), &st), 0);
+    assert_int_equal(st.st_uid, 0);
+  }
+
+  // A symbolic link at the file's name is replaced, never followed.
+  const std::string victim = d + "/victim", link = d + "/node.n0002.devices";
+  write_text(victim, "keep");
+  assert_int_equal(symlink(victim.c_str(), link.c_str()), 0);
+  assert_int_equal(topoaware_node_devices_load(fd, "n0002", nullptr, err, sizeof err), 1);
+  assert_string_equal(read_text(victim).c_str(), "keep");
+  assert_int_equal(lstat(link.c_str(), &st), 0);
+  assert_true(S_ISREG(st.st_mode));
+
+  // A node name that is not a plain file name: no file, an error, the probe kept all the same.
+  assert_int_equal(topoaware_node_devices_load(fd, "../n0003", nullptr, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "not a plain file name"));
+  assert_non_null(topoaware::kept_node_devices({}));
+  assert_false(std::filesystem::exists(d + "/../n0003"));
+
+  unsetenv("HWLOC_XMLFILE");
+  close(fd);
+  std::filesystem::remove_all(d);
 }
 
 void test_missing_xml(void **) {
@@ -611,6 +717,7 @@ int main() {
       cmocka_unit_test(test_synthetic_hgx), cmocka_unit_test(test_env_xmlfile), cmocka_unit_test(test_missing_xml),
       cmocka_unit_test(test_split_names),   cmocka_unit_test(test_task_plan),   cmocka_unit_test(test_default_vars),
       cmocka_unit_test(test_job_map),       cmocka_unit_test(test_state_dir),   cmocka_unit_test(test_job_dir),
+      cmocka_unit_test(test_devices_cache),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -94,10 +94,12 @@ int ta_remote_post_opt(spank_t sp) {
   ta_state.note[0] = '\0';
   ta_state.unchecked = 0;
   if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS) return 0;
-  if (step_id == SLURM_BATCH_SCRIPT)
+  if (step_id == SLURM_BATCH_SCRIPT) {
     ta_batch_checked(sp);
-  else
+  } else {
     ta_step_checked(sp);
+    ta_node_devices_prepare(sp); /* still root here; user_init is not */
+  }
   return 0;
 }
 

@@ -1,5 +1,6 @@
 /* spank_topoaware in slurmstepd (remote context), as the job's user: the task hooks.
- * slurm_spank_user_init computes once per node what every task of a layout step shares;
+ * ta_node_devices_prepare (root, from init_post_opt) loads the node's GPUs and NICs, probed once
+ * per boot; slurm_spank_user_init computes once per node what every task of a layout step shares;
  * slurm_spank_task_init (after Slurm set SLURM_PROCID and CUDA_VISIBLE_DEVICES) gives each task its
  * coordinates, launcher variables, GPU order and NCCL hints, all computed by the core
  * (capi/task_c.h; hwloc through node/hwloc_probe). Any failure here is a warning and a task with
@@ -219,6 +220,30 @@ static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uin
   t->in.gpu_hints = !(t->order && strcmp(t->order, "PCI_BUS_ID") != 0) ||
                     topoaware_spank_args_overrides(&ta_state.args, "CUDA_DEVICE_ORDER");
   return 0;
+}
+
+/* Root, in slurmstepd before a layout step's tasks: this node's GPUs and NICs from the state
+ * folder's devices file (a probe of this boot), else probed once and kept there for later steps
+ * (topoaware_node_devices_load). A failure changes nothing: user_init probes as before. */
+void ta_node_devices_prepare(spank_t sp) {
+  char err[TOPOAWARE_ERR_LEN];
+  const char *self = getenv("SLURMD_NODENAME"); /* slurmstepd's own, not the step's environment */
+  uint32_t step_id = 0;
+  int dfd, rc;
+
+  if (!topoaware_options_has_layout(&ta_state.opts) || ta_state.remote_invalid || ta_state.unchecked ||
+      ta_state.opts.nccl_hints == TOPOAWARE_HINTS_OFF || !self)
+    return;
+  if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS || step_id == SLURM_BATCH_SCRIPT) return;
+  if ((dfd = ta_state_dir_fd(1)) < 0) return;
+  rc = topoaware_node_devices_load(dfd, self, ta_state.args.exclude_nics[0] ? ta_state.args.exclude_nics : NULL, err,
+                                   sizeof(err));
+  close(dfd);
+  if (rc < 0)
+    slurm_error(TA ": this node's GPUs and NICs: %s", err);
+  else
+    slurm_debug(TA ": this node's GPUs and NICs %s %s/node.%s.devices", rc == 0 ? "read from" : "probed, kept in",
+                ta_state_dir(), self);
 }
 
 /* A step of a layout job, in slurmstepd before it forks the tasks: what they all share (the

@@ -47,6 +47,10 @@ int ta_remote_post_opt(spank_t sp);
 /* Task 0 of a step prints the warning of ta_remote_post_opt, if any, on its stderr. */
 void ta_remote_note_print(spank_t sp);
 
-/* spank_task.c: slurm_spank_user_init, slurm_spank_task_init (slurmstepd). */
+/* spank_task.c: slurm_spank_user_init, slurm_spank_task_init (slurmstepd), and: */
+/* Root, in slurmstepd (init_post_opt) for a step (not the batch step) with a checked layout and
+ * hints: this node's GPUs and NICs, read from the state folder's devices file or probed once and
+ * kept there, so that user_init and the tasks do not probe hwloc again. Failures are logged. */
+void ta_node_devices_prepare(spank_t sp);
 
 #endif
