@@ -17,12 +17,15 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #ifdef __GLIBC__  // defined by the C library's headers above
 #include <malloc.h>
 #endif
+#include <memory>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include "hostlist.hpp"
@@ -34,11 +37,14 @@ using rjson = nlohmann::json;          // reading: key order does not matter, lo
 
 namespace {
 
-std::string sha256_hex(const std::string &data) {
+// SHA-256 of the bytes of `parts` one after the other (no copy of a large text to join them).
+std::string sha256_hex(std::initializer_list<std::string_view> parts) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX *)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  bool ok = ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1;
+  for (std::string_view p : parts) ok = ok && EVP_DigestUpdate(ctx.get(), p.data(), p.size()) == 1;
+  if (!ok || EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) throw std::runtime_error("SHA-256 failed (OpenSSL)");
   static const char *hex = "0123456789abcdef";
   std::string out;
   for (unsigned int i = 0; i < len; i++) out += hex[md[i] >> 4], out += hex[md[i] & 15];
@@ -208,6 +214,21 @@ class Reader {
       fail(ctx + ": \"" + key + "\" = " + std::to_string(x) + " refers to nothing");
     return static_cast<int>(x);
   }
+  // An index whose range is checked later (the array it points into is read after it): the
+  // value, or -1 for null; `is_null` tells the two apart.
+  long raw_index(const rjson &o, const char *key, const std::string &ctx, bool *is_null) const {
+    const auto &v = get(o, key, ctx);
+    *is_null = v.is_null();
+    if (*is_null) return -1;
+    if (!v.is_number_integer()) fail(ctx + ": \"" + key + "\" must be an integer or null");
+    return v.get<long>();
+  }
+  int index_in(long x, bool is_null, const char *key, const std::string &ctx, size_t n) const {
+    if (is_null) return -1;
+    if (x < 0 || static_cast<size_t>(x) >= n)
+      fail(ctx + ": \"" + key + "\" = " + std::to_string(x) + " refers to nothing");
+    return static_cast<int>(x);
+  }
   double number(const rjson &o, const char *key, const std::string &ctx) const {
     const auto &v = get(o, key, ctx);
     if (!v.is_number()) fail(ctx + ": \"" + key + "\" must be a number");
@@ -244,7 +265,129 @@ class Reader {
   std::string where_;
 };
 
-Topology parse(const rjson &j, const Reader &r) {
+// A host as its element of "hosts" gives it, before the switches and groups it names are read
+// (they come later in the file): the references as written, resolved by parse().
+struct HostRead {
+  Host h;
+  bool leaf_null = true;
+  uint64_t leaf_guid = 0;
+  std::vector<uint64_t> port_switch;  // per port: the GUID of the switch it plugs into
+  long leaf_group = -1, pod = -1, dragonfly_group = -1;
+  bool leaf_group_null = true, pod_null = true, dragonfly_group_null = true;
+};
+
+// The big arrays ("hosts", "links": nearly all of a file) read element by element while the text
+// is parsed (read_streamed), so that their JSON trees never exist all at once: the tree of a whole
+// file takes about 9 times its size, the Topology about half of it (bench/README.md, "What a
+// topology costs in memory").
+struct Streamed {
+  std::vector<HostRead> hosts;
+  std::vector<Link> links;
+  std::unordered_map<std::string, int> host_index;
+  bool hosts_seen = false, links_seen = false;
+};
+
+HostRead read_host(const rjson &o, size_t i, const Reader &r, Streamed &st) {
+  const std::string ctx = "hosts[" + std::to_string(i) + "]";
+  HostRead hr;
+  Host &h = hr.h;
+  h.name = r.str(o, "name", ctx);
+  if (h.name.empty()) r.fail(ctx + ": empty name");
+  const auto &leaf = r.get(o, "leaf", ctx);
+  hr.leaf_null = leaf.is_null();
+  if (!hr.leaf_null) hr.leaf_guid = r.guid(o, "leaf", ctx);
+  hr.leaf_group = r.raw_index(o, "leaf_group", ctx, &hr.leaf_group_null);
+  hr.pod = r.raw_index(o, "pod", ctx, &hr.pod_null);
+  hr.dragonfly_group = r.raw_index(o, "dragonfly_group", ctx, &hr.dragonfly_group_null);
+  const auto &ports = r.array(o, "ports", ctx);
+  for (size_t p = 0; p < ports.size(); p++) {
+    std::string pctx = ctx + ".ports[" + std::to_string(p) + "]";
+    HcaPort hp;
+    hp.ca_guid = r.guid(ports[p], "ca_guid", pctx);
+    hp.port_guid = r.guid(ports[p], "port_guid", pctx);
+    hp.port = static_cast<int>(r.integer(ports[p], "port", pctx, 0, 255));
+    hp.device = r.str(ports[p], "device", pctx);
+    hp.rail = static_cast<int>(r.integer(ports[p], "rail", pctx, 0, 1024));
+    hr.port_switch.push_back(r.guid(ports[p], "switch", pctx));
+    hp.sw_port = static_cast<int>(r.integer(ports[p], "switch_port", pctx, 0, 255));
+    hp.width = r.width(ports[p], pctx);
+    hp.speed = r.speed(ports[p], pctx);
+    h.ports.push_back(std::move(hp));
+  }
+  if (i > 0 && !natural_less(st.hosts.back().h.name, h.name))
+    r.fail(ctx + ": hosts are not in canonical (natural name) order at \"" + h.name + "\"");
+  if (!st.host_index.emplace(h.name, static_cast<int>(i)).second) r.fail(ctx + ": duplicate host " + h.name);
+  return hr;
+}
+
+Link read_link(const rjson &o, size_t i, const Reader &r) {
+  const std::string ctx = "links[" + std::to_string(i) + "]";
+  Link l;
+  l.a = r.guid(o, "a", ctx);
+  l.b = r.guid(o, "b", ctx);
+  l.width = r.width(o, ctx);
+  l.speed = r.speed(o, ctx);
+  const auto &ports = r.array(o, "ports", ctx);
+  for (const auto &pp : ports) {
+    if (!pp.is_array() || pp.size() != 2 || !pp[0].is_number_integer() || !pp[1].is_number_integer())
+      r.fail(ctx + ": ports must be [port on a, port on b] pairs");
+    l.ports.emplace_back(pp[0].get<int>(), pp[1].get<int>());
+  }
+  return l;
+}
+
+// Parses the text into a tree without the elements of the top-level "hosts" and "links" arrays,
+// which go to *st as they complete (a later key of the same name starts them again: the last one
+// counts, as for any key). Throws TopologyError (an element that does not read, or the schema
+// of another version before it) or nlohmann's exceptions (not JSON).
+rjson read_streamed(const std::string &text, const Reader &r, Streamed *st) {
+  enum class In { Other, Hosts, Links };
+  std::string key;     // the top-level key being read
+  In in = In::Other;   // inside the top-level "hosts" or "links" array
+  std::string schema;  // as soon as it is read: a file of another version is said to be so first
+  size_t index = 0;
+  auto cb = [&](int depth, rjson::parse_event_t ev, rjson &parsed) -> bool {
+    using E = rjson::parse_event_t;
+    if (depth == 1) {
+      if (ev == E::key) {
+        key = parsed.get<std::string>();
+        in = In::Other;
+      } else if (ev == E::array_start && (key == "hosts" || key == "links")) {
+        in = key == "hosts" ? In::Hosts : In::Links;
+        index = 0;
+        if (in == In::Hosts) {
+          st->hosts.clear();
+          st->host_index.clear();
+          st->hosts_seen = true;
+        } else {
+          st->links.clear();
+          st->links_seen = true;
+        }
+      } else if (ev == E::value && key == "schema" && parsed.is_string()) {
+        schema = parsed.get<std::string>();
+      } else if (ev == E::array_end) {
+        in = In::Other;
+      }
+      return true;
+    }
+    if (depth != 2 || in == In::Other) return true;
+    // An element of the array: an object (its end), or anything else (a value, an array's end).
+    if (ev == E::object_start || ev == E::array_start || ev == E::key) return true;
+    if (!schema.empty() && schema != kSchema)
+      r.fail("schema \"" + schema + "\" is not \"" + kSchema + "\" (written by another version?)");
+    const char *what = in == In::Hosts ? "hosts[" : "links[";
+    if (ev != E::object_end) r.fail(what + std::to_string(index) + "] is not an object");
+    if (in == In::Hosts)
+      st->hosts.push_back(read_host(parsed, index, r, *st));
+    else
+      st->links.push_back(read_link(parsed, index, r));
+    index++;
+    return false;  // read: not kept in the tree
+  };
+  return rjson::parse(text, cb);
+}
+
+Topology parse(const rjson &j, const Reader &r, Streamed &st) {
   if (!j.is_object()) r.fail("not a JSON object");
   std::string schema = r.str(j, "schema", "top level");
   if (schema != kSchema) r.fail("schema \"" + schema + "\" is not \"" + kSchema + "\" (written by another version?)");
@@ -278,69 +421,44 @@ Topology parse(const rjson &j, const Reader &r) {
       r.fail(ctx + ": duplicate switch GUID " + guid_str(s.guid));
     t.switches.push_back(std::move(s));
   }
-  auto sw_ref = [&](const rjson &o, const char *key, const std::string &ctx) {
-    uint64_t g = r.guid(o, key, ctx);
-    auto it = sw_index.find(g);
-    if (it == sw_index.end()) r.fail(ctx + ": switch " + guid_str(g) + " is not in switches[]");
-    return it->second;
-  };
 
-  const auto &hosts = r.array(j, "hosts", "top level");
-  std::unordered_map<std::string, int> host_index;
-  for (size_t i = 0; i < hosts.size(); i++) {
+  // hosts and links were read element by element (read_streamed); what is left of them in j
+  // says only whether the keys are there with arrays.
+  r.array(j, "hosts", "top level");
+  std::unordered_map<std::string, int> &host_index = st.host_index;
+  t.hosts.reserve(st.hosts.size());
+  for (size_t i = 0; i < st.hosts.size(); i++) {
     std::string ctx = "hosts[" + std::to_string(i) + "]";
-    const auto &o = hosts[i];
-    Host h;
-    h.name = r.str(o, "name", ctx);
-    if (h.name.empty()) r.fail(ctx + ": empty name");
-    const auto &leaf = r.get(o, "leaf", ctx);
-    h.leaf = leaf.is_null() ? -1 : sw_ref(o, "leaf", ctx);
-    h.leaf_group = r.opt_index(o, "leaf_group", ctx, leaf_groups.size());
-    h.pod = r.opt_index(o, "pod", ctx, pods.size());
-    h.dragonfly_group = r.opt_index(o, "dragonfly_group", ctx, dfly.size());
-    const auto &ports = r.array(o, "ports", ctx);
-    for (size_t p = 0; p < ports.size(); p++) {
-      std::string pctx = ctx + ".ports[" + std::to_string(p) + "]";
-      HcaPort hp;
-      hp.ca_guid = r.guid(ports[p], "ca_guid", pctx);
-      hp.port_guid = r.guid(ports[p], "port_guid", pctx);
-      hp.port = static_cast<int>(r.integer(ports[p], "port", pctx, 0, 255));
-      hp.device = r.str(ports[p], "device", pctx);
-      hp.rail = static_cast<int>(r.integer(ports[p], "rail", pctx, 0, 1024));
-      hp.sw = sw_ref(ports[p], "switch", pctx);
-      hp.sw_port = static_cast<int>(r.integer(ports[p], "switch_port", pctx, 0, 255));
-      hp.width = r.width(ports[p], pctx);
-      hp.speed = r.speed(ports[p], pctx);
-      h.ports.push_back(std::move(hp));
+    HostRead &hr = st.hosts[i];
+    Host h = std::move(hr.h);
+    h.leaf = -1;
+    if (!hr.leaf_null) {
+      auto it = sw_index.find(hr.leaf_guid);
+      if (it == sw_index.end()) r.fail(ctx + ": switch " + guid_str(hr.leaf_guid) + " is not in switches[]");
+      h.leaf = it->second;
     }
-    if (i > 0 && !natural_less(t.hosts.back().name, h.name))
-      r.fail(ctx + ": hosts are not in canonical (natural name) order at \"" + h.name + "\"");
-    if (!host_index.emplace(h.name, static_cast<int>(i)).second) r.fail(ctx + ": duplicate host " + h.name);
+    h.leaf_group = r.index_in(hr.leaf_group, hr.leaf_group_null, "leaf_group", ctx, leaf_groups.size());
+    h.pod = r.index_in(hr.pod, hr.pod_null, "pod", ctx, pods.size());
+    h.dragonfly_group =
+        r.index_in(hr.dragonfly_group, hr.dragonfly_group_null, "dragonfly_group", ctx, dfly.size());
+    for (size_t p = 0; p < h.ports.size(); p++) {
+      auto it = sw_index.find(hr.port_switch[p]);
+      if (it == sw_index.end())
+        r.fail(ctx + ".ports[" + std::to_string(p) + "]: switch " + guid_str(hr.port_switch[p]) +
+               " is not in switches[]");
+      h.ports[p].sw = it->second;
+    }
     t.hosts.push_back(std::move(h));
   }
+  std::vector<HostRead>().swap(st.hosts);
   for (size_t h = 0; h < t.hosts.size(); h++)
     for (const auto &p : t.hosts[h].ports) {
       auto &list = t.switches[p.sw].hosts;
       if (list.empty() || list.back() != static_cast<int>(h)) list.push_back(static_cast<int>(h));
     }
 
-  const auto &links = r.array(j, "links", "top level");
-  for (size_t i = 0; i < links.size(); i++) {
-    std::string ctx = "links[" + std::to_string(i) + "]";
-    const auto &o = links[i];
-    Link l;
-    l.a = r.guid(o, "a", ctx);
-    l.b = r.guid(o, "b", ctx);
-    l.width = r.width(o, ctx);
-    l.speed = r.speed(o, ctx);
-    const auto &ports = r.array(o, "ports", ctx);
-    for (const auto &pp : ports) {
-      if (!pp.is_array() || pp.size() != 2 || !pp[0].is_number_integer() || !pp[1].is_number_integer())
-        r.fail(ctx + ": ports must be [port on a, port on b] pairs");
-      l.ports.emplace_back(pp[0].get<int>(), pp[1].get<int>());
-    }
-    t.links.push_back(std::move(l));
-  }
+  r.array(j, "links", "top level");
+  t.links = std::move(st.links);
 
   auto host_list = [&](const rjson &o, const std::string &ctx) {
     std::vector<int> out;
@@ -444,7 +562,7 @@ std::string render(const ojson &j) { return j.dump(1, ' ', false, ojson::error_h
 std::string to_json(Topology &topo) {
   topo.hash.clear();
   std::string text = render(build(topo));
-  topo.hash = "sha256:" + sha256_hex(text);
+  topo.hash = "sha256:" + sha256_hex({text});
   // Fill the hash into the one rendering rather than rendering twice: "hash" is the second key,
   // so its empty value is the first occurrence of this text.
   static const std::string empty = "\"hash\": \"\"";
@@ -457,13 +575,14 @@ std::string to_json(Topology &topo) {
 Topology topology_from_json(const std::string &text) {
   Reader r("topology.json");
   rjson j;
+  Streamed st;
   try {
-    j = rjson::parse(text);
+    j = read_streamed(text, r, &st);
   } catch (const nlohmann::json::exception &e) {
     // parse_error, and out_of_range for a number beyond a double ("1e400"): both are bad files.
     r.fail(std::string("not valid JSON: ") + e.what());
   }
-  Topology t = parse(j, r);  // structure first: its messages say what is wrong where
+  Topology t = parse(j, r, st);  // structure first: its messages say what is wrong where
   // The hash proves the file is what topoaware wrote: a hand-edited or damaged file must not
   // silently steer placement (and the SPANK side compares hashes with slurmctld). It is checked
   // on the text itself (the hash of the text with its hash value emptied, as to_json computes
@@ -472,8 +591,8 @@ Topology topology_from_json(const std::string &text) {
   size_t at = text.find(key);
   size_t end = at == std::string::npos ? at : text.find('"', at + key.size());
   if (end == std::string::npos) r.fail("no \"hash\" field: not written by topoaware");
-  std::string blanked = text.substr(0, at + key.size()) + text.substr(end);
-  std::string actual = "sha256:" + sha256_hex(blanked);
+  const std::string_view all(text);
+  std::string actual = "sha256:" + sha256_hex({all.substr(0, at + key.size()), all.substr(end)});
   if (t.hash != actual)
     r.fail("content hash " + t.hash + " does not match the content (" + actual +
            "); the file was edited or damaged: regenerate it with topoaware discover");
