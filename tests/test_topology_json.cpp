@@ -86,6 +86,26 @@ static void test_rejects(void **) {
   expect_error(edited([](auto &k) { k["links"][0]["speed"] = "WARP"; }), "bad speed");
   // Any change to the content, even a valid one, breaks the hash.
   expect_error(edited([](auto &k) { k["switches"][0]["desc"] = "renamed"; }), "does not match");
+  // hosts and links are read element by element while the text is parsed: an element that is not
+  // an object, an array that is not one, a missing array, and a schema of another version (said
+  // first, before what its hosts look like) are refused as before.
+  expect_error(edited([](auto &k) { k["hosts"][1] = 7; }), "hosts[1] is not an object");
+  expect_error(edited([](auto &k) { k["links"][0] = nlohmann::ordered_json::array(); }), "links[0] is not an object");
+  expect_error(edited([](auto &k) { k["hosts"] = nlohmann::ordered_json::object(); }), "\"hosts\" must be an array");
+  expect_error(edited([](auto &k) { k.erase("links"); }), "missing \"links\"");
+  expect_error(edited([](auto &k) {
+                 k["schema"] = "topoaware/9";
+                 k["hosts"][0].erase("name");
+               }),
+               "schema \"topoaware/9\"");
+  expect_error(edited([](auto &k) { k["hosts"][0]["pod"] = "one"; }), "must be an integer or null");
+  expect_error(edited([](auto &k) { k["hosts"][0]["leaf"] = "0x99"; }), "switch 0x0000000000000099 is not in switches");
+  // A key given twice (by hand: the writer never does): each array's elements are read and checked.
+  std::string twice = text;
+  const size_t at = twice.find("\"hosts\": [");
+  assert_true(at != std::string::npos);
+  twice.insert(at, "\"hosts\": [{\"name\": 5}],\n ");
+  expect_error(twice, "hosts[0]: \"name\" must be a string");
 }
 
 static void test_atomic_write_and_load(void **) {
