@@ -140,6 +140,10 @@ int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_reques
     r.nbits = req->nbits;
     r.free_now = req->free_now;
     r.free_all = req->free_all;
+    if (req->will_run && req->all_free_at && req->earliest_free_at) {
+      r.all_free_at = req->all_free_at;
+      r.earliest_free_at = req->earliest_free_at;
+    }
     SelectSettings s;
     s.max_tries = req->max_tries;
     s.max_time_ms = req->max_time_ms;

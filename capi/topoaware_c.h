@@ -80,6 +80,10 @@ typedef struct topoaware_select_request {
   uint32_t nbits;
   const uint16_t *free_now; /* free GPUs per node-table index now */
   const uint16_t *free_all; /* will-run: with every usable node's jobs ended */
+  /* Will-run, optional (both or neither; NULL: blocks as if every node were free, plain cons_tres
+   * always asked), per node-table index, seconds: when every job on the node has ended (<= now:
+   * none), and when plain cons_tres could first use the node for this job (INT64_MAX: never). */
+  const int64_t *all_free_at, *earliest_free_at;
   uint32_t max_tries, max_time_ms; /* MaxTriesPerCall, MaxTimePerCall */
   int missing_mode;                /* enum topoaware_missing_nodes */
 } topoaware_select_request_t;

@@ -50,7 +50,10 @@ class Decision {
       return PlaceStatus::NoNodes;
     }
   }
+  PlaceStatus future_block(bool strict, int64_t *at);
+  int64_t plain_floor(bool strict);
   static bool offers(PlaceStatus s) { return s == PlaceStatus::Ideal || s == PlaceStatus::Fallback; }
+  bool in_work(size_t i) const { return (work_[i / 64] >> (i % 64)) & 1; }
   // A refused block's nodes are not offered again in this call.
   void drop_block() {
     for (int i : result_.slurm) work_[size_t(i) / 64] &= ~(uint64_t(1) << (size_t(i) % 64));
@@ -68,7 +71,9 @@ class Decision {
   const SelectSettings &set_;
   const SelectBackend &be_;
   std::vector<uint64_t> work_;
-  PlaceResult result_;
+  PlaceResult result_, kept_;
+  std::vector<int64_t> times_;   // will-run: candidate start times (future_block, plain_floor)
+  std::vector<uint16_t> free_at_;  // will-run: free GPUs per node at one of them
   PlaceStatus status_ = PlaceStatus::NoNodes;
   bool engine_error_ = false;
   SelectAnswer answer_;
@@ -159,50 +164,133 @@ SelectAnswer Decision::run_now() {
   return answer_;
 }
 
+// The block of the earliest job end at which the engine offers one among the nodes of work_ that
+// are free by then (free_now, or free_all from all_free_at on); *at = that time. Tried first: the
+// end at which enough nodes could be free; then the last end (nothing offered with every job
+// ended: nothing earlier either); between them by bisection, as more nodes free up only add
+// candidates. At most 2 + log2(distinct ends) engine calls.
+PlaceStatus Decision::future_block(bool strict, int64_t *at) {
+  const uint32_t g = req_.job.gpus_per_node;
+  size_t ready = 0;
+  times_.clear();
+  for (size_t i = 0; i < req_.nbits; ++i) {
+    if (!in_work(i)) continue;
+    if (req_.free_now[i] >= g)
+      ready++;
+    else if (req_.free_all[i] >= g)
+      times_.push_back(std::max(req_.all_free_at[i], req_.now));
+  }
+  const auto at_time = [&](int64_t t) {
+    free_at_.resize(req_.nbits);
+    for (size_t i = 0; i < req_.nbits; ++i)
+      free_at_[i] = req_.all_free_at[i] <= t ? req_.free_all[i] : req_.free_now[i];
+    *at = t;
+    return next_block(free_at_.data(), strict);
+  };
+  std::sort(times_.begin(), times_.end());
+  if (times_.empty()) return at_time(req_.now);  // nothing frees up: what is free now is all
+  // the first end with enough nodes (when there is none, the last: the engine says why not)
+  const size_t need = req_.job.nodes > ready ? req_.job.nodes - ready : 1;
+  times_.erase(times_.begin(), times_.begin() + std::ptrdiff_t(std::min(need, times_.size()) - 1));
+  times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
+  PlaceStatus status = at_time(times_.front());
+  if (offers(status) || engine_error_ || times_.size() == 1) return status;
+  status = at_time(times_.back());
+  if (!offers(status)) return status;
+  size_t lo = 0, hi = times_.size() - 1;  // nothing offered at lo, a block at hi (in kept_)
+  PlaceStatus kept_status = status;
+  std::swap(kept_, result_);
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    status = at_time(times_[mid]);
+    if (offers(status)) {
+      hi = mid;
+      kept_status = status;
+      std::swap(kept_, result_);
+    } else {
+      lo = mid;
+    }
+  }
+  std::swap(kept_, result_);
+  *at = times_[hi];
+  return kept_status;
+}
+
+// No allocation plain cons_tres could answer starts before this: the job's node count of
+// earliest_free_at over the usable nodes (a strict job's plain answer moves to its deadline).
+// INT64_MIN: no bound known.
+int64_t Decision::plain_floor(bool strict) {
+  const size_t need = req_.job.nodes;
+  times_.clear();
+  for (size_t i = 0; i < req_.nbits; ++i)
+    if (((req_.usable[i / 64] >> (i % 64)) & 1) && req_.earliest_free_at[i] != INT64_MAX)
+      times_.push_back(std::max(req_.earliest_free_at[i], req_.now));
+  if (!need || times_.size() < need) return INT64_MIN;  // cons_tres has its own reasons: ask it
+  std::nth_element(times_.begin(), times_.begin() + std::ptrdiff_t(need - 1), times_.end());
+  return strict ? std::max(times_[need - 1], req_.deadline) : times_[need - 1];
+}
+
 SelectAnswer Decision::will_run() {
   const uint64_t t0 = be_.clock_ms();
   const bool strict = req_.strict && req_.now < req_.deadline;
+  const bool timed = req_.all_free_at && req_.earliest_free_at;
+  // Preemption may start plain cons_tres's answer sooner than any end time says.
+  const int64_t floor = timed && !req_.may_preempt ? plain_floor(strict) : INT64_MIN;
   const int max_tries = int(std::min(set_.max_tries, kMaxWillRunTries));
   int &tries = answer_.tries;
-  bool now_done = false, have_best = false, starts_now = false;
+  bool now_done = false, have_best = false, settled = false;
   int64_t best_start = 0;
   PlaceStatus best_status = PlaceStatus::NoNodes;
-  const uint16_t *free = req_.free_now;
 
   // The first block among the nodes free now (it starts now, as run-now would take it), the others
-  // as if every usable node were free (the future).
+  // in the future: at the earliest job end that frees one (timed), or as if every usable node were
+  // free.
   while (tries < max_tries && time_left(tries, t0)) {
-    status_ = next_block(free, strict);
+    int64_t at = req_.now;
+    if (!now_done)
+      status_ = next_block(req_.free_now, strict);
+    else if (timed)
+      status_ = future_block(strict, &at);
+    else
+      status_ = next_block(req_.free_all, strict);
     log(SelectLogLevel::Debug, kLogAlways,
-        ": will-run " + std::string(now_done ? "future" : "now") + " block: " + status_word() + " (" +
-            std::to_string(result_.candidates) + " candidates of " + std::to_string(count_bits(work_, req_.nbits)) +
-            " usable, " + std::to_string(result_.quality.leaf_groups) + " leaf groups)");
+        ": will-run " + std::string(!now_done ? "now" : timed ? "future (+" + std::to_string(at - req_.now) + " s)"
+                                                              : "future") +
+            " block: " + status_word() + " (" + std::to_string(result_.candidates) + " candidates of " +
+            std::to_string(count_bits(work_, req_.nbits)) + " usable, " +
+            std::to_string(result_.quality.leaf_groups) + " leaf groups)");
+    const bool future = now_done;
     if (!now_done) {
       now_done = true;
-      free = req_.free_all;
       if (!offers(status_)) continue;  // nothing free now: the future
     }
     if (!offers(status_)) break;
     tries++;
     int64_t start = 0;
-    if (be_.try_block(result_.slurm, &start) && (!have_best || start < best_start)) {
+    const bool accepted = be_.try_block(result_.slurm, &start);
+    if (accepted && (!have_best || start < best_start)) {
       be_.keep_best();
       have_best = true;
       best_start = start;
       best_status = status_;
-      if (best_start <= be_.wall_s()) {
-        starts_now = true;  // no other block and no unrestricted answer starts earlier
+      // Nothing starts earlier than now, and plain cons_tres no earlier than its floor: the
+      // block wins (ties go to it), plain is not asked.
+      if (best_start <= be_.wall_s() || best_start <= floor) {
+        settled = true;
         break;
       }
     }
+    // A timed future block cons_tres accepted was the earliest the engine found: later ones only
+    // start later.
+    if (accepted && future && timed) break;
     drop_block();
   }
   // The unrestricted answer, without the nodes that are not in the topology unless
   // MissingNodes=fallback and the topology cannot hold the job even with all its nodes free. Not
-  // needed when a block starts now (it wins the comparison below whatever it says).
+  // needed when the block is settled (it wins the comparison below whatever it says).
   bool plain_ok = false;
   int64_t plain_start = 0;
-  if (!starts_now) {
+  if (!settled) {
     int preempted = 0;
     const bool any =
         set_.missing == MissingNodes::Fallback && !tries && !engine_error_ && status_ == PlaceStatus::NoNodes;

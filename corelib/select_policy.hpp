@@ -19,10 +19,16 @@
 //    missing from the topology unless MissingNodes=fallback and the topology's nodes cannot hold
 //    the job (NoNodes); if cons_tres fails too, the job waits (Slurm's "Resources").
 // Will-run (backfill: when could it start, on which nodes):
-//  - the first block among the nodes free now (it starts now, as run-now would take it), then up to
-//    min(max_tries, kMaxWillRunTries) - 1 more as if every usable node were free (the future);
-//  - the earliest start among the blocks cons_tres accepts; a block that starts now ends the search
-//    (nothing starts earlier, so plain cons_tres is not asked);
+//  - the first block among the nodes free now (it starts now, as run-now would take it);
+//  - then, when the adapter gives the nodes' job end times (all_free_at), the block of the earliest
+//    job end at which the engine finds one among the nodes free by then (the end times searched in
+//    order, then by bisection), which is where cons_tres's own will-run would look: nodes free
+//    sooner. Without end times: up to min(max_tries, kMaxWillRunTries) - 1 blocks as if every
+//    usable node were free. At most min(max_tries, kMaxWillRunTries) blocks in all;
+//  - the earliest start among the blocks cons_tres accepts; a block that starts now ends the search,
+//    and so does one that starts no later than plain cons_tres possibly could (earliest_free_at: a
+//    lower bound of plain's start); then plain cons_tres is not asked, since the block wins ties.
+//    Each cons_tres will-run simulates job ends, the largest cost of a call (bench/README.md);
 //  - else plain cons_tres's answer, which a strict job may take only once its maximum wait is over
 //    (its start is moved to the deadline); the block wins ties.
 #pragma once
@@ -74,6 +80,13 @@ struct SelectRequest {
   size_t nbits = 0;
   const uint16_t *free_now = nullptr;
   const uint16_t *free_all = nullptr;  // will-run only
+  // Will-run, optional (both or neither), per node-table index, seconds since the epoch:
+  // all_free_at: when every job on the node has ended (its free_all GPUs are free from then on;
+  // <= now: no job on it); earliest_free_at: no allocation plain cons_tres could make for this job
+  // holds the node before then (INT64_MAX: never). The adapter reads them from the running jobs'
+  // end times, as cons_tres's will-run does.
+  const int64_t *all_free_at = nullptr;
+  const int64_t *earliest_free_at = nullptr;
 };
 
 struct SelectSettings {

@@ -106,3 +106,39 @@ case $(leaf_counts "$SEL_WORK/E") in
   *) ta_fail "strict job after max wait got $(echo $(cat "$SEL_WORK/E"))" ;;
 esac
 ta_pass "strict --topo-max-wait=20s: waited $waited s, then ran on the best available ($(leaf_counts "$SEL_WORK/E"))"
+
+# Backfill's will-run of a layout job that cannot start now plans it on the block that frees first,
+# where cons_tres's own will-run would look, with one cons_tres will-run: every node busy, the jobs
+# of leaf 4 end first (3 min), then leaf 3 (6), leaf 2 (8), leaf 1 (10). The plan is an ideal block
+# on leaf 4 (the decision's debug line and SchedNodeList say so), not plain cons_tres's nodes after
+# blocks tried as if every node were free (leaves 1-3 first, each later than plain's answer).
+ids=$(cluster_run squeue -h -o %i | tr '\n' ' ')
+# shellcheck disable=SC2086
+[ -z "${ids// /}" ] || cluster_run scancel $ids
+for id in $ids; do cluster_wait_job "$id" 60 >/dev/null; done
+echo "LogLevel=debug" >"$CLUSTER_DIR/topoaware.conf"
+cluster_run scontrol reconfigure
+busy=()
+for n in $(seq 1 16); do
+  limit=$((n > 12 ? 3 : n > 8 ? 6 : n > 4 ? 8 : 10))
+  busy+=("$(cluster_run sbatch --parsable --exclusive -w "$(printf 'n%04d' "$n")" -N1 -t "$limit" -J busy \
+    -o /dev/null --wrap 'sleep 900')")
+done
+for id in "${busy[@]}"; do cluster_wait_job "$id" 60 RUNNING >/dev/null; done
+f=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --dp=4 \
+  --topo-mode=prefer -o /dev/null --wrap 'sleep 60')
+pat="select/cons_tres_topoaware: JobId=$f: will-run prefer: 1 blocks tried, answered; start [0-9]* on an ideal block"
+deadline=$((SECONDS + 40))
+until grep -q "$pat" "$CLUSTER_LOGDIR/slurmctld.log"; do
+  [ "$SECONDS" -lt "$deadline" ] ||
+    ta_fail "no will-run answer of one ideal block for layout job $f:" \
+      "$(grep "JobId=$f: will-run" "$CLUSTER_LOGDIR/slurmctld.log" | tail -4)"
+  sleep 1
+done
+grep -q "JobId=$f: will-run future (+[0-9]* s) block: ideal" "$CLUSTER_LOGDIR/slurmctld.log" ||
+  ta_fail "the will-run block of job $f was not found at a job end: $(grep "JobId=$f: will-run" "$CLUSTER_LOGDIR/slurmctld.log" | tail -4)"
+rec=$(cluster_run scontrol -o show job "$f")
+sched=$(sed -n 's/.* SchedNodeList=\([^ ]*\) .*/\1/p' <<<"$rec")
+[ "$sched" = "n[0013-0016]" ] ||
+  ta_fail "backfill planned job $f on '$sched', expected leaf 4 (n[0013-0016]), whose jobs end first: $rec"
+ta_pass "will-run: one cons_tres will-run, planned on the leaf that frees first ($sched)"

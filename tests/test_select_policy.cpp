@@ -83,6 +83,7 @@ struct Call {
   SelectSettings set;
   std::vector<uint64_t> usable;
   std::vector<uint16_t> free_now, free_all;
+  std::vector<int64_t> all_free_at, earliest_free_at;  // will-run with end times when not empty
 
   // A job of `nodes` x 8 GPUs, tp=8 and the DP ring across the nodes (pp=1): ideal on one group.
   Call(Cluster &cl, uint32_t nodes, bool strict, bool will_run = false) : c(cl) {
@@ -103,6 +104,16 @@ struct Call {
   void free_nodes(std::initializer_list<int> nodes) {
     for (int i : nodes) free_now[size_t(i)] = 8;
   }
+  // Will-run with end times: node i is busy (no GPU free) until kNow + ends[i], and plain
+  // cons_tres could use it from then on (exclusive jobs).
+  void busy_until(const std::vector<int64_t> &ends) {
+    all_free_at.assign(c.n(), kNow);
+    earliest_free_at.assign(c.n(), kNow);
+    for (size_t i = 0; i < ends.size(); ++i) {
+      all_free_at[i] = earliest_free_at[i] = kNow + ends[i];
+      free_now[i] = 0;
+    }
+  }
   void free_range(int first, int count) {
     for (int i = first; i < first + count; ++i) free_now[size_t(i)] = 8;
   }
@@ -111,6 +122,8 @@ struct Call {
     req.nbits = c.n();
     req.free_now = free_now.data();
     req.free_all = free_all.data();
+    req.all_free_at = all_free_at.empty() ? nullptr : all_free_at.data();
+    req.earliest_free_at = earliest_free_at.empty() ? nullptr : earliest_free_at.data();
     return select_decide(c.placer, *c.map, req, set, f.backend());
   }
 };
@@ -448,6 +461,136 @@ void test_will_run_missing_fallback_only_without_tries(void **) {
   assert_true(a.verdict == SelectVerdict::Plain);
 }
 
+// Will-run with the nodes' end times: the block of the earliest end, one cons_tres will-run.
+std::vector<int64_t> group_ends(std::initializer_list<int64_t> per_group) {
+  std::vector<int64_t> v;
+  for (int64_t e : per_group)
+    for (int k = 0; k < 4; ++k) v.push_back(e);
+  return v;
+}
+
+void fake_ends(FakeConsTres &f, const std::vector<int64_t> &ends) {
+  f.busy_until.assign(ends.size(), 0);
+  for (size_t i = 0; i < ends.size(); ++i) f.busy_until[i] = kNow + ends[i];
+}
+
+void test_will_run_timed_earliest_end(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
+  call.busy_until(ends);
+  FakeConsTres f;
+  fake_ends(f, ends);
+  f.plain_start = kNow + 100;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_int_equal(a.start, kNow + 100);
+  assert_int_equal(f.blocks.size(), 1);  // one cons_tres will-run in all
+  for (int i : f.blocks[0]) assert_int_equal(i / 4, 1);
+  assert_true(f.plain_any.empty());  // plain cannot start before +100: not asked
+  assert_contains(a.wait, " on an ideal block");
+}
+
+void test_will_run_timed_bisection_strict(void **) {
+  Cluster c;
+  Call call(c, 4, true, true);  // strict: one whole group; deadline +600
+  // enough nodes at +150 (0, 1, 4, 5), a whole group first at +300 (group 2)
+  call.busy_until({100, 100, 400, 400, 150, 150, 350, 350, 300, 300, 300, 300, 500, 500, 500, 500});
+  FakeConsTres f;
+  fake_ends(f, call.all_free_at);
+  for (auto &t : f.busy_until) t -= kNow;
+  f.plain_start = kNow + 150;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_int_equal(f.blocks.size(), 1);
+  for (int i : f.blocks[0]) assert_int_equal(i / 4, 2);
+  assert_int_equal(a.start, kNow + 300);
+  assert_true(f.plain_any.empty());  // strict: plain's answer would move to +600
+  assert_true(has_log(a, kLogAlways, "will-run future (+300 s) block: ideal"));
+}
+
+void test_will_run_timed_plain_asked_when_it_may_be_earlier(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
+  call.busy_until(ends);
+  // group 0 is shared: a job there ends at +50, so plain cons_tres might start the job then
+  for (int i = 0; i < 4; ++i) call.earliest_free_at[size_t(i)] = kNow + 50;
+  FakeConsTres f;
+  fake_ends(f, ends);
+  f.plain_start = kNow + 60;
+  SelectAnswer a = call.run(f);
+  assert_int_equal(f.blocks.size(), 1);
+  assert_int_equal(f.plain_any.size(), 1);
+  assert_true(a.verdict == SelectVerdict::Plain);
+  assert_int_equal(a.start, kNow + 60);
+  Call later(c, 4, false, true);
+  later.busy_until(ends);
+  for (int i = 0; i < 4; ++i) later.earliest_free_at[size_t(i)] = kNow + 50;
+  FakeConsTres g;
+  fake_ends(g, ends);
+  g.plain_start = kNow + 300;
+  SelectAnswer b = later.run(g);
+  assert_true(b.verdict == SelectVerdict::Block);  // +100 beats plain's +300
+  assert_int_equal(b.start, kNow + 100);
+  // too few nodes with a known earliest time: no floor, plain asked
+  Call unknown(c, 4, false, true);
+  unknown.busy_until(ends);
+  for (int i = 0; i < 13; ++i) unknown.earliest_free_at[size_t(i)] = INT64_MAX;
+  FakeConsTres h;
+  fake_ends(h, ends);
+  h.plain_start = kNow + 100;
+  unknown.run(h);
+  assert_int_equal(h.plain_any.size(), 1);
+}
+
+void test_will_run_timed_refused_block_dropped(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
+  call.busy_until(ends);
+  FakeConsTres f;
+  fake_ends(f, ends);
+  f.refuse = {5};  // group 1 (free first) is refused: group 2 next, at +200
+  f.plain_start = kNow + 1000;
+  SelectAnswer a = call.run(f);
+  assert_int_equal(f.blocks.size(), 2);
+  assert_true(overlap(f.blocks[0], {4, 5, 6, 7}));
+  for (int i : f.blocks[1]) assert_int_equal(i / 4, 2);
+  assert_int_equal(f.plain_any.size(), 1);  // +200 is later than plain's floor (+100)
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_int_equal(a.start, kNow + 200);
+}
+
+void test_will_run_timed_preemption_asks_plain(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  call.req.may_preempt = true;
+  const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
+  call.busy_until(ends);
+  FakeConsTres f;
+  fake_ends(f, ends);
+  f.plain_start = kNow;  // preempting starts it now
+  SelectAnswer a = call.run(f);
+  assert_int_equal(f.plain_any.size(), 1);
+  assert_true(a.verdict == SelectVerdict::Plain);
+  assert_int_equal(a.start, kNow);
+}
+
+void test_will_run_timed_never_enough(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  call.busy_until(group_ends({300, 100, 200, 400}));
+  call.free_all.assign(c.n(), 0);  // only 3 nodes have GPUs at all
+  for (int i : {0, 5, 10}) call.free_all[size_t(i)] = 8;
+  FakeConsTres f;
+  f.plain_ok = false;
+  SelectAnswer a = call.run(f);
+  assert_true(f.blocks.empty());
+  assert_int_equal(f.plain_any.size(), 1);
+  assert_true(a.verdict == SelectVerdict::Wait);
+}
+
 void test_wait_reasons(void **) {
   SelectSettings s;
   assert_string_equal(select_wait_reason(PlaceStatus::NoBlock, false, true, s).c_str(),
@@ -487,6 +630,12 @@ int main() {
       cmocka_unit_test(test_will_run_strict_plain_not_before_deadline),
       cmocka_unit_test(test_will_run_tries_capped),
       cmocka_unit_test(test_will_run_missing_fallback_only_without_tries),
+      cmocka_unit_test(test_will_run_timed_earliest_end),
+      cmocka_unit_test(test_will_run_timed_bisection_strict),
+      cmocka_unit_test(test_will_run_timed_plain_asked_when_it_may_be_earlier),
+      cmocka_unit_test(test_will_run_timed_refused_block_dropped),
+      cmocka_unit_test(test_will_run_timed_preemption_asks_plain),
+      cmocka_unit_test(test_will_run_timed_never_enough),
       cmocka_unit_test(test_wait_reasons),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

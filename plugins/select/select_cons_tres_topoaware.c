@@ -142,6 +142,7 @@ void ta_entry_node_init(ta_list_t *job_list)
 	ta_log_counters();
 	ta_final_logged = 0; /* running (again) */
 #ifndef TA_SELECT_PASSTHROUGH
+	ta_select_jobs_changed();
 	ta_select_node_init();
 	if (job_list)
 		ta_select_job_init(job_list);
@@ -173,6 +174,7 @@ int ta_entry_job_test(const ta_job_test_t *t)
 void ta_entry_job_begin(job_record_t *job_ptr, int rc)
 {
 #ifndef TA_SELECT_PASSTHROUGH
+	ta_select_jobs_changed();
 	if (rc == SLURM_SUCCESS)
 		ta_select_job_begin(job_ptr);
 #endif
@@ -182,6 +184,7 @@ void ta_entry_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr, i
 {
 #ifndef TA_SELECT_PASSTHROUGH
 	/* from_job gives all its nodes to to_job and ends; to_job's nodes are not its placement any more. */
+	ta_select_jobs_changed();
 	if (rc == SLURM_SUCCESS)
 		ta_select_job_resized(from_job_ptr, to_job_ptr);
 #endif
@@ -190,6 +193,7 @@ void ta_entry_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr, i
 void ta_entry_job_resized(job_record_t *job_ptr, int rc)
 {
 #ifndef TA_SELECT_PASSTHROUGH
+	ta_select_jobs_changed();
 	if (rc == SLURM_SUCCESS)
 		ta_select_job_resized(NULL, job_ptr);
 #endif
@@ -198,6 +202,7 @@ void ta_entry_job_resized(job_record_t *job_ptr, int rc)
 void ta_entry_job_fini(job_record_t *job_ptr)
 {
 #ifndef TA_SELECT_PASSTHROUGH
+	ta_select_jobs_changed();
 	ta_select_job_fini(job_ptr);
 #endif
 }

@@ -108,6 +108,7 @@ void ta_select_fini(void)
 	ta_status = NULL;
 	xfree(ta_free);
 	xfree(ta_free_all);
+	ta_select_place_free_locked();
 	FREE_NULL_BITMAP(ta_known);
 	ta_nodes = 0;
 	pthread_mutex_unlock(&ta_lock);

@@ -92,7 +92,17 @@ void exercise_engine(topoaware_topo_t *topo, const topoaware::Topology &t, uint8
   std::vector<uint16_t> free_now(n, uint16_t(gpn)), free_all(n, uint16_t(gpn));
   for (uint32_t i = 0; i < n; ++i)
     if ((i + knob) % 5 != 0) usable[i / 64] |= uint64_t(1) << (i % 64);
-  for (int will_run = 0; will_run < 2; ++will_run) {
+  // will-run with the nodes' job end times: a third of the nodes busy until one of 7 ends
+  std::vector<uint16_t> busy_now(n, uint16_t(gpn));
+  std::vector<int64_t> all_free_at(n, 0), earliest_free_at(n, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    if ((i + knob) % 3 == 0) {
+      busy_now[i] = 0;
+      all_free_at[i] = 1000 + int64_t((i * 37 + knob) % 7) * 100;
+      earliest_free_at[i] = (knob & 0x20) && i % 4 == 0 ? INT64_MAX : all_free_at[i] - (i % 2) * 50;
+    }
+  for (int pass = 0; pass < 3; ++pass) {
+    const int will_run = pass > 0, timed = pass == 2;
     Backend b;
     topoaware_select_backend_t be = {
         &b,          Backend::try_block, Backend::keep_best, Backend::try_plain, Backend::clock_ms, Backend::wall_s,
@@ -107,8 +117,12 @@ void exercise_engine(topoaware_topo_t *topo, const topoaware::Topology &t, uint8
     r.will_run = will_run;
     r.usable = usable.data();
     r.nbits = n;
-    r.free_now = free_now.data();
+    r.free_now = timed ? busy_now.data() : free_now.data();
     r.free_all = free_all.data();
+    if (timed) {
+      r.all_free_at = all_free_at.data();
+      r.earliest_free_at = earliest_free_at.data();
+    }
     r.max_tries = 4;
     r.max_time_ms = 200;
     r.missing_mode = (knob & 2) ? TOPOAWARE_MISSING_FALLBACK : TOPOAWARE_MISSING_AVOID;
