@@ -229,6 +229,7 @@ extern "C" int topoaware_node_devices_load(int state_fd, const char *self, const
     if (name.empty())
       throw std::runtime_error(std::string("node name '") + (self ? self : "") +
                                "' is not a plain file name: the devices are not kept in a file");
+    if (state_fd < 0) throw std::runtime_error("no state folder is open: the devices are not kept in a file");
     if (key.empty())
       throw std::runtime_error("the kernel's boot id cannot be read: the devices are not kept in a file");
     const std::string text = devices_to_text(key, g_kept->devices);

@@ -245,6 +245,10 @@ void test_devices_cache(void **) {
   assert_non_null(std::strstr(err, "not a plain file name"));
   assert_non_null(topoaware::kept_node_devices({}));
   assert_false(std::filesystem::exists(d + "/../n0003"));
+  // No state folder open: the probe kept, an error that says so.
+  assert_int_equal(topoaware_node_devices_load(-1, "n0003", nullptr, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "no state folder is open"));
+  assert_non_null(topoaware::kept_node_devices({}));
 
   unsetenv("HWLOC_XMLFILE");
   close(fd);
