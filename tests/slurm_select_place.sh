@@ -21,10 +21,11 @@ leaf_counts() { # node names in file $1 -> "3 1" (nodes per leaf, descending)
     sort | uniq -c | awk '{print $1}' | sort -rn | tr '\n' ' ' | sed 's/ $//'
 }
 
-# scenario TAG SELECTTYPE: the cluster stays up (the caller stops it).
+# scenario TAG SELECTTYPE [sel_start args]: the cluster stays up (the caller stops it).
 scenario() {
   local tag=$1 sel=$2 a b
-  sel_start "$sel"
+  shift 2
+  sel_start "$sel" "$@"
   sel_busy n0001 n0005 n0009 n0010 n0013 n0014 n0015 n0016
   a=$(cluster_run sbatch --parsable --exclusive -N4 -o /dev/null --wrap 'sleep 600')
   cluster_wait_job "$a" 60 RUNNING >/dev/null
@@ -47,7 +48,9 @@ scenario() {
     "(per leaf: $(leaf_counts "$SEL_WORK/B.stock")), expected 3 + 1"
 ta_pass "stock cons_tres + topology/tree: B on 3 + 1 nodes, one DP ring split (the premise holds)"
 
-scenario topo select/cons_tres_topoaware
+# LogLevel=debug: the decisions' debug lines (the will-run check at the end reads them).
+echo "LogLevel=debug" >"$SEL_WORK/topoaware.conf"
+scenario topo select/cons_tres_topoaware --file "topoaware.conf=$SEL_WORK/topoaware.conf"
 grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (16 hosts' "$CLUSTER_LOGDIR/slurmctld.log" ||
   ta_fail "slurmctld did not log the topology it loaded"
 cmp -s "$SEL_WORK/A.stock" "$SEL_WORK/A.topo" ||
@@ -116,8 +119,6 @@ ids=$(cluster_run squeue -h -o %i | tr '\n' ' ')
 # shellcheck disable=SC2086
 [ -z "${ids// /}" ] || cluster_run scancel $ids
 for id in $ids; do cluster_wait_job "$id" 60 >/dev/null; done
-echo "LogLevel=debug" >"$CLUSTER_DIR/topoaware.conf"
-cluster_run scontrol reconfigure
 busy=()
 for n in $(seq 1 16); do
   limit=$((n > 12 ? 3 : n > 8 ? 6 : n > 4 ? 8 : 10))
