@@ -234,8 +234,15 @@ SelectAnswer Decision::will_run() {
   const uint64_t t0 = be_.clock_ms();
   const bool strict = req_.strict && req_.now < req_.deadline;
   const bool timed = req_.all_free_at && req_.earliest_free_at;
-  // Preemption may start plain cons_tres's answer sooner than any end time says.
-  const int64_t floor = timed && !req_.may_preempt ? plain_floor(strict) : INT64_MIN;
+  // Preemption may start plain cons_tres's answer sooner than any end time says. Computed at the
+  // first accepted block that does not start now (an O(nodes) pass a block free now never needs).
+  bool floor_known = false;
+  int64_t floor = INT64_MIN;
+  const auto plain_floor_once = [&] {
+    if (!floor_known && timed && !req_.may_preempt) floor = plain_floor(strict);
+    floor_known = true;
+    return floor;
+  };
   const int max_tries = int(std::min(set_.max_tries, kMaxWillRunTries));
   int &tries = answer_.tries;
   bool now_done = false, have_best = false, settled = false;
@@ -275,7 +282,7 @@ SelectAnswer Decision::will_run() {
       best_status = status_;
       // Nothing starts earlier than now, and plain cons_tres no earlier than its floor: the
       // block wins (ties go to it), plain is not asked.
-      if (best_start <= be_.wall_s() || best_start <= floor) {
+      if (best_start <= be_.wall_s() || best_start <= plain_floor_once()) {
         settled = true;
         break;
       }

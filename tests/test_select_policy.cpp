@@ -105,13 +105,15 @@ struct Call {
     for (int i : nodes) free_now[size_t(i)] = 8;
   }
   // Will-run with end times: node i is busy (no GPU free) until kNow + ends[i], and plain
-  // cons_tres could use it from then on (exclusive jobs).
-  void busy_until(const std::vector<int64_t> &ends) {
+  // cons_tres could use it from then on (exclusive jobs); the fake cons_tres, when given, agrees.
+  void busy_until(const std::vector<int64_t> &ends, FakeConsTres *f = nullptr) {
     all_free_at.assign(c.n(), kNow);
     earliest_free_at.assign(c.n(), kNow);
+    if (f) f->busy_until.assign(ends.size(), 0);
     for (size_t i = 0; i < ends.size(); ++i) {
       all_free_at[i] = earliest_free_at[i] = kNow + ends[i];
       free_now[i] = 0;
+      if (f) f->busy_until[i] = kNow + ends[i];
     }
   }
   void free_range(int first, int count) {
@@ -469,18 +471,12 @@ std::vector<int64_t> group_ends(std::initializer_list<int64_t> per_group) {
   return v;
 }
 
-void fake_ends(FakeConsTres &f, const std::vector<int64_t> &ends) {
-  f.busy_until.assign(ends.size(), 0);
-  for (size_t i = 0; i < ends.size(); ++i) f.busy_until[i] = kNow + ends[i];
-}
-
 void test_will_run_timed_earliest_end(void **) {
   Cluster c;
   Call call(c, 4, false, true);
   const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
-  call.busy_until(ends);
   FakeConsTres f;
-  fake_ends(f, ends);
+  call.busy_until(ends, &f);
   f.plain_start = kNow + 100;
   SelectAnswer a = call.run(f);
   assert_true(a.verdict == SelectVerdict::Block);
@@ -495,10 +491,8 @@ void test_will_run_timed_bisection_strict(void **) {
   Cluster c;
   Call call(c, 4, true, true);  // strict: one whole group; deadline +600
   // enough nodes at +150 (0, 1, 4, 5), a whole group first at +300 (group 2)
-  call.busy_until({100, 100, 400, 400, 150, 150, 350, 350, 300, 300, 300, 300, 500, 500, 500, 500});
   FakeConsTres f;
-  fake_ends(f, call.all_free_at);
-  for (auto &t : f.busy_until) t -= kNow;
+  call.busy_until({100, 100, 400, 400, 150, 150, 350, 350, 300, 300, 300, 300, 500, 500, 500, 500}, &f);
   f.plain_start = kNow + 150;
   SelectAnswer a = call.run(f);
   assert_true(a.verdict == SelectVerdict::Block);
@@ -513,11 +507,10 @@ void test_will_run_timed_plain_asked_when_it_may_be_earlier(void **) {
   Cluster c;
   Call call(c, 4, false, true);
   const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
-  call.busy_until(ends);
+  FakeConsTres f;
+  call.busy_until(ends, &f);
   // group 0 is shared: a job there ends at +50, so plain cons_tres might start the job then
   for (int i = 0; i < 4; ++i) call.earliest_free_at[size_t(i)] = kNow + 50;
-  FakeConsTres f;
-  fake_ends(f, ends);
   f.plain_start = kNow + 60;
   SelectAnswer a = call.run(f);
   assert_int_equal(f.blocks.size(), 1);
@@ -525,20 +518,18 @@ void test_will_run_timed_plain_asked_when_it_may_be_earlier(void **) {
   assert_true(a.verdict == SelectVerdict::Plain);
   assert_int_equal(a.start, kNow + 60);
   Call later(c, 4, false, true);
-  later.busy_until(ends);
-  for (int i = 0; i < 4; ++i) later.earliest_free_at[size_t(i)] = kNow + 50;
   FakeConsTres g;
-  fake_ends(g, ends);
+  later.busy_until(ends, &g);
+  for (int i = 0; i < 4; ++i) later.earliest_free_at[size_t(i)] = kNow + 50;
   g.plain_start = kNow + 300;
   SelectAnswer b = later.run(g);
   assert_true(b.verdict == SelectVerdict::Block);  // +100 beats plain's +300
   assert_int_equal(b.start, kNow + 100);
   // too few nodes with a known earliest time: no floor, plain asked
   Call unknown(c, 4, false, true);
-  unknown.busy_until(ends);
-  for (int i = 0; i < 13; ++i) unknown.earliest_free_at[size_t(i)] = INT64_MAX;
   FakeConsTres h;
-  fake_ends(h, ends);
+  unknown.busy_until(ends, &h);
+  for (int i = 0; i < 13; ++i) unknown.earliest_free_at[size_t(i)] = INT64_MAX;
   h.plain_start = kNow + 100;
   unknown.run(h);
   assert_int_equal(h.plain_any.size(), 1);
@@ -548,9 +539,8 @@ void test_will_run_timed_refused_block_dropped(void **) {
   Cluster c;
   Call call(c, 4, false, true);
   const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
-  call.busy_until(ends);
   FakeConsTres f;
-  fake_ends(f, ends);
+  call.busy_until(ends, &f);
   f.refuse = {5};  // group 1 (free first) is refused: group 2 next, at +200
   f.plain_start = kNow + 1000;
   SelectAnswer a = call.run(f);
@@ -567,9 +557,8 @@ void test_will_run_timed_preemption_asks_plain(void **) {
   Call call(c, 4, false, true);
   call.req.may_preempt = true;
   const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
-  call.busy_until(ends);
   FakeConsTres f;
-  fake_ends(f, ends);
+  call.busy_until(ends, &f);
   f.plain_start = kNow;  // preempting starts it now
   SelectAnswer a = call.run(f);
   assert_int_equal(f.plain_any.size(), 1);
