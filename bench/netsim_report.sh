@@ -5,7 +5,7 @@
 #   bench/netsim_report.sh [--quick|--target] [--seeds N] [--jobs N] [--snapshot-count K]
 #                          [--config FAMILY:NODES[:LOAD]]... [--policies P,Q] [--fairness flow|pair]
 #                          [--parallel N] [--out DIR]
-# --quick (default): ft2-2to1-512, ft3-7to1-512, rail8-256, 2 seeds x 400 jobs, 4 snapshots.
+# --quick (default): ft2-2to1-512, ft3-7to1-512, rail8-256, dfly-512, 2 seeds x 400 jobs, 4 snapshots.
 # --target: every family at 2,048 nodes (rail8 1,024: its radix), 90% load, 5 seeds x 1,500 jobs.
 # top_builddir (default: the current folder) holds bench/placement_sim and bench/netsim/netsim.
 set -euo pipefail
@@ -14,7 +14,7 @@ build=${top_builddir:-$PWD}
 out=${OUT:-$build/bench/netsim-results}
 seeds=2 jobs=400 count=4 fairness=pair parallel=1 policies=slurm-tree,slurm-block,firstfit,topoaware
 configs=()
-quick=(ft2-2to1:512 ft3-7to1:512 rail8:256)
+quick=(ft2-2to1:512 ft3-7to1:512 rail8:256 dfly:512)
 target=(ft2-2to1:2048 ft2-1to1:2048 ft3-7to1:2048 rail8:1024 dfly:2048)
 preset=quick
 while [ $# -gt 0 ]; do

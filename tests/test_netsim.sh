@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/netsim/netsim on the 32-host A/B case, known by hand (bench/netsim/README.md, "The hand case"):
+# bench/netsim/netsim on cases known by hand: the 32-host A/B case (bench/netsim/README.md, "The hand case"):
 # 4 leaves x 8 hosts, 400 Gb/s (NDR 4x) everywhere, 4 uplinks per leaf = 2 spines x 2 parallel
 # cables (2:1). S = 1 GB per rank. Job X (tp=1, pp=2, dp=8 on 16 nodes; PP bytes 0) has its two DP
 # rings split 2 nodes per leaf; job Y (dp=16 on the other 16 nodes, 4 per leaf, every ring edge
@@ -53,6 +53,27 @@ cat > "$tmp/rail_snap.json" <<JSON
 {"jobs": [{"name": "R", "layout": "tp=2,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9},
           {"name": "PXN", "layout": "tp=1,dp=4", "nodes": ["n0002", "n0006"], "dp_bytes": 1e9}]}
 JSON
+# Dragonfly (cables inside a level: shortest-path routing): 2 groups x 2 routers x 2 hosts, NDR, two
+# parallel global cables between routers 1 of both groups and two between routers 2 (n1,n2 on group
+# 1 router 1; n3,n4 router 2; n5,n6 group 2 router 1; n7,n8 router 2). 1 GB per ring edge, alone
+# 20 ms. DF1: X (n1,n5) and Y (n2,n8). D-mod-K: X n1->n5 takes cable 4 mod 2 = 0 of the two direct
+# cables; Y n2->n8 (d = 7) chooses among router 2 of group 1 and the two global cables (3 ways),
+# 7 mod 3 = 1: the same cable: 40 ms for both. Adaptive: the parallel cables are one link of 800
+# Gb/s and Y is sprayed over its two minimal paths (0.5 GB each; through the local cable of either
+# group): nothing shared beyond capacity, 20 ms (40 ms if the halves carried the whole flow).
+# DF2: A (n1,n7), B (n2,n8), both between router 1 of group 1 and router 2 of group 2. D-mod-K:
+# the return flows n7->n1 (d = 0) and n8->n2 (d = 1) both cross the local cable of group 1: 40 ms;
+# adaptive: each local cable direction carries two halves, 25 GB/s each: 20 ms.
+"$top_builddir/topoaware" generate dragonfly --groups 2 --routers-per-group 2 --hosts-per-router 2 --global-links 2 \
+  --speed NDR --json "$tmp/dfly.json" >/dev/null || exit 99
+cat > "$tmp/df1.json" <<JSON
+{"jobs": [{"name": "DX", "layout": "tp=1,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9},
+          {"name": "DY", "layout": "tp=1,dp=2", "nodes": ["n0002", "n0008"], "dp_bytes": 1e9}]}
+JSON
+cat > "$tmp/df2.json" <<JSON
+{"jobs": [{"name": "DA", "layout": "tp=1,dp=2", "nodes": ["n0001", "n0007"], "dp_bytes": 1e9},
+          {"name": "DB", "layout": "tp=1,dp=2", "nodes": ["n0002", "n0008"], "dp_bytes": 1e9}]}
+JSON
 start=$(date +%s%N)
 "$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" || { echo "FAIL: netsim (text)"; exit 1; }
 for c in ab a pp; do
@@ -61,13 +82,18 @@ done
 "$bin" --topology "$tmp/rail.json" --snapshot "$tmp/rail_snap.json" --format json >"$tmp/rail.out" || exit 1
 "$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --fairness pair >"$tmp/pair.out" || exit 1
 "$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --ring steps >"$tmp/steps.out" || exit 1
+for c in df1 df2; do
+  "$bin" --topology "$tmp/dfly.json" --snapshot "$tmp/$c.json" --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
+done
+"$bin" --topology "$tmp/dfly.json" --snapshot "$tmp/df2.json" --format json --ring steps >"$tmp/df2steps.out" || exit 1
 end=$(date +%s%N)
-echo "seven runs: $(((end - start) / 1000000)) ms wall"
-python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" "$tmp/pair.out" "$tmp/steps.out" <<'PY'
+echo "ten runs: $(((end - start) / 1000000)) ms wall"
+python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" "$tmp/df1.out" "$tmp/df2.out" \
+  "$tmp/pair.out" "$tmp/steps.out" "$tmp/df2steps.out" <<'PY'
 import json, sys
-jobs = {j["name"]: j for f in sys.argv[1:5] for j in json.load(open(f))["jobs"]}
-jobs.update({j["name"] + "/pair": j for j in json.load(open(sys.argv[5]))["jobs"]})
-jobs.update({j["name"] + "/steps": j for j in json.load(open(sys.argv[6]))["jobs"]})
+jobs = {j["name"]: j for f in sys.argv[1:7] for j in json.load(open(f))["jobs"]}
+jobs.update({j["name"] + "/pair": j for j in json.load(open(sys.argv[7]))["jobs"]})
+jobs.update({j["name"] + "/steps": j for f in sys.argv[8:10] for j in json.load(open(f))["jobs"]})
 want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("X", "adaptive", "shared_s", 52.5), ("X", "dmodk", "shared_s", 70),
         ("Xpacked", "adaptive", "alone_s", 35), ("Xpacked", "dmodk", "alone_s", 35),
@@ -81,6 +107,9 @@ want = [("X", "adaptive", "alone_s", 35), ("X", "dmodk", "alone_s", 35),
         ("X/steps", "adaptive", "alone_s", 35), ("X/steps", "dmodk", "alone_s", 35),
         ("X/steps", "adaptive", "shared_s", 52.5), ("X/steps", "dmodk", "shared_s", 70),
         ("Y/steps", "adaptive", "shared_s", 55), ("Y/steps", "dmodk", "shared_s", 72.5)]
+want += [(j, r, "alone_s", 20) for j in ("DX", "DY", "DA", "DB") for r in ("adaptive", "dmodk")]
+want += [(j, "adaptive", "shared_s", 20) for j in ("DX", "DY", "DA", "DB", "DA/steps", "DB/steps")]
+want += [(j, "dmodk", "shared_s", 40) for j in ("DX", "DY", "DA", "DB", "DA/steps", "DB/steps")]
 fails = 0
 for job, r, k, ms in want:
     got = jobs[job][r][k] * 1e3

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -235,13 +236,35 @@ FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), 
     const int a = topo.switch_index(lk.a), b = topo.switch_index(lk.b);
     if (a < 0 || b < 0) continue;  // a host cable: modelled from the host's ports
     const Switch &sa = topo.switches[size_t(a)], &sb = topo.switches[size_t(b)];
-    if (sa.level == sb.level)
-      throw std::runtime_error("netsim: cable between two level-" + std::to_string(sa.level) + " switches (" + sa.name +
-                               ", " + sb.name + "): only up/down fabrics (fat trees, rails) are modelled");
-    const bool a_low = sa.level < sb.level;
+    if (sa.level == sb.level) flat_ = true;  // e.g. dragonfly routers: no up/down, shortest paths
+    // Oriented lower level -> higher level; inside a level, lower switch index first.
+    const bool a_low = sa.level != sb.level ? sa.level < sb.level : a < b;
     for (const auto &[pa, pb] : lk.ports)
       cables.push_back({a_low ? a : b, a_low ? b : a, a_low ? pa : pb, a_low ? pb : pa, lk.gbps() * 1e9 / 8});
-    sw_down[size_t(a_low ? b : a)].push_back(a_low ? a : b);
+    if (sa.level != sb.level) sw_down[size_t(a_low ? b : a)].push_back(a_low ? a : b);
+  }
+  if (flat_) {
+    // Every switch is a node; D-mod-K: every cable a link; adaptive: parallel cables one link.
+    std::vector<std::vector<Edge>> adj(S);
+    std::map<std::pair<int, int>, int> merged;
+    for (const Cable &c : cables) {
+      const std::string &lo = topo.switches[size_t(c.lo)].name, &hi = topo.switches[size_t(c.hi)].name;
+      int id = int(links_.size());
+      if (routing == Routing::Adaptive) {
+        auto [it, fresh] = merged.insert({{c.lo, c.hi}, id});
+        if (!fresh) {
+          links_[size_t(it->second)].bytes_per_s += c.bw;
+          continue;
+        }
+        links_.push_back({prefix + lo + "-" + hi, c.bw});
+      } else {
+        links_.push_back({prefix + lo + ":" + std::to_string(c.plo) + "-" + hi + ":" + std::to_string(c.phi), c.bw});
+      }
+      adj[size_t(c.lo)].push_back({c.hi, id, c.plo, true});
+      adj[size_t(c.hi)].push_back({c.lo, id, c.phi, false});
+    }
+    build_flat(adj);
+    return;
   }
   // Nodes of the routing graph.
   node_.resize(S);
@@ -306,14 +329,26 @@ FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), 
   below_ = reach_below(node_level, node_down);
 }
 
-void FabricModel::route(const Flow &f, std::vector<Hop> &out) const {
+void FabricModel::route(const Flow &f, std::vector<std::vector<Hop>> &paths) const {
   const HcaPort &ps = topo_->hosts[size_t(f.src_host)].ports[size_t(f.src_port)];
   const HcaPort &pd = topo_->hosts[size_t(f.dst_host)].ports[size_t(f.dst_port)];
   if (ps.sw < 0 || pd.sw < 0) throw std::runtime_error("netsim: a NIC port is not cabled to a switch");
-  const int lb = node_[size_t(pd.sw)];
   const uint64_t d = uint64_t(f.dst_host);  // the destination "LID": its canonical host index
-  out.clear();
-  out.push_back({nic_link_[size_t(f.src_host)][size_t(f.src_port)], true});
+  const Hop nic_up{nic_link_[size_t(f.src_host)][size_t(f.src_port)], true};
+  const Hop nic_down{nic_link_[size_t(f.dst_host)][size_t(f.dst_port)], false};
+  paths.clear();
+  if (flat_) {
+    route_flat(ps.sw, pd.sw, d, paths);
+    for (std::vector<Hop> &p : paths) {
+      p.insert(p.begin(), nic_up);
+      p.push_back(nic_down);
+    }
+    return;
+  }
+  const int lb = node_[size_t(pd.sw)];
+  paths.emplace_back();
+  std::vector<Hop> &out = paths.back();
+  out.push_back(nic_up);
   int cur = node_[size_t(ps.sw)];
   uint64_t div = 1;
   std::vector<const Edge *> c;
@@ -343,7 +378,88 @@ void FabricModel::route(const Flow &f, std::vector<Hop> &out) const {
     out.push_back({e->link, false});
     cur = e->other;
   }
-  out.push_back({nic_link_[size_t(f.dst_host)][size_t(f.dst_port)], false});
+  out.push_back(nic_down);
+}
+
+void FabricModel::build_flat(const std::vector<std::vector<Edge>> &adj) {
+  adj_ = adj;
+  for (std::vector<Edge> &edges : adj_)
+    std::sort(edges.begin(), edges.end(),
+              [](const Edge &x, const Edge &y) { return x.other != y.other ? x.other < y.other : x.port < y.port; });
+  node_.resize(adj_.size());
+  for (size_t s = 0; s < adj_.size(); ++s) node_[s] = int(s);
+}
+
+const std::vector<int> &FabricModel::distances_to(int sw) const {
+  auto [it, fresh] = dist_to_.insert({sw, {}});
+  if (!fresh) return it->second;
+  std::vector<int> &dist = it->second;
+  dist.assign(adj_.size(), -1);
+  std::vector<int> queue{sw};
+  dist[size_t(sw)] = 0;
+  for (size_t q = 0; q < queue.size(); ++q)
+    for (const Edge &e : adj_[size_t(queue[q])])
+      if (dist[size_t(e.other)] < 0) {
+        dist[size_t(e.other)] = dist[size_t(queue[q])] + 1;
+        queue.push_back(e.other);
+      }
+  return dist;
+}
+
+void FabricModel::route_flat(int src, int dst, uint64_t d, std::vector<std::vector<Hop>> &paths) const {
+  const std::vector<int> &dist = distances_to(dst);
+  if (dist[size_t(src)] < 0)
+    throw std::runtime_error("netsim: no route from " + topo_->switches[size_t(src)].name + " to " +
+                             topo_->switches[size_t(dst)].name);
+  const auto on_path = [&](int from, const Edge &e) { return dist[size_t(e.other)] == dist[size_t(from)] - 1; };
+  if (routing_ == Routing::DModK) {
+    paths.emplace_back();
+    uint64_t div = 1;
+    std::vector<const Edge *> c;
+    for (int cur = src; cur != dst;) {
+      c.clear();
+      for (const Edge &e : adj_[size_t(cur)])
+        if (on_path(cur, e)) c.push_back(&e);
+      const uint64_t K = c.size();
+      const Edge *e = c[size_t((d / div) % K)];
+      if (div < (uint64_t(1) << 40)) div *= K;
+      paths.back().push_back({e->link, e->up});
+      cur = e->other;
+    }
+    return;
+  }
+  // Adaptive: the shortest paths counted from each switch on them (capped), then kMaxParts of them
+  // taken evenly spread over their enumeration order (all of them when there are fewer).
+  constexpr uint64_t kCap = uint64_t(1) << 40;
+  std::map<int, uint64_t> count;
+  std::function<uint64_t(int)> paths_from = [&](int s) -> uint64_t {
+    if (s == dst) return 1;
+    auto it = count.find(s);
+    if (it != count.end()) return it->second;
+    uint64_t n = 0;
+    for (const Edge &e : adj_[size_t(s)])
+      if (on_path(s, e)) n = std::min(kCap, n + paths_from(e.other));
+    count[s] = n;
+    return n;
+  };
+  const uint64_t total = paths_from(src);
+  const uint64_t parts = std::min<uint64_t>(total, kMaxParts);
+  for (uint64_t i = 0; i < parts; ++i) {
+    uint64_t idx = i * total / parts;
+    paths.emplace_back();
+    for (int cur = src; cur != dst;)
+      for (const Edge &e : adj_[size_t(cur)]) {
+        if (!on_path(cur, e)) continue;
+        const uint64_t n = paths_from(e.other);
+        if (idx >= n) {
+          idx -= n;
+          continue;
+        }
+        paths.back().push_back({e.link, e.up});
+        cur = e.other;
+        break;
+      }
+  }
 }
 
 }  // namespace topoaware::netsim

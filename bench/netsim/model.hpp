@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -86,21 +87,35 @@ struct Hop {
 // (the spines of a 2-level tree, the spines of one pod, the cores) are one node, and all cables
 // between two nodes one link of their summed bandwidth: the bound of perfect adaptive routing or
 // packet spraying (with equal cables it equals spraying every flow evenly over the spines).
+// A fabric with cables between switches of one level (a dragonfly: routers of a group linked to
+// each other, groups by global cables) has no up and down: it is routed by shortest (minimal)
+// paths between switches. D-mod-K: at each switch, of the cables on a shortest path, cable
+// floor(d / K1..K(i-1)) mod Ki. Adaptive: the parallel cables between two switches are one link,
+// and each flow is split evenly over its shortest paths (minimal adaptive routing; the non-minimal
+// Valiant detours of UGAL are not modelled, so a hot pair of groups is not relieved through a third).
 class FabricModel {
  public:
   FabricModel(const Topology &topo, Routing routing);
   Routing routing() const { return routing_; }
   const std::vector<NetLink> &links() const { return links_; }
-  // The links from f's source NIC port to its destination's. Throws std::runtime_error if the
-  // fabric has no up/down route.
-  void route(const Flow &f, std::vector<Hop> &out) const;
-
+  // The paths from f's source NIC port to its destination's, each carrying an equal share of the
+  // bytes: one path, except under adaptive routing on a fabric with cables inside a level (a
+  // dragonfly), where the flow is sprayed evenly over its shortest paths (at most kMaxParts of
+  // them, spread over all). Throws std::runtime_error if the fabric has no route.
+  void route(const Flow &f, std::vector<std::vector<Hop>> &paths) const;
+  static constexpr size_t kMaxParts = 16;
+  // The fabric has cables between switches of one level: routed by shortest paths, not up/down.
+  bool flat() const { return flat_; }
  private:
-  struct Edge {     // one cable (D-mod-K) or one merged node pair (adaptive)
-    int other = 0;  // node at the other end
-    int link = 0;   // index into links_
-    int port = 0;   // port on this switch (orders parallel cables)
+  struct Edge {      // one cable (D-mod-K) or one merged node pair (adaptive)
+    int other = 0;   // node at the other end
+    int link = 0;    // index into links_
+    int port = 0;    // port on this switch (orders parallel cables)
+    bool up = true;  // shortest-path routing: this way is the link's "up" direction
   };
+  void build_flat(const std::vector<std::vector<Edge>> &adj);
+  void route_flat(int src, int dst, uint64_t d, std::vector<std::vector<Hop>> &paths) const;
+  const std::vector<int> &distances_to(int sw) const;
   const Topology *topo_;
   Routing routing_;
   std::vector<NetLink> links_;
@@ -109,6 +124,11 @@ class FabricModel {
   std::vector<std::vector<Edge>> up_, down_;  // per node, sorted by (other, port)
   std::vector<std::vector<char>> below_;      // [node][node]: reachable going down
   bool reaches(int n, int leaf) const { return n == leaf || below_[size_t(n)][size_t(leaf)]; }
+  // Shortest-path routing (flat_): every switch its own node, adj_ per switch sorted by (other,
+  // port); hop counts to a destination switch, computed once per destination.
+  bool flat_ = false;
+  std::vector<std::vector<Edge>> adj_;
+  mutable std::map<int, std::vector<int>> dist_to_;
 };
 
 }  // namespace topoaware::netsim

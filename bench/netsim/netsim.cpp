@@ -46,6 +46,9 @@ struct Transfer {
 struct JobPlan {
   std::vector<std::vector<Transfer>> phases;
   std::vector<std::vector<int>> rings;
+  // DP flow i of the model is transfers [first, first + count) of the DP phase (count > 1: the
+  // flow is sprayed over several paths). Not kept when flows are merged per NIC pair.
+  std::vector<std::pair<size_t, size_t>> dp_parts;
   uint32_t steps = 0;
 };
 using Plan = std::vector<JobPlan>;
@@ -109,7 +112,7 @@ class Platform {
       for (const NetLink &l : model.links())
         links.push_back(zone_->create_split_duplex_link(l.name, l.bytes_per_s)->set_latency(0)->seal());
       Plan plan(snap.jobs.size());
-      std::vector<Hop> hops;
+      std::vector<std::vector<Hop>> paths;
       for (size_t jb = 0; jb < snap.jobs.size(); ++jb) {
         const JobTraffic t = job_traffic(topo, snap.jobs[jb]);
         plan[jb].phases.resize(kPhases);
@@ -117,20 +120,28 @@ class Platform {
         plan[jb].steps = t.ring_steps;
         for (int ph = 0; ph < kPhases; ++ph)
           for (const Flow &f : t.phase[ph]) {
-            sg4::Host *a = endpoint(topo, r, f.src_host, f.src_port);
-            sg4::Host *b = endpoint(topo, r, f.dst_host, f.dst_port);
-            if (routes_.insert({a, b}).second) {
-              model.route(f, hops);
-              std::vector<sg4::LinkInRoute> lr;
-              for (const Hop &h : hops)
-                lr.emplace_back(links[size_t(h.link)],
-                                h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
-              zone_->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, lr, false);
+            // The paths of a NIC pair are always the same: part p of every flow between them runs
+            // between their p-th endpoints, so one route per endpoint pair holds.
+            model.route(f, paths);
+            std::vector<Transfer> &out = plan[jb].phases[size_t(ph)];
+            if (ph == int(Phase::DP)) plan[jb].dp_parts.push_back({out.size(), paths.size()});
+            for (size_t p = 0; p < paths.size(); ++p) {
+              sg4::Host *a = endpoint(topo, r, f.src_host, f.src_port, int(p));
+              sg4::Host *b = endpoint(topo, r, f.dst_host, f.dst_port, int(p));
+              if (routes_.insert({a, b}).second) {
+                std::vector<sg4::LinkInRoute> lr;
+                for (const Hop &h : paths[p])
+                  lr.emplace_back(links[size_t(h.link)],
+                                  h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+                zone_->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, lr, false);
+              }
+              out.push_back({a, b, uint64_t(std::llround(f.bytes / double(paths.size())))});
             }
-            plan[jb].phases[size_t(ph)].push_back({a, b, uint64_t(std::llround(f.bytes))});
           }
-        if (merge)
+        if (merge) {
           for (auto &phase : plan[jb].phases) merge_same_pair(phase);
+          plan[jb].dp_parts.clear();
+        }
       }
       plans_.push_back(std::move(plan));
     }
@@ -143,18 +154,19 @@ class Platform {
   size_t routes() const { return routes_.size(); }
 
  private:
-  sg4::Host *endpoint(const Topology &topo, int r, int host, int port) {
-    auto key = std::make_tuple(r, host, port);
+  sg4::Host *endpoint(const Topology &topo, int r, int host, int port, int part) {
+    auto key = std::make_tuple(r, host, port, part);
     auto it = endpoints_.find(key);
     if (it != endpoints_.end()) return it->second;
     std::string name = std::string(r == 0 ? "a:" : "d:") + topo.hosts[size_t(host)].name + ":" + std::to_string(port);
+    if (part) name += "/" + std::to_string(part);
     sg4::Host *h = zone_->create_host(name, 1e9)->seal();
     endpoints_[key] = h;
     return h;
   }
   sg4::NetZone *zone_;
   sg4::Host *driver_ = nullptr;
-  std::map<std::tuple<int, int, int>, sg4::Host *> endpoints_;
+  std::map<std::tuple<int, int, int, int>, sg4::Host *> endpoints_;
   std::set<std::pair<sg4::Host *, sg4::Host *>> routes_;
   std::vector<Plan> plans_;
 };
@@ -174,8 +186,11 @@ void run_rings(const JobPlan &jp, const sg4::Host *where) {
         const size_t next = (i + 1) % ring.size();
         for (uint32_t k = 0; k < jp.steps; ++k) {
           if (e >= 0) {
-            const Transfer &t = dp[size_t(e)];
-            sg4::Comm::sendto_async(t.from, t.to, t.bytes / jp.steps)->wait();
+            const auto [first, count] = jp.dp_parts[size_t(e)];
+            std::vector<sg4::CommPtr> parts;
+            for (size_t p = first; p < first + count; ++p)
+              parts.push_back(sg4::Comm::sendto_async(dp[p].from, dp[p].to, dp[p].bytes / jp.steps));
+            sg4::Comm::wait_all(parts);
           }
           (*got)[next]->release();
           (*got)[i]->acquire();
