@@ -8,9 +8,9 @@ bench_netsim_netsim_CPPFLAGS = $(AM_CPPFLAGS) $(SIMGRID_CFLAGS)
 bench_netsim_netsim_CXXFLAGS = $(AM_CXXFLAGS) -O2
 bench_netsim_netsim_LDADD = corelib/libtopoaware_core.la $(SIMGRID_LIBS)
 endif
-# tests/test_netsim.sh is registered in every build: it skips (77) when configure did not find SimGrid.
-TESTS += tests/test_netsim.sh tests/test_netsim_report.sh
-EXTRA_DIST += tests/test_netsim.sh tests/test_netsim_report.sh
+# The network judge's tests are registered in every build: they skip (77) when configure did not find SimGrid.
+TESTS += tests/test_netsim.sh tests/test_netsim_report.sh tests/test_replay_judge.sh
+EXTRA_DIST += tests/test_netsim.sh tests/test_netsim_report.sh tests/test_replay_judge.sh
 # The network judge over the trace simulator's snapshots, per policy and fabric family
 # (bench/README.md, "Network judge"); opt-in, never part of `make check`.
 # `make bench-netsim BENCH_NETSIM_ARGS="--seeds 3"`, `BENCH_NETSIM_ARGS=--target` for the full size.

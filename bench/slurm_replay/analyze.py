@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Analysis of bench/slurm_replay.sh: the real allocations of the replays (stock, topo, pass,
 bare, whole), scored with `topoaware plan`; stock's decisions against the simulator's Slurm tree
-replica; the select_p_job_test counters of slurmctld.log; whole against bare per repetition.
+replica; the select_p_job_test counters of slurmctld.log; whole against bare per repetition; with
+--netsim, every run's schedule scored by the network judge (bench/netsim, see judge() below).
 
-usage: analyze.py --out DIR --topoaware BIN --tool SLURM_REPLAY_TOOL
+usage: analyze.py --out DIR --topoaware BIN --tool SLURM_REPLAY_TOOL [--netsim NETSIM]
        analyze.py --summary --out DIR    (DIR/seed-*/metrics.json of several seeds: whole/bare)
 
 DIR holds topology.json, topology.conf, trace.txt and one folder per run (jobs.txt = `scontrol -o
@@ -346,6 +347,127 @@ def metrics(jobs, scorer, nodes_total, logdir=None):
     return m
 
 
+# ---- the network judge (bench/netsim) on the real allocations ---------------------------------
+# Between two starts or ends of the scored jobs (multi-node layout jobs) the schedule does not
+# change: each such interval is one snapshot, every running scored job on its real nodes in the
+# order its tasks got (native order: node-index for bare, stock and pass; topoaware's for topo and
+# whole). netsim scores each snapshot once (--fairness pair, as bench/netsim_report.py); a job's
+# step communication time is the mean over the snapshots of its run, weighted by their duration.
+# Every run replays the same trace jobs, so runs are compared job by job; plain and single-node
+# jobs send nothing over the network in this model (their nodes are busy, nothing more).
+LANE_GBPS = {"SDR": 2.5, "DDR": 5, "QDR": 10, "FDR10": 10, "FDR": 14, "EDR": 25, "HDR": 50, "NDR": 100, "XDR": 200}
+
+
+def step_bytes(t):
+    """(dp_bytes, pp_bytes) of bench/netsim's snapshot format for a trace job: corelib/cost.hpp's
+    CostParams defaults (GPT-3 175B, bf16, sequence 2048, hidden 12288, micro-batch 1, 8 micro-batches
+    per step), as placement_sim writes them."""
+    return 175e9 * 2 / (t["tp"] * t["pp"]), 8 * (1 * 2048 * 12288 * 2 / t["tp"])
+
+
+def nic_bytes_per_s(topo):
+    """Host name -> bytes/s of its NIC ports (width x lane rate), as placement_sim's nic_bound_s."""
+    out = {}
+    for h in topo["hosts"]:
+        b = 0.0
+        for p in h.get("ports", []):
+            w = int(str(p.get("width", "0x")).rstrip("x") or 0)
+            b += w * LANE_GBPS.get(p.get("speed"), 0) * 1e9 / 8
+        out[h["name"]] = b
+    return out
+
+
+def nic_bound(t, n_nodes, bw):
+    """The job's step communication time with every flow limited by its NIC only (placement_sim's
+    nic_bound_s): DP, ranks per node x 2(d-1)/d S; PP, a middle stage sends pp_bytes both ways."""
+    dp_b, pp_b = step_bytes(t)
+    gpn = t["tp"] * t["pp"] * t["dp"] / n_nodes
+    b = 0.0
+    if t["pp"] > 1:
+        b += (2 if t["pp"] > 2 else 1) * gpn * pp_b / bw
+    if t["dp"] > 1:
+        b += gpn * 2 * (t["dp"] - 1) / t["dp"] * dp_b / bw
+    return b
+
+
+def native_order(tag, j, scorer):
+    if kind_of(tag) in TOPO_ORDER:
+        return [h["host"] for h in scorer.score(j["t"], j["nodes"])["rank_order"]]
+    return sorted(j["nodes"])  # Slurm's node-index order (names n0001..n0064 in slurm.conf order)
+
+
+def judge(tag, jobs, scorer, topo_path, netsim, workdir):
+    """Run the network judge over one run's schedule; fills j["net"] = {routing: mean shared step
+    time (s)}, j["net_bound"] (NIC-bound time) and j["net_alone"] for every scored job. Returns
+    the count of snapshots."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from netsim_report import run_netsim  # bench/netsim_report.py: runs netsim, caches the result
+    topo = json.load(open(topo_path))
+    bw = nic_bytes_per_s(topo)
+    scored = [j for j in jobs if j["kind"] == "layout" and len(j["nodes"]) > 1 and j["start"] and j["end"]
+              and j["end"] > j["start"]]
+    times = sorted({j["start"] for j in scored} | {j["end"] for j in scored})
+    os.makedirs(workdir, exist_ok=True)
+    acc = {j["id"]: {"adaptive": 0.0, "dmodk": 0.0, "alone": 0.0, "w": 0.0} for j in scored}
+    snaps = 0
+    for a, b in zip(times, times[1:]):
+        running = [j for j in scored if j["start"] <= a < j["end"]]
+        if not running:
+            continue
+        doc = {"schema": "topoaware-netsim/1", "run": tag, "time": a, "jobs": []}
+        for j in running:
+            dp_b, pp_b = step_bytes(j["t"])
+            doc["jobs"].append({"name": str(j["id"]), "layout": {k: j["t"][k] for k in ("tp", "pp", "dp")},
+                                "order": "given", "dp_bytes": dp_b, "pp_bytes": pp_b,
+                                "nodes": native_order(tag, j, scorer)})
+        path = os.path.join(workdir, f"snap{snaps:04d}.json")
+        text = json.dumps(doc, sort_keys=True)
+        if not os.path.exists(path) or open(path).read() != text:  # keeps netsim's cached result
+            with open(path, "w") as f:
+                f.write(text)
+        _, res, _ = run_netsim(netsim, topo_path, path, "pair")
+        snaps += 1
+        for r in res["jobs"]:
+            s = acc[int(r["name"])]
+            s["adaptive"] += (b - a) * r["adaptive"]["shared_s"]
+            s["dmodk"] += (b - a) * r["dmodk"]["shared_s"]
+            s["alone"] += (b - a) * r["dmodk"]["alone_s"]
+            s["w"] += b - a
+    for j in scored:
+        s = acc[j["id"]]
+        if s["w"] > 0:
+            j["net"] = {rt: s[rt] / s["w"] for rt in ("adaptive", "dmodk")}
+            j["net_alone"] = s["alone"] / s["w"]
+            j["net_bound"] = nic_bound(j["t"], len(j["nodes"]), bw[j["nodes"][0]])
+    return snaps
+
+
+def paired_net(bare_jobs, whole_jobs, routing="dmodk"):
+    """Job by job (the same trace job in both runs): whole's step communication time / bare's.
+    None without judged jobs in common."""
+    b = {j["idx"]: j for j in bare_jobs if "net" in j}
+    rs = sorted(j["net"][routing] / b[j["idx"]]["net"][routing] for j in whole_jobs
+                if "net" in j and j["idx"] in b and b[j["idx"]]["net"][routing] > 0)
+    if not rs:
+        return None
+    return dict(jobs=len(rs), median=median(rs), p95=pct(rs, 0.95), p05=pct(rs, 0.05),
+                faster=sum(r < 0.95 for r in rs) / len(rs), slower=sum(r > 1.05 for r in rs) / len(rs))
+
+
+def judge_metrics(jobs, m):
+    """Node-weighted step communication time over the judged jobs, in units of their NIC-bound
+    time (stretch), per routing; p95 of the per-job stretch."""
+    judged = [j for j in jobs if "net" in j and j["net_bound"] > 0]
+    m["net_jobs"] = len(judged)
+    if not judged:
+        return
+    nb = sum(len(j["nodes"]) * j["net_bound"] for j in judged)
+    for rt in ("adaptive", "dmodk"):
+        m["net_" + rt] = sum(len(j["nodes"]) * j["net"][rt] for j in judged) / nb
+        m["net_p95_" + rt] = pct([j["net"][rt] / j["net_bound"] for j in judged], 0.95)
+    m["net_alone_dmodk"] = sum(len(j["nodes"]) * j["net_alone"] for j in judged) / nb
+
+
 # ---- replica agreement -------------------------------------------------------------------------
 LOG_TS = r"^\[(\S+)\] "
 RE_ALLOC = re.compile(LOG_TS + r"sched: Allocate JobId=(\d+) NodeList=(\S+)")
@@ -530,7 +652,10 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("utilization over the makespan", "util", "{:.1%}"),
       ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}"),
       ("srun step launch delay, mean (s)", "step_delay_mean", "{:.3f}"),
-      ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}")]
+      ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}"),
+      ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}"),
+      ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}"),
+      ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}")]
 HIGHER_BETTER = ("ideal_rate_n", "util")
 
 
@@ -588,6 +713,12 @@ def summary(out):
         line = f"{label:40s}" + "".join(f"{r:9.3f}" for r in rs)
         line += f"{median(ok):9.3f}" + (f"{min(ok):>7.3f}..{max(ok):<6.3f}" if ok else "")
         print(line)
+    paired = [(c, vals[c][1].get("net_paired")) for c in cols if vals[c][1].get("net_paired")]
+    if paired:
+        print("\n## network judge, job by job: whole/bare step communication time of each trace job under D-mod-K")
+        for c, pj in paired:
+            print(f"{c}: {pj['jobs']} jobs, median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
+                  f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
     print("\n## absolute values: median over seeds and repetitions (min..max)")
     print(f"{'metric':40s}{'bare':>26s}{'whole':>26s}")
     for label, key, fmt in VS:
@@ -609,6 +740,7 @@ def main():
     ap.add_argument("--topoaware")
     ap.add_argument("--tool")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--netsim", help="bench/netsim/netsim: score every run's schedule with the network judge")
     a = ap.parse_args()
     out = a.out
     if a.summary:
@@ -625,6 +757,10 @@ def main():
         path = os.path.join(out, tag, "jobs.txt")
         runs[tag] = read_jobs(path, trace)
         res[tag] = metrics(runs[tag], scorer, len(all_nodes), os.path.join(out, tag, "cluster", "log"))
+        if a.netsim:
+            res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
+                                              os.path.join(out, tag, "netsim"))
+            judge_metrics(runs[tag], res[tag])
     if not runs:
         sys.exit("analyze.py: no run results in " + out)
 
@@ -665,7 +801,14 @@ def main():
         ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}", True),
         ("step launch delay, mean (s)", "step_delay_mean", "{:.3f}", True),
         ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
+        ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}", True),
+        ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}", True),
+        ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}", True),
     ]
+    if a.netsim:
+        print("## netsim stretch = sum(nodes x step communication time) / sum(nodes x NIC-bound time) over the "
+              "multi-node layout jobs, each job's time the mean over the schedule states of its run "
+              f"({', '.join(str(m.get('net_snapshots', 0)) for m in res.values())} snapshots)")
     # "native order": the order each run's tasks really get (stock and pass: Slurm's node-index
     # order; topo: spank_topoaware's order). For topo the two orders are the same.
     nat = {tag: native(tag, res[tag]) for tag in res}
@@ -722,6 +865,13 @@ def main():
             print(f"{label:40s}" + "".join(f"{ratio(nat[w].get(key), nat[b].get(key)):9.3f}" for _, b, w in wb))
         for r, b, w in wb:
             print(f"job states {r}: bare {nat[b]['states']}, whole {nat[w]['states']}")
+        for r, b, w in wb:
+            pj = paired_net(runs[b], runs[w]) if a.netsim else None
+            if pj:
+                nat[w]["net_paired"] = pj
+                print(f"netsim D-mod-K, job by job {r}: whole/bare step communication time over {pj['jobs']} jobs: "
+                      f"median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
+                      f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
     with open(os.path.join(out, "metrics.json"), "w") as f:
         json.dump(nat, f, indent=1, sort_keys=True)
 
@@ -730,7 +880,7 @@ def main():
         w = csv.writer(f)
         w.writerow(["run", "jobid", "idx", "kind", "nodes", "tp", "pp", "dp", "runtime", "submit", "start", "end", "wait",
                     "nodelist", "per_leaf", "ideal_topo_order", "ideal_node_order", "hop_ratio_topo_order",
-                    "hop_ratio_node_order"])
+                    "hop_ratio_node_order", "netsim_adaptive_s", "netsim_dmodk_s", "netsim_nic_bound_s"])
         for tag in tags:
             for j in runs[tag]:
                 sc = j.get("score")
@@ -740,7 +890,10 @@ def main():
                             per_leaf_counts(j["nodes"]), int(ideal(sc["cost"])) if sc else "",
                             int(ideal(sc["first_fit_cost"])) if sc else "",
                             f"{sc['cost']['ratio_to_ideal']:.5f}" if sc else "",
-                            f"{sc['first_fit_cost']['ratio_to_ideal']:.5f}" if sc else ""])
+                            f"{sc['first_fit_cost']['ratio_to_ideal']:.5f}" if sc else "",
+                            f"{j['net']['adaptive']:.6g}" if "net" in j else "",
+                            f"{j['net']['dmodk']:.6g}" if "net" in j else "",
+                            f"{j['net_bound']:.6g}" if "net" in j else ""])
 
     # Replica agreement
     print("\n## Agreement of the simulator's Slurm tree replica (bench/sim/slurm_tree.cpp) with real slurmctld")

@@ -1,0 +1,96 @@
+#!/bin/bash
+# bench/slurm_replay/analyze.py --netsim (bench/README.md, "Replay through real slurmctld"): the
+# network judge over a replay's real allocations, on a replay folder written by hand (the 64-node
+# fabric of bench/slurm_replay.sh, two layout jobs, a bare and a whole run). Checks: one snapshot
+# per interval between job starts and ends; bare's tasks in node-index order, whole's in the order
+# `topoaware plan` gives the same node set (spank_topoaware's); a job's time is the mean of its
+# snapshots' results weighted by their duration; alone, a job takes its NIC bound (the
+# normalisation of the stretch); metrics.json and jobs.csv carry the judge's numbers.
+set -u
+if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
+  echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
+  exit 77
+fi
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+bin="$top_builddir/topoaware" netsim="$top_builddir/bench/netsim/netsim" tool="$top_builddir/bench/slurm_replay_tool"
+for p in "$bin" "$netsim" "$tool"; do [ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }; done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+d=$tmp/replay
+mkdir -p "$d/bare.r1" "$d/whole.r1"
+"$bin" generate fat-tree --leaves 8 --hosts-per-leaf 8 --uplinks 4 --spines 4 --json "$d/topology.json" >/dev/null ||
+  { echo "FAIL: topoaware generate"; exit 1; }
+cat >"$d/trace.txt" <<'T'
+# idx arrival_s runtime_s nodes tp pp dp kind node
+0 0.0 100 4 8 1 4 layout -
+1 0.0 30 4 8 1 4 layout -
+2 0.0 30 2 8 2 1 plain -
+T
+job() {  # id idx kind submit start end nodelist
+  echo "JobId=$1 JobName=ta.$2.$3 JobState=COMPLETED SubmitTime=2026-01-01T00:00:$4 StartTime=2026-01-01T00:0$5" \
+       "EndTime=2026-01-01T00:0$6 NodeList=$7"
+}
+for run in bare.r1 whole.r1; do
+  {
+    job 1 0 layout 00 0:00 1:40 'n[0010,0001-0002,0009]'
+    job 2 1 layout 00 1:10 1:40 'n[0003-0004,0013-0014]'
+    job 3 2 plain 00 0:00 0:30 'n[0005-0006]'
+  } >"$d/$run/jobs.txt"
+done
+python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$d" --topoaware "$bin" --tool "$tool" \
+  --netsim "$netsim" >"$tmp/report.txt" 2>&1 || { cat "$tmp/report.txt"; echo "FAIL: analyze.py"; exit 1; }
+grep -E 'netsim' "$tmp/report.txt"
+python3 - "$d" "$bin" <<'PY'
+import csv, glob, json, subprocess, sys
+d, binary = sys.argv[1], sys.argv[2]
+fails = 0
+def fail(msg):
+    global fails
+    print("FAIL: " + msg)
+    fails += 1
+plan = json.loads(subprocess.run([binary, "plan", "--topology", d + "/topology.json", "--tp", "8", "--pp", "1",
+                                  "--dp", "4", "--gpus-per-node", "8", "--free", "n[0001-0002,0009-0010]",
+                                  "--format", "json"], capture_output=True, text=True, check=True).stdout)
+want_order = {"bare.r1": ["n0001", "n0002", "n0009", "n0010"],
+              "whole.r1": [h["host"] for h in plan["rank_order"]]}
+metrics = json.load(open(d + "/metrics.json"))
+rows = {(r["run"], r["jobid"]): r for r in csv.DictReader(open(d + "/jobs.csv"))}
+for run in ("bare.r1", "whole.r1"):
+    snaps = sorted(f for f in glob.glob("%s/%s/netsim/snap*.json" % (d, run)) if not f.endswith(".result.json"))
+    if len(snaps) != 2:  # [0, 70): job 1; [70, 100): jobs 1 and 2 (the plain job is not judged)
+        fail("%s: %d snapshots, expected 2" % (run, len(snaps)))
+        continue
+    docs = [json.load(open(s)) for s in snaps]
+    res = [{j["name"]: j for j in json.load(open(s[:-5] + ".pair.result.json"))["jobs"]} for s in snaps]
+    if [sorted(j["name"] for j in x["jobs"]) for x in docs] != [["1"], ["1", "2"]]:
+        fail("%s: snapshot jobs %s" % (run, [[j["name"] for j in x["jobs"]] for x in docs]))
+        continue
+    if docs[0]["jobs"][0]["nodes"] != want_order[run]:
+        fail("%s: job 1 ordered %s, expected %s" % (run, docs[0]["jobs"][0]["nodes"], want_order[run]))
+    # Alone (snapshot 0) job 1 runs at its NIC bound: 8 ranks x 2(4-1)/4 x 175e9*2/8 B over 25 GB/s = 21 s.
+    for rt in ("adaptive", "dmodk"):
+        got = res[0]["1"][rt]["shared_s"]
+        if abs(got - 21.0) > 0.01 * 21:
+            fail("%s: job 1 alone, %s: %.3f s, expected its NIC bound 21 s" % (run, rt, got))
+    r = rows.get((run, "1"))
+    if not r or abs(float(r["netsim_nic_bound_s"]) - 21.0) > 1e-6 * 21:
+        fail("%s: jobs.csv NIC bound of job 1: %s" % (run, r and r["netsim_nic_bound_s"]))
+        continue
+    # In node-index order, job 1's ring edge n0002 -> n0009 and job 2's n0004 -> n0013 leave leaf 1
+    # for hosts of equal index mod 4: D-mod-K puts both on its uplink 0, so job 1 is slower beside
+    # job 2 (and the weighting below matters).
+    if run == "bare.r1" and not res[1]["1"]["dmodk"]["shared_s"] > 1.2 * res[0]["1"]["dmodk"]["shared_s"]:
+        fail("bare.r1: job 1 not slowed by job 2 under D-mod-K: %s" % res[1]["1"]["dmodk"])
+    for rt in ("adaptive", "dmodk"):  # 70 s alone, 30 s beside job 2
+        want = (70 * res[0]["1"][rt]["shared_s"] + 30 * res[1]["1"][rt]["shared_s"]) / 100
+        if abs(float(r["netsim_%s_s" % rt]) - want) > 1e-4 * want:
+            fail("%s: job 1 %s time %s, expected the duration-weighted mean %.6g" % (run, rt, r["netsim_%s_s" % rt], want))
+    m = metrics[run]
+    if m.get("net_jobs") != 2 or m.get("net_snapshots") != 2 or not m.get("net_dmodk", 0) >= 0.999:
+        fail("%s: metrics %s" % (run, {k: v for k, v in m.items() if k.startswith("net")}))
+pj = metrics["whole.r1"].get("net_paired")
+if not pj or pj["jobs"] != 2:
+    fail("no job-by-job whole/bare comparison: %s" % pj)
+print("replay judge: %d failures" % fails)
+sys.exit(1 if fails else 0)
+PY
