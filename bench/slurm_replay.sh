@@ -19,7 +19,10 @@
 # A run name may carry a repetition suffix (bare.r2, whole.r2: a separate folder in DIR).
 # Then bench/slurm_replay/analyze.py scores the real allocations (scontrol show job) with
 # `topoaware plan --free <exactly the job's nodes>`, compares stock's decisions with the
-# simulator's Slurm tree replica, and reads the select_p_job_test counters from slurmctld.log.
+# simulator's Slurm tree replica, and reads the select_p_job_test counters from slurmctld.log;
+# where SimGrid was found (bench/netsim/netsim built), the network judge scores every run's
+# schedule: one snapshot per interval between job starts and ends, each job's step communication
+# time under adaptive and D-mod-K routing with the jobs running beside it.
 #
 # usage: bench/slurm_replay.sh [--quick] [--seed S] [--span SEC] [--load L] [--runs stock,topo,pass]
 #                              [--timing-pairs N] [--out DIR] [--analyze-only]
@@ -66,7 +69,7 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
     --no-latency) NOLAT=yes ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
     *) echo "slurm_replay.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -74,6 +77,8 @@ done
 
 B=$top_builddir
 BIN=$B/topoaware TOOL=$B/bench/slurm_replay_tool LAT=$B/bench/placement_latency
+JUDGE=()  # the network judge, when configure found SimGrid
+[ -x "$B/bench/netsim/netsim" ] && JUDGE=(--netsim "$B/bench/netsim/netsim")
 SELDIR=$B/plugins/select/.libs SPANK=$B/plugins/spank/.libs/spank_topoaware.so
 JOBSUB=$B/plugins/job_submit/.libs/job_submit_topoaware.so
 for f in "$BIN" "$TOOL" "$LAT"; do
@@ -282,5 +287,5 @@ if [ "$ANALYZE_ONLY" = no ]; then
   fi
 fi
 
-python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$OUT" --topoaware "$BIN" --tool "$TOOL" |
+python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$OUT" --topoaware "$BIN" --tool "$TOOL" "${JUDGE[@]}" |
   tee "$OUT/report.txt"
