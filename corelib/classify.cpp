@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "text.hpp"
 #include "topology.hpp"
 
 namespace topoaware {
@@ -216,15 +217,17 @@ void Classifier::collect_hosts() {
     }
     std::string reason;
     // A name a Slurm host list cannot hold is no Slurm node name (and topology.json lists hosts
-    // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map.
-    const bool bad_name = name.empty() || std::any_of(name.begin(), name.end(), [](char c) {
-      return c == ' ' || c == '\t' || c == ',' || c == '[' || c == ']' || (static_cast<unsigned char>(c) < 0x20) ||
-             c == 0x7f;
-    });
+    // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map. Nor
+    // is one that is not UTF-8: topology.json would hold another name (U+FFFD for each bad byte),
+    // out of the hosts' canonical order or equal to another host's, and its reader would refuse it.
+    const bool bad_name = name.empty() || printable_text(name) != name ||
+                          std::any_of(name.begin(), name.end(), [](char c) {
+                            return c == ' ' || c == ',' || c == '[' || c == ']';
+                          });
     if (is_sharp_node(n.desc)) {
       reason = "SHARP Aggregation Node";
     } else if (bad_name) {
-      reason = "name is not a Slurm node name (blank, ',', '[', ']' or a control character)";
+      reason = "name is not a Slurm node name (blank, ',', '[', ']', a control character or not UTF-8)";
     } else if (opts_.compute_nodes) {
       if (!wanted.count(name)) reason = "not in the node list";
     } else if (unnamed && !opts_.keep_unnamed) {

@@ -247,6 +247,33 @@ static void test_names_slurm_cannot_hold(void **) {
   assert_string_equal(to_json(*std::make_unique<Topology>(topology_from_json(json))).c_str(), json.c_str());
 }
 
+// A name that is not UTF-8 is no Slurm node name either: topology.json would hold U+FFFD instead,
+// out of the hosts' natural order, and its reader refused the file `topoaware discover` wrote
+// ("hosts are not in canonical (natural name) order"; found by tests/fuzz/fuzz_ibnetdiscover).
+// Valid UTF-8 stays.
+static void test_names_not_utf8(void **) {
+  FabricNode leaf = node(NodeType::Switch, "leaf1");
+  std::vector<FabricNode> hosts = {node(NodeType::Ca, "\xef" "0001 HCA-1"), node(NodeType::Ca, "o0001 HCA-1"),
+                                   node(NodeType::Ca, "o0002 HCA-1"), node(NodeType::Ca, "p0001 HCA-1"),
+                                   node(NodeType::Ca, "\xc3\xbc" "0003 HCA-1"), node(NodeType::Ca, "q\xff" " HCA-1")};
+  Fabric f;
+  for (size_t h = 0; h < hosts.size(); h++) link(f, hosts[h], 1, leaf, int(h) + 1);
+  for (auto &n : hosts) f.add_node(n);
+  f.add_node(leaf);
+  f.finish();
+  Topology t = classify(f, {});
+  std::vector<std::string> names;
+  for (const auto &h : t.hosts) names.push_back(h.name);
+  assert_int_equal(names.size(), 4);
+  assert_true(std::find(names.begin(), names.end(), "\xc3\xbc" "0003") != names.end());
+  int bad = 0;
+  for (const auto &i : t.ignored) bad += i.reason.find("not UTF-8") != std::string::npos;
+  assert_int_equal(bad, 2);
+  const std::string json = to_json(t);
+  Topology back = topology_from_json(json);
+  assert_string_equal(to_json(back).c_str(), json.c_str());
+}
+
 // A host with ports on leaves of two leaf groups is placed with its first port's group and listed by
 // that group only, so the topology.json written reads back (the other group listed it too and the
 // reader refused the file; found by tests/fuzz/fuzz_ibnetdiscover).
@@ -366,7 +393,7 @@ int main() {
       cmocka_unit_test(test_x5_with_and_without_map), cmocka_unit_test(test_sharp_ignored),
       cmocka_unit_test(test_fat_tree_by_hand),     cmocka_unit_test(test_order_independent),
       cmocka_unit_test(test_slow_link_by_levels), cmocka_unit_test(test_names_slurm_cannot_hold),
-      cmocka_unit_test(test_host_on_two_leaf_groups),
+      cmocka_unit_test(test_host_on_two_leaf_groups), cmocka_unit_test(test_names_not_utf8),
       cmocka_unit_test(test_rails_by_hand),        cmocka_unit_test(test_dragonfly_by_hand),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
