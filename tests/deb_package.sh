@@ -47,7 +47,7 @@ installed=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins | sed 's/-[^-]
 # dpkg would take them on this host (dependencies satisfied), without installing anything.
 out=$(apt-get -s install "$DEB_CMD" "$DEB_PLUGINS" 2>&1) ||
   { echo "$out" >&2; ta_fail "apt-get -s install of the packages failed (above)"; }
-echo "$out" | grep -q '^Inst slurm-topoaware-plugins' || ta_fail "apt-get -s would not install the plugins: $out"
+grep -q '^Inst slurm-topoaware-plugins' <<<"$out" || ta_fail "apt-get -s would not install the plugins: $out"
 ta_pass "apt-get -s install: both packages install here, dependencies satisfied"
 
 root=$work/root

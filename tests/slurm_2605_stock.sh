@@ -99,8 +99,8 @@ stock_checks() {
   topo=$(cluster_run scontrol show topology)
   echo "$topo" | sed "s/^/topology\/$plugin scontrol show topology: /"
   case $plugin in
-    tree) echo "$topo" | grep -q '^SwitchName=leaf2 .*Nodes=n\[05-08\]' || ta_fail "leaf2 is not n[05-08]" ;;
-    block) echo "$topo" | grep -q '^BlockName=b3 .*Nodes=n\[05-08\]' || ta_fail "b3 is not n[05-08]" ;;
+    tree) grep -q '^SwitchName=leaf2 .*Nodes=n\[05-08\]' <<<"$topo" || ta_fail "leaf2 is not n[05-08]" ;;
+    block) grep -q '^BlockName=b3 .*Nodes=n\[05-08\]' <<<"$topo" || ta_fail "b3 is not n[05-08]" ;;
   esac
   if grep -iE 'error.*topolog|topolog.*error' "$CLUSTER_LOGDIR/slurmctld.log"; then
     ta_fail "slurmctld logged topology errors"

@@ -80,7 +80,7 @@ done <<<"$blocks"
 # BlockSizes: every size the file asks for exists as a (possibly aggregated) block.
 sizes=$(sed -n 's/^[[:space:]]*BlockSizes=\([0-9,]*\).*/\1/p' "$conf" | tr ',' ' ')
 for sz in $sizes; do
-  echo "$topo" | grep -q "BlockSize=$sz\( \|\$\)" || ta_fail "BlockSizes has $sz but Slurm shows no block of size $sz"
+  grep -q "BlockSize=$sz\( \|\$\)" <<<"$topo" || ta_fail "BlockSizes has $sz but Slurm shows no block of size $sz"
 done
 ta_pass "topology/block in Slurm $version: all $nblocks blocks listed with their nodes${sizes:+, block sizes $sizes}"
 

@@ -36,7 +36,7 @@ ta_pass "srun -N4 hostname: 4 tasks on 4 distinct nodes"
 env_out=$(cluster_run srun -N1 --gpus-per-node=4 env)
 cvd=$(echo "$env_out" | sed -n 's/^CUDA_VISIBLE_DEVICES=//p')
 [ "$cvd" = "0,1,2,3" ] || ta_fail "CUDA_VISIBLE_DEVICES='$cvd' with --gpus-per-node=4, expected 0,1,2,3"
-echo "$env_out" | grep -q '^SLURM_STEP_GPUS=' || ta_fail "no SLURM_STEP_GPUS in the step's environment"
+grep -q '^SLURM_STEP_GPUS=' <<<"$env_out" || ta_fail "no SLURM_STEP_GPUS in the step's environment"
 ta_pass "srun -N1 --gpus-per-node=4: CUDA_VISIBLE_DEVICES=$cvd"
 
 # Every node reports its 8 GPUs (a node with Gres=gpu:8 but no usable files would be INVAL).
@@ -47,7 +47,7 @@ gres=$(cluster_run sinfo -h -N -o '%N %G' | awk '{print $2}' | sort -u)
 topo=$(cluster_run scontrol show topology)
 echo "$topo" | sed 's/^/scontrol show topology: /'
 for sw in leaf1 leaf2 spine; do
-  echo "$topo" | grep -q "SwitchName=$sw " || ta_fail "scontrol show topology does not list $sw"
+  grep -q "SwitchName=$sw " <<<"$topo" || ta_fail "scontrol show topology does not list $sw"
 done
 echo "$topo" | grep -E '^SwitchName=leaf1 ' | grep -q 'Nodes=n\[01-08\]' || ta_fail "leaf1 does not hold n[01-08]"
 echo "$topo" | grep -E '^SwitchName=spine ' | grep -q 'Switches=leaf\[1-2\]' ||

@@ -146,7 +146,7 @@ discover "$TOPO" >/dev/null || ta_fail "the walk after the repair failed"
 cmp -s "$TOPO" "$work/walk0.json" || ta_fail "the repaired fabric walks differently from the first walk"
 reconfigure
 [ "$(loaded_hash)" = "$h0" ] || ta_fail "after the repair slurmctld loaded $(loaded_hash), the first walk was $h0"
-new_log | grep -q 'not in topology' && ta_fail "nodes still missing after the repair: $(new_log | grep 'not in')"
+grep -q 'not in topology' <(new_log) && ta_fail "nodes still missing after the repair: $(new_log | grep 'not in')"
 cluster_wait_job "$c" 60 RUNNING >/dev/null || ta_fail "layout job C did not start once leaf004 was back"
 cnodes=$(sel_job_nodes "$c" | tr '\n' ' ')
 grep -qE 'n001[3-6]' <<<"$cnodes" || ta_fail "layout job C started without leaf004's nodes: $cnodes"

@@ -103,11 +103,11 @@ sel_start $TA --nodes 17 --topology "$topoconf" --file "topoaware.conf=$SEL_WORK
 STATUS=$CLUSTER_DIR/state/topoaware-status.json
 pat="$TA: settings from $CLUSTER_DIR/topoaware.conf: MaxTriesPerCall=8 MaxTimePerCall=500ms LogLevel=verbose"
 pat+=" MissingNodes=avoid StatusFile=$STATUS StatusInterval=1s"
-log | grep -q "$pat" ||
+grep -q "$pat" <(log) ||
   ta_fail "slurmctld did not log the settings of topoaware.conf: $(log | grep "$TA: settings" || true)"
 pat="$TA: 1 of 17 Slurm nodes are not in topology $CLUSTER_DIR/topology.json: n0017;"
 pat+=" MissingNodes=avoid: they are never chosen"
-log | grep -q "$pat" ||
+grep -q "$pat" <(log) ||
   ta_fail "the node missing from the topology is not logged by name: $(log | grep "not in topology" || true)"
 msg="MaxTriesPerCall=8 MaxTimePerCall=500ms LogLevel=verbose"
 msg+=" StatusInterval=1 accepted (settings line); n0017 logged as missing"

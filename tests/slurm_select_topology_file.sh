@@ -36,7 +36,7 @@ log |
   ta_fail "missing topology.json: the log does not say so"
 j=$(cluster_run sbatch --parsable "${layout[@]}" --wrap 'true')
 [ "$(cluster_wait_job "$j" 60)" = COMPLETED ] || ta_fail "layout job without a topology did not complete"
-log | grep -q "select/cons_tres_topoaware: JobId=$j.*no topology loaded; placed by plain select/cons_tres" ||
+grep -q "select/cons_tres_topoaware: JobId=$j.*no topology loaded; placed by plain select/cons_tres" <(log) ||
   ta_fail "the log does not say why layout job $j was placed by plain cons_tres"
 k=$(cluster_run sbatch --parsable -N2 -o /dev/null --wrap 'true')
 [ "$(cluster_wait_job "$k" 60)" = COMPLETED ] || ta_fail "plain job without a topology did not complete"

@@ -118,9 +118,9 @@ recovered=$(new_log | grep -m1 -E 'Recovered information about [0-9]+ jobs' || e
 ta_note "slurmctld $new_version: $recovered"
 bad=$(new_log | grep -E 'fatal|Incomplete job|select plugin .* not found|unpack error|[Ee]rror.*JobId=' || true)
 [ -z "$bad" ] || ta_fail "slurmctld $new_version, reading the 24.11 state: $bad"
-new_log | grep -q 'Recovered information about 11 jobs' ||
+grep -q 'Recovered information about 11 jobs' <(new_log) ||
   ta_fail "slurmctld $new_version did not recover the 11 jobs: $(new_log | grep -m3 -i 'recovered\|job' || true)"
-new_log | grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (16 hosts' ||
+grep -q 'select/cons_tres_topoaware: topology .*topology.json loaded (16 hosts' <(new_log) ||
   ta_fail "slurmctld $new_version did not load the topology with the select plugin built for it"
 
 # The 24.11 slurmd answer the new slurmctld: every node up, and each says it runs 24.11.
