@@ -380,6 +380,8 @@ def nic_bytes_per_s(topo):
 def nic_bound(t, n_nodes, bw):
     """The job's step communication time with every flow limited by its NIC only (placement_sim's
     nic_bound_s): DP, ranks per node x 2(d-1)/d S; PP, a middle stage sends pp_bytes both ways."""
+    if bw <= 0:  # a port of unknown width or speed: no bound, the job is left out of the stretch
+        return 0.0
     dp_b, pp_b = step_bytes(t)
     gpn = t["tp"] * t["pp"] * t["dp"] / n_nodes
     b = 0.0
