@@ -115,8 +115,11 @@ for t in "${targets[@]}"; do
   [ "$mode" = runs ] && limit="-runs=$amount${cap:+ -max_total_time=$cap}"
   t0=$SECONDS
   # One process (no -jobs/-workers: with them libFuzzer forks a worker that logs to ./fuzz-N.log).
+  # -timeout is wall time: at nice 19 beside other work, a legal but large input (a topology
+  # naming 200,000 hosts takes 0.4-0.8 s under ASan) took 12 s while a CI run had both cores; a hang
+  # is still caught.
   # shellcheck disable=SC2046
-  (cd "$work" && nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
+  (cd "$work" && nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout=120 -rss_limit_mb=2048 \
     -dict="$here/dict/$(dict "$t").dict" -artifact_prefix="$art/" -print_final_stats=1 \
     "$corpus" $(seed_dirs "$t")) >"$log/$t.log" 2>&1
   rc=$?
