@@ -228,21 +228,31 @@ static void test_slow_link_by_levels(void **) {
 // A host name that a Slurm host list cannot hold ("Mell]anox", "a,b" from node descriptions) is
 // ignored with its reason; topology.json is still written (hostlist_compress threw and ended
 // topoaware discover; found by tests/fuzz/fuzz_ibnetdiscover).
-static void test_names_slurm_cannot_hold(void **) {
+// CAs with these node descriptions, each on its own port of one leaf switch, classified.
+static Topology classify_on_one_leaf(const std::vector<std::string> &descriptions) {
   FabricNode leaf = node(NodeType::Switch, "leaf1");
-  std::vector<FabricNode> hosts = {node(NodeType::Ca, "h1 mlx5_0"), node(NodeType::Ca, "Mell]anox mlx5_0"),
-                                   node(NodeType::Ca, "a,b mlx5_0"), node(NodeType::Ca, "r[1 mlx5_0")};
+  std::vector<FabricNode> hosts;
+  for (const std::string &d : descriptions) hosts.push_back(node(NodeType::Ca, d));
   Fabric f;
   for (size_t h = 0; h < hosts.size(); h++) link(f, hosts[h], 1, leaf, int(h) + 1);
   for (auto &n : hosts) f.add_node(n);
   f.add_node(leaf);
   f.finish();
   Topology t = classify(f, {});
-  assert_int_equal(t.hosts.size(), 1);
-  assert_string_equal(t.hosts[0].name.c_str(), "h1");
+  return t;
+}
+
+static int ignored_as_bad_names(const Topology &t) {
   int bad = 0;
   for (const auto &i : t.ignored) bad += i.reason.find("not a Slurm node name") != std::string::npos;
-  assert_int_equal(bad, 3);
+  return bad;
+}
+
+static void test_names_slurm_cannot_hold(void **) {
+  Topology t = classify_on_one_leaf({"h1 mlx5_0", "Mell]anox mlx5_0", "a,b mlx5_0", "r[1 mlx5_0"});
+  assert_int_equal(t.hosts.size(), 1);
+  assert_string_equal(t.hosts[0].name.c_str(), "h1");
+  assert_int_equal(ignored_as_bad_names(t), 3);
   const std::string json = to_json(t);
   assert_string_equal(to_json(*std::make_unique<Topology>(topology_from_json(json))).c_str(), json.c_str());
 }
@@ -252,23 +262,13 @@ static void test_names_slurm_cannot_hold(void **) {
 // ("hosts are not in canonical (natural name) order"; found by tests/fuzz/fuzz_ibnetdiscover).
 // Valid UTF-8 stays.
 static void test_names_not_utf8(void **) {
-  FabricNode leaf = node(NodeType::Switch, "leaf1");
-  std::vector<FabricNode> hosts = {node(NodeType::Ca, "\xef" "0001 HCA-1"), node(NodeType::Ca, "o0001 HCA-1"),
-                                   node(NodeType::Ca, "o0002 HCA-1"), node(NodeType::Ca, "p0001 HCA-1"),
-                                   node(NodeType::Ca, "\xc3\xbc" "0003 HCA-1"), node(NodeType::Ca, "q\xff" " HCA-1")};
-  Fabric f;
-  for (size_t h = 0; h < hosts.size(); h++) link(f, hosts[h], 1, leaf, int(h) + 1);
-  for (auto &n : hosts) f.add_node(n);
-  f.add_node(leaf);
-  f.finish();
-  Topology t = classify(f, {});
+  Topology t = classify_on_one_leaf({"\xef" "0001 HCA-1", "o0001 HCA-1", "o0002 HCA-1", "p0001 HCA-1",
+                                     "\xc3\xbc" "0003 HCA-1", "q\xff" " HCA-1"});
   std::vector<std::string> names;
   for (const auto &h : t.hosts) names.push_back(h.name);
   assert_int_equal(names.size(), 4);
   assert_true(std::find(names.begin(), names.end(), "\xc3\xbc" "0003") != names.end());
-  int bad = 0;
-  for (const auto &i : t.ignored) bad += i.reason.find("not UTF-8") != std::string::npos;
-  assert_int_equal(bad, 2);
+  assert_int_equal(ignored_as_bad_names(t), 2);
   const std::string json = to_json(t);
   Topology back = topology_from_json(json);
   assert_string_equal(to_json(back).c_str(), json.c_str());
