@@ -98,24 +98,17 @@ std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes) {
   c->family = family;
   c->name = family + "-" + std::to_string(nodes);
   Fabric f;
-  if (family == "ft2-1to1" || family == "ft2-2to1") {
+  if (family == "ft2-1to1" || family == "ft2-2to1" || family == "ft2-2to1-8") {
+    // ft2-2to1-8 is the fabric of the real-slurmctld replays (bench/slurm_replay.sh): 8-host
+    // leaves with 4 uplinks, where a rank order meets few uplinks.
+    const bool small = family == "ft2-2to1-8";
     FatTreeSpec s;
     s.levels = 2;
-    s.leaves = nodes / 32;
-    s.hosts_per_leaf = 32;
-    s.uplinks_per_leaf = family == "ft2-1to1" ? 32 : 16;
+    s.hosts_per_leaf = small ? 8 : 32;
+    s.leaves = nodes / s.hosts_per_leaf;
+    s.uplinks_per_leaf = family == "ft2-1to1" ? 32 : s.hosts_per_leaf / 2;
     s.spines = s.uplinks_per_leaf;  // one cable from every leaf to every spine
     if (s.leaves == 1) s.uplinks_per_leaf = 0;
-    f = generate_fat_tree(s);
-  } else if (family == "ft2-2to1-8") {
-    // The fabric of the real-slurmctld replays (bench/slurm_replay.sh): 8-host leaves, 4 uplinks
-    // each, one to each of 4 spines. Small leaves are where a rank order meets few uplinks.
-    FatTreeSpec s;
-    s.levels = 2;
-    s.leaves = nodes / 8;
-    s.hosts_per_leaf = 8;
-    s.uplinks_per_leaf = s.leaves == 1 ? 0 : 4;
-    s.spines = 4;
     f = generate_fat_tree(s);
   } else if (family == "ft3-7to1") {
     // Pods of 8 leaves x 32 hosts; 28 leaf uplinks (32:28 ~ 1.14:1), 4 spines per pod with 8
