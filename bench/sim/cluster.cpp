@@ -91,6 +91,17 @@ void finish(Cluster &c) {
   for (size_t k = 0, v = 1; v <= min_pod && k < 16; ++k, v *= 2) c.block_levels[k] = true;
 }
 
+// Two levels, one cable from every leaf to every spine (none when there is one leaf).
+FatTreeSpec two_level(int leaves, int hosts_per_leaf, int uplinks) {
+  FatTreeSpec s;
+  s.levels = 2;
+  s.leaves = leaves;
+  s.hosts_per_leaf = hosts_per_leaf;
+  s.spines = uplinks;
+  s.uplinks_per_leaf = leaves == 1 ? 0 : uplinks;
+  return s;
+}
+
 }  // namespace
 
 std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes) {
@@ -98,18 +109,12 @@ std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes) {
   c->family = family;
   c->name = family + "-" + std::to_string(nodes);
   Fabric f;
-  if (family == "ft2-1to1" || family == "ft2-2to1" || family == "ft2-2to1-8") {
-    // ft2-2to1-8 is the fabric of the real-slurmctld replays (bench/slurm_replay.sh): 8-host
-    // leaves with 4 uplinks, where a rank order meets few uplinks.
-    const bool small = family == "ft2-2to1-8";
-    FatTreeSpec s;
-    s.levels = 2;
-    s.hosts_per_leaf = small ? 8 : 32;
-    s.leaves = nodes / s.hosts_per_leaf;
-    s.uplinks_per_leaf = family == "ft2-1to1" ? 32 : s.hosts_per_leaf / 2;
-    s.spines = s.uplinks_per_leaf;  // one cable from every leaf to every spine
-    if (s.leaves == 1) s.uplinks_per_leaf = 0;
-    f = generate_fat_tree(s);
+  if (family == "ft2-1to1" || family == "ft2-2to1") {
+    f = generate_fat_tree(two_level(nodes / 32, 32, family == "ft2-1to1" ? 32 : 16));
+  } else if (family == "ft2-2to1-8") {
+    // The fabric of the real-slurmctld replays (bench/slurm_replay.sh): 8-host leaves with 4
+    // uplinks, where a rank order meets few uplinks.
+    f = generate_fat_tree(two_level(nodes / 8, 8, 4));
   } else if (family == "ft3-7to1") {
     // Pods of 8 leaves x 32 hosts; 28 leaf uplinks (32:28 ~ 1.14:1), 4 spines per pod with 8
     // core uplinks each: 56 down / 8 up = 7:1 above the pods.
@@ -154,13 +159,7 @@ std::unique_ptr<Cluster> make_small_cluster(int leaves, int per_leaf) {
   auto c = std::make_unique<Cluster>();
   c->family = "small-ft2-2to1";
   c->name = "small-ft2-2to1-" + std::to_string(leaves * per_leaf);
-  FatTreeSpec s;
-  s.levels = 2;
-  s.leaves = leaves;
-  s.hosts_per_leaf = per_leaf;
-  s.uplinks_per_leaf = per_leaf / 2;
-  s.spines = per_leaf / 2;
-  Fabric f = generate_fat_tree(s);
+  Fabric f = generate_fat_tree(two_level(leaves, per_leaf, per_leaf / 2));
   f.finish();
   c->topo = classify(f, {});
   finish(*c);

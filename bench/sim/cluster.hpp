@@ -43,7 +43,8 @@ struct Cluster {
 };
 
 // family: ft2-1to1 | ft2-2to1 | ft2-2to1-8 | ft3-7to1 | rail8 | dfly; nodes: 32-node leaf groups
-// (ft2-2to1-8: 8-node leaves, the replays' fabric; dfly: 128-node groups of 16 routers x 8 hosts). Throws std::invalid_argument if the size does not fit the family.
+// (ft2-2to1-8: 8-node leaves, the replays' fabric; dfly: 128-node groups of 16 routers x 8 hosts).
+// Throws std::invalid_argument if the size does not fit the family.
 std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes);
 // Small instance for the exact optimum: `leaves` leaves of `per_leaf` hosts, 2:1, 2 levels.
 std::unique_ptr<Cluster> make_small_cluster(int leaves, int per_leaf);
