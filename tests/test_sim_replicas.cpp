@@ -7,6 +7,7 @@
 
 #include "cluster.hpp"
 #include "optimum.hpp"
+#include "replay_trace.hpp"
 #include "sim.hpp"
 #include "slurm_replica.hpp"
 #include "cmocka_cxx.hpp"
@@ -198,6 +199,76 @@ void test_easy_backfill(void **) {
   assert_true(r3.jobs[0].end - r3.jobs[0].start >= 100);
 }
 
+// The replays' workload (bench/slurm_replay.sh): deterministic; the fragmented start pins 2..5
+// distinct hosts of every leaf at time 0; trace jobs in arrival order inside the span, at most
+// half the cluster, nodes = pp x dp; the time limit is the runtime plus 15 s in whole minutes.
+void test_replay_trace(void **) {
+  ReplayTraceSpec s;
+  s.seed = 2;
+  s.span = 240;
+  s.load = 1.0;
+  s.frag = true;
+  double load = 0;
+  const auto a = make_replay_trace(s, &load), b = make_replay_trace(s);
+  assert_int_equal(a.size(), b.size());
+  std::vector<int> per_leaf(8, 0);
+  std::set<int> pinned;
+  size_t k = 0;
+  for (; k < a.size() && a[k].kind == "frag"; ++k) {
+    assert_true(a[k].node >= 0 && a[k].node < 64 && a[k].arrival == 0 && a[k].nodes == 1);
+    assert_true(pinned.insert(a[k].node).second);
+    ++per_leaf[size_t(a[k].node / 8)];
+  }
+  for (int n : per_leaf) assert_true(n >= 2 && n <= 5);
+  assert_true(k < a.size());
+  for (size_t i = k; i < a.size(); ++i) {
+    assert_true(a[i].kind == "layout" || a[i].kind == "plain");
+    assert_true(a[i].node == -1 && a[i].arrival == b[i].arrival && a[i].nodes == b[i].nodes);
+    assert_int_equal(a[i].nodes, a[i].pp * a[i].dp);
+    assert_true(a[i].nodes >= 1 && a[i].nodes <= 32 && a[i].arrival <= 240);
+    assert_true(a[i].runtime >= 10 && a[i].runtime <= 80);
+    if (i > k) assert_true(a[i].arrival >= a[i - 1].arrival);
+  }
+  assert_true(load > 0.5 && load < 1.6);  // Poisson noise around 1.0
+  assert_int_equal(replay_time_limit_minutes(45), 1);
+  assert_int_equal(replay_time_limit_minutes(45.1), 2);
+  assert_int_equal(replay_time_limit_minutes(10), 1);
+  assert_int_equal(replay_time_limit_minutes(80), 2);
+}
+
+// Pinned jobs and time limits in the scheduler. A pinned job starts on its host at its arrival
+// without the policy (first fit would take host 0), and a queued job does not get that host while
+// it runs. Backfill plans with the time limit, not the (unknown) runtime: job 2 ends at 52 s,
+// before the head job's shadow (100 s), but its limit of 120 s does not, and no node is spare.
+std::vector<std::vector<int>> g_chosen;
+void record_choice(void *, const Cluster &, const std::vector<uint8_t> &, const TraceJob &,
+                   const std::vector<int> &chosen, bool) {
+  g_chosen.push_back(chosen);
+}
+
+void test_pinned_and_limits(void **) {
+  const Cluster &c = small();
+  TraceJob p = job(0, 0, 30, 1, 1);
+  p.pinned = 5;
+  std::vector<TraceJob> t = {p, job(1, 1, 10, 1, 8)};
+  auto ff = make_policy(c, {"firstfit", 0}, 1);
+  SimOptions o;
+  o.stretch = false;
+  g_chosen.clear();
+  SimResult r = simulate(c, t, *ff, o, record_choice, nullptr);
+  assert_true(r.jobs[0].start == 0 && r.jobs[0].end == 30 && r.jobs[0].pinned && !r.jobs[1].pinned);
+  assert_true(r.jobs[1].start == 1);
+  assert_int_equal(g_chosen.size(), 1);  // the policy saw job 1 only
+  assert_true(g_chosen[0] == (std::vector<int>{0, 1, 2, 3, 4, 6, 7, 8}));
+  std::vector<TraceJob> t2 = {job(0, 0, 100, 1, 48), job(1, 1, 100, 1, 64), job(2, 2, 50, 1, 8)};
+  SimResult r2 = simulate(c, t2, *ff, o);
+  assert_true(r2.jobs[2].start == 2);  // ends by the shadow: backfilled
+  t2[2].estimate = 120;
+  SimResult r3 = simulate(c, t2, *ff, o);
+  assert_true(r3.jobs[1].start == 100);
+  assert_true(r3.jobs[2].start >= 200);  // its limit would delay job 1: after job 1
+}
+
 }  // namespace
 
 int main() {
@@ -206,7 +277,8 @@ int main() {
       cmocka_unit_test(test_tree_matches_real_slurmctld),
       cmocka_unit_test(test_tree_switches_wait), cmocka_unit_test(test_block_and_segment),
       cmocka_unit_test(test_topoaware_and_optimum), cmocka_unit_test(test_trace),
-      cmocka_unit_test(test_easy_backfill),
+      cmocka_unit_test(test_easy_backfill),     cmocka_unit_test(test_replay_trace),
+      cmocka_unit_test(test_pinned_and_limits),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,11 +1,16 @@
 // placement_sim: the trace-driven placement benchmark (issue 3, DESIGN.md "Benchmark method").
 // Usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]
 //                      [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]
-//                      [--snapshots DIR [--snapshot-count K]]
+//                      [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]
 // Prints the tables, writes DIR/runs.csv (one row per run and policy), DIR/summary.csv (per
 // configuration and policy, over seeds), DIR/optimum.csv, DIR/latency.csv and DIR/placement.svg.
 // --snapshots: K schedule states per run (instants evenly spaced in the window, the same for every
 // policy) as topoaware-netsim/1 snapshots for bench/netsim (bench/netsim_report.py scores them).
+// --workload replay: instead of make_trace, the traces of the replays through real slurmctld
+// (bench/sim/replay_trace.hpp, as bench/slurm_replay.sh draws them: seed S is the replay's seed S,
+// 240 s of arrivals at the configuration's load, the fragmented start, time limits in whole
+// minutes, plain jobs without a layout), fixed runtimes (no stretch, as the replay's sleeps), the
+// window the whole trace; --jobs is not used.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,12 +26,15 @@
 #include "optimum.hpp"
 #include "topology_json.hpp"
 #include "rank_order.hpp"
+#include "replay_trace.hpp"
 #include "sim.hpp"
 
 using namespace topoaware;
 using namespace topoaware::sim;
 
 namespace {
+
+constexpr double kReplaySpan = 240;  // bench/slurm_replay.sh's default --span
 
 struct Config {
   std::string family;
@@ -154,7 +162,7 @@ void write_snapshot(const std::string &path, const Cluster &c, const std::vector
   bool first = true;
   for (const SnapshotJob &s : running) {
     const TraceJob &j = trace[size_t(s.id)];
-    if (s.order->size() < 2) continue;
+    if (s.order->size() < 2 || j.plain) continue;  // plain jobs: no layout, no traffic modelled
     const double dp_bytes = cost.grad_bytes_per_rank(j.layout);
     const double pp_bytes = cost.micro_batches * cost.activation_bytes(j.layout);  // per direction
     const double gpn = double(j.layout.world()) / double(s.order->size());         // ranks per node
@@ -180,10 +188,40 @@ void write_snapshot(const std::string &path, const Cluster &c, const std::vector
 
 }  // namespace
 
+// One replay trace (bench/slurm_replay.sh's --span 240 --frag, the cluster's leaf size) as the
+// simulator's jobs: frag jobs pinned to their host at time 0, the others queued at their arrival
+// with the replay's time limit as the scheduler's estimate.
+std::vector<TraceJob> replay_workload(const Cluster &c, double load, int seed) {
+  ReplayTraceSpec spec;
+  spec.seed = uint64_t(seed);
+  spec.nodes = c.nodes;
+  spec.per_leaf = c.bblock_node_cnt;
+  spec.span = kReplaySpan;
+  spec.load = load;
+  spec.frag = true;
+  if (!spec.valid()) throw std::invalid_argument(c.name + ": no replay workload for this cluster");
+  std::vector<TraceJob> t;
+  for (const ReplayJob &r : make_replay_trace(spec)) {
+    TraceJob j;
+    j.id = int(t.size());
+    j.arrival = r.arrival;
+    j.runtime = r.runtime;
+    j.nodes = r.nodes;
+    j.layout.tp = uint32_t(r.tp);
+    j.layout.pp = uint32_t(r.pp);
+    j.layout.dp = uint32_t(r.dp);
+    j.estimate = 60.0 * replay_time_limit_minutes(r.runtime);
+    j.pinned = r.node;
+    j.plain = r.kind == "plain";
+    t.push_back(j);
+  }
+  return t;
+}
+
 int main(int argc, char **argv) {
   std::string mode = "default", out = "bench/results", snap_dir, policy_list;
   int seeds = 5, jobs = 0, snap_count = 8;
-  bool optimum = true;
+  bool optimum = true, replay = false;
   std::vector<std::string> custom;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -197,11 +235,14 @@ int main(int argc, char **argv) {
     else if (a == "--no-optimum") optimum = false;
     else if (a == "--snapshots" && i + 1 < argc) snap_dir = argv[++i];
     else if (a == "--snapshot-count" && i + 1 < argc) snap_count = std::atoi(argv[++i]);
+    else if (a == "--workload" && i + 1 < argc && (std::string(argv[i + 1]) == "generated" ||
+                                                   std::string(argv[i + 1]) == "replay"))
+      replay = std::string(argv[++i]) == "replay";
     else {
       std::fprintf(stderr,
                    "usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]\n"
                    "                     [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]\n"
-                   "                     [--snapshots DIR [--snapshot-count K]]\n");
+                   "                     [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]\n");
       return 2;
     }
   }
@@ -250,6 +291,8 @@ int main(int argc, char **argv) {
       }
     cfgs.push_back({"ft2-2to1", 2048, 0.9, false, seeds, J(1500)});
   }
+  if (replay)
+    for (Config &cf : cfgs) cf.stretch = false;  // the replay's jobs sleep a fixed time
   std::string cmd = "mkdir -p '" + out + "'";
   if (std::system(cmd.c_str()) != 0) return 1;
   FILE *runs = std::fopen((out + "/runs.csv").c_str(), "w");
@@ -303,11 +346,15 @@ int main(int argc, char **argv) {
       write_file_atomic(cdir + "/topology.json", to_json(c->topo));
     }
     for (int seed = 1; seed <= cf.seeds; ++seed) {
-      const auto trace = make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
+      const auto trace = replay ? replay_workload(*c, cf.load, seed)
+                                : make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
       std::map<std::string, std::pair<Summary, SimResult>> res;
       opt.snapshot_times.clear();
+      opt.window_lo = replay ? 0 : -1;
+      opt.window_hi = replay ? kReplaySpan : -1;
       if (!cdir.empty()) {  // inside the window (arrivals of jobs 10%..90%), the same instants for every policy
-        const double lo = trace[trace.size() / 10].arrival, hi = trace[trace.size() - 1 - trace.size() / 10].arrival;
+        const double lo = replay ? opt.window_lo : trace[trace.size() / 10].arrival;
+        const double hi = replay ? opt.window_hi : trace[trace.size() - 1 - trace.size() / 10].arrival;
         for (int k = 0; k < snap_count; ++k) opt.snapshot_times.push_back(lo + (hi - lo) * (k + 0.5) / snap_count);
       }
       for (const PolicySpec &ps : specs) {
@@ -372,8 +419,12 @@ int main(int argc, char **argv) {
       std::fflush(runs);
     }
     const Agg &tr = agg.at("slurm-tree");
-    std::printf("\n## %s, %d seeds x %d jobs (window: arrivals of jobs 10%%..90%%)\n", cfg_name(cf).c_str(), cf.seeds,
-                cf.jobs);
+    if (replay)
+      std::printf("\n## %s, %d replay traces (bench/slurm_replay.sh's, seeds 1..%d; window: the %.0f s of arrivals)\n",
+                  cfg_name(cf).c_str(), cf.seeds, cf.seeds, kReplaySpan);
+    else
+      std::printf("\n## %s, %d seeds x %d jobs (window: arrivals of jobs 10%%..90%%)\n", cfg_name(cf).c_str(),
+                  cf.seeds, cf.jobs);
     std::printf("%-20s %7s %7s %8s %8s %7s %8s %8s %7s %7s %7s %6s %6s %8s %8s %6s %6s %7s %7s\n", "policy", "ideal%",
                 "ideal%t", "hop/tr", "hop/tr.t", "exc/tr", "spn/tr", "spn/tr.t", "sd.1", "sd.3", "sd.5", "util%",
                 "usef%", "wait_m", "wait_p95", "p95/tr", "bsld", "blk", "dec_us");

@@ -111,11 +111,13 @@ class SlurmBlock : public Policy {
 
 class Topoaware : public Policy {
  public:
-  Topoaware(const Cluster &c, bool strict, double wait) : placer_(*c.index), strict_(strict), wait_(wait) {}
+  Topoaware(const Cluster &c, bool strict, double wait) : c_(&c), placer_(*c.index), strict_(strict), wait_(wait) {}
   std::string name() const override { return strict_ ? "topoaware-strict" : "topoaware"; }
   bool select(const std::vector<uint8_t> &free, int free_count, const TraceJob &job, double waited,
               std::vector<int> &out) override {
     if (free_count < job.nodes) return false;
+    // A job without a layout: the select plugin hands it to cons_tres unchanged.
+    if (job.plain) return slurm_tree_select(*c_, free, job.nodes, out, nullptr);
     hosts_.clear();
     for (size_t h = 0; h < free.size(); ++h)
       if (free[h]) hosts_.push_back(int(h));
@@ -135,6 +137,7 @@ class Topoaware : public Policy {
   bool native_topo_order() const override { return true; }
 
  private:
+  const Cluster *c_;
   Placer placer_;
   bool strict_;
   double wait_;

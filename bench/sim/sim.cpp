@@ -91,8 +91,9 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
   r.policy = policy.name();
   const size_t n = trace.size();
   r.jobs.resize(n);
-  r.window_lo = trace[n / 10].arrival;
-  r.window_hi = trace[n - 1 - n / 10].arrival;
+  for (size_t i = 0; i < n; ++i) r.jobs[i].pinned = trace[i].pinned >= 0;
+  r.window_lo = opt.window_lo >= 0 ? opt.window_lo : trace[n / 10].arrival;
+  r.window_hi = opt.window_hi >= 0 ? opt.window_hi : trace[n - 1 - n / 10].arrival;
   std::vector<uint8_t> free(size_t(c.nodes), 1);
   int free_count = c.nodes;
   std::vector<Running> running;
@@ -109,7 +110,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
 
   auto start_job = [&](int idx, const std::vector<int> &nodes_in) {
     const TraceJob &j = trace[size_t(idx)];
-    if (hook) hook(hook_ctx, c, free, j, nodes_in, policy.native_topo_order());
+    if (hook && j.pinned < 0) hook(hook_ctx, c, free, j, nodes_in, policy.native_topo_order());
     sorted = nodes_in;
     std::sort(sorted.begin(), sorted.end());
     if (policy.native_topo_order())
@@ -121,6 +122,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     JobRecord &rec = r.jobs[size_t(idx)];
     rec.id = j.id;
     rec.nodes = j.nodes;
+    rec.pinned = j.pinned >= 0;
     rec.arrival = j.arrival;
     rec.start = now;
     rec.runtime = j.runtime;
@@ -141,7 +143,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     free_count -= j.nodes;
     busy += j.nodes;
     useful += j.nodes * j.runtime / std::max(1e-9, actual);
-    running.push_back({idx, rec.end, now + j.runtime, nodes_in, policy.native_topo_order() ? topo : sorted});
+    running.push_back({idx, rec.end, now + j.planned(), nodes_in, policy.native_topo_order() ? topo : sorted});
   };
 
   auto try_select = [&](int idx) {
@@ -188,7 +190,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
       const int idx = queue[k];
       const TraceJob &j = trace[size_t(idx)];
       if (j.nodes > free_count) continue;
-      const double end = now + j.runtime;
+      const double end = now + j.planned();
       if (!(end <= shadow || j.nodes <= extra)) continue;
       if (!try_select(idx)) continue;
       start_job(idx, out);
@@ -242,7 +244,16 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
         ++i;
       }
     }
-    while (next_arrival < n && trace[next_arrival].arrival <= now) queue.push_back(int(next_arrival++));
+    while (next_arrival < n && trace[next_arrival].arrival <= now) {
+      const int idx = int(next_arrival++);
+      const TraceJob &j = trace[size_t(idx)];
+      if (j.pinned < 0) {
+        queue.push_back(idx);
+      } else if (free[size_t(j.pinned)]) {  // a pinned job whose host is busy never runs
+        out.assign(1, j.pinned);
+        start_job(idx, out);
+      }
+    }
     while (!retries.empty() && retries.top() <= now) retries.pop();
     schedule();
     block_now = largest_free_aligned_block(c, free);
@@ -259,7 +270,7 @@ Summary summarize(const SimResult &r) {
   std::vector<double> waits;
   double bsld = 0;
   for (const JobRecord &j : r.jobs) {
-    if (j.arrival < r.window_lo || j.arrival > r.window_hi) continue;
+    if (j.pinned || j.arrival < r.window_lo || j.arrival > r.window_hi) continue;
     ++s.jobs_in_window;
     const double wait = j.start - j.arrival;
     waits.push_back(wait);

@@ -38,6 +38,10 @@ struct TraceJob {
   double runtime = 0;  // base runtime (s)
   int nodes = 0;
   Layout layout;
+  double estimate = 0;  // the time limit the scheduler plans with (s); 0: the base runtime
+  int pinned = -1;      // >= 0: starts on this host at its arrival, outside the queue and policy
+  bool plain = false;   // no layout: topoaware passes it to Slurm's own selection; no network traffic
+  double planned() const { return estimate > 0 ? estimate : runtime; }
 };
 
 std::vector<TraceJob> make_trace(int cluster_nodes, int jobs, double load, uint64_t seed);
@@ -80,6 +84,8 @@ struct SimOptions {
   double stretch_f = 0.3;
   int backfill_depth = 100;
   CostParams cost;
+  // The window the results are taken over; both < 0: the arrivals of jobs 10%..90%.
+  double window_lo = -1, window_hi = -1;
   // Schedule states to hand to on_snapshot: the running set at each of these instants (ascending;
   // the same instants for every policy, so every policy is judged on the same moments of the trace).
   std::vector<double> snapshot_times;
@@ -89,6 +95,7 @@ struct SimOptions {
 // Per placed job, both rank orders.
 struct JobRecord {
   int id = 0, nodes = 0;
+  bool pinned = false;  // not scheduled: left out of the summary
   double arrival = 0, start = 0, end = 0, runtime = 0;  // runtime = base
   bool ideal_slurm = false, ideal_topo = false;
   double hop_slurm = 0, hop_topo = 0, ideal_hop = 0;    // per step

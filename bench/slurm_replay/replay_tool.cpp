@@ -3,8 +3,8 @@
 //   slurm_replay_tool trace [--seed S] [--nodes N] [--per-leaf P] [--span SEC] [--load L]
 //                           [--rt-min SEC] [--rt-max SEC] [--max-nodes M] [--big-frac F]
 //                           [--plain-frac F] [--frag]
-//     A synthetic trace, deterministic for a seed (std::mt19937_64 and libstdc++'s distributions,
-//     as bench/sim/sim.cpp's make_trace). One line per job:
+//     A synthetic trace (bench/sim/replay_trace.cpp), deterministic for a seed (std::mt19937_64 and
+//     libstdc++'s distributions, as bench/sim/sim.cpp's make_trace). One line per job:
 //       idx arrival_s runtime_s nodes tp pp dp kind node
 //     kind: layout (tp=8 x pp x dp, whole 8-GPU nodes), plain (exclusive, no layout), frag (a
 //     single-node job pinned to `node` and submitted before the trace starts: the fragmented
@@ -37,6 +37,7 @@
 
 #include "cluster.hpp"
 #include "hostlist.hpp"
+#include "replay_trace.hpp"
 #include "slurm_replica.hpp"
 
 using namespace topoaware;
@@ -54,122 +55,44 @@ namespace {
   std::exit(2);
 }
 
-struct Job {
-  double arrival = 0, runtime = 0;
-  int nodes = 1, tp = 8, pp = 1, dp = 1;
-  std::string kind, node = "-";
-};
-
 int trace_main(int argc, char **argv) {
-  uint64_t seed = 1;
-  int nodes = 64, per_leaf = 8, max_nodes = 16;
-  double span = 200, load = 0.95, rt_min = 10, rt_max = 80, big_frac = 0.06, plain_frac = 0.15;
-  bool frag = false;
+  ReplayTraceSpec s;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
       if (i + 1 >= argc) usage();
       return argv[++i];
     };
-    if (a == "--seed") seed = std::strtoull(val().c_str(), nullptr, 10);
-    else if (a == "--nodes") nodes = std::atoi(val().c_str());
-    else if (a == "--per-leaf") per_leaf = std::atoi(val().c_str());
-    else if (a == "--span") span = std::atof(val().c_str());
-    else if (a == "--load") load = std::atof(val().c_str());
-    else if (a == "--rt-min") rt_min = std::atof(val().c_str());
-    else if (a == "--rt-max") rt_max = std::atof(val().c_str());
-    else if (a == "--max-nodes") max_nodes = std::atoi(val().c_str());
-    else if (a == "--big-frac") big_frac = std::atof(val().c_str());
-    else if (a == "--plain-frac") plain_frac = std::atof(val().c_str());
-    else if (a == "--frag") frag = true;
+    if (a == "--seed") s.seed = std::strtoull(val().c_str(), nullptr, 10);
+    else if (a == "--nodes") s.nodes = std::atoi(val().c_str());
+    else if (a == "--per-leaf") s.per_leaf = std::atoi(val().c_str());
+    else if (a == "--span") s.span = std::atof(val().c_str());
+    else if (a == "--load") s.load = std::atof(val().c_str());
+    else if (a == "--rt-min") s.rt_min = std::atof(val().c_str());
+    else if (a == "--rt-max") s.rt_max = std::atof(val().c_str());
+    else if (a == "--max-nodes") s.max_nodes = std::atoi(val().c_str());
+    else if (a == "--big-frac") s.big_frac = std::atof(val().c_str());
+    else if (a == "--plain-frac") s.plain_frac = std::atof(val().c_str());
+    else if (a == "--frag") s.frag = true;
     else usage();
   }
-  if (nodes < 1 || per_leaf < 1 || nodes % per_leaf || span <= 0 || load <= 0 || rt_min <= 0 || rt_max < rt_min ||
-      max_nodes < 1)
-    usage();
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  const int pps[] = {1, 2, 4, 8, 16};
-  auto draw = [&]() {
-    Job j;
-    const bool big = u(rng) < big_frac;
-    int n;
-    if (big) {
-      n = u(rng) < 0.5 ? 24 : 32;
-    } else {  // log-uniform in [1, max_nodes], as make_trace
-      n = int(std::floor(std::exp(u(rng) * std::log(max_nodes + 1.0))));
-      n = std::clamp(n, 1, max_nodes);
-    }
-    n = std::min(n, nodes / 2);
-    int pp = pps[std::uniform_int_distribution<int>(0, 4)(rng)];
-    while (pp > n) pp /= 2;
-    const int dp = std::max(1, int(std::lround(double(n) / pp)));
-    j.pp = pp;
-    j.dp = dp;
-    j.nodes = dp * pp;
-    if (j.nodes > nodes / 2) j.dp = std::max(1, nodes / 2 / pp), j.nodes = j.dp * pp;
-    j.kind = u(rng) < plain_frac ? "plain" : "layout";
-    j.runtime = std::exp(std::log(rt_min) + u(rng) * (std::log(rt_max) - std::log(rt_min)));
-    j.runtime = std::round(j.runtime * 10) / 10;
-    return j;
-  };
-  // Mean work per job from a pool drawn by a separate generator (so the trace does not depend on
-  // the pool size), then Poisson arrivals at rate load * nodes / mean work.
-  double mean_work = 0;
-  {
-    std::mt19937_64 save = rng;
-    rng.seed(seed ^ 0x9e3779b97f4a7c15ull);
-    const int pool = 20000;
-    for (int k = 0; k < pool; ++k) {
-      Job j = draw();
-      mean_work += j.nodes * j.runtime;
-    }
-    mean_work /= pool;
-    rng = save;
-  }
-  const double rate = load * nodes / mean_work;
-  std::exponential_distribution<double> gap(rate);
-  std::vector<Job> jobs;
-  if (frag) {
-    // Fragmented start: in every leaf 2..5 nodes busy (at random positions) for 20..100 s.
-    const int leaves = nodes / per_leaf;
-    for (int l = 0; l < leaves; ++l) {
-      std::vector<int> pos(static_cast<size_t>(per_leaf));
-      for (int k = 0; k < per_leaf; ++k) pos[size_t(k)] = k;
-      std::shuffle(pos.begin(), pos.end(), rng);
-      const int busy = std::min(per_leaf, std::uniform_int_distribution<int>(2, 5)(rng));
-      std::sort(pos.begin(), pos.begin() + busy);
-      for (int k = 0; k < busy; ++k) {
-        Job j;
-        j.kind = "frag";
-        j.runtime = std::round(std::uniform_real_distribution<double>(20, 100)(rng) * 10) / 10;
-        char name[32];
-        std::snprintf(name, sizeof name, "n%04d", l * per_leaf + pos[size_t(k)] + 1);
-        j.node = name;
-        jobs.push_back(j);
-      }
-    }
-  }
-  double now = 0, work = 0;
-  while (true) {
-    now += gap(rng);
-    if (now > span) break;
-    Job j = draw();
-    j.arrival = std::round(now * 10) / 10;
-    work += j.nodes * j.runtime;
-    jobs.push_back(j);
-  }
+  if (!s.valid()) usage();
+  double offered = 0;
+  const std::vector<ReplayJob> jobs = make_replay_trace(s, &offered);
   std::printf(
       "# slurm_replay_tool trace --seed %llu --nodes %d --per-leaf %d --span %g --load %g --rt-min %g --rt-max %g"
       " --max-nodes %d --big-frac %g --plain-frac %g%s\n",
-      (unsigned long long)seed, nodes, per_leaf, span, load, rt_min, rt_max, max_nodes, big_frac, plain_frac,
-      frag ? " --frag" : "");
-  std::printf("# %zu jobs, offered load of the trace jobs %.3f\n", jobs.size(), work / (nodes * span));
+      (unsigned long long)s.seed, s.nodes, s.per_leaf, s.span, s.load, s.rt_min, s.rt_max, s.max_nodes, s.big_frac,
+      s.plain_frac, s.frag ? " --frag" : "");
+  std::printf("# %zu jobs, offered load of the trace jobs %.3f\n", jobs.size(), offered);
   std::printf("# idx arrival_s runtime_s nodes tp pp dp kind node\n");
   int idx = 0;
-  for (const Job &j : jobs)
+  for (const ReplayJob &j : jobs) {
+    char node[32] = "-";
+    if (j.node >= 0) std::snprintf(node, sizeof node, "n%04d", j.node + 1);
     std::printf("%d %.1f %.1f %d %d %d %d %s %s\n", idx++, j.arrival, j.runtime, j.nodes, j.tp, j.pp, j.dp,
-                j.kind.c_str(), j.node.c_str());
+                j.kind.c_str(), node);
+  }
   return 0;
 }
 
