@@ -4,11 +4,12 @@
 # runs bench/netsim/netsim on each and prints ratios against slurm-tree per fabric family.
 #   bench/netsim_report.sh [--quick|--target] [--seeds N] [--jobs N] [--snapshot-count K]
 #                          [--config FAMILY:NODES[:LOAD]]... [--policies P,Q] [--fairness flow|pair]
-#                          [--parallel N] [--out DIR] [--workload generated|replay]
+#                          [--parallel N] [--out DIR] [--workload generated|replay] [--jitter SEC[:SEED]]
 # --quick (default): ft2-2to1-512, ft3-7to1-512, rail8-256, dfly-512, 2 seeds x 400 jobs, 4 snapshots.
 # --target: every family at 2,048 nodes (rail8 1,024: its radix), 90% load, 5 seeds x 1,500 jobs.
 # --workload replay: the traces of the replays through real slurmctld (placement_sim's
 # --workload; seeds 1..N are bench/slurm_replay.sh's seeds), e.g. --config ft2-2to1-8:64:1.0.
+# --jitter: each policy's runtimes moved by its own draw in [-SEC, SEC] (placement_sim's --jitter).
 # top_builddir (default: the current folder) holds bench/placement_sim and bench/netsim/netsim.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +33,7 @@ while [ $# -gt 0 ]; do
     --parallel) parallel=$2; shift ;;
     --out) out=$2; shift ;;
     --workload) workload=$2; shift ;;
+    --jitter) jitter=$2; shift ;;
     *) echo "netsim_report.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -50,7 +52,8 @@ rm -rf "$out/snapshots"
 echo "# placement_sim: ${configs[*]}; $seeds seeds x $jobs jobs ($workload workload); $count snapshots per run; policies $policies"
 t0=$(date +%s)
 "$build/bench/placement_sim" "${args[@]}" --seeds "$seeds" --jobs "$jobs" --policies "$policies" \
-  --out "$out" --snapshots "$out/snapshots" --snapshot-count "$count" --workload "$workload" > "$out/placement_sim.txt"
+  --out "$out" --snapshots "$out/snapshots" --snapshot-count "$count" --workload "$workload" --jitter "$jitter" \
+  > "$out/placement_sim.txt"
 echo "# placement_sim: $(( $(date +%s) - t0 )) s"
 python3 "$here/netsim_report.py" --snapshots "$out/snapshots" --netsim "$build/bench/netsim/netsim" \
   --runs "$out/runs.csv" --out "$out" --fairness "$fairness" --parallel "$parallel" | tee "$out/report.txt"

@@ -2,6 +2,7 @@
 // Usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]
 //                      [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]
 //                      [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]
+//                      [--jitter SEC[:SEED]]
 // Prints the tables, writes DIR/runs.csv (one row per run and policy), DIR/summary.csv (per
 // configuration and policy, over seeds), DIR/optimum.csv, DIR/latency.csv and DIR/placement.svg.
 // --snapshots: K schedule states per run (instants evenly spaced in the window, the same for every
@@ -11,12 +12,18 @@
 // 240 s of arrivals at the configuration's load, the fragmented start, time limits in whole
 // minutes, plain jobs without a layout), fixed runtimes (no stretch, as the replay's sleeps), the
 // window the whole trace; --jobs is not used.
+// --jitter SEC[:SEED]: each policy runs the trace with every job's runtime moved by a uniform draw
+// in [-SEC, SEC] of its own (generator seeded by the trace seed, SEED and the policy's name), so
+// the policies' schedules diverge as two runs of a real replay do (jobs end tenths of seconds
+// apart, and every difference cascades); two runs with different SEEDs show the spread one
+// policy has against itself.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -35,6 +42,19 @@ using namespace topoaware::sim;
 namespace {
 
 constexpr double kReplaySpan = 240;  // bench/slurm_replay.sh's default --span
+
+// The trace one policy runs under --jitter (see the top of the file); runtimes stay >= 1 s.
+std::vector<TraceJob> jittered(const std::vector<TraceJob> &trace, double sec, uint64_t seed, int trace_seed,
+                               const std::string &policy) {
+  if (sec <= 0) return trace;
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the policy name: stable across builds
+  for (unsigned char ch : policy) h = (h ^ ch) * 1099511628211ull;
+  std::mt19937_64 rng(h ^ (seed * 0x9e3779b97f4a7c15ull) ^ (uint64_t(trace_seed) << 32));
+  std::uniform_real_distribution<double> u(-sec, sec);
+  std::vector<TraceJob> t = trace;
+  for (TraceJob &j : t) j.runtime = std::max(1.0, j.runtime + u(rng));
+  return t;
+}
 
 struct Config {
   std::string family;
@@ -222,6 +242,8 @@ int main(int argc, char **argv) {
   std::string mode = "default", out = "bench/results", snap_dir, policy_list;
   int seeds = 5, jobs = 0, snap_count = 8;
   bool optimum = true, replay = false;
+  double jitter = 0;
+  uint64_t jitter_seed = 1;
   std::vector<std::string> custom;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -238,11 +260,16 @@ int main(int argc, char **argv) {
     else if (a == "--workload" && i + 1 < argc && (std::string(argv[i + 1]) == "generated" ||
                                                    std::string(argv[i + 1]) == "replay"))
       replay = std::string(argv[++i]) == "replay";
-    else {
+    else if (a == "--jitter" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      jitter = std::atof(v.c_str());
+      if (v.find(':') != std::string::npos) jitter_seed = std::strtoull(v.substr(v.find(':') + 1).c_str(), nullptr, 10);
+    } else {
       std::fprintf(stderr,
                    "usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]\n"
                    "                     [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]\n"
-                   "                     [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]\n");
+                   "                     [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]\n"
+                   "                     [--jitter SEC[:SEED]]\n");
       return 2;
     }
   }
@@ -359,6 +386,7 @@ int main(int argc, char **argv) {
       }
       for (const PolicySpec &ps : specs) {
         auto pol = make_policy(*c, ps, uint64_t(seed));
+        const std::vector<TraceJob> run_trace = jittered(trace, jitter, jitter_seed, seed, pol->name());
         opt.on_snapshot = nullptr;
         std::string pdir;
         if (!cdir.empty()) {
@@ -367,10 +395,10 @@ int main(int argc, char **argv) {
           opt.on_snapshot = [&, seed](int k, double t, const std::vector<SnapshotJob> &running) {
             char name[32];
             std::snprintf(name, sizeof name, "/snap%03d.json", k);
-            write_snapshot(pdir + name, *c, trace, opt.cost, pol->name(), seed, k, t, running);
+            write_snapshot(pdir + name, *c, run_trace, opt.cost, pol->name(), seed, k, t, running);
           };
         }
-        SimResult r = simulate(*c, trace, *pol, opt);
+        SimResult r = simulate(*c, run_trace, *pol, opt);
         Summary s = summarize(r);
         const double win = r.window_hi - r.window_lo;
         s.utilization = r.busy_node_seconds / (double(c->nodes) * win);
