@@ -4,6 +4,7 @@
 # seed 2) with its layout and node count, a layout job (plain and single-node jobs send nothing),
 # arrived by the snapshot's time; no host is in two jobs; a host pinned by the fragmented start is
 # in no job before its pinned job ends; every multi-node trace job is counted in runs.csv.
+# --jitter: the same SEED gives the same runs, another SEED another schedule.
 set -u
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 sim="$top_builddir/bench/placement_sim" tool="$top_builddir/bench/slurm_replay_tool"
@@ -58,3 +59,13 @@ if jobs == 0:
     print("FAIL: no job in the snapshots"); fails += 1
 sys.exit(1 if fails else 0)
 PY
+
+# (decision_us, the last column, is a timing)
+for run in 1a:1 1b:1 2:2; do
+  "$sim" --config ft2-2to1-8:64:1.0 --workload replay --seeds 3 --policies slurm-tree --jitter "3:${run#*:}" \
+    --out "$tmp/j${run%:*}" >/dev/null || { echo "FAIL: placement_sim --jitter 3:${run#*:}"; exit 1; }
+  sed 's/,[^,]*$//' "$tmp/j${run%:*}/runs.csv" >"$tmp/jitter.${run%:*}"
+done
+cmp -s "$tmp/jitter.1a" "$tmp/jitter.1b" || { echo "FAIL: --jitter 3:1 not repeatable"; exit 1; }
+! cmp -s "$tmp/jitter.1a" "$tmp/jitter.2" || { echo "FAIL: --jitter 3:2 gave the schedules of 3:1"; exit 1; }
+echo "PASS"
