@@ -416,7 +416,7 @@ int main(int argc, char **argv) {
         std::fprintf(runs,
                      "%s,%d,%.2f,%d,%d,%d,%s,%d,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%"
                      ".3f,%.1f,%.2f\n",
-                     cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), seed, cf.jobs, name.c_str(),
+                     cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), seed, int(trace.size()), name.c_str(),
                      s.multi_node_jobs, s.ideal_rate_slurm, s.ideal_rate_topo, s.hop_slurm, s.hop_topo, s.hop_ideal,
                      s.spine_slurm, s.spine_topo, s.slowdown_native[0], s.slowdown_native[1], s.slowdown_native[2],
                      s.slowdown_topo[1], s.utilization, s.wait_mean, s.wait_p95, s.bsld_mean, s.free_block_mean,
