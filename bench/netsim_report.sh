@@ -15,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${top_builddir:-$PWD}
 out=${OUT:-$build/bench/netsim-results}
-seeds=2 jobs=400 count=4 fairness=pair parallel=1 workload=generated policies=slurm-tree,slurm-block,firstfit,topoaware
+seeds=2 jobs=400 count=4 fairness=pair parallel=1 workload=generated jitter=0 policies=slurm-tree,slurm-block,firstfit,topoaware
 configs=()
 quick=(ft2-2to1:512 ft3-7to1:512 rail8:256 dfly:512)
 target=(ft2-2to1:2048 ft2-1to1:2048 ft3-7to1:2048 rail8:1024 dfly:2048)
