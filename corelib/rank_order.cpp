@@ -416,14 +416,21 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
       ++split_parts;
       if (k32 < 2) continue;  // no uplinks known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
-      // The first free host with the least (index - target) mod K: the least (d, position), with
-      // taken hosts above every free one, in branch-free chunks that stop once d = 0 is found.
+      // Residue classes the job holds whole in this leaf group: no other job has a host there, so
+      // no other job's flow comes down the spine's cable into that class.
+      class_count_.assign(k32, 0);
+      for (int h : ix.leaf_group_hosts(pieces_[pc].leaf_group)) ++class_count_[ix.host_uplink_mod(h)];
+      for (uint32_t i = piece_start_[pc]; i < end; ++i) --class_count_[ix.host_uplink_mod(sorted[i])];
+      // The first free host of a wholly held class, else of any, with the least (index - target)
+      // mod K: the least (d, position), with taken hosts above every free one.
       uint64_t best = UINT64_MAX;
       for (uint32_t i = piece_start_[pc]; i < end && best >> 32 != 0;) {
         const uint32_t chunk_end = std::min(end, i + 16);
         for (; i < chunk_end; ++i) {
-          uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (index - target) mod K
+          const uint32_t r = ix.host_uplink_mod(sorted[i]);
+          uint32_t d = r + k32 - target;  // (index - target) mod K
           d -= d >= k32 ? k32 : 0;
+          d |= uint32_t(class_count_[r] != 0) << 30;
           d |= uint32_t(used_[i] != 0) << 31;
           const uint64_t key = uint64_t(d) << 32 | i;
           best = key < best ? key : best;

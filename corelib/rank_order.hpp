@@ -160,6 +160,7 @@ class RankOrderer {
   std::vector<uint32_t> piece_start_;
   std::vector<char> used_;
   std::vector<uint32_t> entry_;
+  std::vector<uint32_t> class_count_;  // per residue mod K: hosts of the leaf group minus the job's
   Packing packing_;
   PackScratch pool_;
 };

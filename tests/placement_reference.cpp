@@ -131,11 +131,16 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
       const uint64_t target = (base + split_parts++) % K;
       if (K < 2) continue;  // no uplinks known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
+      // residue classes of the leaf group the job holds whole come first
+      std::vector<int> others(K, 0);
+      for (int h : ix.leaf_group_hosts(pieces_[pc].leaf_group)) ++others[uint64_t(h) % K];
+      for (uint32_t i = piece_start_[pc]; i < end; ++i) --others[uint64_t(sorted_[i]) % K];
       uint32_t best = UINT32_MAX;
       uint64_t best_d = UINT64_MAX;
-      for (uint32_t i = piece_start_[pc]; i < end && best_d > 0; ++i) {
+      for (uint32_t i = piece_start_[pc]; i < end; ++i) {
         if (used_[i]) continue;
-        const uint64_t d = (uint64_t(sorted_[i]) % K + K - target) % K;
+        const uint64_t r = uint64_t(sorted_[i]) % K;
+        const uint64_t d = (others[r] != 0 ? K : 0) + (r + K - target) % K;
         if (d < best_d) best_d = d, best = i;
       }
       used_[best] = 1;  // a piece has as many free hosts as its parts take

@@ -151,9 +151,9 @@ void test_rail_groups(void **) {
   assert_names(got, {"n0001", "n0002", "n0007", "n0008"});
 }
 
-// Segments split over leaf groups enter each leaf group at a host of a different index mod K
-// (K = the leaf's uplinks, D-mod-K's cable choice), not all at the same position.
-void test_split_entries_staggered(void **) {
+// The entry hosts (first host of each split part) of a job on hosts 0..held-1 of every leaf of a
+// 4 x 8 fat tree with 4 uplinks per leaf.
+std::vector<int> split_entries(int held, const Layout &layout) {
   FatTreeSpec s;
   s.leaves = 4;
   s.hosts_per_leaf = 8;
@@ -162,36 +162,51 @@ void test_split_entries_staggered(void **) {
   const Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
   TopoIndex ix(t);
   for (int g = 0; g < ix.leaf_group_count(); ++g) assert_int_equal(ix.leaf_group_uplinks(g), 4);
-  // Hosts 0-5 of every leaf, rings of 4 (tp=8 dp=4 pp=6): one whole ring per leaf, then four
-  // remainders of 2 (hosts 4-5 of each leaf) form two rings over two leaves each.
   std::vector<int> set;
   for (int leaf = 0; leaf < 4; ++leaf)
-    for (int k = 0; k < 6; ++k) set.push_back(leaf * 8 + k);
+    for (int k = 0; k < held; ++k) set.push_back(leaf * 8 + k);
   RankOrderer ro(ix);
   std::vector<int> out;
-  ro.order(set, L(8, 6, 4), out);
+  ro.order(set, layout, out);
   const Packing &pk = ro.packing();
-  assert_int_equal(pk.segments(), 6);
-  std::vector<int> residues;
+  std::vector<int> entries;
   size_t node = 0;
   for (uint32_t seg = 0; seg < pk.segments(); ++seg) {
     const bool split = pk.begin[seg + 1] - pk.begin[seg] > 1;
     for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
       const int entry = out[node];
-      if (split) {
-        residues.push_back(entry % 4);
-      }
+      if (split) entries.push_back(entry);
       for (uint32_t k = 0; k < pk.parts[q].count; ++k)
         assert_int_equal(ix.host_leaf_group(out[node + k]), ix.host_leaf_group(entry));
       node += pk.parts[q].count;
     }
   }
-  assert_int_equal(residues.size(), 4);
-  std::sort(residues.begin(), residues.end());
-  assert_true(std::unique(residues.begin(), residues.end()) == residues.end());  // 4 distinct cables
   std::vector<int> so = out, ss = set;
   std::sort(so.begin(), so.end());
   assert_true(so == ss);
+  return entries;
+}
+
+// Under D-mod-K (cable = destination index mod K) a flow into a leaf comes down the spine cable
+// of its destination's residue class (h, h + 4 on 4 uplinks). Hosts 0-3 of every leaf hold no
+// class whole; rings of 8 (tp=8 pp=2 dp=8) over two leaves each: the 4 split parts enter at 4
+// distinct residues, not all at the same position.
+void test_split_entries_staggered(void **) {
+  std::vector<int> residues;
+  for (int e : split_entries(4, L(8, 2, 8))) residues.push_back(e % 4);
+  assert_int_equal(residues.size(), 4);
+  std::sort(residues.begin(), residues.end());
+  assert_true(std::unique(residues.begin(), residues.end()) == residues.end());  // 4 distinct cables
+}
+
+// Hosts 0-5 of every leaf hold classes 0 and 1 whole (hosts 0, 1, 4, 5) and 2 and 3 in part;
+// rings of 4 (tp=8 pp=6 dp=4): one whole ring per leaf, the four remainders of 2 form two rings
+// over two leaves each. They enter by the classes the job holds, whose cables no other job's
+// flows come down.
+void test_split_entries_by_held_classes(void **) {
+  const std::vector<int> entries = split_entries(6, L(8, 6, 4));
+  assert_int_equal(entries.size(), 4);
+  for (int e : entries) assert_true(e % 4 == 0 || e % 4 == 1);
 }
 
 void test_order_independent(void **) {
@@ -255,6 +270,7 @@ int main() {
       cmocka_unit_test(test_segment_larger_than_leaf_group), cmocka_unit_test(test_rail_groups),
       cmocka_unit_test(test_order_independent), cmocka_unit_test(test_errors),
       cmocka_unit_test(test_split_entries_staggered),
+      cmocka_unit_test(test_split_entries_by_held_classes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
