@@ -114,8 +114,8 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
   // first, remainders last), hence the same cable. So the j-th split part of the job enters at the
   // free host of its piece whose index mod K is nearest at or after (base + j) mod K: the job's
   // entry points take distinct cables (up to K split parts), and `base`, a hash of the node set,
-  // keeps two jobs from starting on the same cable. Host indices follow name order (the stand-in
-  // for LIDs). Cost: one pass over the piece's hosts per split part (a piece is one leaf group).
+  // keeps two jobs from starting on the same cable; a class the job holds whole in the leaf group
+  // comes first. Host indices follow name order (the stand-in for LIDs).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(sorted_.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
