@@ -81,6 +81,11 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   uplink_factors(up_gbps);
   host_mod_.assign(nh, 0);
   for (size_t h = 0; h < nh; ++h) host_mod_[h] = uint32_t(h) % uint32_t(lg_uplinks_[size_t(host_lg_[h])]);
+  lg_class_begin_.assign(lg_hosts_.size() + 1, 0);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_class_begin_[g + 1] = lg_class_begin_[g] + uint32_t(lg_uplinks_[g]);
+  class_size_.assign(lg_class_begin_.back(), 0);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g)
+    for (int h : lg_hosts_[g]) ++class_size_[lg_class_begin_[g] + host_mod_[size_t(h)]];
   // Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order).
   std::vector<int> order(nh);
   std::iota(order.begin(), order.end(), 0);
@@ -394,8 +399,8 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   // entry points take distinct cables (up to K split parts), and `base`, a hash of the node set,
   // keeps two jobs from starting on the same cable; a class the job holds whole in the leaf group
   // comes first (no other job's flow can share its cable). Host indices follow name order (the
-  // stand-in for LIDs). Cost: one pass over the piece's hosts and one over its leaf group's hosts
-  // per split part (a piece is one leaf group).
+  // stand-in for LIDs). Cost: two passes over the piece's hosts and one over K class sizes per
+  // split part (a piece is one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
@@ -420,8 +425,8 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
       // Residue classes the job holds whole in this leaf group: no other job has a host there, so
       // no other job's flow comes down the spine's cable into that class.
-      class_count_.assign(k32, 0);
-      for (int h : ix.leaf_group_hosts(pieces_[pc].leaf_group)) ++class_count_[ix.host_uplink_mod(h)];
+      const uint32_t *class_size = ix.leaf_group_class_sizes(pieces_[pc].leaf_group);
+      class_count_.assign(class_size, class_size + k32);
       for (uint32_t i = piece_start_[pc]; i < end; ++i) --class_count_[ix.host_uplink_mod(sorted[i])];
       // The first free host of a wholly held class, else of any, with the least (index - target)
       // mod K: the least (d, position), with taken hosts above every free one.

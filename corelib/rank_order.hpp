@@ -75,6 +75,8 @@ class TopoIndex {
   int leaf_group_uplinks(int g) const { return lg_uplinks_[size_t(g)]; }
   // Host index mod its leaf group's uplinks (the rank order's D-mod-K entry choice, without a division).
   uint32_t host_uplink_mod(int h) const { return host_mod_[size_t(h)]; }
+  // Hosts of the leaf group per residue class (index mod its uplinks): leaf_group_uplinks(g) counts.
+  const uint32_t *leaf_group_class_sizes(int g) const { return class_size_.data() + lg_class_begin_[size_t(g)]; }
   // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
   // bandwidth of its worst leaf (rail), >= 1; 1 for a healthy group (how: TopoIndex::uplink_factors).
   double leaf_group_uplink_factor(int g) const { return lg_up_factor_[size_t(g)]; }
@@ -92,7 +94,7 @@ class TopoIndex {
   std::vector<double> lg_up_factor_;
   bool degraded_ = false;
   std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
-  std::vector<uint32_t> canon_, host_mod_;
+  std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
 };
