@@ -575,6 +575,19 @@ def start_kinds(path):
     return kinds
 
 
+def backfill_metrics(jobs, log_path, m):
+    """How the trace jobs were started (slurmctld.log): by backfill, and by backfill ahead of an
+    older trace job still pending (submitted earlier, started later; scontrol's 1 s times)."""
+    if not os.path.exists(log_path):
+        return
+    kinds = start_kinds(log_path)
+    trace_jobs = [j for j in jobs if j["kind"] != "frag" and j["start"]]
+    bf = [j for j in trace_jobs if kinds.get(j["id"], ("",))[0] == "backfill"]
+    m["bf_starts"] = len(bf)
+    m["bf_ahead"] = sum(1 for x in bf if any(y["idx"] < x["idx"] and y["submit"] <= x["start"] < y["start"]
+                                             for y in trace_jobs))
+
+
 def engine_agreement(jobs, log_path, scorer, all_nodes):
     """topo run: would `topoaware plan` (the engine the plugin calls) pick the very nodes the
     plugin got, on the free set reconstructed from scontrol times (1 s resolution; backfill starts
@@ -655,6 +668,8 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}"),
       ("srun step launch delay, mean (s)", "step_delay_mean", "{:.3f}"),
       ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}"),
+      ("trace jobs started by backfill", "bf_starts", "{:.0f}"),
+      ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}"),
       ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}"),
       ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}"),
       ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}")]
@@ -707,7 +722,8 @@ def summary(out):
     if not cols:
         sys.exit("analyze.py: no repetition with both a bare and a whole run")
     print("\n## whole/bare ratio (native order: bare's tasks in node-index order, whole's in topoaware's)")
-    print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest")
+    print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest but the backfill")
+    print("## counts (how the schedulers started the jobs: neither way is better in itself)")
     print(f"{'metric':40s}" + "".join(f"{c:>9s}" for c in cols) + f"{'median':>9s}{'min..max':>15s}")
     for label, key, _ in VS:
         rs = [ratio(vals[c][1].get(key), vals[c][0].get(key)) for c in cols]
@@ -759,6 +775,7 @@ def main():
         path = os.path.join(out, tag, "jobs.txt")
         runs[tag] = read_jobs(path, trace)
         res[tag] = metrics(runs[tag], scorer, len(all_nodes), os.path.join(out, tag, "cluster", "log"))
+        backfill_metrics(runs[tag], os.path.join(out, tag, "slurmctld.log"), res[tag])
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
                                               os.path.join(out, tag, "netsim"))
@@ -803,6 +820,8 @@ def main():
         ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}", True),
         ("step launch delay, mean (s)", "step_delay_mean", "{:.3f}", True),
         ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
+        ("trace jobs started by backfill", "bf_starts", "{:.0f}", False),
+        ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}", False),
         ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}", True),
         ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}", True),
         ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}", True),
