@@ -5,7 +5,9 @@
 // [1, cluster/4], pp uniform in {1, 2, 4, 8, 16} (<= nodes), dp = round(nodes / pp) (>= 1), so
 // nodes = dp * pp; base runtimes log-uniform in [300 s, 12 h]; Poisson arrivals whose rate makes
 // the offered load (sum of nodes * base runtime / (cluster nodes * trace span)) equal `load`.
-// Runtimes: the scheduler knows the base runtime exactly (requested = base); with `stretch`, the
+// (bench/sim/replay_trace.hpp holds the other workload: the real replays' traces, with pinned jobs
+// and time limits.) Runtimes: the scheduler plans with TraceJob::planned(), the time limit when the
+// trace has one, else the base runtime exactly (requested = base); with `stretch`, the
 // job actually runs base * slowdown(f) under the rank order the policy really uses (Slurm
 // policies: node-index order; topoaware: its rank order), f = `stretch_f`, so placement feeds
 // back into the schedule; the scheduler does not know the stretch (its estimate stays the base).
