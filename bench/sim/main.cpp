@@ -206,8 +206,6 @@ void write_snapshot(const std::string &path, const Cluster &c, const std::vector
   if (std::fclose(f) != 0) throw std::runtime_error(path + ": write failed");
 }
 
-}  // namespace
-
 // One replay trace (bench/slurm_replay.sh's --span 240 --frag, the cluster's leaf size) as the
 // simulator's jobs: frag jobs pinned to their host at time 0, the others queued at their arrival
 // with the replay's time limit as the scheduler's estimate.
@@ -238,6 +236,8 @@ std::vector<TraceJob> replay_workload(const Cluster &c, double load, int seed) {
   return t;
 }
 
+}  // namespace
+
 int main(int argc, char **argv) {
   std::string mode = "default", out = "bench/results", snap_dir, policy_list;
   int seeds = 5, jobs = 0, snap_count = 8;
@@ -262,8 +262,13 @@ int main(int argc, char **argv) {
       replay = std::string(argv[++i]) == "replay";
     else if (a == "--jitter" && i + 1 < argc) {
       const std::string v = argv[++i];
-      jitter = std::atof(v.c_str());
-      if (v.find(':') != std::string::npos) jitter_seed = std::strtoull(v.substr(v.find(':') + 1).c_str(), nullptr, 10);
+      char *end = nullptr;
+      jitter = std::strtod(v.c_str(), &end);
+      if (*end == ':') jitter_seed = std::strtoull(end + 1, &end, 10);
+      if (end == v.c_str() || *end || !(jitter >= 0)) {
+        std::fprintf(stderr, "placement_sim: --jitter SEC[:SEED] (SEC >= 0), not '%s'\n", v.c_str());
+        return 2;
+      }
     } else {
       std::fprintf(stderr,
                    "usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]\n"
@@ -361,6 +366,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<Cluster> c;
     try {
       c = make_cluster(cf.family, cf.nodes);
+      if (replay) replay_workload(*c, cf.load, 1);  // throws if the replay's generator cannot fill it
     } catch (const std::exception &e) {
       std::printf("# skip %s: %s\n", cfg_name(cf).c_str(), e.what());
       continue;

@@ -122,7 +122,6 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     JobRecord &rec = r.jobs[size_t(idx)];
     rec.id = j.id;
     rec.nodes = j.nodes;
-    rec.pinned = j.pinned >= 0;
     rec.arrival = j.arrival;
     rec.start = now;
     rec.runtime = j.runtime;
