@@ -14,6 +14,9 @@
 #   whole  the whole install (README "Slurm set-up"): select/cons_tres_topoaware with topology.json
 #          and an empty topoaware.conf (defaults), spank_topoaware in plugstack.conf,
 #          JobSubmitPlugins=topoaware; layout jobs with --tp/--pp/--dp
+#   nosel  the whole install with select/cons_tres (+ topology/tree) in place of the select plugin:
+#          what whole pays on the task path (SPANK job prolog/epilog, hints, job_submit) without
+#          topoaware's placement; whole/nosel is the select plugin's share, nosel/bare the rest
 # In both, the batch script runs its work as a step, `srun sleep RT` (the job's N x 8 tasks), so
 # the step launch (and, in whole, spank_topoaware's task hints) is paid as users pay it.
 # A run name may carry a repetition suffix (bare.r2, whole.r2: a separate folder in DIR).
@@ -28,7 +31,7 @@
 #                              [--timing-pairs N] [--out DIR] [--analyze-only]
 #        bench/slurm_replay.sh --seeds 1,2,3 [--repeat R] [--runs bare,whole] [--ctld-nice N]
 #                              [--quick] [--span SEC] [--load L] [--out DIR] [--analyze-only]
-#   --runs LIST       any of stock, topo, pass, bare, whole (each with an optional .rN suffix)
+#   --runs LIST       any of stock, topo, pass, bare, whole, nosel (each with an optional .rN suffix)
 #   --seeds LIST      several traces: DIR/seed-S holds one seed's runs (named KIND.rK); repetition
 #                     1 of every seed first, then repetition 2, ... (so a cut-short series still
 #                     has every seed once); within a repetition the kinds alternate order (bare
@@ -69,7 +72,7 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
     --no-latency) NOLAT=yes ;;
-    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
     *) echo "slurm_replay.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -237,7 +240,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
   setup
   if [ -f "$OUT/trace.prev" ] && ! cmp -s "$OUT/trace.prev" "$OUT/trace.txt"; then
     echo "slurm_replay.sh: the trace in $OUT changed (other --seed/--span/--load): redo every run" >&2
-    rm -rf "$OUT"/stock* "$OUT"/topo* "$OUT"/pass* "$OUT"/bare* "$OUT"/whole* "$OUT"/timing.* "$OUT/walltime.txt"
+    rm -rf "$OUT"/stock* "$OUT"/topo* "$OUT"/pass* "$OUT"/bare* "$OUT"/whole* "$OUT"/nosel* "$OUT"/timing.* "$OUT/walltime.txt"
   fi
   rm -f "$OUT/trace.prev"
   {
@@ -266,6 +269,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
       pass) sel=select/cons_tres_passthrough ;;
       bare) sel=select/cons_tres R_PLUGDIR="" R_PLUGSTACK=$OUT/plugstack.empty R_LAYOUT=no R_STEP=yes ;;
       whole) sel=select/cons_tres_topoaware R_PLUGDIR=$OUT/plugins R_JOBSUB=yes R_STEP=yes ;;
+      nosel) sel=select/cons_tres R_PLUGDIR=$OUT/plugins R_JOBSUB=yes R_STEP=yes ;;
       *) echo "slurm_replay.sh: unknown run $tag" >&2; exit 2 ;;
     esac
     start_s=$SECONDS

@@ -24,13 +24,15 @@ import sys
 RUNS = [("stock", "select/cons_tres + topology/tree"),
         ("topo", "select/cons_tres_topoaware"),
         ("pass", "select/cons_tres_passthrough")]
-KINDS = ("stock", "topo", "pass", "bare", "whole")
+KINDS = ("stock", "topo", "pass", "bare", "whole", "nosel")
 # Runs whose tasks get topoaware's rank order (spank_topoaware's hints): native order = topoaware's.
-TOPO_ORDER = ("topo", "whole")
+# (nosel: no select plugin, so no placed order; each step's tasks take their order from the
+# topology file, capi/task_c.h.)
+TOPO_ORDER = ("topo", "whole", "nosel")
 
 
 def run_tags(out):
-    """Every run folder with results: stock, topo, pass, bare, whole, each maybe with a repetition
+    """Every run folder with results: stock, topo, pass, bare, whole, nosel, each maybe with a repetition
     suffix (.r1, .r2, ...), in KINDS order then by repetition."""
     found = []
     for d in os.listdir(out):
@@ -685,15 +687,27 @@ def native(tag, m):
     return n
 
 
-def pairs_whole_bare(nat):
-    """(repetition name, bare tag, whole tag) for every repetition with both runs."""
+def pairs_whole_bare(nat, base="bare", other="whole"):
+    """(repetition name, base tag, other tag) for every repetition with both runs."""
     out = []
     for t in nat:
-        if kind_of(t) == "bare":
-            w = "whole" + t[len("bare"):]
+        if kind_of(t) == base:
+            w = other + t[len(base):]
             if w in nat:
-                out.append((t[len("bare") + 1:] or "-", t, w))
+                out.append((t[len(base) + 1:] or "-", t, w))
     return out
+
+
+def ratio_rows(cols, vals):
+    """One line per VS metric: vals[c] = (base metrics, other metrics); other/base per column, then
+    the median and min..max over the columns."""
+    print(f"{'metric':40s}" + "".join(f"{c:>9s}" for c in cols) + f"{'median':>9s}{'min..max':>15s}")
+    for label, key, _ in VS:
+        rs = [ratio(vals[c][1].get(key), vals[c][0].get(key)) for c in cols]
+        ok = [r for r in rs if not math.isnan(r)]
+        line = f"{label:40s}" + "".join(f"{r:9.3f}" for r in rs)
+        line += f"{median(ok):9.3f}" + (f"{min(ok):>7.3f}..{max(ok):<6.3f}" if ok else "")
+        print(line)
 
 
 def summary(out):
@@ -703,12 +717,17 @@ def summary(out):
     if not seeds:
         sys.exit("analyze.py: no seed-*/metrics.json in " + out)
     cols, vals = [], {}
+    split = {("bare", "nosel"): ([], {}), ("nosel", "whole"): ([], {})}  # the gap in two parts
     for s, d in seeds:
         nat = json.load(open(os.path.join(out, d, "metrics.json")))
         for rep, b, w in pairs_whole_bare(nat):
             c = f"s{s}.{rep}"
             cols.append(c)
             vals[c] = (nat[b], nat[w])
+        for (base, other), (pc, pv) in split.items():
+            for rep, b, w in pairs_whole_bare(nat, base, other):
+                pc.append(f"s{s}.{rep}")
+                pv[pc[-1]] = (nat[b], nat[w])
     print("# Replay through real slurmctld: the whole topoaware install (whole) against stock Slurm without")
     print("# topoaware (bare), per seed (s) and repetition (r); bench/slurm_replay.sh --seeds")
     for s, d in seeds:
@@ -724,13 +743,15 @@ def summary(out):
     print("\n## whole/bare ratio (native order: bare's tasks in node-index order, whole's in topoaware's)")
     print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest but the backfill")
     print("## counts (how the schedulers started the jobs: neither way is better in itself)")
-    print(f"{'metric':40s}" + "".join(f"{c:>9s}" for c in cols) + f"{'median':>9s}{'min..max':>15s}")
-    for label, key, _ in VS:
-        rs = [ratio(vals[c][1].get(key), vals[c][0].get(key)) for c in cols]
-        ok = [r for r in rs if not math.isnan(r)]
-        line = f"{label:40s}" + "".join(f"{r:9.3f}" for r in rs)
-        line += f"{median(ok):9.3f}" + (f"{min(ok):>7.3f}..{max(ok):<6.3f}" if ok else "")
-        print(line)
+    ratio_rows(cols, vals)
+    for (base, other), (pc, pv) in split.items():
+        if not pc:
+            continue
+        what = ("the task path without topoaware's placement (nosel: the whole install with select/cons_tres) "
+                "against bare" if base == "bare" else
+                "the select plugin's share: whole against nosel (the same install with select/cons_tres)")
+        print(f"\n## {other}/{base} ratio: {what}")
+        ratio_rows(pc, pv)
     paired = [(c, vals[c][1].get("net_paired")) for c in cols if vals[c][1].get("net_paired")]
     if paired:
         print("\n## network judge, job by job: whole/bare step communication time of each trace job under D-mod-K")
@@ -960,7 +981,7 @@ def main():
     rep.close()
 
     fs = []
-    for tag in [t for t in tags if kind_of(t) in ("bare", "whole")]:
+    for tag in [t for t in tags if kind_of(t) in ("bare", "whole", "nosel")]:
         rows_ = engine_agreement(runs[tag], os.path.join(out, tag, "slurmctld.log"), scorer, all_nodes)
         if rows_:
             byid = {j["id"]: j for j in runs[tag]}
