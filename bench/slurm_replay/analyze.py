@@ -269,11 +269,17 @@ def timeline(rundir, jobs):
     # by job size: every slurmd shares this host's cores, so per-node work in a step adds up here
     bins = {}
     for j, e in full.items():
-        k = len(ids[j]["nodes"])
-        b = "1" if k == 1 else "2-4" if k <= 4 else "5-8" if k <= 8 else "9-16" if k <= 16 else "17+"
-        bins.setdefault(b, []).append(e["stepdone"] - e["task"] - ids[j]["t"]["runtime"])
+        bins.setdefault(size_bin(len(ids[j]["nodes"])), []).append(e["stepdone"] - e["task"] - ids[j]["t"]["runtime"])
     out["step_by_nodes"] = {b: (len(v), sum(v) / len(v)) for b, v in bins.items()}
     return out
+
+
+SIZE_BINS = ("1", "2-4", "5-8", "9-16", "17+")
+
+
+def size_bin(k):
+    """A job's size class by its node count."""
+    return "1" if k == 1 else "2-4" if k <= 4 else "5-8" if k <= 8 else "9-16" if k <= 16 else "17+"
 
 
 def metrics(jobs, scorer, nodes_total, logdir=None):
@@ -337,6 +343,11 @@ def metrics(jobs, scorer, nodes_total, logdir=None):
     m["wait_mean"] = sum(waits) / len(waits) if waits else float("nan")
     m["wait_p95"] = pct(waits, 0.95)
     m["wait_mean_multi"] = sum(lwaits) / len(lwaits) if lwaits else float("nan")
+    # by job size: backfill moves small jobs ahead of big ones, so a scheduler that backfills less
+    # shows as longer waits of the small and shorter of the big
+    for b in SIZE_BINS:
+        ws = [j["start"] - j["submit"] for j in done if size_bin(len(j["nodes"])) == b]
+        m["wait_mean_" + b] = sum(ws) / len(ws) if ws else float("nan")
     if done:
         t0 = min(j["submit"] for j in done)
         t1 = max(j["end"] for j in done)
@@ -665,6 +676,7 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}"),
       ("p95 wait (s)", "wait_p95", "{:.1f}"),
       ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}"),
+      *[(f"mean wait, {b}-node jobs (s)", "wait_mean_" + b, "{:.1f}") for b in SIZE_BINS],
       ("makespan (s)", "makespan", "{:.0f}"),
       ("utilization over the makespan", "util", "{:.1%}"),
       ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}"),
@@ -836,6 +848,7 @@ def main():
         ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}", True),
         ("p95 wait (s)", "wait_p95", "{:.1f}", True),
         ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}", True),
+        *[(f"mean wait, {b}-node jobs (s)", "wait_mean_" + b, "{:.1f}", True) for b in SIZE_BINS],
         ("makespan (s)", "makespan", "{:.0f}", True),
         ("utilization over the makespan", "util", "{:.1%}", True),
         ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}", True),
@@ -896,9 +909,8 @@ def main():
         print("step-sleep by job size (nodes: jobs, mean s):")
         for t, tl in tls.items():
             if tl:
-                order = ["1", "2-4", "5-8", "9-16", "17+"]
                 print(f"  {t:10s}" + "  ".join(f"{b}: {tl['step_by_nodes'][b][0]}, {tl['step_by_nodes'][b][1]:.2f}"
-                                             for b in order if b in tl["step_by_nodes"]))
+                                             for b in SIZE_BINS if b in tl["step_by_nodes"]))
     wb = pairs_whole_bare(nat)
     if wb:
         print("\n## whole (the whole topoaware install) / bare (stock Slurm without topoaware), per repetition")
