@@ -51,6 +51,7 @@ class Decision {
     }
   }
   PlaceStatus future_block(bool strict, int64_t *at);
+  PlaceStatus hold_fewer_idle(bool strict, int64_t at, PlaceStatus found);
   int64_t plain_floor(bool strict);
   static bool offers(PlaceStatus s) { return s == PlaceStatus::Ideal || s == PlaceStatus::Fallback; }
   bool in_work(size_t i) const { return (work_[i / 64] >> (i % 64)) & 1; }
@@ -74,6 +75,7 @@ class Decision {
   PlaceResult result_, kept_;
   std::vector<int64_t> times_;   // will-run: candidate start times (future_block, plain_floor)
   std::vector<uint16_t> free_at_;  // will-run: free GPUs per node at one of them
+  std::vector<uint8_t> lg_mark_;   // will-run: leaf groups with nodes that free up by a block's start
   PlaceStatus status_ = PlaceStatus::NoNodes;
   bool engine_error_ = false;
   SelectAnswer answer_;
@@ -216,6 +218,55 @@ PlaceStatus Decision::future_block(bool strict, int64_t *at) {
   return kept_status;
 }
 
+// A future block is backfill's plan for the job: from now until its start no other job may take
+// its nodes unless it ends before then, and time limits rarely let one. Nodes free now that the
+// plan holds are thereby kept idle from the smaller jobs backfill would start on them (measured
+// on real slurmctld: bench/README.md, "Backfill plans that hold idle nodes"). So at the same start
+// time, for a block of the same status, hold as few of them as the engine allows: first only
+// nodes that are busy now and free by then; then those with the free nodes of their leaf groups;
+// else the block found. A plan is not the placement: at its start, run-now picks again among
+// the nodes free then. At most two engine calls more, no cons_tres call more.
+PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found) {
+  if (!offers(found) || engine_error_ || at <= req_.now || !req_.all_free_at) return found;
+  const uint32_t g = req_.job.gpus_per_node;
+  const auto idle_now = [&](size_t i) { return req_.free_now[i] >= g; };
+  size_t held_idle = 0;
+  for (int i : result_.slurm) held_idle += idle_now(size_t(i));
+  if (!held_idle) return found;
+  std::swap(kept_, result_);  // the block found, restored if no other is as good
+  const auto at_start = [&](size_t i) { return req_.all_free_at[i] <= at ? req_.free_all[i] : req_.free_now[i]; };
+  // the leaf group of node-table index i, -1 if it has none
+  const auto group = [&](size_t i) {
+    const int lg = i < map_.size() ? map_.leaf_group(i) : -1;
+    return lg >= 0 && size_t(lg) < lg_mark_.size() ? lg : -1;
+  };
+  free_at_.resize(req_.nbits);
+  lg_mark_.assign(size_t(placer_.index().leaf_group_count()), 0);
+  for (size_t i = 0; i < req_.nbits; ++i) {
+    free_at_[i] = idle_now(i) ? 0 : at_start(i);
+    if (free_at_[i] >= g && in_work(i) && group(i) >= 0) lg_mark_[size_t(group(i))] = 1;
+  }
+  for (int step = 0; step < 2; ++step) {
+    if (step == 1)  // with the nodes free now in the leaf groups of those that free up by then
+      for (size_t i = 0; i < req_.nbits; ++i)
+        if (idle_now(i) && group(i) >= 0 && lg_mark_[size_t(group(i))]) free_at_[i] = at_start(i);
+    const PlaceStatus s = next_block(free_at_.data(), strict);
+    if (s == found && !engine_error_) {
+      size_t now_held = 0;
+      for (int i : result_.slurm) now_held += idle_now(size_t(i));
+      if (now_held < held_idle) {
+        log(SelectLogLevel::Debug, kLogAlways,
+            ": will-run plan holds " + std::to_string(now_held) + " nodes free now instead of " +
+                std::to_string(held_idle) + " (" + place_status_name(s) + ")");
+        return s;
+      }
+    }
+  }
+  engine_error_ = false;
+  std::swap(kept_, result_);
+  return found;
+}
+
 // No allocation plain cons_tres could answer starts before this: the job's node count of
 // earliest_free_at over the usable nodes (a strict job's plain answer moves to its deadline).
 // INT64_MIN: no bound known.
@@ -254,12 +305,14 @@ SelectAnswer Decision::will_run() {
   // free.
   while (tries < max_tries && time_left(tries, t0)) {
     int64_t at = req_.now;
-    if (!now_done)
+    if (!now_done) {
       status_ = next_block(req_.free_now, strict);
-    else if (timed)
-      status_ = future_block(strict, &at);
-    else
+    } else if (timed) {
+      const PlaceStatus found = future_block(strict, &at);
+      status_ = hold_fewer_idle(strict, at, found);
+    } else {
       status_ = next_block(req_.free_all, strict);
+    }
     log(SelectLogLevel::Debug, kLogAlways,
         ": will-run " + std::string(!now_done ? "now" : timed ? "future (+" + std::to_string(at - req_.now) + " s)"
                                                               : "future") +

@@ -580,6 +580,51 @@ void test_will_run_timed_never_enough(void **) {
   assert_true(a.verdict == SelectVerdict::Wait);
 }
 
+// Backfill's plan holds its nodes from now on: at the same start and status, the plan takes nodes
+// that are busy now and free by then, not nodes smaller jobs could start on now.
+void test_will_run_plan_holds_busy_nodes_first(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  FakeConsTres f;
+  // group 0: two nodes free now, two free at +100; group 1: all four free at +100; the rest later
+  call.busy_until({0, 0, 100, 100, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500}, &f);
+  call.free_nodes({0, 1});
+  f.plain_start = kNow + 100;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_int_equal(a.start, kNow + 100);
+  assert_int_equal(f.blocks.size(), 1);  // still one cons_tres will-run
+  for (int i : f.blocks[0]) assert_int_equal(i / 4, 1);
+  assert_true(has_log(a, kLogAlways, "will-run plan holds 0 nodes free now instead of 2 (ideal)"));
+  assert_contains(a.wait, " on an ideal block");
+  // strict: the same (an ideal block either way)
+  Call strict(c, 4, true, true);
+  FakeConsTres g;
+  strict.busy_until({0, 0, 100, 100, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500}, &g);
+  strict.free_nodes({0, 1});
+  SelectAnswer b = strict.run(g);
+  assert_true(b.verdict == SelectVerdict::Block);
+  assert_int_equal(b.start, kNow + 100);
+  for (int i : g.blocks[0]) assert_int_equal(i / 4, 1);
+}
+
+// ... but never a worse block for it: the only ideal block at the earliest start holds two nodes
+// that are free now, and the plan keeps them (busy nodes alone give a fallback over two groups).
+void test_will_run_plan_keeps_idle_nodes_it_needs(void **) {
+  Cluster c;
+  Call call(c, 4, false, true);
+  FakeConsTres f;
+  call.busy_until({0, 0, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500}, &f);
+  call.free_nodes({0, 1});
+  f.plain_start = kNow + 100;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_int_equal(a.start, kNow + 100);
+  assert_int_equal(f.blocks.size(), 1);
+  for (int i : f.blocks[0]) assert_int_equal(i / 4, 0);
+  assert_false(has_log(a, kLogAlways, "will-run plan holds"));
+}
+
 void test_wait_reasons(void **) {
   SelectSettings s;
   assert_string_equal(select_wait_reason(PlaceStatus::NoBlock, false, true, s).c_str(),
@@ -625,6 +670,8 @@ int main() {
       cmocka_unit_test(test_will_run_timed_refused_block_dropped),
       cmocka_unit_test(test_will_run_timed_preemption_asks_plain),
       cmocka_unit_test(test_will_run_timed_never_enough),
+      cmocka_unit_test(test_will_run_plan_holds_busy_nodes_first),
+      cmocka_unit_test(test_will_run_plan_keeps_idle_nodes_it_needs),
       cmocka_unit_test(test_wait_reasons),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
