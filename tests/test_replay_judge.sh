@@ -5,7 +5,8 @@
 # per interval between job starts and ends; bare's tasks in node-index order, whole's in the order
 # `topoaware plan` gives the same node set (spank_topoaware's); a job's time is the mean of its
 # snapshots' results weighted by their duration; alone, a job takes its NIC bound (the
-# normalisation of the stretch); metrics.json and jobs.csv carry the judge's numbers.
+# normalisation of the stretch); metrics.json and jobs.csv carry the judge's numbers. And the
+# nodes free during backfill cycles that plans starting later hold (whole's slurmctld.log).
 set -u
 if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
   echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
@@ -37,6 +38,17 @@ for run in bare.r1 whole.r1; do
     job 3 2 plain 00 0:00 0:30 'n[0005-0006]'
   } >"$d/$run/jobs.txt"
 done
+# Two backfill cycles of whole: at 0:05 (6 nodes busy) a plan for 1:40 holds two free nodes and
+# two busy ones, and a job starting at once holds one more (not counted); at 1:15 (8 busy) a plan
+# holds two free nodes and a busy one.
+{
+  echo "[2026-01-01T00:00:05.100] sched/backfill: _dump_job_sched: JobId=9 to start at 2026-01-01T00:01:40," \
+       "end at 2026-01-01T00:02:40 on nodes n[0001-0002,0011-0012] in partition debug"
+  echo "[2026-01-01T00:00:05.101] sched/backfill: _dump_job_sched: JobId=8 to start at 2026-01-01T00:00:05," \
+       "end at 2026-01-01T00:01:05 on nodes n0020 in partition debug"
+  echo "[2026-01-01T00:01:15.300] sched/backfill: _dump_job_sched: JobId=9 to start at 2026-01-01T00:01:40," \
+       "end at 2026-01-01T00:02:40 on nodes n[0003,0015-0016] in partition debug"
+} >"$d/whole.r1/slurmctld.log"
 python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$d" --topoaware "$bin" --tool "$tool" \
   --netsim "$netsim" >"$tmp/report.txt" 2>&1 || { cat "$tmp/report.txt"; echo "FAIL: analyze.py"; exit 1; }
 grep -E 'netsim' "$tmp/report.txt"
@@ -88,6 +100,12 @@ for run in ("bare.r1", "whole.r1"):
     m = metrics[run]
     if m.get("net_jobs") != 2 or m.get("net_snapshots") != 2 or not m.get("net_dmodk", 0) >= 0.999:
         fail("%s: metrics %s" % (run, {k: v for k, v in m.items() if k.startswith("net")}))
+w = metrics["whole.r1"]
+if (w.get("plan_cycles"), w.get("plan_free_now"), w.get("plan_held_free_now")) != (2, 57.0, 2.0):
+    fail("whole.r1: backfill plans: %s cycles, %s free nodes, %s of them held; expected 2, 57, 2"
+         % (w.get("plan_cycles"), w.get("plan_free_now"), w.get("plan_held_free_now")))
+if "plan_cycles" in metrics["bare.r1"]:
+    fail("bare.r1 has no slurmctld.log, yet plan metrics: %s" % metrics["bare.r1"]["plan_cycles"])
 pj = metrics["whole.r1"].get("net_paired")
 if not pj or pj["jobs"] != 2:
     fail("no job-by-job whole/bare comparison: %s" % pj)

@@ -601,6 +601,43 @@ def backfill_metrics(jobs, log_path, m):
                                              for y in trace_jobs))
 
 
+PLAN_LINE = re.compile(r"\[(\S+)\] sched/backfill: _dump_job_sched: JobId=\d+ to start at (\S+), end at \S+ on "
+                       r"nodes (\S+)")
+
+
+def plan_holds(jobs, log_path, all_nodes, m):
+    """Nodes free now that backfill's plans hold (DebugFlags=Backfill logs each planned job): a plan
+    that starts later keeps its nodes from smaller jobs whose time limits reach past its start.
+    Per backfill cycle with such a plan (its plan lines share a second; cycles are bf_interval
+    apart): the nodes no job runs on (scontrol's 1 s times, every job of the run) and how many of
+    them the cycle's later-starting plans hold; means over those cycles."""
+    if not os.path.exists(log_path):
+        return
+    cycles = {}
+    for line in open(log_path, errors="replace"):
+        p = PLAN_LINE.match(line)
+        if not p:
+            continue
+        t, start = _t(p.group(1)), ts(p.group(2))
+        if start is not None and start > t + 1:
+            cycles.setdefault(int(t), set()).update(hl_expand(p.group(3)))
+    if not cycles:
+        return
+    ran = [j for j in jobs if j["start"] and j["end"] and j["nodes"]]
+    free_sum = held_sum = 0
+    for t, held in cycles.items():
+        busy = set()
+        for j in ran:
+            if j["start"] <= t < j["end"]:
+                busy.update(j["nodes"])
+        free = [n for n in all_nodes if n not in busy]
+        free_sum += len(free)
+        held_sum += sum(1 for n in free if n in held)
+    m["plan_cycles"] = len(cycles)
+    m["plan_free_now"] = free_sum / len(cycles)
+    m["plan_held_free_now"] = held_sum / len(cycles)
+
+
 def engine_agreement(jobs, log_path, scorer, all_nodes):
     """topo run: would `topoaware plan` (the engine the plugin calls) pick the very nodes the
     plugin got, on the free set reconstructed from scontrol times (1 s resolution; backfill starts
@@ -684,6 +721,8 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}"),
       ("trace jobs started by backfill", "bf_starts", "{:.0f}"),
       ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}"),
+      ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}"),
+      ("... of them held by plans starting later", "plan_held_free_now", "{:.1f}"),
       ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}"),
       ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}"),
       ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}")]
@@ -754,7 +793,8 @@ def summary(out):
         sys.exit("analyze.py: no repetition with both a bare and a whole run")
     print("\n## whole/bare ratio (native order: bare's tasks in node-index order, whole's in topoaware's)")
     print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest but the backfill")
-    print("## counts (how the schedulers started the jobs: neither way is better in itself)")
+    print("## counts and the free nodes of backfill cycles (how the schedulers started the jobs and what")
+    print("## their plans held: neither way is better in itself)")
     ratio_rows(cols, vals)
     for (base, other), (pc, pv) in split.items():
         if not pc:
@@ -809,6 +849,7 @@ def main():
         runs[tag] = read_jobs(path, trace)
         res[tag] = metrics(runs[tag], scorer, len(all_nodes), os.path.join(out, tag, "cluster", "log"))
         backfill_metrics(runs[tag], os.path.join(out, tag, "slurmctld.log"), res[tag])
+        plan_holds(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
                                               os.path.join(out, tag, "netsim"))
@@ -856,6 +897,8 @@ def main():
         ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
         ("trace jobs started by backfill", "bf_starts", "{:.0f}", False),
         ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}", False),
+        ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}", False),
+        ("... of them held by plans starting later", "plan_held_free_now", "{:.1f}", False),
         ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}", True),
         ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}", True),
         ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}", True),
