@@ -17,6 +17,10 @@
 #   nosel  the whole install with select/cons_tres (+ topology/tree) in place of the select plugin:
 #          what whole pays on the task path (SPANK job prolog/epilog, hints, job_submit) without
 #          topoaware's placement; whole/nosel is the select plugin's share, nosel/bare the rest
+#   epilog bare with an Epilog= script that does nothing, as most sites have one: a job epilog
+#          (spank_topoaware's too) makes slurmd answer a job's end with an epilog-complete message,
+#          on which slurmctld runs its main scheduler at once; without any, the reply only queues
+#          a scheduler run (Slurm 22.05 src/slurmd/slurmd/req.c, src/slurmctld/agent.c)
 # In both, the batch script runs its work as a step, `srun sleep RT` (the job's N x 8 tasks), so
 # the step launch (and, in whole, spank_topoaware's task hints) is paid as users pay it.
 # A run name may carry a repetition suffix (bare.r2, whole.r2: a separate folder in DIR).
@@ -31,7 +35,7 @@
 #                              [--timing-pairs N] [--out DIR] [--analyze-only]
 #        bench/slurm_replay.sh --seeds 1,2,3 [--repeat R] [--runs bare,whole] [--ctld-nice N]
 #                              [--quick] [--span SEC] [--load L] [--out DIR] [--analyze-only]
-#   --runs LIST       any of stock, topo, pass, bare, whole, nosel (each with an optional .rN suffix)
+#   --runs LIST       any of stock, topo, pass, bare, whole, nosel, epilog (each with an optional .rN suffix)
 #   --seeds LIST      several traces: DIR/seed-S holds one seed's runs (named KIND.rK); repetition
 #                     1 of every seed first, then repetition 2, ... (so a cut-short series still
 #                     has every seed once); within a repetition the kinds alternate order (bare
@@ -72,7 +76,7 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
     --no-latency) NOLAT=yes ;;
-    -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,54p' "$0"; exit 0 ;;
     *) echo "slurm_replay.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -150,6 +154,7 @@ setup() {
   mkdir -p "$OUT/plugins"
   ln -sf "$SELDIR/select_cons_tres_topoaware.so" "$JOBSUB" "$OUT/plugins/"
   : >"$OUT/topoaware.conf"  # every key at its default (prefer mode, status file every 2 s)
+  printf '#!/bin/sh\nexit 0\n' >"$OUT/epilog.sh" && chmod 755 "$OUT/epilog.sh"  # epilog: does nothing
 }
 
 # Time limit in minutes for a runtime in seconds: Slurm's limits are whole minutes.
@@ -158,8 +163,8 @@ limit_min() { awk -v r="$1" 'BEGIN { m = int((r + 15) / 60); if (m * 60 < r + 15
 # ---- one replay ----------------------------------------------------------------------------------
 # The kind of run (set before replay): R_PLUGDIR (empty: Slurm's own plugins only), R_PLUGSTACK,
 # R_JOBSUB (yes: JobSubmitPlugins=topoaware), R_LAYOUT (yes: layout jobs carry --tp/--pp/--dp),
-# R_STEP (yes: the batch script runs `srun sleep RT`, else `sleep RT`).
-R_PLUGDIR=$SELDIR R_PLUGSTACK=$OUT/plugstack.conf R_JOBSUB=no R_LAYOUT=yes R_STEP=no
+# R_STEP (yes: the batch script runs `srun sleep RT`, else `sleep RT`), R_EPILOG (yes: Epilog=).
+R_PLUGDIR=$SELDIR R_PLUGSTACK=$OUT/plugstack.conf R_JOBSUB=no R_LAYOUT=yes R_STEP=no R_EPILOG=no
 replay() { # TAG SELECTTYPE DEBUG TRACE
   # (dir in a second `local`: bash expands every word of one `local` before assigning any)
   local tag=$1 sel=$2 debug=$3 trace=$4 idx arr rt n tp pp dp kind node id t0 now wait_s opts pending deadline
@@ -168,9 +173,10 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
   mkdir -p "$dir"
   [ -z "$R_PLUGDIR" ] || extra+=(--plugin-dir "$R_PLUGDIR")
   [ "$R_JOBSUB" = no ] || extra+=(--conf JobSubmitPlugins=topoaware)
+  [ "$R_EPILOG" = no ] || extra+=(--conf "Epilog=$OUT/epilog.sh")
   echo "$tag start $(date -Is) load average: $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/load.txt"
   log "$tag: starting slurmctld + $NODES slurmd ($sel; plugins ${R_PLUGDIR:-none of topoaware}; plugstack" \
-    "$(basename "$R_PLUGSTACK"); job_submit $R_JOBSUB; --tp/--pp/--dp $R_LAYOUT; srun step $R_STEP)"
+    "$(basename "$R_PLUGSTACK"); job_submit $R_JOBSUB; --tp/--pp/--dp $R_LAYOUT; srun step $R_STEP; Epilog $R_EPILOG)"
   cluster_start --nodes "$NODES" --width 4 --gpus 8 --dir "$dir/cluster" "${extra[@]}" \
     --plugstack "$R_PLUGSTACK" --topology "$OUT/topology.conf" --conf "SelectType=$sel" \
     --file "topology.json=$OUT/topology.json" --file "topoaware.conf=$OUT/topoaware.conf" \
@@ -240,7 +246,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
   setup
   if [ -f "$OUT/trace.prev" ] && ! cmp -s "$OUT/trace.prev" "$OUT/trace.txt"; then
     echo "slurm_replay.sh: the trace in $OUT changed (other --seed/--span/--load): redo every run" >&2
-    rm -rf "$OUT"/stock* "$OUT"/topo* "$OUT"/pass* "$OUT"/bare* "$OUT"/whole* "$OUT"/nosel* "$OUT"/timing.* "$OUT/walltime.txt"
+    rm -rf "$OUT"/stock* "$OUT"/topo* "$OUT"/pass* "$OUT"/bare* "$OUT"/whole* "$OUT"/nosel* "$OUT"/epilog* "$OUT"/timing.* "$OUT/walltime.txt"
   fi
   rm -f "$OUT/trace.prev"
   {
@@ -262,7 +268,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
     # topo and pass, whose counters are compared, both stay at info (the plugin logs more at
     # verbose, inside the timed call).
     debug=info
-    R_PLUGDIR=$SELDIR R_PLUGSTACK=$OUT/plugstack.conf R_JOBSUB=no R_LAYOUT=yes R_STEP=no
+    R_PLUGDIR=$SELDIR R_PLUGSTACK=$OUT/plugstack.conf R_JOBSUB=no R_LAYOUT=yes R_STEP=no R_EPILOG=no
     case ${tag%%.*} in
       stock) sel=select/cons_tres debug=verbose ;;
       topo) sel=select/cons_tres_topoaware ;;
@@ -270,6 +276,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
       bare) sel=select/cons_tres R_PLUGDIR="" R_PLUGSTACK=$OUT/plugstack.empty R_LAYOUT=no R_STEP=yes ;;
       whole) sel=select/cons_tres_topoaware R_PLUGDIR=$OUT/plugins R_JOBSUB=yes R_STEP=yes ;;
       nosel) sel=select/cons_tres R_PLUGDIR=$OUT/plugins R_JOBSUB=yes R_STEP=yes ;;
+      epilog) sel=select/cons_tres R_PLUGDIR="" R_PLUGSTACK=$OUT/plugstack.empty R_LAYOUT=no R_STEP=yes R_EPILOG=yes ;;
       *) echo "slurm_replay.sh: unknown run $tag" >&2; exit 2 ;;
     esac
     start_s=$SECONDS

@@ -24,7 +24,7 @@ import sys
 RUNS = [("stock", "select/cons_tres + topology/tree"),
         ("topo", "select/cons_tres_topoaware"),
         ("pass", "select/cons_tres_passthrough")]
-KINDS = ("stock", "topo", "pass", "bare", "whole", "nosel")
+KINDS = ("stock", "topo", "pass", "bare", "whole", "nosel", "epilog")
 # Runs whose tasks get topoaware's rank order (spank_topoaware's hints): native order = topoaware's.
 # (nosel: no select plugin, so no placed order; each step's tasks take their order from the
 # topology file, capi/task_c.h.)
@@ -32,7 +32,7 @@ TOPO_ORDER = ("topo", "whole", "nosel")
 
 
 def run_tags(out):
-    """Every run folder with results: stock, topo, pass, bare, whole, nosel, each maybe with a repetition
+    """Every run folder with results: stock, topo, pass, bare, whole, nosel, epilog, each maybe with a repetition
     suffix (.r1, .r2, ...), in KINDS order then by repetition."""
     found = []
     for d in os.listdir(out):
@@ -749,6 +749,14 @@ def pairs_whole_bare(nat, base="bare", other="whole"):
     return out
 
 
+SPLITS = {
+    ("bare", "nosel"): "the task path without topoaware's placement (nosel: the whole install with select/cons_tres)",
+    ("nosel", "whole"): "the select plugin's share (whole against the same install with select/cons_tres)",
+    ("bare", "epilog"): "what a job epilog alone does (epilog: bare with an Epilog= script that does nothing)",
+    ("epilog", "whole"): "the whole install against stock Slurm with a job epilog, as most sites run it",
+}
+
+
 def ratio_rows(cols, vals):
     """One line per VS metric: vals[c] = (base metrics, other metrics); other/base per column, then
     the median and min..max over the columns."""
@@ -768,7 +776,8 @@ def summary(out):
     if not seeds:
         sys.exit("analyze.py: no seed-*/metrics.json in " + out)
     cols, vals = [], {}
-    split = {("bare", "nosel"): ([], {}), ("nosel", "whole"): ([], {})}  # the gap in two parts
+    # whole's gap to bare in parts: other/base for each pair of kinds, where both ran
+    split = {pair: ([], {}) for pair in SPLITS}
     for s, d in seeds:
         nat = json.load(open(os.path.join(out, d, "metrics.json")))
         for rep, b, w in pairs_whole_bare(nat):
@@ -799,10 +808,7 @@ def summary(out):
     for (base, other), (pc, pv) in split.items():
         if not pc:
             continue
-        what = ("the task path without topoaware's placement (nosel: the whole install with select/cons_tres) "
-                "against bare" if base == "bare" else
-                "the select plugin's share: whole against nosel (the same install with select/cons_tres)")
-        print(f"\n## {other}/{base} ratio: {what}")
+        print(f"\n## {other}/{base} ratio: {SPLITS[(base, other)]}")
         ratio_rows(pc, pv)
     paired = [(c, vals[c][1].get("net_paired")) for c in cols if vals[c][1].get("net_paired")]
     if paired:
@@ -1036,7 +1042,7 @@ def main():
     rep.close()
 
     fs = []
-    for tag in [t for t in tags if kind_of(t) in ("bare", "whole", "nosel")]:
+    for tag in [t for t in tags if kind_of(t) in ("bare", "whole", "nosel", "epilog")]:
         rows_ = engine_agreement(runs[tag], os.path.join(out, tag, "slurmctld.log"), scorer, all_nodes)
         if rows_:
             byid = {j["id"]: j for j in runs[tag]}
