@@ -6,7 +6,8 @@
 # `topoaware plan` gives the same node set (spank_topoaware's); a job's time is the mean of its
 # snapshots' results weighted by their duration; alone, a job takes its NIC bound (the
 # normalisation of the stretch); metrics.json and jobs.csv carry the judge's numbers. And the
-# nodes free during backfill cycles that plans starting later hold (whole's slurmctld.log).
+# nodes free during backfill cycles that plans starting later hold (whole's slurmctld.log), and
+# the main scheduler's runs (whole's sdiag.txt).
 set -u
 if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
   echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
@@ -49,6 +50,8 @@ done
   echo "[2026-01-01T00:01:15.300] sched/backfill: _dump_job_sched: JobId=9 to start at 2026-01-01T00:01:40," \
        "end at 2026-01-01T00:02:40 on nodes n[0003,0015-0016] in partition debug"
 } >"$d/whole.r1/slurmctld.log"
+printf 'Jobs started:   3\n\nMain schedule statistics (microseconds):\n\tLast cycle:   39\n\tTotal cycles: 7\n\nBackfilling stats\n\tTotal cycles: 5\n' \
+  >"$d/whole.r1/sdiag.txt"
 python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$d" --topoaware "$bin" --tool "$tool" \
   --netsim "$netsim" >"$tmp/report.txt" 2>&1 || { cat "$tmp/report.txt"; echo "FAIL: analyze.py"; exit 1; }
 grep -E 'netsim' "$tmp/report.txt"
@@ -104,6 +107,8 @@ w = metrics["whole.r1"]
 if (w.get("plan_cycles"), w.get("plan_free_now"), w.get("plan_held_free_now")) != (2, 57.0, 2.0):
     fail("whole.r1: backfill plans: %s cycles, %s free nodes, %s of them held; expected 2, 57, 2"
          % (w.get("plan_cycles"), w.get("plan_free_now"), w.get("plan_held_free_now")))
+if w.get("main_cycles") != 7:
+    fail("whole.r1: main scheduler runs %s, expected 7 (sdiag.txt)" % w.get("main_cycles"))
 if "plan_cycles" in metrics["bare.r1"]:
     fail("bare.r1 has no slurmctld.log, yet plan metrics: %s" % metrics["bare.r1"]["plan_cycles"])
 pj = metrics["whole.r1"].get("net_paired")

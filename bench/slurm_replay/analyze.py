@@ -605,6 +605,17 @@ PLAN_LINE = re.compile(r"\[(\S+)\] sched/backfill: _dump_job_sched: JobId=\d+ to
                        r"nodes (\S+)")
 
 
+def main_cycles(sdiag_path, m):
+    """How often slurmctld's main scheduler ran (sdiag at the end of the run): a job epilog makes it
+    run at every job's end (the epilog-complete message), without one it runs when queued."""
+    if not os.path.exists(sdiag_path):
+        return
+    text = open(sdiag_path, errors="replace").read()
+    c = re.search(r"Main schedule statistics.*?Total cycles:\s*(\d+)", text, re.S)
+    if c:
+        m["main_cycles"] = int(c.group(1))
+
+
 def plan_holds(jobs, log_path, all_nodes, m):
     """Nodes free now that backfill's plans hold (DebugFlags=Backfill logs each planned job): a plan
     that starts later keeps its nodes from smaller jobs whose time limits reach past its start.
@@ -719,6 +730,7 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}"),
       ("srun step launch delay, mean (s)", "step_delay_mean", "{:.3f}"),
       ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}"),
+      ("main scheduler runs (sdiag)", "main_cycles", "{:.0f}"),
       ("trace jobs started by backfill", "bf_starts", "{:.0f}"),
       ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}"),
       ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}"),
@@ -856,6 +868,7 @@ def main():
         res[tag] = metrics(runs[tag], scorer, len(all_nodes), os.path.join(out, tag, "cluster", "log"))
         backfill_metrics(runs[tag], os.path.join(out, tag, "slurmctld.log"), res[tag])
         plan_holds(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
+        main_cycles(os.path.join(out, tag, "sdiag.txt"), res[tag])
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
                                               os.path.join(out, tag, "netsim"))
@@ -901,6 +914,7 @@ def main():
         ("run time beyond the sleep, mean (s)", "overrun", "{:.2f}", True),
         ("step launch delay, mean (s)", "step_delay_mean", "{:.3f}", True),
         ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
+        ("main scheduler runs (sdiag)", "main_cycles", "{:.0f}", False),
         ("trace jobs started by backfill", "bf_starts", "{:.0f}", False),
         ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}", False),
         ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}", False),
