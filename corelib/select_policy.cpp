@@ -222,10 +222,12 @@ PlaceStatus Decision::future_block(bool strict, int64_t *at) {
 // its nodes unless it ends before then, and time limits rarely let one. Nodes free now that the
 // plan holds are thereby kept idle from the smaller jobs backfill would start on them (measured
 // on real slurmctld: bench/README.md, "Backfill plans that hold idle nodes"). So at the same start
-// time, for a block of the same status, hold as few of them as the engine allows: first only
-// nodes that are busy now and free by then; then those with the free nodes of their leaf groups;
-// else the block found. A plan is not the placement: at its start, run-now picks again among
-// the nodes free then. At most two engine calls more, no cons_tres call more.
+// time the plan holds as few of them as the engine allows: first only nodes that are busy now and
+// free by then; then those with the free nodes of their leaf groups; else the block found. Any
+// block the engine offers will do (strict: ideal ones only), even a fallback where the block found
+// was ideal: a plan is not the placement (at its start, run-now picks again among the nodes free
+// then), and an ideal plan on idle nodes would keep them idle until then. At most two engine
+// calls more, no cons_tres call more.
 PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found) {
   if (!offers(found) || engine_error_ || at <= req_.now || !req_.all_free_at) return found;
   const uint32_t g = req_.job.gpus_per_node;
@@ -251,7 +253,7 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
       for (size_t i = 0; i < req_.nbits; ++i)
         if (idle_now(i) && group(i) >= 0 && lg_mark_[size_t(group(i))]) free_at_[i] = at_start(i);
     const PlaceStatus s = next_block(free_at_.data(), strict);
-    if (s == found && !engine_error_) {
+    if (offers(s) && !engine_error_) {
       size_t now_held = 0;
       for (int i : result_.slurm) now_held += idle_now(size_t(i));
       if (now_held < held_idle) {

@@ -608,21 +608,33 @@ void test_will_run_plan_holds_busy_nodes_first(void **) {
   for (int i : g.blocks[0]) assert_int_equal(i / 4, 1);
 }
 
-// ... but never a worse block for it: the only ideal block at the earliest start holds two nodes
-// that are free now, and the plan keeps them (busy nodes alone give a fallback over two groups).
-void test_will_run_plan_keeps_idle_nodes_it_needs(void **) {
+// When the only ideal block at the earliest start holds nodes free now: prefer plans a fallback on
+// busy nodes (run-now places the job when it starts), strict keeps the ideal block.
+void test_will_run_plan_ideal_or_busy(void **) {
   Cluster c;
-  Call call(c, 4, false, true);
+  const std::vector<int64_t> ends = {0, 0, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500};
+  Call prefer(c, 4, false, true);
   FakeConsTres f;
-  call.busy_until({0, 0, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500}, &f);
-  call.free_nodes({0, 1});
+  prefer.busy_until(ends, &f);
+  prefer.free_nodes({0, 1});
   f.plain_start = kNow + 100;
-  SelectAnswer a = call.run(f);
+  SelectAnswer a = prefer.run(f);
   assert_true(a.verdict == SelectVerdict::Block);
   assert_int_equal(a.start, kNow + 100);
   assert_int_equal(f.blocks.size(), 1);
-  for (int i : f.blocks[0]) assert_int_equal(i / 4, 0);
-  assert_false(has_log(a, kLogAlways, "will-run plan holds"));
+  std::vector<int> got = f.blocks[0];
+  std::sort(got.begin(), got.end());
+  assert_true(got == (std::vector<int>{2, 3, 4, 5}));
+  assert_true(has_log(a, kLogAlways, "will-run plan holds 0 nodes free now instead of 2 (fallback)"));
+  Call strict(c, 4, true, true);
+  FakeConsTres g;
+  strict.busy_until(ends, &g);
+  strict.free_nodes({0, 1});
+  SelectAnswer b = strict.run(g);
+  assert_true(b.verdict == SelectVerdict::Block);
+  assert_int_equal(b.start, kNow + 100);
+  for (int i : g.blocks[0]) assert_int_equal(i / 4, 0);
+  assert_false(has_log(b, kLogAlways, "will-run plan holds"));
 }
 
 void test_wait_reasons(void **) {
@@ -671,7 +683,7 @@ int main() {
       cmocka_unit_test(test_will_run_timed_preemption_asks_plain),
       cmocka_unit_test(test_will_run_timed_never_enough),
       cmocka_unit_test(test_will_run_plan_holds_busy_nodes_first),
-      cmocka_unit_test(test_will_run_plan_keeps_idle_nodes_it_needs),
+      cmocka_unit_test(test_will_run_plan_ideal_or_busy),
       cmocka_unit_test(test_wait_reasons),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
