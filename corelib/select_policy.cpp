@@ -235,7 +235,7 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
   size_t held_idle = 0;
   for (int i : result_.slurm) held_idle += idle_now(size_t(i));
   if (!held_idle) return found;
-  std::swap(kept_, result_);  // the block found, restored if no other is as good
+  std::swap(kept_, result_);  // the block found, restored if no block holds fewer idle nodes
   const auto at_start = [&](size_t i) { return req_.all_free_at[i] <= at ? req_.free_all[i] : req_.free_now[i]; };
   // the leaf group of node-table index i, -1 if it has none
   const auto group = [&](size_t i) {
