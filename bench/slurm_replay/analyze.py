@@ -32,8 +32,8 @@ TOPO_ORDER = ("topo", "whole", "nosel")
 
 
 def run_tags(out):
-    """Every run folder with results: stock, topo, pass, bare, whole, nosel, epilog, each maybe with a repetition
-    suffix (.r1, .r2, ...), in KINDS order then by repetition."""
+    """Every run folder with results: stock, topo, pass, bare, whole, nosel, epilog, each maybe with
+    a repetition suffix (.r1, .r2, ...), in KINDS order then by repetition."""
     found = []
     for d in os.listdir(out):
         m = re.fullmatch(r"(\w+?)(?:\.r(\d+))?", d)
