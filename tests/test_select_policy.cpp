@@ -580,8 +580,8 @@ void test_will_run_timed_never_enough(void **) {
   assert_true(a.verdict == SelectVerdict::Wait);
 }
 
-// Backfill's plan holds its nodes from now on: at the same start and status, the plan takes nodes
-// that are busy now and free by then, not nodes smaller jobs could start on now.
+// Backfill's plan holds its nodes from now on: at the same start, the plan takes nodes that are
+// busy now and free by then, not nodes smaller jobs could start on now.
 void test_will_run_plan_holds_busy_nodes_first(void **) {
   Cluster c;
   Call call(c, 4, false, true);
