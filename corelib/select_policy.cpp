@@ -55,6 +55,8 @@ class Decision {
   int64_t plain_floor(bool strict);
   static bool offers(PlaceStatus s) { return s == PlaceStatus::Ideal || s == PlaceStatus::Fallback; }
   bool in_work(size_t i) const { return (work_[i / 64] >> (i % 64)) & 1; }
+  // Will-run with end times: node i's free GPUs at time t.
+  uint16_t free_by(size_t i, int64_t t) const { return req_.all_free_at[i] <= t ? req_.free_all[i] : req_.free_now[i]; }
   // A refused block's nodes are not offered again in this call.
   void drop_block() {
     for (int i : result_.slurm) work_[size_t(i) / 64] &= ~(uint64_t(1) << (size_t(i) % 64));
@@ -185,7 +187,7 @@ PlaceStatus Decision::future_block(bool strict, int64_t *at) {
   const auto at_time = [&](int64_t t) {
     free_at_.resize(req_.nbits);
     for (size_t i = 0; i < req_.nbits; ++i)
-      free_at_[i] = req_.all_free_at[i] <= t ? req_.free_all[i] : req_.free_now[i];
+      free_at_[i] = free_by(i, t);
     *at = t;
     return next_block(free_at_.data(), strict);
   };
@@ -236,7 +238,6 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
   for (int i : result_.slurm) held_idle += idle_now(size_t(i));
   if (!held_idle) return found;
   std::swap(kept_, result_);  // the block found, restored if no block holds fewer idle nodes
-  const auto at_start = [&](size_t i) { return req_.all_free_at[i] <= at ? req_.free_all[i] : req_.free_now[i]; };
   // the leaf group of node-table index i, -1 if it has none
   const auto group = [&](size_t i) {
     const int lg = i < map_.size() ? map_.leaf_group(i) : -1;
@@ -245,13 +246,13 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
   free_at_.resize(req_.nbits);
   lg_mark_.assign(size_t(placer_.index().leaf_group_count()), 0);
   for (size_t i = 0; i < req_.nbits; ++i) {
-    free_at_[i] = idle_now(i) ? 0 : at_start(i);
+    free_at_[i] = idle_now(i) ? 0 : free_by(i, at);
     if (free_at_[i] >= g && in_work(i) && group(i) >= 0) lg_mark_[size_t(group(i))] = 1;
   }
   for (int step = 0; step < 2; ++step) {
     if (step == 1)  // with the nodes free now in the leaf groups of those that free up by then
       for (size_t i = 0; i < req_.nbits; ++i)
-        if (idle_now(i) && group(i) >= 0 && lg_mark_[size_t(group(i))]) free_at_[i] = at_start(i);
+        if (idle_now(i) && group(i) >= 0 && lg_mark_[size_t(group(i))]) free_at_[i] = free_by(i, at);
     const PlaceStatus s = next_block(free_at_.data(), strict);
     if (offers(s) && !engine_error_) {
       size_t now_held = 0;
