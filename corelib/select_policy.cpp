@@ -74,7 +74,7 @@ class Decision {
   const SelectSettings &set_;
   const SelectBackend &be_;
   std::vector<uint64_t> work_;
-  PlaceResult result_, kept_;
+  PlaceResult result_, kept_, alt_;  // alt_: hold_fewer_idle's first-step fallback
   std::vector<int64_t> times_;   // will-run: candidate start times (future_block, plain_floor)
   std::vector<uint16_t> free_at_;  // will-run: free GPUs per node at one of them
   std::vector<uint8_t> lg_mark_;   // will-run: leaf groups with nodes that free up by a block's start
@@ -224,18 +224,24 @@ PlaceStatus Decision::future_block(bool strict, int64_t *at) {
 // its nodes unless it ends before then, and time limits rarely let one. Nodes free now that the
 // plan holds are thereby kept idle from the smaller jobs backfill would start on them (measured
 // on real slurmctld: bench/README.md, "Backfill plans that hold idle nodes"). So at the same start
-// time the plan holds as few of them as the engine allows: first only nodes that are busy now and
-// free by then; then those with the free nodes of their leaf groups; else the block found. Any
-// block the engine offers will do (strict: ideal ones only), even a fallback where the block found
-// was ideal: a plan is not the placement (at its start, run-now picks again among the nodes free
-// then), and an ideal plan on idle nodes would keep them idle until then. At most two engine
-// calls more, no cons_tres call more.
+// time the plan holds fewer of them where the engine allows: first only nodes that are busy now
+// and free by then; then those with the free nodes of their leaf groups; else the block found. An
+// ideal block of either step wins over a fallback (the first step's fallback is kept while the
+// second looks for one): nodes a plan holds are free when the job starts, so an ideal plan keeps
+// an ideal placement within reach of run-now, which picks again among the nodes free then. A
+// fallback plan holding fewer idle nodes still wins over the ideal block found (strict jobs take
+// ideal ones only): an ideal plan on idle leaves keeps them idle until its start. At most two
+// engine calls more, no cons_tres call more.
 PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found) {
   if (!offers(found) || engine_error_ || at <= req_.now || !req_.all_free_at) return found;
   const uint32_t g = req_.job.gpus_per_node;
   const auto idle_now = [&](size_t i) { return req_.free_now[i] >= g; };
-  size_t held_idle = 0;
-  for (int i : result_.slurm) held_idle += idle_now(size_t(i));
+  const auto idle_held = [&] {
+    size_t n = 0;
+    for (int i : result_.slurm) n += idle_now(size_t(i));
+    return n;
+  };
+  const size_t held_idle = idle_held();
   if (!held_idle) return found;
   std::swap(kept_, result_);  // the block found, restored if no block holds fewer idle nodes
   // the leaf group of node-table index i, -1 if it has none
@@ -249,23 +255,34 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
     free_at_[i] = idle_now(i) ? 0 : free_by(i, at);
     if (free_at_[i] >= g && in_work(i) && group(i) >= 0) lg_mark_[size_t(group(i))] = 1;
   }
+  const auto taken = [&](PlaceStatus s, size_t held) {
+    log(SelectLogLevel::Debug, kLogAlways,
+        ": will-run plan holds " + std::to_string(held) + " nodes free now instead of " + std::to_string(held_idle) +
+            " (" + place_status_name(s) + ")");
+    return s;
+  };
+  PlaceStatus busy_fallback = PlaceStatus::NoNodes;  // the first step's fallback (in alt_), if any
+  size_t busy_fallback_held = 0;
   for (int step = 0; step < 2; ++step) {
     if (step == 1)  // with the nodes free now in the leaf groups of those that free up by then
       for (size_t i = 0; i < req_.nbits; ++i)
         if (idle_now(i) && group(i) >= 0 && lg_mark_[size_t(group(i))]) free_at_[i] = free_by(i, at);
     const PlaceStatus s = next_block(free_at_.data(), strict);
-    if (offers(s) && !engine_error_) {
-      size_t now_held = 0;
-      for (int i : result_.slurm) now_held += idle_now(size_t(i));
-      if (now_held < held_idle) {
-        log(SelectLogLevel::Debug, kLogAlways,
-            ": will-run plan holds " + std::to_string(now_held) + " nodes free now instead of " +
-                std::to_string(held_idle) + " (" + place_status_name(s) + ")");
-        return s;
-      }
+    if (!offers(s) || engine_error_) continue;
+    const size_t held = idle_held();
+    if (held >= held_idle) continue;
+    if (s == PlaceStatus::Ideal || (step == 1 && !offers(busy_fallback))) return taken(s, held);
+    if (step == 0) {
+      busy_fallback = s;
+      busy_fallback_held = held;
+      std::swap(alt_, result_);
     }
   }
   engine_error_ = false;
+  if (offers(busy_fallback)) {
+    std::swap(alt_, result_);
+    return taken(busy_fallback, busy_fallback_held);
+  }
   std::swap(kept_, result_);
   return found;
 }

@@ -27,8 +27,9 @@
 //    usable node were free. At most min(max_tries, kMaxWillRunTries) blocks in all;
 //  - a future block is backfill's plan, which holds its nodes from now on: at the same start, a
 //    block that holds fewer of the nodes free now, among the nodes busy now and free by then, else
-//    those with the free nodes of their leaf groups (any block the engine offers, strict: ideal;
-//    the nodes free now stay to the smaller jobs backfill would start on them; run-now places);
+//    those with the free nodes of their leaf groups (an ideal block of either step first, then the
+//    first step's fallback; strict: ideal only; the nodes free now stay to the smaller jobs backfill
+//    would start on them; run-now places at the start);
 //  - the earliest start among the blocks cons_tres accepts; a block that starts now ends the search,
 //    and so does one that starts no later than plain cons_tres possibly could (earliest_free_at: a
 //    lower bound of plain's start); then plain cons_tres is not asked, since the block wins ties.

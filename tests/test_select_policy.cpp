@@ -637,6 +637,31 @@ void test_will_run_plan_ideal_or_busy(void **) {
   assert_false(has_log(b, kLogAlways, "will-run plan holds"));
 }
 
+// A plan on busy nodes that free up takes an ideal block with a few of their leaf groups' idle
+// nodes over a fallback on busy nodes alone: the leaves it holds are whole at its start, so run-now
+// can place the job ideally then. Both hold fewer idle nodes than the ideal block on the wholly
+// idle leaf.
+void test_will_run_plan_prefers_ideal_with_fewer_idle(void **) {
+  Cluster c;
+  // group 0 idle now; group 1: two idle, two free at +100; group 2: two free at +100, two at +500;
+  // group 3 free at +100. Six idle nodes cannot hold the 8-node job now.
+  const std::vector<int64_t> ends = {0, 0, 0, 0, 0, 0, 100, 100, 100, 100, 500, 500, 100, 100, 100, 100};
+  Call call(c, 8, false, true);
+  FakeConsTres f;
+  call.busy_until(ends, &f);
+  call.free_nodes({0, 1, 2, 3, 4, 5});
+  f.plain_start = kNow + 100;
+  SelectAnswer a = call.run(f);
+  assert_true(a.verdict == SelectVerdict::Block);
+  assert_int_equal(a.start, kNow + 100);
+  assert_int_equal(f.blocks.size(), 1);
+  std::vector<int> got = f.blocks[0];
+  std::sort(got.begin(), got.end());
+  assert_true(got == (std::vector<int>{4, 5, 6, 7, 12, 13, 14, 15}));
+  assert_true(has_log(a, kLogAlways, "nodes free now instead of") && has_log(a, kLogAlways, "holds 2 nodes"));
+  assert_true(has_log(a, kLogAlways, "(ideal)"));
+}
+
 void test_wait_reasons(void **) {
   SelectSettings s;
   assert_string_equal(select_wait_reason(PlaceStatus::NoBlock, false, true, s).c_str(),
@@ -684,6 +709,7 @@ int main() {
       cmocka_unit_test(test_will_run_timed_never_enough),
       cmocka_unit_test(test_will_run_plan_holds_busy_nodes_first),
       cmocka_unit_test(test_will_run_plan_ideal_or_busy),
+      cmocka_unit_test(test_will_run_plan_prefers_ideal_with_fewer_idle),
       cmocka_unit_test(test_wait_reasons),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
