@@ -7,7 +7,7 @@
 # snapshots' results weighted by their duration; alone, a job takes its NIC bound (the
 # normalisation of the stretch); metrics.json and jobs.csv carry the judge's numbers. And the
 # nodes free during backfill cycles that plans starting later hold (whole's slurmctld.log), and
-# the main scheduler's runs (whole's sdiag.txt).
+# the main scheduler's runs (whole's sdiag.txt); the mean wait a job and a node asked.
 set -u
 if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
   echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
@@ -107,6 +107,9 @@ w = metrics["whole.r1"]
 if (w.get("plan_cycles"), w.get("plan_free_now"), w.get("plan_held_free_now")) != (2, 57.0, 2.0):
     fail("whole.r1: backfill plans: %s cycles, %s free nodes, %s of them held; expected 2, 57, 2"
          % (w.get("plan_cycles"), w.get("plan_free_now"), w.get("plan_held_free_now")))
+# waits 0, 70 and 0 s of jobs of 4, 4 and 2 nodes: 23.3 s a job, 28 s a node asked
+if abs(w.get("wait_mean", 0) - 70 / 3) > 1e-9 or abs(w.get("wait_node_mean", 0) - 28.0) > 1e-9:
+    fail("whole.r1: mean wait %s, per node asked %s; expected 23.33, 28" % (w.get("wait_mean"), w.get("wait_node_mean")))
 if w.get("main_cycles") != 7:
     fail("whole.r1: main scheduler runs %s, expected 7 (sdiag.txt)" % w.get("main_cycles"))
 if "plan_cycles" in metrics["bare.r1"]:

@@ -343,6 +343,11 @@ def metrics(jobs, scorer, nodes_total, logdir=None):
     m["wait_mean"] = sum(waits) / len(waits) if waits else float("nan")
     m["wait_p95"] = pct(waits, 0.95)
     m["wait_mean_multi"] = sum(lwaits) / len(lwaits) if lwaits else float("nan")
+    # each job's wait counted once per node: the node-seconds jobs spent waiting per node asked,
+    # which a job of 32 nodes weighs as much as 32 jobs of one (the mean above weighs it as one)
+    nodes_done = sum(len(j["nodes"]) for j in done)
+    m["wait_node_mean"] = (sum((j["start"] - j["submit"]) * len(j["nodes"]) for j in done) / nodes_done
+                           if nodes_done else float("nan"))
     # by job size: backfill moves small jobs ahead of big ones, so a scheduler that backfills less
     # shows as longer waits of the small and shorter of the big
     for b in SIZE_BINS:
@@ -723,6 +728,7 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("est. slowdown f=0.3, native order", "slowdown_n", "{:.4f}"),
       ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}"),
       ("p95 wait (s)", "wait_p95", "{:.1f}"),
+      ("mean wait per node asked (s)", "wait_node_mean", "{:.1f}"),
       ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}"),
       *[(f"mean wait, {b}-node jobs (s)", "wait_mean_" + b, "{:.1f}") for b in SIZE_BINS],
       ("makespan (s)", "makespan", "{:.0f}"),
@@ -907,6 +913,7 @@ def main():
         ("est. slowdown f=0.3, native order", "slowdown_n", "{:.4f}", True),
         ("mean wait, all trace jobs (s)", "wait_mean", "{:.1f}", True),
         ("p95 wait (s)", "wait_p95", "{:.1f}", True),
+        ("mean wait per node asked (s)", "wait_node_mean", "{:.1f}", True),
         ("mean wait, multi-node layout jobs (s)", "wait_mean_multi", "{:.1f}", True),
         *[(f"mean wait, {b}-node jobs (s)", "wait_mean_" + b, "{:.1f}", True) for b in SIZE_BINS],
         ("makespan (s)", "makespan", "{:.0f}", True),
