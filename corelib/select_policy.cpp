@@ -261,8 +261,7 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
             " (" + place_status_name(s) + ")");
     return s;
   };
-  PlaceStatus busy_fallback = PlaceStatus::NoNodes;  // the first step's fallback (in alt_), if any
-  size_t busy_fallback_held = 0;
+  bool busy_fallback = false;  // the first step found a fallback (kept in alt_); it holds no idle node
   for (int step = 0; step < 2; ++step) {
     if (step == 1)  // with the nodes free now in the leaf groups of those that free up by then
       for (size_t i = 0; i < req_.nbits; ++i)
@@ -271,17 +270,16 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
     if (!offers(s) || engine_error_) continue;
     const size_t held = idle_held();
     if (held >= held_idle) continue;
-    if (s == PlaceStatus::Ideal || (step == 1 && !offers(busy_fallback))) return taken(s, held);
+    if (s == PlaceStatus::Ideal || (step == 1 && !busy_fallback)) return taken(s, held);
     if (step == 0) {
-      busy_fallback = s;
-      busy_fallback_held = held;
+      busy_fallback = true;
       std::swap(alt_, result_);
     }
   }
   engine_error_ = false;
-  if (offers(busy_fallback)) {
+  if (busy_fallback) {
     std::swap(alt_, result_);
-    return taken(busy_fallback, busy_fallback_held);
+    return taken(PlaceStatus::Fallback, 0);
   }
   std::swap(kept_, result_);
   return found;
