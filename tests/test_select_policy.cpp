@@ -580,32 +580,39 @@ void test_will_run_timed_never_enough(void **) {
   assert_true(a.verdict == SelectVerdict::Wait);
 }
 
-// Backfill's plan holds its nodes from now on: at the same start, the plan takes nodes that are
-// busy now and free by then, not nodes smaller jobs could start on now.
-void test_will_run_plan_holds_busy_nodes_first(void **) {
-  Cluster c;
-  Call call(c, 4, false, true);
+// Will-run with end times of a job of `nodes` nodes (strict or prefer): node i is busy until
+// kNow + ends[i] except the `idle` ones, and plain cons_tres could start the job at +100. Checks
+// the answer is one block at +100 (one cons_tres will-run) and gives it sorted in *block.
+SelectAnswer plan_at_100(Cluster &c, uint32_t nodes, bool strict, const std::vector<int64_t> &ends,
+                         std::initializer_list<int> idle, std::vector<int> *block) {
+  Call call(c, nodes, strict, true);
   FakeConsTres f;
-  // group 0: two nodes free now, two free at +100; group 1: all four free at +100; the rest later
-  call.busy_until({0, 0, 100, 100, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500}, &f);
-  call.free_nodes({0, 1});
+  call.busy_until(ends, &f);
+  call.free_nodes(idle);
   f.plain_start = kNow + 100;
   SelectAnswer a = call.run(f);
   assert_true(a.verdict == SelectVerdict::Block);
   assert_int_equal(a.start, kNow + 100);
-  assert_int_equal(f.blocks.size(), 1);  // still one cons_tres will-run
-  for (int i : f.blocks[0]) assert_int_equal(i / 4, 1);
+  assert_int_equal(f.blocks.size(), 1);
+  *block = f.blocks[0];
+  std::sort(block->begin(), block->end());
+  return a;
+}
+
+// Backfill's plan holds its nodes from now on: at the same start, the plan takes nodes that are
+// busy now and free by then, not nodes smaller jobs could start on now.
+void test_will_run_plan_holds_busy_nodes_first(void **) {
+  Cluster c;
+  // group 0: two nodes free now, two free at +100; group 1: all four free at +100; the rest later
+  const std::vector<int64_t> ends = {0, 0, 100, 100, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500};
+  std::vector<int> got;
+  SelectAnswer a = plan_at_100(c, 4, false, ends, {0, 1}, &got);
+  assert_true(got == (std::vector<int>{4, 5, 6, 7}));
   assert_true(has_log(a, kLogAlways, "will-run plan holds 0 nodes free now instead of 2 (ideal)"));
   assert_contains(a.wait, " on an ideal block");
   // strict: the same (an ideal block either way)
-  Call strict(c, 4, true, true);
-  FakeConsTres g;
-  strict.busy_until({0, 0, 100, 100, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500}, &g);
-  strict.free_nodes({0, 1});
-  SelectAnswer b = strict.run(g);
-  assert_true(b.verdict == SelectVerdict::Block);
-  assert_int_equal(b.start, kNow + 100);
-  for (int i : g.blocks[0]) assert_int_equal(i / 4, 1);
+  plan_at_100(c, 4, true, ends, {0, 1}, &got);
+  assert_true(got == (std::vector<int>{4, 5, 6, 7}));
 }
 
 // When the only ideal block at the earliest start holds nodes free now: prefer plans a fallback on
@@ -613,53 +620,28 @@ void test_will_run_plan_holds_busy_nodes_first(void **) {
 void test_will_run_plan_ideal_or_busy(void **) {
   Cluster c;
   const std::vector<int64_t> ends = {0, 0, 100, 100, 100, 100, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500};
-  Call prefer(c, 4, false, true);
-  FakeConsTres f;
-  prefer.busy_until(ends, &f);
-  prefer.free_nodes({0, 1});
-  f.plain_start = kNow + 100;
-  SelectAnswer a = prefer.run(f);
-  assert_true(a.verdict == SelectVerdict::Block);
-  assert_int_equal(a.start, kNow + 100);
-  assert_int_equal(f.blocks.size(), 1);
-  std::vector<int> got = f.blocks[0];
-  std::sort(got.begin(), got.end());
+  std::vector<int> got;
+  SelectAnswer a = plan_at_100(c, 4, false, ends, {0, 1}, &got);
   assert_true(got == (std::vector<int>{2, 3, 4, 5}));
   assert_true(has_log(a, kLogAlways, "will-run plan holds 0 nodes free now instead of 2 (fallback)"));
-  Call strict(c, 4, true, true);
-  FakeConsTres g;
-  strict.busy_until(ends, &g);
-  strict.free_nodes({0, 1});
-  SelectAnswer b = strict.run(g);
-  assert_true(b.verdict == SelectVerdict::Block);
-  assert_int_equal(b.start, kNow + 100);
-  for (int i : g.blocks[0]) assert_int_equal(i / 4, 0);
+  SelectAnswer b = plan_at_100(c, 4, true, ends, {0, 1}, &got);
+  assert_true(got == (std::vector<int>{0, 1, 2, 3}));
   assert_false(has_log(b, kLogAlways, "will-run plan holds"));
 }
 
 // A plan on busy nodes that free up takes an ideal block with a few of their leaf groups' idle
 // nodes over a fallback on busy nodes alone: the leaves it holds are whole at its start, so run-now
-// can place the job ideally then. Both hold fewer idle nodes than the ideal block on the wholly
-// idle leaf.
+// can place the job ideally then. Both hold fewer idle nodes than the ideal block found, which
+// takes the wholly idle leaf.
 void test_will_run_plan_prefers_ideal_with_fewer_idle(void **) {
   Cluster c;
   // group 0 idle now; group 1: two idle, two free at +100; group 2: two free at +100, two at +500;
   // group 3 free at +100. Six idle nodes cannot hold the 8-node job now.
   const std::vector<int64_t> ends = {0, 0, 0, 0, 0, 0, 100, 100, 100, 100, 500, 500, 100, 100, 100, 100};
-  Call call(c, 8, false, true);
-  FakeConsTres f;
-  call.busy_until(ends, &f);
-  call.free_nodes({0, 1, 2, 3, 4, 5});
-  f.plain_start = kNow + 100;
-  SelectAnswer a = call.run(f);
-  assert_true(a.verdict == SelectVerdict::Block);
-  assert_int_equal(a.start, kNow + 100);
-  assert_int_equal(f.blocks.size(), 1);
-  std::vector<int> got = f.blocks[0];
-  std::sort(got.begin(), got.end());
+  std::vector<int> got;
+  SelectAnswer a = plan_at_100(c, 8, false, ends, {0, 1, 2, 3, 4, 5}, &got);
   assert_true(got == (std::vector<int>{4, 5, 6, 7, 12, 13, 14, 15}));
-  assert_true(has_log(a, kLogAlways, "nodes free now instead of") && has_log(a, kLogAlways, "holds 2 nodes"));
-  assert_true(has_log(a, kLogAlways, "(ideal)"));
+  assert_true(has_log(a, kLogAlways, "will-run plan holds 2 nodes free now instead of 6 (ideal)"));
 }
 
 void test_wait_reasons(void **) {
