@@ -161,6 +161,7 @@ int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_reques
     };
     b.clock_ms = [&] { return be->clock_ms(be->arg); };
     b.wall_s = [&] { return be->wall_s(be->arg); };
+    if (be->block_start) b.block_start = [&](int64_t fits_at) { return be->block_start(be->arg, fits_at); };
     SelectAnswer a = select_decide(p->placer, p->map, r, s, b);
     answer->verdict = a.verdict == SelectVerdict::Block   ? TOPOAWARE_SELECT_BLOCK
                       : a.verdict == SelectVerdict::Plain ? TOPOAWARE_SELECT_PLAIN

@@ -66,6 +66,9 @@ typedef struct topoaware_select_backend {
    * which it is said once per job for a while (0: every time), text to follow the job's name
    * (starts with ": " or " ("). */
   void (*log)(void *arg, int level, int once_key, const char *text);
+  /* Will-run, optional (NULL: fits_at): the start Slurm's own will-run would answer for a job that
+   * fits from fits_at on (seconds, never earlier), asked for a block answer that does not start now. */
+  int64_t (*block_start)(void *arg, int64_t fits_at);
 } topoaware_select_backend_t;
 
 typedef struct topoaware_select_request {

@@ -379,7 +379,15 @@ SelectAnswer Decision::will_run() {
   std::string on;
   if (have_best && (!plain_ok || best_start <= plain_start)) {
     answer_.verdict = SelectVerdict::Block;
+    // Where the block answer differs from plain cons_tres's is where, not when: its start is the
+    // one cons_tres's will-run gives for a job that fits then (a later start leaves backfill the
+    // same room before it as without topoaware). Never later than plain's own answer: that is
+    // one of the same starts, and the block fits no later.
     answer_.start = best_start;
+    if (best_start > req_.now && be_.block_start) {
+      answer_.start = std::max(best_start, be_.block_start(best_start));
+      if (plain_ok) answer_.start = std::min(answer_.start, plain_start);
+    }
     on = best_status == PlaceStatus::Ideal ? "an ideal block" : "the best block available then";
   } else {
     if (plain_ok) {

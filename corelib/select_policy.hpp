@@ -35,7 +35,11 @@
 //    lower bound of plain's start); then plain cons_tres is not asked, since the block wins ties.
 //    Each cons_tres will-run simulates job ends, the largest cost of a call (bench/README.md);
 //  - else plain cons_tres's answer, which a strict job may take only once its maximum wait is over
-//    (its start is moved to the deadline); the block wins ties.
+//    (its start is moved to the deadline); the block wins ties;
+//  - a block that does not start now is answered with the start Slurm's own will-run would give a
+//    job that fits then (the backend's block_start; at most plain's answer when it was asked):
+//    backfill plans the job when it would without topoaware, and leaves smaller jobs the same room
+//    before it. The block changes where, not when.
 #pragma once
 
 #include <cstdint>
@@ -113,6 +117,10 @@ struct SelectBackend {
   std::function<bool(bool any_node, int64_t *start, int *preempted)> try_plain;
   std::function<uint64_t()> clock_ms;  // monotonic milliseconds
   std::function<int64_t()> wall_s;     // seconds since the epoch
+  // Will-run, optional: the start Slurm's own will-run would answer for a job that fits from
+  // fits_at on (never earlier), so that a block is planned when plain cons_tres would plan the
+  // job; empty: fits_at. Asked once per call, for a block answer that does not start now.
+  std::function<int64_t(int64_t fits_at)> block_start;
 };
 
 enum class SelectVerdict : uint8_t {

@@ -115,17 +115,24 @@ ta_pass "strict --topo-max-wait=20s: waited $waited s, then ran on the best avai
 # of leaf 4 end first (3 min), then leaf 3 (6), leaf 2 (8), leaf 1 (10). The plan is an ideal block
 # on leaf 4 (the decision's debug line and SchedNodeList say so), not plain cons_tres's nodes after
 # blocks tried as if every node were free (leaves 1-3 first, each later than plain's answer).
+# n0001's job (3 min, like leaf 4's) starts 20 s after leaf 4's: its end is the last of the first
+# batch of job ends cons_tres's will-run frees (below), ahead of leaf 3's.
 ids=$(cluster_run squeue -h -o %i | tr '\n' ' ')
 # shellcheck disable=SC2086
 [ -z "${ids// /}" ] || cluster_run scancel $ids
 for id in $ids; do cluster_wait_job "$id" 60 >/dev/null; done
+busy_job() { # node limit_minutes -> job id
+  cluster_run sbatch --parsable --exclusive -w "$(printf 'n%04d' "$1")" -N1 -t "$2" -J busy -o /dev/null \
+    --wrap 'sleep 900'
+}
 busy=()
-for n in $(seq 1 16); do
-  limit=$((n > 12 ? 3 : n > 8 ? 6 : n > 4 ? 8 : 10))
-  busy+=("$(cluster_run sbatch --parsable --exclusive -w "$(printf 'n%04d' "$n")" -N1 -t "$limit" -J busy \
-    -o /dev/null --wrap 'sleep 900')")
+for n in $(seq 13 16) $(seq 2 12); do
+  busy+=("$(busy_job "$n" $((n > 12 ? 3 : n > 8 ? 6 : n > 4 ? 8 : 10)))")
 done
 for id in "${busy[@]}"; do cluster_wait_job "$id" 60 RUNNING >/dev/null; done
+sleep 20
+n1=$(busy_job 1 3)
+cluster_wait_job "$n1" 60 RUNNING >/dev/null
 f=$(cluster_run sbatch --parsable --exclusive -N4 --gpus-per-node=8 --ntasks-per-node=8 --tp=8 --dp=4 \
   --topo-mode=prefer -o /dev/null --wrap 'sleep 60')
 pat="select/cons_tres_topoaware: JobId=$f: will-run prefer: 1 blocks tried, answered; start [0-9]* on an ideal block"
@@ -143,3 +150,28 @@ sched=$(sed -n 's/.* SchedNodeList=\([^ ]*\) .*/\1/p' <<<"$rec")
 [ "$sched" = "n[0013-0016]" ] ||
   ta_fail "backfill planned job $f on '$sched', expected leaf 4 (n[0013-0016]), whose jobs end first: $rec"
 ta_pass "will-run: one cons_tres will-run, planned on the leaf that frees first ($sched)"
+
+# When: the start plain cons_tres's will-run gives a job that fits once leaf 4's jobs end, so that
+# backfill plans the block when stock Slurm would. 22.05 .. 24.11 free the running jobs in batches
+# of ends (the first up to 30-60 s after the first end) and answer with the last end of the batch
+# after which the job fits: here n0001's (tests/test_cons_start.c has the rule by hand). 25.05+
+# answer with the last end of a job on the nodes chosen: leaf 4's last.
+end_s() { date -d "$(cluster_run scontrol -o show job "$1" | sed -n 's/.* EndTime=\([^ ]*\) .*/\1/p')" +%s; }
+leaf4_first=$(for id in "${busy[@]:0:4}"; do end_s "$id"; done | sort -n | head -1)
+leaf4_last=$(for id in "${busy[@]:0:4}"; do end_s "$id"; done | sort -n | tail -1)
+n1_end=$(end_s "$n1")
+[ $((n1_end - leaf4_first)) -le 30 ] && [ "$n1_end" -gt "$leaf4_last" ] ||
+  ta_fail "premise: n0001's job ends at $n1_end, leaf 4's at $leaf4_first .. $leaf4_last (want n0001's" \
+    "after leaf 4's and within 30 s of the first)"
+release=${TOPOAWARE_SLURM_RELEASE:-$(cluster_run scontrol --version | awk '{print $2}')}
+if [ "$(printf '%s\n' "$release" 25.05 | sort -V | head -1)" = 25.05 ]; then
+  want=$leaf4_last what="leaf 4's last job end (25.05+)"
+else
+  want=$n1_end what="the end of n0001's job, the last of cons_tres's first batch of ends ($release)"
+fi
+start=$(grep "$pat" "$CLUSTER_LOGDIR/slurmctld.log" | tail -1 | sed -n 's/.*answered; start \([0-9]*\) .*/\1/p')
+[ "$start" = "$want" ] ||
+  ta_fail "will-run of job $f answered start $start, expected $want: $what (leaf 4 frees at $leaf4_last)"
+planned=$(date -d "$(cluster_run scontrol -o show job "$f" | sed -n 's/.* StartTime=\([^ ]*\) .*/\1/p')" +%s)
+[ "$planned" = "$want" ] || ta_fail "backfill planned job $f at $planned, expected $want: $what"
+ta_pass "will-run: the block is planned when cons_tres would plan the job: $what"

@@ -50,7 +50,7 @@ struct Backend {
   static uint64_t clock_ms(void *) { return 0; }
   static int64_t wall_s(void *) { return 1000; }
   static void log(void *arg, int, int, const char *text) { static_cast<Backend *>(arg)->logs.push_back(text); }
-  topoaware_select_backend_t c() { return {this, try_block, keep_best, try_plain, clock_ms, wall_s, log}; }
+  topoaware_select_backend_t c() { return {this, try_block, keep_best, try_plain, clock_ms, wall_s, log, nullptr}; }
 };
 
 int decide(topoaware_placer_t *p, const uint64_t *words, uint32_t nbits, const uint16_t *gpus,

@@ -42,11 +42,13 @@ struct FakeConsTres {
   int64_t plain_start = kNow;
   int plain_preempts = 0;
   uint64_t ms_per_block = 0;  // the clock advances this much per block tried
+  int64_t report_after = -1;  // >= 0: block_start answers this much after fits_at
   // what it was asked
   std::vector<std::vector<int>> blocks;
   std::vector<bool> plain_any;
   int keeps = 0;
   uint64_t clock = 0;
+  std::vector<int64_t> block_starts;  // fits_at of every block_start asked
 
   SelectBackend backend() {
     SelectBackend b;
@@ -73,6 +75,11 @@ struct FakeConsTres {
     };
     b.clock_ms = [this] { return clock; };
     b.wall_s = [] { return kNow; };
+    if (report_after >= 0)
+      b.block_start = [this](int64_t fits_at) {
+        block_starts.push_back(fits_at);
+        return fits_at + report_after;
+      };
     return b;
   }
 };
@@ -644,6 +651,47 @@ void test_will_run_plan_prefers_ideal_with_fewer_idle(void **) {
   assert_true(has_log(a, kLogAlways, "will-run plan holds 2 nodes free now instead of 6 (ideal)"));
 }
 
+// A block that starts later is planned when Slurm's will-run would plan a job that fits then (the
+// backend's block_start), never after plain cons_tres's own answer; a block that starts now, or a
+// plain answer, is not asked about.
+void test_will_run_block_start_as_slurm_reports(void **) {
+  Cluster c;
+  const std::vector<int64_t> ends = group_ends({300, 100, 200, 400});
+  {
+    Call call(c, 4, false, true);
+    FakeConsTres f;
+    call.busy_until(ends, &f);
+    f.plain_start = kNow + 100;  // plain not asked: the block settles at its floor
+    f.report_after = 25;
+    SelectAnswer a = call.run(f);
+    assert_true(a.verdict == SelectVerdict::Block);
+    assert_int_equal(a.start, kNow + 125);
+    assert_true(f.block_starts == (std::vector<int64_t>{kNow + 100}));
+    assert_contains(a.wait, local_time_string(kNow + 125));
+  }
+  {
+    Call call(c, 4, false, true);
+    FakeConsTres f;
+    call.busy_until(ends, &f);
+    for (int i = 0; i < 4; ++i) call.earliest_free_at[size_t(i)] = kNow + 50;  // plain is asked
+    f.plain_start = kNow + 110;
+    f.report_after = 25;
+    SelectAnswer a = call.run(f);
+    assert_true(a.verdict == SelectVerdict::Block);
+    assert_int_equal(a.start, kNow + 110);  // +125 capped at plain's own start
+  }
+  {
+    Call call(c, 4, false, true);  // a block free now
+    call.free_range(0, 16);
+    FakeConsTres f;
+    f.report_after = 25;
+    SelectAnswer a = call.run(f);
+    assert_true(a.verdict == SelectVerdict::Block);
+    assert_int_equal(a.start, kNow);
+    assert_true(f.block_starts.empty());
+  }
+}
+
 void test_wait_reasons(void **) {
   SelectSettings s;
   assert_string_equal(select_wait_reason(PlaceStatus::NoBlock, false, true, s).c_str(),
@@ -692,6 +740,7 @@ int main() {
       cmocka_unit_test(test_will_run_plan_holds_busy_nodes_first),
       cmocka_unit_test(test_will_run_plan_ideal_or_busy),
       cmocka_unit_test(test_will_run_plan_prefers_ideal_with_fewer_idle),
+      cmocka_unit_test(test_will_run_block_start_as_slurm_reports),
       cmocka_unit_test(test_wait_reasons),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -48,7 +48,8 @@ plugins_select_select_cons_tres_topoaware_la_SOURCES = plugins/select/select_con
   $(TA_SELECT_ENTRY) plugins/select/ta_select.h plugins/select/ta_select_counters.c plugins/select/ta_select_int.h \
   plugins/select/ta_select_state.c plugins/select/ta_select_load.c plugins/select/ta_select_place.c \
   plugins/select/ta_select_book.c plugins/select/ta_select_writer.c \
-  plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_gres.h plugins/common/ta_gres.c
+  plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_gres.h plugins/common/ta_gres.c \
+  plugins/common/ta_cons_start.h plugins/common/ta_cons_start.c
 plugins_select_select_cons_tres_topoaware_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -I$(top_srcdir)/capi
 plugins_select_select_cons_tres_topoaware_la_LDFLAGS = $(TA_SELECT_LDFLAGS)
 plugins_select_select_cons_tres_topoaware_la_LIBADD = capi/libtopoaware_capi.la corelib/libtopoaware_core.la -lstdc++

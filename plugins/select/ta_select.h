@@ -59,6 +59,11 @@ int ta_cons_close(void);
  * select call is known; 0 (25.05+): the status file writer watches for the stop itself. */
 extern const int ta_cons_saves_state;
 
+/* 1 if cons_tres answers a will-run with the end of the last job of a batch of job ends (22.05 ..
+ * 24.11, plugins/common/ta_cons_start.h), so that a block's plan is given the same start; 0 (25.05+:
+ * the end of the last job whose nodes it needs, which a block's own answer already is). */
+extern const int ta_cons_batched_will_run;
+
 /* ---- the release-neutral side the adapters call (select_cons_tres_topoaware.c) ---------------- */
 
 /* slurmctld saves its state (22.05 .. 24.11 select_p_state_save): the last call when it stops. */

@@ -37,6 +37,7 @@ const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_PASSTHROUGH;
 const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_TOPOAWARE;
 #endif
 const int ta_cons_saves_state = 1;
+const int ta_cons_batched_will_run = 1;
 
 struct ta_job_test_rel {
 	bitstr_t *exc_core_bitmap;

@@ -41,6 +41,7 @@ const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_PASSTHROUGH;
 const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_TOPOAWARE;
 #endif
 const int ta_cons_saves_state = 1;
+const int ta_cons_batched_will_run = 1;
 
 /* will_run_ptr: 24.11+. */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)

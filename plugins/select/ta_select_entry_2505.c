@@ -38,6 +38,7 @@
  * states with 10901 load too. Both builds use 109. */
 const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_CONS_TRES;
 const int ta_cons_saves_state = 0;
+const int ta_cons_batched_will_run = 0;
 
 struct ta_job_test_rel {
 	resv_exc_t *resv_exc_ptr;

@@ -55,6 +55,7 @@ extern char ta_status_path[TA_PATH_MAX]; /* StatusFile; "" = none */
 #define TA_LAST_GOOD_NAME "topoaware-last-good-topology.json"
 extern char ta_last_good_path[TA_PATH_MAX];
 extern topoaware_status_t *ta_status;   /* the status book (NULL: out of memory, no status file) */
+extern int ta_window_linear;            /* SchedulerParameters bf_window_linear= (0: not set), as cons_tres reads it */
 
 /* A message of the plugin's own level (LogLevel=): at or below the level it goes to Slurm's info
  * (so that it shows with the usual SlurmctldDebug=info); above, one step below in Slurm's scale

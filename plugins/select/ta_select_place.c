@@ -17,8 +17,10 @@
 #include "ta_select_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ta_cons_start.h"
 #include "ta_env.h"
 #include "ta_gres.h"
 
@@ -355,6 +357,50 @@ static void ta_decision_log(void *arg, int level, int once_key, const char *text
 		TA_LOG(level, "%s: %pJ%s", TA, c->job_ptr, text);
 }
 
+static int ta_cmp_time(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The start plain cons_tres's will-run gives a job that fits from fits_at on, where it answers with
+ * the last end of a batch of job ends (ta_cons_batched_will_run: 22.05 .. 24.11; ta_cons_start.h):
+ * over the running and suspended jobs on the usable nodes, as cons_tres lists them
+ * (_build_cr_job_list). Backfill then plans a block when stock Slurm would plan the job, and leaves
+ * the same room before it to smaller jobs (bench/README.md, "Plans at cons_tres's start"). With
+ * preemptee candidates cons_tres frees those first: fits_at. One pass over the job list, as
+ * cons_tres's own will-run makes. */
+static int64_t ta_block_start(void *arg, int64_t fits_at)
+{
+	ta_call_t *c = arg;
+	ta_list_t *jobs = ta_ctld_job_list();
+	ta_list_itr_t *it;
+	job_record_t *jp;
+	int64_t *ends, start;
+	size_t n = 0, cap;
+
+	if (!ta_cons_batched_will_run || !jobs ||
+	    (c->t->preemptee_candidates && list_count(c->t->preemptee_candidates)))
+		return fits_at;
+	cap = (size_t)list_count(jobs);
+	if (!cap)
+		return fits_at;
+	ends = xcalloc(cap, sizeof(*ends));
+	it = list_iterator_create(jobs);
+	while ((jp = list_next(it)) && n < cap) {
+		if (!(IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp)) || !jp->end_time || !jp->node_bitmap ||
+		    !bit_overlap_any(c->t->bitmap, jp->node_bitmap))
+			continue;
+		ends[n++] = (int64_t)jp->end_time;
+	}
+	list_iterator_destroy(it);
+	qsort(ends, n, sizeof(*ends), ta_cmp_time);
+	start = ta_cons_batched_start(ends, n, fits_at, ta_window_linear);
+	xfree(ends);
+	return start;
+}
+
 /* Run-now or will-run of a layout job we place: the core decides, this applies its answer. */
 static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, int will_run)
 {
@@ -362,7 +408,7 @@ static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, 
 	bitstr_t *bitmap = t->bitmap;
 	ta_call_t c = { t, job_ptr, bit_alloc(ta_nodes), NULL, NULL };
 	topoaware_select_backend_t be = { &c, ta_try_block, ta_keep_best, ta_try_plain, ta_clock_ms, ta_wall_s,
-					  ta_decision_log };
+					  ta_decision_log, ta_block_start };
 	topoaware_select_request_t req;
 	topoaware_select_answer_t ans;
 	char err[TOPOAWARE_ERR_LEN];

@@ -7,6 +7,7 @@
 #include "ta_select_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TA_LOG_SLOTS 256  /* jobs remembered for the log's rate limit and run-now's decision */
@@ -32,6 +33,7 @@ bitstr_t *ta_known;
 char ta_status_path[TA_PATH_MAX];
 char ta_last_good_path[TA_PATH_MAX];
 topoaware_status_t *ta_status;
+int ta_window_linear;
 
 static int ta_settings_applied; /* the settings were applied once (from a file or the defaults) */
 
@@ -189,9 +191,21 @@ static void ta_reload_locked(void)
 	ta_load_request_locked(topo_path, n);
 }
 
+/* bf_window_linear=N of SchedulerParameters, read as cons_tres reads it at the same moments (its
+ * own node_init; 22.05.8 src/plugins/select/cons_common/cons_common.c:1113, 24.11.5
+ * src/plugins/select/cons_tres/select_cons_tres.c:304): N > 0, else 0 (windows that double). */
+static int ta_read_window_linear(void)
+{
+	const char *p = xstrcasestr(slurm_conf.sched_params, "bf_window_linear=");
+	int n = p ? atoi(p + strlen("bf_window_linear=")) : 0;
+
+	return n > 0 ? n : 0;
+}
+
 void ta_select_node_init(void)
 {
 	pthread_mutex_lock(&ta_lock);
+	ta_window_linear = ta_read_window_linear();
 	ta_reload_locked();
 	ta_book_writer_start_locked();
 	pthread_mutex_unlock(&ta_lock);
