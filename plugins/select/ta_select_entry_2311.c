@@ -61,6 +61,17 @@ struct ta_job_test_rel {
 #endif
 };
 
+void ta_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end)
+{
+	*start = *end = 0;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+	if (t->rel->will_run_ptr) {
+		*start = t->rel->will_run_ptr->start;
+		*end = t->rel->will_run_ptr->end;
+	}
+#endif
+}
+
 /* cons_tres's functions: the names of node_select_syms and, in the same order, the pointers
  * plugin_load_and_link fills. */
 static const char *ta_syms[] = {

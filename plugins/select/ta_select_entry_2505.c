@@ -45,6 +45,12 @@ struct ta_job_test_rel {
 	will_run_data_t *will_run_ptr;
 };
 
+void ta_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end)
+{
+	*start = t->rel->will_run_ptr ? t->rel->will_run_ptr->start : 0;
+	*end = t->rel->will_run_ptr ? t->rel->will_run_ptr->end : 0;
+}
+
 /* cons_tres's functions: the names of node_select_syms and, in the same order, the pointers
  * plugin_context_create fills. */
 static const char *ta_syms[] = {

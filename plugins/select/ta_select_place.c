@@ -367,8 +367,9 @@ static int ta_cmp_time(const void *a, const void *b)
 /* The start plain cons_tres's will-run gives a job that fits from fits_at on, where it answers with
  * the last end of a batch of job ends (ta_cons_batched_will_run: 22.05 .. 24.11; ta_cons_start.h):
  * over the running and suspended jobs on the usable nodes, as cons_tres lists them
- * (_build_cr_job_list). Backfill then plans a block when stock Slurm would plan the job, and leaves
- * the same room before it to smaller jobs (bench/README.md, "Plans at cons_tres's start"). With
+ * (_build_cr_job_list; from 24.11 without those that end before backfill's window and those that
+ * end after it). Backfill then plans a block when stock Slurm would plan the job, and leaves the
+ * same room before it to smaller jobs (bench/README.md, "Plans at cons_tres's start"). With
  * preemptee candidates cons_tres frees those first: fits_at. One pass over the job list, as
  * cons_tres's own will-run makes. */
 static int64_t ta_block_start(void *arg, int64_t fits_at)
@@ -379,6 +380,7 @@ static int64_t ta_block_start(void *arg, int64_t fits_at)
 	job_record_t *jp;
 	int64_t *ends, start;
 	size_t n = 0, cap;
+	time_t from, until;
 
 	if (!ta_cons_batched_will_run || !jobs ||
 	    (c->t->preemptee_candidates && list_count(c->t->preemptee_candidates)))
@@ -386,10 +388,12 @@ static int64_t ta_block_start(void *arg, int64_t fits_at)
 	cap = (size_t)list_count(jobs);
 	if (!cap)
 		return fits_at;
+	ta_will_run_window(c->t, &from, &until);
 	ends = xcalloc(cap, sizeof(*ends));
 	it = list_iterator_create(jobs);
 	while ((jp = list_next(it)) && n < cap) {
 		if (!(IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp)) || !jp->end_time || !jp->node_bitmap ||
+		    (from && jp->end_time < from) || (until && jp->end_time > until) ||
 		    !bit_overlap_any(c->t->bitmap, jp->node_bitmap))
 			continue;
 		ends[n++] = (int64_t)jp->end_time;
