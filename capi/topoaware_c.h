@@ -67,7 +67,8 @@ typedef struct topoaware_select_backend {
    * (starts with ": " or " ("). */
   void (*log)(void *arg, int level, int once_key, const char *text);
   /* Will-run, optional (NULL: fits_at): the start Slurm's own will-run would answer for a job that
-   * fits from fits_at on (seconds, never earlier), asked for a block answer that does not start now. */
+   * fits from fits_at on (seconds; never earlier, and never earlier for a later fits_at). Asked a
+   * few times per call, for blocks that do not start now. */
   int64_t (*block_start)(void *arg, int64_t fits_at);
 } topoaware_select_backend_t;
 

@@ -51,6 +51,16 @@ class Decision {
     }
   }
   PlaceStatus future_block(bool strict, int64_t *at);
+  // The start a block that fits from `fits` on is planned at (the backend's block_start, which
+  // never goes back in time; fits itself without it or when it starts now). Cached per value.
+  int64_t planned_start(int64_t fits) {
+    if (!be_.block_start || fits <= req_.now) return fits;
+    if (fits != planned_in_) {
+      planned_in_ = fits;
+      planned_out_ = std::max(fits, be_.block_start(fits));
+    }
+    return planned_out_;
+  }
   PlaceStatus hold_fewer_idle(bool strict, int64_t at, PlaceStatus found);
   int64_t plain_floor(bool strict);
   static bool offers(PlaceStatus s) { return s == PlaceStatus::Ideal || s == PlaceStatus::Fallback; }
@@ -78,6 +88,7 @@ class Decision {
   std::vector<int64_t> times_;   // will-run: candidate start times (future_block, plain_floor)
   std::vector<uint16_t> free_at_;  // will-run: free GPUs per node at one of them
   std::vector<uint8_t> lg_mark_;   // will-run: leaf groups with nodes that free up by a block's start
+  int64_t planned_in_ = INT64_MIN, planned_out_ = 0;  // planned_start's last answer
   PlaceStatus status_ = PlaceStatus::NoNodes;
   bool engine_error_ = false;
   SelectAnswer answer_;
@@ -326,8 +337,10 @@ SelectAnswer Decision::will_run() {
     if (!now_done) {
       status_ = next_block(req_.free_now, strict);
     } else if (timed) {
+      // The plan holds its nodes from now until its planned start, which may be later than the
+      // earliest end at which the block is found: the nodes that free up by then are candidates.
       const PlaceStatus found = future_block(strict, &at);
-      status_ = hold_fewer_idle(strict, at, found);
+      status_ = hold_fewer_idle(strict, planned_start(at), found);
     } else {
       status_ = next_block(req_.free_all, strict);
     }
@@ -351,9 +364,9 @@ SelectAnswer Decision::will_run() {
       have_best = true;
       best_start = start;
       best_status = status_;
-      // Nothing starts earlier than now, and plain cons_tres no earlier than its floor: the
-      // block wins (ties go to it), plain is not asked.
-      if (best_start <= be_.wall_s() || best_start <= plain_floor_once()) {
+      // Nothing starts earlier than now, and plain cons_tres no earlier than its floor (planned
+      // as a block would be): the block wins (ties go to it), plain is not asked.
+      if (best_start <= be_.wall_s() || planned_start(best_start) <= planned_start(plain_floor_once())) {
         settled = true;
         break;
       }
@@ -383,11 +396,8 @@ SelectAnswer Decision::will_run() {
     // one cons_tres's will-run gives for a job that fits then (a later start leaves backfill the
     // same room before it as without topoaware). Never later than plain's own answer: that is
     // one of the same starts, and the block fits no later.
-    answer_.start = best_start;
-    if (best_start > req_.now && be_.block_start) {
-      answer_.start = std::max(best_start, be_.block_start(best_start));
-      if (plain_ok) answer_.start = std::min(answer_.start, plain_start);
-    }
+    answer_.start = planned_start(best_start);
+    if (plain_ok) answer_.start = std::min(answer_.start, plain_start);
     on = best_status == PlaceStatus::Ideal ? "an ideal block" : "the best block available then";
   } else {
     if (plain_ok) {

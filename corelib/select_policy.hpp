@@ -25,13 +25,14 @@
 //    order, then by bisection), which is where cons_tres's own will-run would look: nodes free
 //    sooner. Without end times: up to min(max_tries, kMaxWillRunTries) - 1 blocks as if every
 //    usable node were free. At most min(max_tries, kMaxWillRunTries) blocks in all;
-//  - a future block is backfill's plan, which holds its nodes from now on: at the same start, a
-//    block that holds fewer of the nodes free now, among the nodes busy now and free by then, else
-//    those with the free nodes of their leaf groups (an ideal block of either step first, then the
-//    first step's fallback; strict: ideal only; the nodes free now stay to the smaller jobs backfill
-//    would start on them; run-now places at the start);
+//  - a future block is backfill's plan, which holds its nodes from now on: at the start it will be
+//    planned at (block_start below: no earlier than the block found), a block that holds fewer of
+//    the nodes free now, among the nodes busy now and free by then, else those with the free nodes
+//    of their leaf groups (an ideal block of either step first, then the first step's fallback;
+//    strict: ideal only; the nodes free now stay to the smaller jobs backfill would start on them;
+//    run-now places at the start);
 //  - the earliest start among the blocks cons_tres accepts; a block that starts now ends the search,
-//    and so does one that starts no later than plain cons_tres possibly could (earliest_free_at: a
+//    and so does one planned no later than plain cons_tres possibly could be (earliest_free_at: a
 //    lower bound of plain's start); then plain cons_tres is not asked, since the block wins ties.
 //    Each cons_tres will-run simulates job ends, the largest cost of a call (bench/README.md);
 //  - else plain cons_tres's answer, which a strict job may take only once its maximum wait is over
@@ -118,8 +119,9 @@ struct SelectBackend {
   std::function<uint64_t()> clock_ms;  // monotonic milliseconds
   std::function<int64_t()> wall_s;     // seconds since the epoch
   // Will-run, optional: the start Slurm's own will-run would answer for a job that fits from
-  // fits_at on (never earlier), so that a block is planned when plain cons_tres would plan the
-  // job; empty: fits_at. Asked once per call, for a block answer that does not start now.
+  // fits_at on (never earlier; never earlier for a later fits_at), so that a block is planned
+  // when plain cons_tres would plan the job; empty: fits_at. Asked for future blocks only (the
+  // one found, the one answered, plain's lower bound), at most a few times per call.
   std::function<int64_t(int64_t fits_at)> block_start;
 };
 

@@ -43,6 +43,7 @@ struct FakeConsTres {
   int plain_preempts = 0;
   uint64_t ms_per_block = 0;  // the clock advances this much per block tried
   int64_t report_after = -1;  // >= 0: block_start answers this much after fits_at
+  int64_t round_to = 0;       // > 0: block_start rounds fits_at up to kNow + a multiple of it
   // what it was asked
   std::vector<std::vector<int>> blocks;
   std::vector<bool> plain_any;
@@ -75,10 +76,12 @@ struct FakeConsTres {
     };
     b.clock_ms = [this] { return clock; };
     b.wall_s = [] { return kNow; };
-    if (report_after >= 0)
+    if (report_after >= 0 || round_to > 0)
       b.block_start = [this](int64_t fits_at) {
         block_starts.push_back(fits_at);
-        return fits_at + report_after;
+        int64_t t = fits_at;
+        if (round_to > 0) t = kNow + (fits_at - kNow + round_to - 1) / round_to * round_to;
+        return t + std::max<int64_t>(report_after, 0);
       };
     return b;
   }
@@ -692,6 +695,37 @@ void test_will_run_block_start_as_slurm_reports(void **) {
   }
 }
 
+// The plan is chosen at the start it will be planned at, not at the earliest end the block is
+// found at: nodes busy now that free up by then take the place of nodes free now.
+void test_will_run_plan_at_its_planned_start(void **) {
+  Cluster c;
+  // group 0: two nodes free now, two free at +100 (the earliest block, ideal); group 1 free at +120;
+  // the rest at +500. Planned at +125 (Slurm's batch of job ends), group 1 holds no node free now.
+  const std::vector<int64_t> ends = {0, 0, 100, 100, 120, 120, 120, 120, 500, 500, 500, 500, 500, 500, 500, 500};
+  for (const int64_t round_to : {int64_t(0), int64_t(125)}) {
+    Call call(c, 4, false, true);
+    FakeConsTres f;
+    call.busy_until(ends, &f);
+    call.free_nodes({0, 1});
+    f.plain_start = kNow + 125;
+    f.round_to = round_to;
+    SelectAnswer a = call.run(f);
+    assert_true(a.verdict == SelectVerdict::Block);
+    assert_int_equal(f.blocks.size(), 1);
+    std::vector<int> got = f.blocks[0];
+    std::sort(got.begin(), got.end());
+    if (!round_to) {  // at +100: group 0, with its two idle nodes
+      assert_true(got == (std::vector<int>{0, 1, 2, 3}));
+      assert_int_equal(a.start, kNow + 100);
+    } else {
+      assert_true(got == (std::vector<int>{4, 5, 6, 7}));
+      assert_int_equal(a.start, kNow + 125);
+      assert_true(f.plain_any.empty());  // planned no later than plain could be: not asked
+      assert_true(has_log(a, kLogAlways, "will-run plan holds 0 nodes free now instead of 2 (ideal)"));
+    }
+  }
+}
+
 void test_wait_reasons(void **) {
   SelectSettings s;
   assert_string_equal(select_wait_reason(PlaceStatus::NoBlock, false, true, s).c_str(),
@@ -741,6 +775,7 @@ int main() {
       cmocka_unit_test(test_will_run_plan_ideal_or_busy),
       cmocka_unit_test(test_will_run_plan_prefers_ideal_with_fewer_idle),
       cmocka_unit_test(test_will_run_block_start_as_slurm_reports),
+      cmocka_unit_test(test_will_run_plan_at_its_planned_start),
       cmocka_unit_test(test_wait_reasons),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -294,6 +294,9 @@ typedef struct {
 	const ta_job_test_t *t; /* Slurm's call; t->bitmap: the usable nodes */
 	job_record_t *job_ptr;
 	bitstr_t *last, *best, *plain; /* the last block cons_tres accepted, the best one, plain's answer */
+	int64_t *ends;                 /* ta_block_start: the running jobs' ends, read once per call */
+	size_t n_ends;
+	int ends_read;
 } ta_call_t;
 
 static int ta_try_block(void *arg, const uint32_t *nodes, uint32_t n, int64_t *start)
@@ -370,39 +373,39 @@ static int ta_cmp_time(const void *a, const void *b)
  * (_build_cr_job_list; from 24.11 without those that end before backfill's window and those that
  * end after it). Backfill then plans a block when stock Slurm would plan the job, and leaves the
  * same room before it to smaller jobs (bench/README.md, "Plans at cons_tres's start"). With
- * preemptee candidates cons_tres frees those first: fits_at. One pass over the job list, as
- * cons_tres's own will-run makes. */
+ * preemptee candidates cons_tres frees those first: fits_at. One pass over the job list per call
+ * (the first time it is asked), as cons_tres's own will-run makes. */
 static int64_t ta_block_start(void *arg, int64_t fits_at)
 {
 	ta_call_t *c = arg;
-	ta_list_t *jobs = ta_ctld_job_list();
-	ta_list_itr_t *it;
-	job_record_t *jp;
-	int64_t *ends, start;
-	size_t n = 0, cap;
-	time_t from, until;
 
-	if (!ta_cons_batched_will_run || !jobs ||
+	if (!ta_cons_batched_will_run ||
 	    (c->t->preemptee_candidates && list_count(c->t->preemptee_candidates)))
 		return fits_at;
-	cap = (size_t)list_count(jobs);
-	if (!cap)
-		return fits_at;
-	ta_will_run_window(c->t, &from, &until);
-	ends = xcalloc(cap, sizeof(*ends));
-	it = list_iterator_create(jobs);
-	while ((jp = list_next(it)) && n < cap) {
-		if (!(IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp)) || !jp->end_time || !jp->node_bitmap ||
-		    (from && jp->end_time < from) || (until && jp->end_time > until) ||
-		    !bit_overlap_any(c->t->bitmap, jp->node_bitmap))
-			continue;
-		ends[n++] = (int64_t)jp->end_time;
+	if (!c->ends_read) {
+		ta_list_t *jobs = ta_ctld_job_list();
+		ta_list_itr_t *it;
+		job_record_t *jp;
+		size_t cap = jobs ? (size_t)list_count(jobs) : 0;
+		time_t from, until;
+
+		c->ends_read = 1;
+		if (!cap)
+			return fits_at;
+		ta_will_run_window(c->t, &from, &until);
+		c->ends = xcalloc(cap, sizeof(*c->ends));
+		it = list_iterator_create(jobs);
+		while ((jp = list_next(it)) && c->n_ends < cap) {
+			if (!(IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp)) || !jp->end_time || !jp->node_bitmap ||
+			    (from && jp->end_time < from) || (until && jp->end_time > until) ||
+			    !bit_overlap_any(c->t->bitmap, jp->node_bitmap))
+				continue;
+			c->ends[c->n_ends++] = (int64_t)jp->end_time;
+		}
+		list_iterator_destroy(it);
+		qsort(c->ends, c->n_ends, sizeof(*c->ends), ta_cmp_time);
 	}
-	list_iterator_destroy(it);
-	qsort(ends, n, sizeof(*ends), ta_cmp_time);
-	start = ta_cons_batched_start(ends, n, fits_at, ta_window_linear);
-	xfree(ends);
-	return start;
+	return ta_cons_batched_start(c->ends, c->n_ends, fits_at, ta_window_linear);
 }
 
 /* Run-now or will-run of a layout job we place: the core decides, this applies its answer. */
@@ -410,7 +413,7 @@ static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, 
 {
 	job_record_t *job_ptr = t->job_ptr;
 	bitstr_t *bitmap = t->bitmap;
-	ta_call_t c = { t, job_ptr, bit_alloc(ta_nodes), NULL, NULL };
+	ta_call_t c = { t, job_ptr, bit_alloc(ta_nodes), NULL, NULL, NULL, 0, 0 };
 	topoaware_select_backend_t be = { &c, ta_try_block, ta_keep_best, ta_try_plain, ta_clock_ms, ta_wall_s,
 					  ta_decision_log, ta_block_start };
 	topoaware_select_request_t req;
@@ -466,6 +469,7 @@ out:
 	FREE_NULL_BITMAP(c.last);
 	FREE_NULL_BITMAP(c.best);
 	FREE_NULL_BITMAP(c.plain);
+	xfree(c.ends);
 	return rc;
 }
 
