@@ -7,7 +7,8 @@
 # snapshots' results weighted by their duration; alone, a job takes its NIC bound (the
 # normalisation of the stretch); metrics.json and jobs.csv carry the judge's numbers. And the
 # nodes free during backfill cycles that plans starting later hold (whole's slurmctld.log), and
-# the main scheduler's runs (whole's sdiag.txt); the mean wait a job and a node asked.
+# the main scheduler's runs (whole's sdiag.txt); the mean wait a job and a node asked; the share of
+# the idle nodes backfill's tests of small jobs may use.
 set -u
 if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
   echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
@@ -41,7 +42,8 @@ for run in bare.r1 whole.r1; do
 done
 # Two backfill cycles of whole: at 0:05 (6 nodes busy) a plan for 1:40 holds two free nodes and
 # two busy ones, and a job starting at once holds one more (not counted); at 1:15 (8 busy) a plan
-# holds two free nodes and a busy one.
+# holds two free nodes and a busy one. Backfill tests the 2-node job 3 at 0:05 on two busy nodes and
+# two idle ones (2 of the 58 idle nodes open to it), and later in the future (not counted).
 {
   echo "[2026-01-01T00:00:05.100] sched/backfill: _dump_job_sched: JobId=9 to start at 2026-01-01T00:01:40," \
        "end at 2026-01-01T00:02:40 on nodes n[0001-0002,0011-0012] in partition debug"
@@ -49,6 +51,10 @@ done
        "end at 2026-01-01T00:01:05 on nodes n0020 in partition debug"
   echo "[2026-01-01T00:01:15.300] sched/backfill: _dump_job_sched: JobId=9 to start at 2026-01-01T00:01:40," \
        "end at 2026-01-01T00:02:40 on nodes n[0003,0015-0016] in partition debug"
+  echo "[2026-01-01T00:00:05.200] sched/backfill: _dump_job_test: Test JobId=3 at 2026-01-01T00:00:05 on" \
+       "n[0005-0006,0011-0012]"
+  echo "[2026-01-01T00:00:05.201] sched/backfill: _dump_job_test: Test JobId=3 at 2026-01-01T00:01:40 on" \
+       "n[0001-0064]"
 } >"$d/whole.r1/slurmctld.log"
 printf 'Jobs started:   3\n\nMain schedule statistics (microseconds):\n\tLast cycle:   39\n\tTotal cycles: 7\n\nBackfilling stats\n\tTotal cycles: 5\n' \
   >"$d/whole.r1/sdiag.txt"
@@ -110,6 +116,9 @@ if (w.get("plan_cycles"), w.get("plan_free_now"), w.get("plan_held_free_now")) !
 # waits 0, 70 and 0 s of jobs of 4, 4 and 2 nodes: 23.3 s a job, 28 s a node asked
 if abs(w.get("wait_mean", 0) - 70 / 3) > 1e-9 or abs(w.get("wait_node_mean", 0) - 28.0) > 1e-9:
     fail("whole.r1: mean wait %s, per node asked %s; expected 23.33, 28" % (w.get("wait_mean"), w.get("wait_node_mean")))
+if w.get("small_tests") != 1 or abs(w.get("small_open", 0) - 2 / 58) > 1e-9:
+    fail("whole.r1: small jobs' backfill tests %s, idle nodes open %s; expected 1, 2/58"
+         % (w.get("small_tests"), w.get("small_open")))
 if w.get("main_cycles") != 7:
     fail("whole.r1: main scheduler runs %s, expected 7 (sdiag.txt)" % w.get("main_cycles"))
 if "plan_cycles" in metrics["bare.r1"]:

@@ -654,6 +654,40 @@ def plan_holds(jobs, log_path, all_nodes, m):
     m["plan_held_free_now"] = held_sum / len(cycles)
 
 
+TEST_LINE = re.compile(r"\[(\S+)\] sched/backfill: _dump_job_test: Test JobId=(\d+) at (\S+) on (\S+)")
+
+
+def small_job_room(jobs, log_path, all_nodes, m):
+    """How much of the idle cluster backfill lets the small jobs (1-4 nodes) use: over backfill's
+    tests of such trace jobs at the present second (DebugFlags=Backfill: the nodes it tests the job
+    on, those no plan ahead of it holds through the job's time limit), the idle nodes among them
+    against all idle nodes (scontrol's 1 s times, every job of the run), summed over the tests."""
+    if not os.path.exists(log_path):
+        return
+    size = {j["id"]: len(j["nodes"]) for j in jobs if j["kind"] != "frag" and j["nodes"]}
+    ran = [j for j in jobs if j["start"] and j["end"] and j["nodes"]]
+    tests = idle_sum = open_sum = 0
+    for line in open(log_path, errors="replace"):
+        p = TEST_LINE.match(line)
+        if not p or not 1 <= size.get(int(p.group(2)), 0) <= 4:
+            continue
+        t, at = _t(p.group(1)), ts(p.group(3).rstrip(","))
+        if at is None or abs(at - t) > 1:
+            continue
+        busy = set()
+        for j in ran:
+            if j["start"] <= t < j["end"]:
+                busy.update(j["nodes"])
+        idle = [n for n in all_nodes if n not in busy]
+        tested = set(hl_expand(p.group(4)))
+        tests += 1
+        idle_sum += len(idle)
+        open_sum += sum(1 for n in idle if n in tested)
+    if tests and idle_sum:
+        m["small_tests"] = tests
+        m["small_open"] = open_sum / idle_sum
+
+
 def engine_agreement(jobs, log_path, scorer, all_nodes):
     """topo run: would `topoaware plan` (the engine the plugin calls) pick the very nodes the
     plugin got, on the free set reconstructed from scontrol times (1 s resolution; backfill starts
@@ -741,6 +775,7 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}"),
       ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}"),
       ("... of them held by plans starting later", "plan_held_free_now", "{:.1f}"),
+      ("idle nodes open to 1-4-node jobs' backfill tests", "small_open", "{:.1%}"),
       ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}"),
       ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}"),
       ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}")]
@@ -874,6 +909,7 @@ def main():
         res[tag] = metrics(runs[tag], scorer, len(all_nodes), os.path.join(out, tag, "cluster", "log"))
         backfill_metrics(runs[tag], os.path.join(out, tag, "slurmctld.log"), res[tag])
         plan_holds(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
+        small_job_room(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
         main_cycles(os.path.join(out, tag, "sdiag.txt"), res[tag])
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
@@ -926,6 +962,7 @@ def main():
         ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}", False),
         ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}", False),
         ("... of them held by plans starting later", "plan_held_free_now", "{:.1f}", False),
+        ("idle nodes open to 1-4-node jobs' backfill tests", "small_open", "{:.3f}", False),
         ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}", True),
         ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}", True),
         ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}", True),
