@@ -234,15 +234,16 @@ PlaceStatus Decision::future_block(bool strict, int64_t *at) {
 // A future block is backfill's plan for the job: from now until its start no other job may take
 // its nodes unless it ends before then, and time limits rarely let one. Nodes free now that the
 // plan holds are thereby kept idle from the smaller jobs backfill would start on them (measured
-// on real slurmctld: bench/README.md, "Backfill plans that hold idle nodes"). So at the same start
-// time the plan holds fewer of them where the engine allows: first only nodes that are busy now
-// and free by then; then those with the free nodes of their leaf groups; else the block found. An
-// ideal block of either step wins over a fallback (the first step's fallback is kept while the
-// second looks for one): nodes a plan holds are free when the job starts, so an ideal plan keeps
-// an ideal placement within reach of run-now, which picks again among the nodes free then. A
-// fallback plan holding fewer idle nodes still wins over the ideal block found (strict jobs take
-// ideal ones only): an ideal plan on idle leaves keeps them idle until its start. At most two
-// engine calls more, no cons_tres call more.
+// on real slurmctld: bench/README.md, "Backfill plans that hold idle nodes"). So at `at`, the start
+// the plan will have (planned_start: no earlier than the end the block was found at, where just
+// enough nodes are free), it holds fewer of them where the engine allows: first only nodes that
+// are busy now and free by then; then those with the free nodes of their leaf groups; else the
+// block found. An ideal block of either step wins over a fallback (the first step's fallback is
+// kept while the second looks for one): nodes a plan holds are free when the job starts, so an
+// ideal plan keeps an ideal placement within reach of run-now, which picks again among the nodes
+// free then. A fallback plan holding fewer idle nodes still wins over the ideal block found
+// (strict jobs take ideal ones only): an ideal plan on idle leaves keeps them idle until its
+// start. At most two engine calls more, no cons_tres call more.
 PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found) {
   if (!offers(found) || engine_error_ || at <= req_.now || !req_.all_free_at) return found;
   const uint32_t g = req_.job.gpus_per_node;
