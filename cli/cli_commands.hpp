@@ -136,6 +136,19 @@ inline constexpr int kDefragExitNotRestarted = 8;
 void add_defrag_command(CLI::App &app, DefragOptions &options);
 int run_defrag(const DefragOptions &options);
 
+// topoaware route (cli/route.cpp): one flow's path through the recorded forwarding tables.
+struct RouteOptions {
+  CLI::App *command = nullptr;
+  std::string topology, source, destination;
+  int rail = 0;
+  int path_bits = 0;
+  std::string format = "text";
+};
+// The tables do not lead to the destination (no route, a loop, another port): the path so far is printed.
+inline constexpr int kRouteExitBroken = 3;
+void add_route_command(CLI::App &app, RouteOptions &options);
+int run_route(const RouteOptions &options);
+
 // topoaware diff (cli/diff.cpp): exit status as diff(1): 0 the same, 1 changed, 2 trouble (an
 // unreadable file, and usage errors too: main maps them to 2 for this command).
 struct DiffOptions {

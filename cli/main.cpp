@@ -20,6 +20,7 @@
 #include "layout.hpp"
 #include "ibnd_walk.hpp"
 #include "ibnetdiscover_parser.hpp"
+#include "lft_dump.hpp"
 #include "node_name_map.hpp"
 #include "outputs.hpp"
 #include "topology.hpp"
@@ -134,8 +135,19 @@ struct DiscoverOptions {
   bool quiet = false;
   std::string compare;                 // --compare FILE: write only if the fabric differs from FILE
   bool counters = false;               // --counters: PMA PortCounters of every connected port
+  bool routes = false;                 // --routes: every switch's forwarding table and every port's LID
+  std::vector<std::string> lfts;       // --lfts: saved dump_fts / ibroute output, one per subnet
   OutputOptions out;
 };
+
+// --lfts: one file of saved forwarding tables per subnet, resolved against the fabric's cabling.
+void add_saved_routes(Fabric &fabric, const std::vector<std::string> &files) {
+  for (const auto &path : files) {
+    LftDump dump = parse_lft_dump_file(path);
+    fabric.routes.subnets.push_back(resolve_lft_dump(dump, fabric, fabric.route_problems));
+    fabric.routes.sources.push_back(path);
+  }
+}
 
 Fabric read_fabric(const DiscoverOptions &o) {
   Fabric fabric;
@@ -147,8 +159,13 @@ Fabric read_fabric(const DiscoverOptions &o) {
     DumpFormat fmt = o.dump_format == "default" ? DumpFormat::Default
                      : o.dump_format == "ports" ? DumpFormat::Ports
                                                 : DumpFormat::Auto;
+    if (o.routes)
+      throw Failure("--routes reads the forwarding tables of a live fabric; with saved dumps give the saved tables "
+                    "with --lfts (dump_fts output)",
+                    kExitUsage);
     for (const auto &path : o.dumps) fabric.merge(parse_ibnetdiscover_file(path, fmt));
     fabric.finish();
+    add_saved_routes(fabric, o.lfts);
     return fabric;
   }
   WalkOptions w;
@@ -172,6 +189,12 @@ Fabric read_fabric(const DiscoverOptions &o) {
   if (o.counters && !o.cache_load.empty())
     throw Failure("--counters reads the ports of a live fabric; it cannot be combined with --cache", kExitUsage);
   w.counters = o.counters;
+  if (o.routes && !o.cache_load.empty())
+    throw Failure("--routes reads the forwarding tables of a live fabric; a cache holds none (give saved tables "
+                  "with --lfts)",
+                  kExitUsage);
+  if (o.routes && !o.lfts.empty()) throw Failure("give --routes or --lfts, not both", kExitUsage);
+  w.routes = o.routes;
   w.retries = o.retries;
   w.timeout_ms = o.timeout_ms;
   w.cache_load = o.cache_load;
@@ -186,6 +209,7 @@ Fabric read_fabric(const DiscoverOptions &o) {
   }
   fabric = walk_fabric(w);
   fabric.finish();
+  add_saved_routes(fabric, o.lfts);
   return fabric;
 }
 
@@ -244,6 +268,21 @@ int discover(const DiscoverOptions &o) {
     }
     topo.anomalies.push_back({"partial-walk", "fabric",
                               std::to_string(fabric.problems.size()) + " part(s) of the fabric could not be walked"});
+  }
+  if (!fabric.route_problems.empty()) {
+    std::fprintf(stderr, "topoaware: the routes are incomplete: %zu problem(s):\n", fabric.route_problems.size());
+    for (size_t i = 0; i < fabric.route_problems.size() && i < 50; i++)
+      std::fprintf(stderr, "  %s\n", fabric.route_problems[i].c_str());
+    if (fabric.route_problems.size() > 50)
+      std::fprintf(stderr, "  ... and %zu more\n", fabric.route_problems.size() - 50);
+    if (!o.allow_partial) {
+      std::fprintf(stderr, "topoaware: nothing written (flows through the missing tables could not be followed); "
+                           "--allow-partial writes it anyway\n");
+      return kExitPartial;
+    }
+    topo.anomalies.push_back({"partial-routes", "fabric",
+                              std::to_string(fabric.route_problems.size()) +
+                                  " forwarding table(s) or LID(s) could not be read"});
   }
   if (o.counters) {
     const CounterReport report = counter_report(topo, fabric);
@@ -356,6 +395,12 @@ int main(int argc, char **argv) {
   disc->add_flag("--counters", d.counters,
                  "Also read every connected port's error counters (PMA PortCounters; needs LIDs from a subnet "
                  "manager): a per-cable report on stderr, cables above the thresholds as port-errors anomalies");
+  disc->add_flag("--routes", d.routes,
+                 "Also read every switch's unicast forwarding table and every port's LID (live walks; needs a "
+                 "subnet manager to have run)");
+  disc->add_option("--lfts", d.lfts,
+                   "Read saved forwarding tables (dump_fts or ibroute output) from FILE, one per subnet")
+      ->check(CLI::ExistingFile);
   disc->add_option("--compare", d.compare,
                    "Write the outputs only if the fabric differs from FILE (a topology.json), and say what changed "
                    "(exit status 6 when it did)");
@@ -408,6 +453,8 @@ int main(int argc, char **argv) {
   add_show_command(app, show_opts);
   DiffOptions diff_opts;
   add_diff_command(app, diff_opts);
+  RouteOptions route_opts;
+  add_route_command(app, route_opts);
   MetricsOptions metrics_opts;
   add_metrics_command(app, metrics_opts);
   NodeOptions node_opts;
@@ -443,6 +490,7 @@ int main(int argc, char **argv) {
       return generate(g);
     }
     if (plan_opts.command && *plan_opts.command) return run_plan(plan_opts);
+    if (route_opts.command && *route_opts.command) return run_route(route_opts);
     if (show_opts.command && *show_opts.command) return run_show(show_opts);
     if (metrics_opts.command && *metrics_opts.command) return run_metrics(metrics_opts);
     if (node_opts.command && *node_opts.command) return run_node(node_opts);

@@ -797,6 +797,8 @@ Topology Classifier::run() {
     if (a.name != b.name) return natural_less(a.name, b.name);
     return a.guid < b.guid;
   });
+  t_.routes = fabric_.routes;
+  t_.routes.canonicalize();
   return std::move(t_);
 }
 

@@ -77,6 +77,9 @@ void Fabric::merge(const Fabric &other) {
   sources.insert(sources.end(), other.sources.begin(), other.sources.end());
   counters.insert(counters.end(), other.counters.begin(), other.counters.end());
   counter_problems.insert(counter_problems.end(), other.counter_problems.begin(), other.counter_problems.end());
+  routes.subnets.insert(routes.subnets.end(), other.routes.subnets.begin(), other.routes.subnets.end());
+  routes.sources.insert(routes.sources.end(), other.routes.sources.begin(), other.routes.sources.end());
+  route_problems.insert(route_problems.end(), other.route_problems.begin(), other.route_problems.end());
 }
 
 const FabricNode *Fabric::find(uint64_t guid) const {

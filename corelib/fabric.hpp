@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "routes.hpp"
+
 namespace topoaware {
 
 enum class NodeType : uint8_t { Switch, Ca, Router };
@@ -62,6 +64,8 @@ struct Fabric {
   std::vector<std::string> sources;   // what it was read from, for messages only
   std::vector<PortCounters> counters;         // --counters: one per connected port that answered
   std::vector<std::string> counter_problems;  // --counters: ports whose counters could not be read
+  Routes routes;                              // --routes / --lfts: the forwarding tables and LIDs
+  std::vector<std::string> route_problems;    // --routes: tables or LIDs that could not be read
 
   // Adds a node or merges its ports into the node of the same GUID (a CA seen from several
   // subnets: one subnet per rail). Returns the node's index.

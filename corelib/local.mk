@@ -9,6 +9,8 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/topology.hpp corelib/classify.cpp \
   corelib/topology_json.hpp corelib/topology_json.cpp \
   corelib/topology_diff.hpp corelib/topology_diff.cpp \
+  corelib/routes.hpp corelib/routes.cpp \
+  corelib/route_trace.hpp corelib/route_trace.cpp \
   corelib/port_counters.hpp corelib/port_counters.cpp \
   corelib/hostlist.hpp corelib/hostlist.cpp \
   corelib/layout.hpp corelib/layout.cpp \

@@ -111,7 +111,10 @@ struct Topology {
   std::vector<IgnoredCa> ignored;
   int max_level = 0;
   bool rail_optimized = false;  // leaf groups hold several leaves, one per rail
-  std::string hash;             // "sha256:<hex>" of the canonical JSON without this field
+  std::string hash;             // "sha256:<hex>" of the canonical JSON without this field and routes
+  // The forwarding tables and LIDs, when discovery read them (routes.hpp); not part of `hash`:
+  // a re-route is not a cabling change.
+  Routes routes;
 
   int host_index(const std::string &name) const;  // -1 if absent (binary search: hosts are sorted)
   int switch_index(uint64_t guid) const;           // -1 if absent

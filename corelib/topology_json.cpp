@@ -53,6 +53,42 @@ std::string sha256_hex(std::initializer_list<std::string_view> parts) {
 
 ojson opt_index(int i) { return i < 0 ? ojson(nullptr) : ojson(i); }
 
+// The routes are the last member of the file, written with their own hash (empty here; to_json
+// fills it): tables base64-encoded, one per switch, and each CA port's LIDs as
+// [node GUID, port, base LID, LMC].
+ojson build_routes(const Routes &r) {
+  ojson j = ojson::object();
+  j["version"] = kRoutesVersion;
+  j["hash"] = "";
+  j["switches"] = r.switch_count();
+  ojson subnets = ojson::array();
+  for (const auto &sn : r.subnets) {
+    ojson sw = ojson::array();
+    for (const auto &s : sn.switches) {
+      ojson o = ojson::object();
+      o["guid"] = guid_str(s.guid);
+      o["lid"] = s.lid;
+      o["lft"] = lft_to_base64(s.out);
+      sw.push_back(std::move(o));
+    }
+    ojson ports = ojson::array();
+    for (const auto &p : sn.ports) {
+      ojson a = ojson::array();
+      a.push_back(guid_str(p.guid));
+      a.push_back(p.port);
+      a.push_back(p.base_lid);
+      a.push_back(p.lmc);
+      ports.push_back(std::move(a));
+    }
+    ojson o = ojson::object();
+    o["switches"] = std::move(sw);
+    o["ports"] = std::move(ports);
+    subnets.push_back(std::move(o));
+  }
+  j["subnets"] = std::move(subnets);
+  return j;
+}
+
 ojson build(const Topology &t) {
   auto sw_guid = [&](int i) { return guid_str(t.switches.at(i).guid); };
   ojson j;
@@ -179,6 +215,7 @@ ojson build(const Topology &t) {
   for (const auto &i : t.ignored)
     ignored.push_back({{"guid", guid_str(i.guid)}, {"name", i.name}, {"desc", i.desc}, {"reason", i.reason}});
   j["ignored"] = ignored;
+  if (!t.routes.empty()) j["routes"] = build_routes(t.routes);
   return j;
 }
 
@@ -387,6 +424,59 @@ rjson read_streamed(const std::string &text, const Reader &r, Streamed *st) {
   return rjson::parse(text, cb);
 }
 
+Routes parse_routes(const rjson &o, const Reader &r) {
+  const std::string ctx = "routes";
+  long version = r.integer(o, "version", ctx, 0, 1L << 30);
+  if (version != kRoutesVersion)
+    r.fail("routes: version " + std::to_string(version) + " is not " + std::to_string(kRoutesVersion) +
+           " (written by another version?)");
+  Routes routes;
+  routes.hash = r.str(o, "hash", ctx);
+  const auto &subnets = r.array(o, "subnets", ctx);
+  for (size_t n = 0; n < subnets.size(); ++n) {
+    const std::string sctx = ctx + ".subnets[" + std::to_string(n) + "]";
+    Subnet sn;
+    const auto &sw = r.array(subnets[n], "switches", sctx);
+    for (size_t i = 0; i < sw.size(); ++i) {
+      const std::string wctx = sctx + ".switches[" + std::to_string(i) + "]";
+      SwitchLft s;
+      s.guid = r.guid(sw[i], "guid", wctx);
+      s.lid = static_cast<uint16_t>(r.integer(sw[i], "lid", wctx, 0, kMaxUnicastLid));
+      try {
+        s.out = lft_from_base64(r.str(sw[i], "lft", wctx));
+      } catch (const std::invalid_argument &e) {
+        r.fail(wctx + ": " + e.what());
+      }
+      if (!sn.switches.empty() && sn.switches.back().guid >= s.guid) r.fail(wctx + ": switches not in GUID order");
+      sn.switches.push_back(std::move(s));
+    }
+    if (sn.switches.empty()) r.fail(sctx + ": no switches");
+    const auto &ports = r.array(subnets[n], "ports", sctx);
+    for (size_t i = 0; i < ports.size(); ++i) {
+      const std::string pctx = sctx + ".ports[" + std::to_string(i) + "]";
+      const auto &a = ports[i];
+      if (!a.is_array() || a.size() != 4 || !a[0].is_string() || !a[1].is_number_integer() ||
+          !a[2].is_number_integer() || !a[3].is_number_integer())
+        r.fail(pctx + ": must be [node GUID, port, base LID, LMC]");
+      PortLid p;
+      if (!parse_guid(a[0].get<std::string>(), &p.guid)) r.fail(pctx + ": not a GUID");
+      long port = a[1].get<long>(), lid = a[2].get<long>(), lmc = a[3].get<long>();
+      if (port < 0 || port > 255 || lid < 1 || lid > long(kMaxUnicastLid) || lmc < 0 || lmc > 7)
+        r.fail(pctx + ": port, LID or LMC out of range");
+      p.port = int(port);
+      p.base_lid = uint16_t(lid);
+      p.lmc = int(lmc);
+      if (!sn.ports.empty() && std::make_pair(sn.ports.back().guid, sn.ports.back().port) >= std::make_pair(p.guid, p.port))
+        r.fail(pctx + ": ports not in (GUID, port) order");
+      sn.ports.push_back(p);
+    }
+    routes.subnets.push_back(std::move(sn));
+  }
+  if (r.integer(o, "switches", ctx, 0, 1L << 30) != long(routes.switch_count()))
+    r.fail("routes: \"switches\" does not match the tables listed");
+  return routes;
+}
+
 Topology parse(const rjson &j, const Reader &r, Streamed &st) {
   if (!j.is_object()) r.fail("not a JSON object");
   std::string schema = r.str(j, "schema", "top level");
@@ -539,6 +629,7 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
     t.ignored.push_back({r.guid(ignored[i], "guid", ctx), r.str(ignored[i], "desc", ctx),
                          r.str(ignored[i], "name", ctx), r.str(ignored[i], "reason", ctx)});
   }
+  if (j.contains("routes")) t.routes = parse_routes(j["routes"], r);
   // Cross-checks that keep the engine's assumptions true.
   for (size_t h = 0; h < t.hosts.size(); h++) {
     const Host &host = t.hosts[h];
@@ -559,16 +650,66 @@ std::string render(const ojson &j) { return j.dump(1, ' ', false, ojson::error_h
 
 }  // namespace
 
+namespace {
+
+// Where the routes member sits in a rendered file: `,\n "routes": {...}` just before the closing
+// "\n}\n". A JSON string holds no raw newline, so "\n \"routes\": " (one space: depth 1) can only be
+// that member. The cabling hash covers the text without this span, so that a file with routes has
+// the cabling hash of the same fabric without them.
+struct RoutesSpan {
+  size_t begin = std::string::npos;  // the comma before the key
+  size_t value = 0, end = 0;         // the value: [value, end)
+  bool found() const { return begin != std::string::npos; }
+};
+constexpr std::string_view kRoutesKey = "\n \"routes\": ";
+constexpr std::string_view kFileEnd = "\n}\n";
+
+RoutesSpan find_routes(std::string_view text) {
+  RoutesSpan s;
+  size_t at = text.rfind(kRoutesKey);
+  if (at == std::string::npos || at == 0 || text[at - 1] != ',' || text.size() < at + kRoutesKey.size() + kFileEnd.size() ||
+      text.substr(text.size() - kFileEnd.size()) != kFileEnd)
+    return s;
+  s.begin = at - 1;
+  s.value = at + kRoutesKey.size();
+  s.end = text.size() - kFileEnd.size();
+  return s;
+}
+
+// The position of the value of the first `"hash": "` in text[from, to), and of its closing quote.
+bool find_hash(std::string_view text, size_t from, size_t to, size_t *value, size_t *close) {
+  static constexpr std::string_view key = "\"hash\": \"";
+  size_t at = text.substr(0, to).find(key, from);
+  if (at == std::string::npos) return false;
+  *value = at + key.size();
+  *close = text.find('"', *value);
+  return *close != std::string::npos && *close < to;
+}
+
+}  // namespace
+
 std::string to_json(Topology &topo) {
   topo.hash.clear();
+  topo.routes.hash.clear();
   std::string text = render(build(topo));
-  topo.hash = "sha256:" + sha256_hex({text});
-  // Fill the hash into the one rendering rather than rendering twice: "hash" is the second key,
-  // so its empty value is the first occurrence of this text.
-  static const std::string empty = "\"hash\": \"\"";
-  size_t at = text.find(empty);
-  if (at == std::string::npos) throw std::logic_error("topology.json: no hash field to fill");
-  text.replace(at, empty.size(), "\"hash\": \"" + topo.hash + "\"");
+  const std::string_view all(text);
+  size_t v = 0, c = 0;
+  RoutesSpan rs = find_routes(all);
+  if (!topo.routes.empty()) {
+    if (!rs.found() || !find_hash(all, rs.value, rs.end, &v, &c))
+      throw std::logic_error("topology.json: no routes hash field to fill");
+    topo.routes.hash = "sha256:" + sha256_hex({all.substr(rs.value, rs.end - rs.value)});
+    text.insert(v, topo.routes.hash);  // after the top-level hash: its position does not move
+  }
+  // The cabling hash: the text without the routes member. "hash" is the second key, so its empty
+  // value is the first occurrence of the key.
+  const std::string_view now(text);
+  if (!find_hash(now, 0, now.size(), &v, &c)) throw std::logic_error("topology.json: no hash field to fill");
+  if (topo.routes.empty())
+    topo.hash = "sha256:" + sha256_hex({now});
+  else
+    topo.hash = "sha256:" + sha256_hex({now.substr(0, rs.begin), kFileEnd});
+  text.insert(v, topo.hash);
   return text;
 }
 
@@ -586,16 +727,29 @@ Topology topology_from_json(const std::string &text) {
   // The hash proves the file is what topoaware wrote: a hand-edited or damaged file must not
   // silently steer placement (and the SPANK side compares hashes with slurmctld). It is checked
   // on the text itself (the hash of the text with its hash value emptied, as to_json computes
-  // it): one pass over the bytes instead of a second rendering.
-  static const std::string key = "\"hash\": \"";
-  size_t at = text.find(key);
-  size_t end = at == std::string::npos ? at : text.find('"', at + key.size());
-  if (end == std::string::npos) r.fail("no \"hash\" field: not written by topoaware");
+  // it): one pass over the bytes instead of a second rendering. The routes have their own.
   const std::string_view all(text);
-  std::string actual = "sha256:" + sha256_hex({all.substr(0, at + key.size()), all.substr(end)});
+  size_t v = 0, c = 0;
+  if (!find_hash(all, 0, all.size(), &v, &c)) r.fail("no \"hash\" field: not written by topoaware");
+  RoutesSpan rs = find_routes(all);
+  if (t.routes.empty() != !rs.found() || (rs.found() && rs.begin < c))
+    r.fail("the \"routes\" member is not where topoaware writes it (last); the file was edited: regenerate it "
+           "with topoaware discover");
+  std::string actual =
+      "sha256:" + (rs.found() ? sha256_hex({all.substr(0, v), all.substr(c, rs.begin - c), kFileEnd})
+                              : sha256_hex({all.substr(0, v), all.substr(c)}));
   if (t.hash != actual)
     r.fail("content hash " + t.hash + " does not match the content (" + actual +
            "); the file was edited or damaged: regenerate it with topoaware discover");
+  if (rs.found()) {
+    size_t rv = 0, rc = 0;
+    if (!find_hash(all, rs.value, rs.end, &rv, &rc)) r.fail("routes: no \"hash\" field");
+    std::string routes_actual =
+        "sha256:" + sha256_hex({all.substr(rs.value, rv - rs.value), all.substr(rc, rs.end - rc)});
+    if (t.routes.hash != routes_actual)
+      r.fail("routes hash " + t.routes.hash + " does not match the routes (" + routes_actual +
+             "); the file was edited or damaged: regenerate it with topoaware discover --routes");
+  }
   return t;
 }
 

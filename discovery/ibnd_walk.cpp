@@ -504,6 +504,72 @@ void read_counters(ibnd_fabric_t *f, const WalkTarget &t, const WalkOptions &opt
   mad_rpc_close_port(src);
 }
 
+// One block of a switch's linear forwarding table: the egress ports of 64 consecutive LIDs.
+bool read_lft_block(ibmad_port *src, ib_portid_t *path, int block, unsigned timeout, int attempts, uint8_t *out) {
+  for (int a = 0; a < attempts; ++a)
+    if (smp_query_via(out, path, IB_ATTR_LINEARFORWTBL, unsigned(block), timeout, src)) return true;
+  return false;
+}
+
+// The routes of the walked subnet: each switch's LFT read through its directed route (as dump_fts
+// does: it works whatever the LIDs), its own LID, and the LIDs of every CA port.
+void read_routes(ibnd_fabric_t *f, const WalkTarget &t, const WalkOptions &opts, Fabric &out) {
+  std::vector<char> ca(t.ca.begin(), t.ca.end());
+  ca.push_back('\0');
+  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
+  ibmad_port *src = mad_rpc_open_port(t.ca.empty() ? nullptr : ca.data(), t.port, classes, 2);
+  if (!src) {
+    out.route_problems.push_back("cannot open " + target_name(t) + " for forwarding table queries");
+    return;
+  }
+  const unsigned timeout = opts.timeout_ms > 0 ? unsigned(opts.timeout_ms) : 0;
+  const int attempts = 1 + std::max(0, opts.retries);
+  Subnet sn;
+  size_t unprogrammed = 0;
+  for (ibnd_node_t *n = f->nodes; n; n = n->next) {
+    if (n->type != IB_NODE_SWITCH) {
+      for (int p = 1; n->ports && p <= n->numports; ++p) {
+        const ibnd_port_t *port = n->ports[p];
+        if (port && port->base_lid) sn.ports.push_back({n->guid, p, uint16_t(port->base_lid), int(port->lmc)});
+      }
+      continue;
+    }
+    unsigned top = mad_get_field(n->switchinfo, 0, IB_SW_LINEAR_FDB_TOP_F);
+    const std::string who = "switch " + guid_str(n->guid) + " (" + clean_desc(n->nodedesc) + ")";
+    if (top > kMaxUnicastLid) {
+      out.route_problems.push_back(who + ": LinearFDBTop " + std::to_string(top) + " is beyond the last unicast LID");
+      top = kMaxUnicastLid;
+    }
+    SwitchLft s;
+    s.guid = n->guid;
+    s.lid = uint16_t(n->smalid);
+    if (top == 0 || s.lid == 0) ++unprogrammed;
+    s.out.assign(size_t(top) + 1, kNoRoute);
+    for (unsigned block = 0; top > 0 && block <= top / IB_SMP_DATA_SIZE; ++block) {
+      uint8_t buf[IB_SMP_DATA_SIZE];
+      std::memset(buf, 0, sizeof buf);
+      if (!read_lft_block(src, &n->path_portid, int(block), timeout, attempts, buf)) {
+        out.route_problems.push_back(who + ": LinearForwardingTable block " + std::to_string(block) +
+                                     " (LIDs " + std::to_string(block * IB_SMP_DATA_SIZE) + "-" +
+                                     std::to_string(block * IB_SMP_DATA_SIZE + IB_SMP_DATA_SIZE - 1) +
+                                     ") could not be read");
+        continue;
+      }
+      size_t first = size_t(block) * IB_SMP_DATA_SIZE;
+      size_t count = std::min<size_t>(IB_SMP_DATA_SIZE, s.out.size() - first);
+      std::memcpy(&s.out[first], buf, count);
+    }
+    sn.switches.push_back(std::move(s));
+  }
+  mad_rpc_close_port(src);
+  if (unprogrammed)
+    out.route_problems.push_back(std::to_string(unprogrammed) + " switch(es) of the subnet walked from " +
+                                 target_name(t) +
+                                 " have no LID or no forwarding table: has a subnet manager programmed it?");
+  out.routes.subnets.push_back(std::move(sn));
+  out.routes.sources.push_back("forwarding tables read from " + target_name(t));
+}
+
 struct TargetResult {
   bool started = false;
   Fabric fabric;
@@ -562,6 +628,7 @@ TargetResult walk_target(const WalkTarget &t, size_t index, size_t ntargets, con
   if (walks > 1) source += ", " + std::to_string(walks) + " walks merged";
   res.fabric = fabric_of(merged, opts.max_hops, source);
   if (opts.counters) read_counters(best.get(), t, opts, res.fabric);
+  if (opts.routes) read_routes(best.get(), t, opts, res.fabric);
   if (opts.progress) opts.progress(seconds_since(start), merged.switches, merged.cas, true);
   if (!opts.cache_save.empty()) {
     std::string file = ntargets > 1 ? numbered(opts.cache_save, index) : opts.cache_save;

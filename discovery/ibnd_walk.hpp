@@ -24,6 +24,10 @@ struct WalkOptions {
   // Also read the PMA PortCounters of every connected port (Fabric::counters). These queries go by
   // LID: they need a subnet manager to have assigned LIDs and routes (any running fabric has one).
   bool counters = false;
+  // Also read every switch's linear forwarding table (SMP LinearForwardingTable, the queries of
+  // ibroute and dump_fts) and every port's LID and LMC (Fabric::routes, one subnet per target).
+  // Needs a subnet manager to have programmed the fabric.
+  bool routes = false;
   // Called about every 200 ms during a walk, from a helper thread, with seconds elapsed, and once
   // at the end of each walk with the counts found. May be empty.
   std::function<void(double seconds, int switches, int cas, bool done)> progress;

@@ -78,6 +78,13 @@ std::string to_summary(const Topology &topo) {
                    host_cables, cables - host_cables);
   o += fmt::format("  Levels:    {}\n", topo.max_level);
   o += fmt::format("  Rail-optimized: {}\n", topo.rail_optimized ? "yes" : "no");
+  if (!topo.routes.empty()) {
+    size_t lids = 0;
+    for (const auto &sn : topo.routes.subnets) lids += sn.ports.size();
+    o += fmt::format("  Routes:    {} switch tables, {} port LIDs, {} subnet{}{}\n", topo.routes.switch_count(), lids,
+                     topo.routes.subnets.size(), topo.routes.subnets.size() == 1 ? "" : "s",
+                     topo.routes.hash.empty() ? std::string() : " (" + topo.routes.hash + ")");
+  }
 
   // Width and speed, counted in cables.
   std::map<std::pair<int, int>, size_t> hist;
