@@ -6,6 +6,7 @@
 //   cables-lost, cables-added                  (between two switches)
 //   link-slower, link-faster                   (cables between two switches whose width x speed fell or rose)
 //   shape                                      (levels, leaf groups, pods, dragonfly groups, rails)
+//   routes-added, routes-gone, routes-changed  (forwarding tables and LIDs: a re-route, not a cabling change)
 //   other                                      (nothing above, yet the topology hashes differ)
 #include "topology_diff.hpp"
 
@@ -265,8 +266,62 @@ std::string side(const std::string &name, const Topology &t) {
 
 }  // namespace
 
+// The forwarding tables of each switch and the LIDs of each port, compared as they are recorded:
+// a subnet manager that re-routed (a restart, a failover, a sweep after a link flap) changes them
+// without a cable changing.
+void diff_routes(const Topology &a, const Topology &b, Collector &out) {
+  if (a.routes.empty() && b.routes.empty()) return;
+  if (a.routes.empty() || b.routes.empty()) {
+    const Routes &r = a.routes.empty() ? b.routes : a.routes;
+    out.add(a.routes.empty() ? "routes-added" : "routes-gone", "routes",
+            count_of(r.switch_count(), "switch table") + (a.routes.empty() ? " recorded" : " no longer recorded"));
+    return;
+  }
+  std::map<uint64_t, const SwitchLft *> before, after;
+  for (const auto &sn : a.routes.subnets)
+    for (const auto &t : sn.switches) before[t.guid] = &t;
+  for (const auto &sn : b.routes.subnets)
+    for (const auto &t : sn.switches) after[t.guid] = &t;
+  std::set<uint64_t> guids;
+  for (const auto &[g, t] : before) guids.insert(g);
+  for (const auto &[g, t] : after) guids.insert(g);
+  size_t tables = 0, entries = 0;
+  std::vector<std::pair<size_t, std::string>> most;  // (entries changed, switch)
+  static const std::vector<uint8_t> none;
+  for (uint64_t g : guids) {
+    const auto &x = before.count(g) ? before[g]->out : none;
+    const auto &y = after.count(g) ? after[g]->out : none;
+    size_t n = 0;
+    for (size_t l = 0; l < std::max(x.size(), y.size()); ++l)
+      n += (l < x.size() ? x[l] : kNoRoute) != (l < y.size() ? y[l] : kNoRoute);
+    if (!n && before.count(g) == after.count(g)) continue;
+    ++tables;
+    entries += n;
+    most.emplace_back(n, switch_name(a, b, g));
+  }
+  std::map<std::pair<uint64_t, int>, std::pair<int, int>> lids_a, lids_b;
+  for (const auto &sn : a.routes.subnets)
+    for (const auto &p : sn.ports) lids_a[{p.guid, p.port}] = {p.base_lid, p.lmc};
+  for (const auto &sn : b.routes.subnets)
+    for (const auto &p : sn.ports) lids_b[{p.guid, p.port}] = {p.base_lid, p.lmc};
+  size_t lids = 0;
+  for (const auto &[k, v] : lids_a) lids += !lids_b.count(k) || lids_b[k] != v;
+  for (const auto &[k, v] : lids_b) lids += !lids_a.count(k);
+  if (!tables && !lids) return;
+  std::stable_sort(most.begin(), most.end(), [](const auto &x, const auto &y) { return x.first > y.first; });
+  std::string detail = count_of(tables, "switch table") + " of " + std::to_string(guids.size()) + " changed (" +
+                       std::to_string(entries) + (entries == 1 ? " entry" : " entries") + "), " + count_of(lids, "port LID") + " changed";
+  if (!most.empty()) {
+    detail += "; most in";
+    for (size_t i = 0; i < most.size() && i < 3; ++i)
+      detail += (i ? ", " : " ") + most[i].second + " (" + std::to_string(most[i].first) + ")";
+  }
+  out.add("routes-changed", "routes", detail);
+}
+
 TopologyDiff diff_topologies(const Topology &before, const Topology &after) {
   Collector c;
+  diff_routes(before, after, c);
   diff_shape(before, after, c);
   diff_switches(before, after, c);
   diff_hosts(before, after, c);
@@ -274,7 +329,7 @@ TopologyDiff diff_topologies(const Topology &before, const Topology &after) {
   TopologyDiff d{c.take()};
   // Anything else of topology.json (anomalies, ignored CAs, port GUIDs, switch port numbers) still
   // changes its hash: never call two topologies the same that the plugins would not.
-  if (d.changes.empty() && before.hash != after.hash)
+  if (d.changes.empty() && (before.hash != after.hash || before.routes.hash != after.routes.hash))
     d.changes.push_back({"other", "topology.json", "differs in details not listed here (hash " + before.hash +
                                                        " -> " + after.hash + ")"});
   return d;

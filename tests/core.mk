@@ -34,3 +34,9 @@ TESTS += tests/test_topology_diff
 tests_test_topology_diff_SOURCES = tests/test_topology_diff.cpp
 tests_test_topology_diff_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_topology_diff_LDADD = $(TESTS_LIBS)
+# Routes: saved forwarding tables read and resolved, kept in topology.json, followed hop by hop.
+check_PROGRAMS += tests/test_routes
+TESTS += tests/test_routes
+tests_test_routes_SOURCES = tests/test_routes.cpp
+tests_test_routes_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_test_routes_LDADD = $(TESTS_LIBS)
