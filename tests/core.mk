@@ -13,8 +13,8 @@ TESTS += tests/cli_discover.sh
 EXTRA_DIST += tests/cli_discover.sh
 TESTS += tests/cli_plan.sh tests/cli_metrics.sh
 EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh
-TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh
-EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh
+TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh
+EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh
 # The guard around every C++ CMocka case (tests/lib/cmocka_cxx.hpp): a throwing case fails alone.
 check_PROGRAMS += tests/cmocka_guard_probe
 TESTS += tests/cmocka_guard.sh

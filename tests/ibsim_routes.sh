@@ -1,0 +1,148 @@
+#!/bin/bash
+# Routes from the fabric, live: opensm programs a simulated fat tree (ibsim, through the real
+# libibumad/libibmad stack under umad2sim) with each of its routing engines, once (opensm -o), as a
+# subnet manager does on a real fabric. For every engine:
+# - `discover --routes` reads every switch's table and every port's LID; the same routes come out of
+#   `discover --ibnetdiscover DUMP --lfts FTS` over the saved output of ibnetdiscover and dump_fts
+#   (two readers: our SMP queries, and infiniband-diags' own queries read back from its text);
+# - every switch's table equals ibroute's for that switch (read independently, by LID);
+# - every ordered pair of hosts has a route that ends at the destination (topoaware route);
+# - a few paths equal ibtracert's (hop by hop: switch GUID and output port).
+# Then a re-route (another engine on the same cabling): `discover --routes --compare` reports
+# routes-changed, the cabling hash stays, the routes hash moves.
+# Without a subnet manager, --routes refuses to write (nothing was programmed) unless --allow-partial.
+set -u
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tools/lib/ibsim.sh"
+ta_require_daemon_tests
+ta_require_cmd ibsim ibsim-utils
+ta_require_cmd opensm opensm
+ta_require_cmd dump_fts infiniband-diags
+ta_require_cmd python3 python3
+[ -r "$UMAD2SIM_LIB" ] || ta_skip "$UMAD2SIM_LIB missing (package libumad2sim0)"
+bin="$top_builddir/topoaware"
+work=$(mktemp -d "${TMPDIR:-/tmp}/ta-ibroutes.XXXXXX")
+ta_on_exit "ibsim_stop; rm -rf '$work'"
+sim() { timeout 120 env IBSIM_SOCKNAME="$IBSIM_SOCKNAME" LD_PRELOAD="$UMAD2SIM_LIB" "$@"; }
+
+# 4 leaves x 4 hosts, 2 spines, 2 uplinks per leaf: 16 hosts, 2 ways up from every leaf.
+"$bin" generate fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 --net "$work/ft.net" >/dev/null ||
+  ta_fail "topoaware generate failed"
+ibsim_start "$work/ft.net" "$work/sim" || ta_fail "ibsim did not start"
+
+# No subnet manager yet: no LIDs, no tables.
+rc=0
+sim "$bin" discover --quiet --routes --json "$work/nosm.json" 2>"$work/nosm.err" || rc=$?
+[ "$rc" -eq 3 ] && grep -q 'has a subnet manager programmed it' "$work/nosm.err" && [ ! -e "$work/nosm.json" ] ||
+  ta_fail "without a subnet manager: exit $rc, $(grep -v ibwarn "$work/nosm.err" | head -3)"
+ta_pass "no subnet manager: --routes says so and writes nothing"
+
+# The routes member of two topology.json files, compared; and each switch's table against ibroute.
+same_routes() {
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+a, b = (json.load(open(p))["routes"] for p in sys.argv[1:3])
+a.pop("hash"), b.pop("hash")
+sys.exit(0 if a == b else 1)
+EOF
+}
+check_ibroute() {  # topology.json: every switch's LFT as ibroute prints it
+  local t=$1 guid lid
+  python3 - "$t" >"$work/switches" <<'EOF'
+import json, sys
+for sn in json.load(open(sys.argv[1]))["routes"]["subnets"]:
+    for s in sn["switches"]:
+        print(s["guid"], s["lid"])
+EOF
+  while read -r guid lid; do
+    sim ibroute "$lid" >"$work/ibroute.$lid" 2>/dev/null || { echo "ibroute $lid failed"; return 1; }
+    python3 - "$t" "$guid" "$work/ibroute.$lid" <<'EOF' || return 1
+import base64, json, re, sys
+topo, guid, text = json.load(open(sys.argv[1])), int(sys.argv[2], 16), open(sys.argv[3]).read()
+lft = next(base64.b64decode(s["lft"]) for sn in topo["routes"]["subnets"] for s in sn["switches"]
+           if int(s["guid"], 16) == guid)
+head = re.search(r"Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .* guid 0x([0-9a-f]+)", text)
+assert head and int(head.group(3), 16) == guid, "ibroute answered for another switch"
+theirs = {int(l, 16): int(p) for l, p in re.findall(r"^0x([0-9a-f]{4}) (\d{3}) ", text, re.M)}
+ours = {l: p for l, p in enumerate(lft) if p != 255}
+if theirs != ours or int(head.group(2), 16) != len(lft) - 1:
+    diff = sorted(set(theirs.items()) ^ set(ours.items()))[:5]
+    sys.exit("switch %s: ibroute and topology.json differ: %s" % (sys.argv[2], diff))
+EOF
+  done <"$work/switches"
+}
+# ibtracert between two hosts' LIDs against topoaware route: the same switches, the same out ports.
+check_ibtracert() {  # topology.json src dst
+  local t=$1 src=$2 dst=$3 slid dlid
+  read -r slid dlid < <(python3 - "$t" "$src" "$dst" <<'EOF'
+import json, sys
+topo = json.load(open(sys.argv[1]))
+lid = {tuple(p[:2]): p[2] for sn in topo["routes"]["subnets"] for p in sn["ports"]}
+host = {h["name"]: h["ports"][0] for h in topo["hosts"]}
+print(*(lid[(host[n]["ca_guid"], host[n]["port"])] for n in sys.argv[2:4]))
+EOF
+)
+  sim ibtracert "$slid" "$dlid" >"$work/tracert" 2>/dev/null || { echo "ibtracert $slid $dlid failed"; return 1; }
+  "$bin" route -t "$t" "$src" "$dst" --format json >"$work/route.json" || { echo "route $src $dst failed"; return 1; }
+  python3 - "$work/tracert" "$work/route.json" <<'EOF'
+import json, re, sys
+text, ours = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+# "[2] -> switch {0x...}[33] lid 1-1 "leaf01"": the hop leaves the previous node by [2] and enters this
+# switch at [33]; we list per switch its in and out ports.
+theirs, outs = [], re.findall(r"^\[(\d+)\] -> (?:switch|ca) port \{0x([0-9a-f]+)\}\[(\d+)\]", text, re.M)
+for i, (out, guid, inp) in enumerate(outs[:-1]):
+    theirs.append((int(guid, 16), int(inp), int(outs[i + 1][0])))
+mine = [(int(h["guid"], 16), h["in"], h["out"]) for h in ours["hops"]]
+if theirs != mine:
+    sys.exit("ibtracert %s, topoaware route %s" % (theirs, mine))
+EOF
+}
+
+# Which engine routed: opensm says "<engine> tables configured on all switches" (a failing engine
+# falls back to minhop and says so).
+route_with() {  # engine log
+  sim opensm -o -R "$1" -f "$2" >"$2.out" 2>&1 && grep -q "osm_ucast_mgr_process: $1 tables configured" "$2"
+}
+for engine in ftree updn minhop dfsssp; do
+  route_with "$engine" "$work/opensm-$engine.log" || ta_fail "opensm -R $engine did not route: $(tail -3 "$work/opensm-$engine.log")"
+  live="$work/live-$engine.json" saved="$work/saved-$engine.json"
+  sim "$bin" discover --quiet --routes --json "$live" 2>"$work/live-$engine.err" ||
+    ta_fail "$engine: discover --routes failed: $(grep -v ibwarn "$work/live-$engine.err" | head -3)"
+  sim dump_fts >"$work/fts-$engine.txt" 2>/dev/null || ta_fail "$engine: dump_fts failed"
+  sim ibnetdiscover >"$work/ibnd.txt" 2>/dev/null || ta_fail "$engine: ibnetdiscover failed"
+  "$bin" discover --ibnetdiscover "$work/ibnd.txt" --lfts "$work/fts-$engine.txt" --json "$saved" \
+    2>"$work/saved-$engine.err" || ta_fail "$engine: discover --lfts failed: $(head -3 "$work/saved-$engine.err")"
+  same_routes "$live" "$saved" || ta_fail "$engine: the live routes and those read from dump_fts differ"
+  msg=$(check_ibroute "$live") || ta_fail "$engine: $msg"
+  broken=0
+  hosts=$(python3 -c 'import json,sys; print(" ".join(h["name"] for h in json.load(open(sys.argv[1]))["hosts"]))' "$live")
+  for s in $hosts; do
+    for d in $hosts; do
+      [ "$s" = "$d" ] && continue
+      "$bin" route -t "$live" "$s" "$d" >/dev/null 2>>"$work/broken-$engine" || broken=$((broken + 1))
+    done
+  done
+  [ "$broken" -eq 0 ] || ta_fail "$engine: $broken host pairs have no route: $(head -3 "$work/broken-$engine")"
+  for pair in "n0001 n0016" "n0006 n0011" "n0016 n0002"; do
+    msg=$(check_ibtracert "$live" $pair) || ta_fail "$engine: $pair: $msg"
+  done
+  ta_pass "$engine: live routes = dump_fts routes = ibroute per switch; 240 host pairs routed; paths = ibtracert's"
+done
+
+# A re-route: minhop, then ftree again over the same cables.
+route_with minhop "$work/opensm-again.log" || ta_fail "opensm minhop failed"
+sim "$bin" discover --quiet --routes --json "$work/before.json" 2>/dev/null || ta_fail "discover --routes failed"
+route_with ftree "$work/opensm-again2.log" || ta_fail "opensm ftree failed"
+rc=0
+sim "$bin" discover --quiet --routes --compare "$work/before.json" --json "$work/after.json" 2>"$work/compare.err" ||
+  rc=$?
+[ "$rc" -eq 6 ] && grep -q 'routes-changed' "$work/compare.err" ||
+  ta_fail "re-route: exit $rc, $(grep -v ibwarn "$work/compare.err" | head -5)"
+grep -E 'cables|host-|switch-|shape' "$work/compare.err" | grep -v '^before\|^after' && ta_fail "re-route reported as a cabling change"
+python3 - "$work/before.json" "$work/after.json" <<'EOF' || ta_fail "re-route: hashes"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["hash"] == b["hash"], "cabling hash changed"
+assert a["routes"]["hash"] != b["routes"]["hash"], "routes hash did not change"
+EOF
+ta_pass "re-route (minhop -> ftree): routes-changed, cabling hash kept, routes hash changed"
