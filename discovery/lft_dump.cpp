@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "text.hpp"
@@ -44,9 +45,10 @@ bool hex_after(std::string_view s, size_t at, uint64_t *v, size_t *end = nullptr
 
 // "(path #2 out of 4: portguid 0x...)", "(path #2 out of 4)", "(Channel Adapter portguid 0x...: 'x')".
 void read_destination(std::string_view info, LidNote &note) {
+  if (starts_with(info, "(")) info = info.substr(1);
   size_t pg = info.find("portguid ");
   if (pg != std::string_view::npos) hex_after(info, pg + 9, &note.port_guid);
-  if (starts_with(info, "(path #")) {
+  if (starts_with(info, "path #")) {
     size_t of = info.find(" out of ");
     if (of != std::string_view::npos) note.paths = std::atoi(std::string(info.substr(of + 8, 4)).c_str());
   } else if (pg != std::string_view::npos) {
@@ -76,8 +78,12 @@ LftDump parse_lft_dump(std::istream &in, const std::string &filename) {
     if (line.empty() || starts_with(line, "ibwarn:")) continue;
     if (starts_with(line, "Unicast lids [")) {
       if (in_unicast) fail("a new table starts before the previous one's \"valid lids dumped\" line (truncated?)");
+      // dump_fts and ibroute write the range in hex, OpenSM's own opensm-lfts.dump in decimal.
       unsigned lo = 0, hi = 0;
-      if (std::sscanf(std::string(line).c_str(), "Unicast lids [0x%x-0x%x] of switch", &lo, &hi) != 2 || lo > hi)
+      const std::string l(line);
+      if ((std::sscanf(l.c_str(), "Unicast lids [0x%x-0x%x] of switch", &lo, &hi) != 2 &&
+           std::sscanf(l.c_str(), "Unicast lids [%u-%u] of switch", &lo, &hi) != 2) ||
+          lo > hi)
         fail("\"Unicast lids [0xLO-0xHI] of switch ...\" header expected");
       if (hi > kMaxUnicastLid) fail("LID range ends above 0xbfff, the last unicast LID");
       size_t g = line.rfind(" guid 0x");
@@ -101,7 +107,8 @@ LftDump parse_lft_dump(std::istream &in, const std::string &filename) {
     // The trailer: "12 valid lids dumped" (or "12 lids dumped" with -a).
     if (line.size() > 12 && line.substr(line.size() - 11) == "lids dumped" && std::isdigit(static_cast<unsigned char>(line[0]))) {
       int dumped = std::atoi(std::string(line).c_str());
-      if (dumped != cur.listed)
+      // OpenSM's opensm-lfts.dump counts the table's top LID rather than the lines.
+      if (dumped != cur.listed && size_t(dumped) + 1 != cur.sw.out.size())
         fail("the table of " + guid_str(cur.sw.guid) + " says " + std::to_string(dumped) + " LIDs but lists " +
              std::to_string(cur.listed) + " (truncated?)");
       dump.switches.push_back(std::move(cur.sw));
@@ -121,7 +128,7 @@ LftDump parse_lft_dump(std::istream &in, const std::string &filename) {
     cur.sw.out[lid] = uint8_t(port);
     ++cur.listed;
     std::string_view rest = trim(line.substr(pe));
-    if (starts_with(rest, ":")) {
+    if (starts_with(rest, ":") || starts_with(rest, "#")) {  // "#": OpenSM's own dump
       LidNote note;
       note.lid = uint16_t(lid);
       read_destination(trim(rest.substr(1)), note);
@@ -211,23 +218,31 @@ Subnet resolve_lft_dump(const LftDump &dump, const Fabric &fabric, std::vector<s
     if (n.type != NodeType::Switch)
       for (const auto &p : n.ports)
         if (p.port_guid) ca_port[p.port_guid] = {n.guid, p.num};
+  // Each CA port's LIDs as the destination column names them. dump_fts names the base LID and marks
+  // the others of an LMC range "path #k out of n"; OpenSM's dump names the port on every LID.
   std::map<uint16_t, int> paths;  // LID -> "out of n" on its line
   for (const auto &note : dump.notes)
     if (!note.base) paths[note.lid] = std::max(paths[note.lid], note.paths);
-  std::map<std::pair<uint64_t, int>, PortLid> named;
+  std::map<std::pair<uint64_t, int>, std::set<uint16_t>> port_lids;
   for (const auto &note : dump.notes) {
-    if (!note.base) continue;
     auto it = ca_port.find(note.port_guid);
-    if (it == ca_port.end()) continue;  // a switch's own LID, or a port the fabric lacks
-    PortLid pl{it->second.first, it->second.second, note.lid, 0};
-    auto pit = paths.find(uint16_t(note.lid + 1));
-    if (pit != paths.end())
-      while ((1 << pl.lmc) < pit->second && pl.lmc < 7) ++pl.lmc;
-    auto [at, fresh] = named.emplace(std::make_pair(pl.guid, pl.port), pl);
-    if (!fresh && at->second.base_lid != pl.base_lid)
+    if (it != ca_port.end() && (note.base || note.port_guid)) port_lids[it->second].insert(note.lid);
+  }
+  std::map<std::pair<uint64_t, int>, PortLid> named;
+  for (const auto &[port, lids] : port_lids) {
+    PortLid pl{port.first, port.second, *lids.begin(), 0};
+    size_t n = lids.size();
+    auto pit = paths.find(uint16_t(pl.base_lid + 1));
+    if (pit != paths.end()) n = std::max<size_t>(n, size_t(pit->second));
+    const bool aligned = (n & (n - 1)) == 0 && pl.base_lid % n == 0 && n <= 128 &&
+                         size_t(*lids.rbegin() - *lids.begin()) < n;
+    if (aligned)
+      while ((size_t(1) << pl.lmc) < n) ++pl.lmc;
+    else
       problems.push_back(dump.source + ": " + guid_str(pl.guid) + " port " + std::to_string(pl.port) +
-                         " is named with two base LIDs (" + std::to_string(at->second.base_lid) + ", " +
-                         std::to_string(pl.base_lid) + ")");
+                         " is named by LIDs that are not one LMC range; its base LID " +
+                         std::to_string(pl.base_lid) + " is kept");
+    named.emplace(port, pl);
   }
   // Owners the destination column did not name (dump_fts -n, "node info not available"): from the tables.
   std::vector<bool> known(kMaxUnicastLid + 1, false);

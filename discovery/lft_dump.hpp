@@ -1,5 +1,6 @@
-// Reads saved unicast forwarding tables: the output of dump_fts (formerly dump_lfts.sh), and of
-// ibroute run once per switch (concatenated), as admins already collect them. One file holds one
+// Reads saved unicast forwarding tables: the output of dump_fts (formerly dump_lfts.sh), of
+// ibroute run once per switch (concatenated), and OpenSM's own opensm-lfts.dump (a decimal range,
+// "#" before the destination), as admins already collect them. One file holds one
 // subnet (dump_fts walks the subnet of one local port); give one file per subnet.
 //
 //   Unicast lids [0x0-0xc] of switch DR path slid 0; dlid 0; 0,1 guid 0x0002c90200402338 (leaf01):

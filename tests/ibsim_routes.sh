@@ -5,6 +5,7 @@
 # - `discover --routes` reads every switch's table and every port's LID; the same routes come out of
 #   `discover --ibnetdiscover DUMP --lfts FTS` over the saved output of ibnetdiscover and dump_fts
 #   (two readers: our SMP queries, and infiniband-diags' own queries read back from its text);
+# - and the same from OpenSM's own record of what it programmed (opensm-lfts.dump);
 # - every switch's table equals ibroute's for that switch (read independently, by LID);
 # - every ordered pair of hosts has a route that ends at the destination (topoaware route);
 # - a few paths equal ibtracert's (hop by hop: switch GUID and output port).
@@ -100,8 +101,11 @@ EOF
 
 # Which engine routed: opensm says "<engine> tables configured on all switches" (a failing engine
 # falls back to minhop and says so).
+# With log level 0x43 (routing) OpenSM also writes what it programmed to opensm-lfts.dump.
 route_with() {  # engine log
-  sim opensm -o -R "$1" -f "$2" >"$2.out" 2>&1 && grep -q "osm_ucast_mgr_process: $1 tables configured" "$2"
+  mkdir -p "$2.dumps"
+  sim opensm -o -R "$1" -D 0x43 --dump_files_dir "$2.dumps" -f "$2" >"$2.out" 2>&1 &&
+    grep -q "osm_ucast_mgr_process: $1 tables configured" "$2"
 }
 for engine in ftree updn minhop dfsssp; do
   route_with "$engine" "$work/opensm-$engine.log" || ta_fail "opensm -R $engine did not route: $(tail -3 "$work/opensm-$engine.log")"
@@ -113,6 +117,11 @@ for engine in ftree updn minhop dfsssp; do
   "$bin" discover --ibnetdiscover "$work/ibnd.txt" --lfts "$work/fts-$engine.txt" --json "$saved" \
     2>"$work/saved-$engine.err" || ta_fail "$engine: discover --lfts failed: $(head -3 "$work/saved-$engine.err")"
   same_routes "$live" "$saved" || ta_fail "$engine: the live routes and those read from dump_fts differ"
+  "$bin" discover --ibnetdiscover "$work/ibnd.txt" --lfts "$work/opensm-$engine.log.dumps/opensm-lfts.dump" \
+    --json "$work/osm-$engine.json" 2>"$work/osm-$engine.err" ||
+    ta_fail "$engine: discover --lfts opensm-lfts.dump failed: $(head -3 "$work/osm-$engine.err")"
+  same_routes "$live" "$work/osm-$engine.json" ||
+    ta_fail "$engine: the live routes and those of OpenSM's own opensm-lfts.dump differ"
   msg=$(check_ibroute "$live") || ta_fail "$engine: $msg"
   broken=0
   hosts=$(python3 -c 'import json,sys; print(" ".join(h["name"] for h in json.load(open(sys.argv[1]))["hosts"]))' "$live")
@@ -126,7 +135,7 @@ for engine in ftree updn minhop dfsssp; do
   for pair in "n0001 n0016" "n0006 n0011" "n0016 n0002"; do
     msg=$(check_ibtracert "$live" $pair) || ta_fail "$engine: $pair: $msg"
   done
-  ta_pass "$engine: live routes = dump_fts routes = ibroute per switch; 240 host pairs routed; paths = ibtracert's"
+  ta_pass "$engine: live routes = dump_fts's = OpenSM's opensm-lfts.dump = ibroute's per switch; 240 host pairs routed; paths = ibtracert's"
 done
 
 # A re-route: minhop, then ftree again over the same cables.

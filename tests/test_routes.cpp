@@ -245,6 +245,31 @@ static void test_dump_refused(void **) {
   assert_int_equal(d.switches[0].out[2], kNoRoute);
 }
 
+// OpenSM's own record of what it programmed (opensm-lfts.dump): decimal range, "#" before the
+// destination, and a trailer that counts the top LID rather than the lines.
+static void test_opensm_dump(void **) {
+  Fixture fx = make_fixture();
+  std::istringstream in(as_dump_fts(fx, true));
+  std::string osm, line;
+  unsigned lo = 0, top = 0;
+  while (std::getline(in, line)) {
+    const size_t colon = line.find(" : (");
+    if (std::sscanf(line.c_str(), "Unicast lids [0x%x-0x%x]", &lo, &top) == 2)
+      osm += "Unicast lids [0-" + std::to_string(top) + "] of switch Lid 1" + line.substr(line.find(" guid ")) + "\n";
+    else if (line.find("valid lids dumped") != std::string::npos)
+      osm += std::to_string(top) + " lids dumped\n";
+    else if (colon != std::string::npos)
+      osm += line.substr(0, colon) + " # " + line.substr(colon + 4, line.size() - colon - 5) + "\n";
+  }
+  std::istringstream fin(osm);
+  std::vector<std::string> problems;
+  Subnet sn = resolve_lft_dump(parse_lft_dump(fin, "opensm-lfts.dump"), fx.fabric, problems);
+  assert_true(problems.empty());
+  assert_int_equal(sn.switches.size(), 4);
+  for (size_t i = 0; i < sn.switches.size(); ++i) assert_true(sn.switches[i].out == fx.routes.subnets[0].switches[i].out);
+  assert_int_equal(sn.ports.size(), 4);
+}
+
 static void test_trace_follows_tables(void **) {
   Fixture fx = make_fixture(1);
   Topology t = classified(fx);
@@ -358,6 +383,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lft_base64_round_trip), cmocka_unit_test(test_dump_read_and_resolved),
       cmocka_unit_test(test_dump_lmc),              cmocka_unit_test(test_dump_refused),
+      cmocka_unit_test(test_opensm_dump),
       cmocka_unit_test(test_trace_follows_tables),  cmocka_unit_test(test_trace_reports_broken_tables),
       cmocka_unit_test(test_json_hashes),           cmocka_unit_test(test_diff_reports_reroute),
   };
