@@ -95,7 +95,9 @@ int topoaware_topo_save(const topoaware_topo_t *topo, const char *path, char *er
   });
 }
 
-const char *topoaware_topo_hash(const topoaware_topo_t *topo) { return topo ? topo->topo.hash.c_str() : ""; }
+const char *topoaware_topo_hash(const topoaware_topo_t *topo) {
+  return topo ? topo->topo.placement_hash.c_str() : "";
+}
 
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo) { return topo ? uint32_t(topo->topo.hosts.size()) : 0; }
 

@@ -32,7 +32,8 @@ void topoaware_topo_free(topoaware_topo_t *topo);
  * checked as the status file's is (reached safely from /; mode 0644): the select plugin's last good
  * copy, which it loads when the configured file cannot be read at start-up. 0, or -1 with err. */
 int topoaware_topo_save(const topoaware_topo_t *topo, const char *path, char *err, size_t errlen);
-/* "sha256:<hex>" of the topology, for checking that both sides use the same file. */
+/* "sha256:<hex>" of the topology, for checking that both sides use the same file: its hash, or with
+ * routes a hash of its hash and its routes hash (the rank order reads the routes). */
 const char *topoaware_topo_hash(const topoaware_topo_t *topo);
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo);
 /* 1 if the fabric is rail-optimized (leaf groups of one leaf per rail), else 0. */

@@ -1,11 +1,14 @@
 // Rank order (see rank_order.hpp).
 #include "rank_order.hpp"
 
+#include "route_trace.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <numeric>
 #include <tuple>
+#include <unordered_map>
 
 namespace topoaware {
 
@@ -79,8 +82,7 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     if (leaf >= 0 && size_t(leaf) < up.size() && up[size_t(leaf)] > 0) lg_uplinks_[g] = up[size_t(leaf)];
   }
   uplink_factors(up_gbps);
-  host_mod_.assign(nh, 0);
-  for (size_t h = 0; h < nh; ++h) host_mod_[h] = uint32_t(h) % uint32_t(lg_uplinks_[size_t(host_lg_[h])]);
+  entry_classes();
   lg_class_begin_.assign(lg_hosts_.size() + 1, 0);
   for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_class_begin_[g + 1] = lg_class_begin_[g] + uint32_t(lg_uplinks_[g]);
   class_size_.assign(lg_class_begin_.back(), 0);
@@ -100,6 +102,69 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   for (int h : order) lg_canon_hosts_[size_t(host_lg_[size_t(h)])].push_back(h);
   by_name_.reserve(nh);
   for (size_t h = 0; h < nh; ++h) by_name_.emplace(topo.hosts[h].name, int(h));
+}
+
+// Entry classes. A split part of a job enters a leaf group at its first host: the ring edge into
+// it comes down one of the leaf's uplink cables, and which one the recorded forwarding tables say
+// (a switch forwards by destination LID; OpenSM's ftree gives each destination one spine whatever
+// the source, minhop and updn balance each switch on its own). The class of a host is the position,
+// among its rail-0 leaf's uplink ports, of the port that traffic to it enters the leaf by: the most
+// common one over routes from up to kEntrySources other leaves. Without recorded routes nothing is
+// known of it, and every host is in class 0: the rank order then hands hosts out in canonical order
+// (it never guesses a routing from names or indexes, which a fabric cabled in another order, or a
+// subnet manager that assigns LIDs in its own order, would prove wrong).
+void TopoIndex::entry_classes() {
+  const Topology &t = *topo_;
+  const size_t nh = host_lg_.size();
+  host_mod_.assign(nh, 0);
+  entry_classes_ = false;
+  if (t.routes.empty()) return;
+  constexpr int kEntrySources = 4;
+  std::vector<std::vector<int>> up_ports(t.switches.size());
+  std::unordered_map<uint64_t, int> sw_index;  // Topology::switch_index scans
+  for (size_t i = 0; i < t.switches.size(); ++i) sw_index.emplace(t.switches[i].guid, int(i));
+  auto index_of = [&](uint64_t guid) {
+    auto it = sw_index.find(guid);
+    return it == sw_index.end() ? -1 : it->second;
+  };
+  for (const Link &l : t.links) {
+    const int a = index_of(l.a), b = index_of(l.b);
+    if (a < 0 || b < 0) continue;
+    const int la = t.switches[size_t(a)].level, lb = t.switches[size_t(b)].level;
+    for (const auto &[pa, pb] : l.ports) {
+      if (la == 1 && lb > 1) up_ports[size_t(a)].push_back(pa);
+      if (lb == 1 && la > 1) up_ports[size_t(b)].push_back(pb);
+    }
+  }
+  for (auto &p : up_ports) std::sort(p.begin(), p.end());
+  std::vector<int> sources;  // the first host of each leaf, in host order
+  std::vector<char> seen(t.switches.size(), 0);
+  for (size_t h = 0; h < nh; ++h) {
+    const int leaf = host_leaf_[h];
+    if (leaf >= 0 && !seen[size_t(leaf)] && !t.hosts[h].ports.empty()) seen[size_t(leaf)] = 1, sources.push_back(int(h));
+  }
+  const RouteTracer tracer(t);
+  std::map<int, int> votes;
+  for (size_t h = 0; h < nh; ++h) {
+    const int leaf = host_leaf_[h];
+    if (leaf < 0 || t.hosts[h].ports.empty() || up_ports[size_t(leaf)].size() < 2) continue;
+    votes.clear();
+    int asked = 0;
+    for (int src : sources) {
+      if (host_leaf_[size_t(src)] == leaf) continue;
+      const TracedRoute r = tracer.trace(src, 0, int(h), 0);
+      if (r.ok() && !r.hops.empty() && r.hops.back().sw == leaf) ++votes[r.hops.back().in_port];
+      if (++asked == kEntrySources) break;
+    }
+    int port = -1, most = 0;
+    for (const auto &[p, n] : votes)
+      if (n > most) port = p, most = n;
+    const auto &ups = up_ports[size_t(leaf)];
+    const auto it = std::lower_bound(ups.begin(), ups.end(), port);
+    if (port < 0 || it == ups.end() || *it != port) continue;
+    host_mod_[h] = uint32_t(it - ups.begin()) % uint32_t(lg_uplinks_[size_t(host_lg_[h])]);
+    entry_classes_ = true;
+  }
 }
 
 // Degraded uplinks. A leaf's real uplink bandwidth is the sum of its uplink cables' width x
@@ -390,17 +455,16 @@ void RankOrderer::order_placed(const int *hosts, size_t n, const Layout &layout,
 void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vector<int> &out) {
   const TopoIndex &ix = *index_;
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
-  // over leaf groups enters each of its parts at the part's first host, and under static D-mod-K
-  // routing (up cable = destination index mod K, K = the leaf's uplinks) two flows that leave one
-  // leaf or enter one leaf towards hosts of equal index mod K share a cable. Taking the hosts in
-  // canonical order would enter every leaf group's remainder at the same position (whole segments
-  // first, remainders last), hence the same cable. So the j-th split part of the job enters at the
-  // free host of its piece whose index mod K is nearest at or after (base + j) mod K: the job's
-  // entry points take distinct cables (up to K split parts), and `base`, a hash of the node set,
-  // keeps two jobs from starting on the same cable; a class the job holds whole in the leaf group
-  // comes first (no other job's flow can share its cable). Host indices follow name order (the
-  // stand-in for LIDs). Cost: two passes over the piece's hosts and one over K class sizes per
-  // split part (a piece is one leaf group).
+  // over leaf groups enters each of its parts at the part's first host, and the ring edge into that
+  // host comes down the uplink cable of its entry class (TopoIndex::entry_classes, from the recorded
+  // routes). Taking the hosts in canonical order would enter every leaf group's remainder at the
+  // same position (whole segments first, remainders last), which may share one cable. So the j-th
+  // split part of the job enters at the free host of its piece whose class is nearest at or after
+  // (base + j) mod K (K = the leaf's uplinks): the job's entry points take distinct cables (up to K
+  // split parts), and `base`, a hash of the node set, keeps two jobs from starting on the same
+  // cable; a class the job holds whole in the leaf group comes first (no other job's flow comes
+  // down its cable into the leaf). Without routes there are no classes: canonical order. Cost: two
+  // passes over the piece's hosts and one over K class sizes per split part (a piece is one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
@@ -421,7 +485,7 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
         target = uint32_t((base + split_parts) % k32);
       }
       ++split_parts;
-      if (k32 < 2) continue;  // no uplinks known: canonical order
+      if (k32 < 2 || !ix.has_entry_classes()) continue;  // no uplinks or no routes known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
       // Residue classes the job holds whole in this leaf group: no other job has a host there, so
       // no other job's flow comes down the spine's cable into that class.

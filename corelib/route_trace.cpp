@@ -12,9 +12,17 @@ RouteTracer::RouteTracer(const Topology &topo) : topo_(&topo) {
   const size_t ns = topo.switches.size();
   subnet_.assign(ns, -1);
   lft_.assign(ns, nullptr);
+  // Topology::switch_index scans; a fabric has thousands of switches and links.
+  std::unordered_map<uint64_t, int> sw_index;
+  sw_index.reserve(ns);
+  for (size_t i = 0; i < ns; ++i) sw_index.emplace(topo.switches[i].guid, int(i));
+  auto index_of = [&](uint64_t guid) {
+    auto it = sw_index.find(guid);
+    return it == sw_index.end() ? -1 : it->second;
+  };
   for (size_t n = 0; n < topo.routes.subnets.size(); ++n)
     for (const auto &s : topo.routes.subnets[n].switches) {
-      int i = topo.switch_index(s.guid);
+      int i = index_of(s.guid);
       if (i < 0) continue;  // a switch classification left out (never one that carries hosts)
       subnet_[size_t(i)] = int(n);
       lft_[size_t(i)] = &s;
@@ -28,7 +36,7 @@ RouteTracer::RouteTracer(const Topology &topo) : topo_(&topo) {
       if (hp.sw >= 0) peers_[key(hp.sw, hp.sw_port)] = Peer{Peer::HostPort, int(h), int(p)};
     }
   for (const auto &l : topo.links) {
-    int a = topo.switch_index(l.a), b = topo.switch_index(l.b);
+    int a = index_of(l.a), b = index_of(l.b);
     if (a < 0 || b < 0) continue;  // host cables: done above from the hosts' side
     for (const auto &[pa, pb] : l.ports) {
       peers_[key(a, pa)] = Peer{Peer::Switch, b, pb};

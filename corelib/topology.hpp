@@ -115,6 +115,9 @@ struct Topology {
   // The forwarding tables and LIDs, when discovery read them (routes.hpp); not part of `hash`:
   // a re-route is not a cabling change.
   Routes routes;
+  // What the select and SPANK plugins compare to know they order ranks over the same topology:
+  // `hash`, or with routes (the rank order reads them) "sha256:<hex>" of both hashes. Set with them.
+  std::string placement_hash;
 
   int host_index(const std::string &name) const;  // -1 if absent (binary search: hosts are sorted)
   int switch_index(uint64_t guid) const;           // -1 if absent

@@ -688,6 +688,11 @@ bool find_hash(std::string_view text, size_t from, size_t to, size_t *value, siz
 
 }  // namespace
 
+// Rank order depends on the routes when there are any, so both sides must have the same ones.
+void set_placement_hash(Topology &t) {
+  t.placement_hash = t.routes.empty() ? t.hash : "sha256:" + sha256_hex({t.hash, " ", t.routes.hash});
+}
+
 std::string to_json(Topology &topo) {
   topo.hash.clear();
   topo.routes.hash.clear();
@@ -710,6 +715,7 @@ std::string to_json(Topology &topo) {
   else
     topo.hash = "sha256:" + sha256_hex({now.substr(0, rs.begin), kFileEnd});
   text.insert(v, topo.hash);
+  set_placement_hash(topo);
   return text;
 }
 
@@ -750,6 +756,7 @@ Topology topology_from_json(const std::string &text) {
       r.fail("routes hash " + t.routes.hash + " does not match the routes (" + routes_actual +
              "); the file was edited or damaged: regenerate it with topoaware discover --routes");
   }
+  set_placement_hash(t);
   return t;
 }
 

@@ -234,11 +234,11 @@ ShowModel build_show(const Topology &topo, const ShowInput &in) {
       m.notes.push_back("the select plugin reports a topology problem: " + s.topology_error);
     if (s.topology_hash.empty()) {
       m.notes.push_back("the select plugin has no topology loaded: layout jobs are placed by plain cons_tres");
-    } else if (!t.hash.empty() && s.topology_hash != t.hash) {
+    } else if (!t.placement_hash.empty() && s.topology_hash != t.placement_hash) {
       m.hash_mismatch = true;
       m.notes.push_back("WARNING: the select plugin placed jobs with topology " + short_hash(s.topology_hash) +
                         (s.topology_file.empty() ? "" : " (" + s.topology_file + ")") + ", but " + m.topology_file +
-                        " is " + short_hash(t.hash) +
+                        " is " + short_hash(t.placement_hash) +
                         ": leaf groups, rank orders and costs below are computed over a different fabric "
                         "(give --topology the file slurmctld loaded, or run scontrol reconfigure after "
                         "installing the new one)");

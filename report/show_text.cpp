@@ -315,7 +315,7 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
   }
   if (m.hash_mismatch)
     out += "WARNING: the status file was written with topology " + short_hash(m.status->topology_hash) + ", not " +
-           short_hash(t.hash) + " (" + m.topology_file + ")\n";
+           short_hash(t.placement_hash) + " (" + m.topology_file + ")\n";
   if (j.has_layout && !j.order.empty()) {
     Rows rows = {
         {"NODE", "RANKS", "HOST", "LEAF", "LEAF GROUP", "POD", "TP", "CP", "EP", "DP", "PP"}};

@@ -2,8 +2,12 @@
 // classifier would produce for fat trees, pods, rail-optimized scalable units and oversubscription.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -98,6 +102,95 @@ inline void degrade_leaf(topoaware::Topology &t, int leaf, int width,
       l.width = width;
       l.speed = speed;
     }
+}
+
+// Forwarding tables for a 2-level test topology (leaves, and upper switches cabled to leaves), as a
+// subnet manager might program them, so that the rank order's entry classes come from routes:
+// hosts without ports get one per rail (port p + 1 of their leaf, p their position on it); LIDs
+// are given to host ports in a seeded random order (a subnet manager's order, not names'); the
+// destinations of each leaf are balanced over its uplink cables in LID order, as OpenSM's ftree
+// does: the k-th host LID of leaf D comes down D's uplink cable k mod K (its upper switch sends it
+// there), and every other leaf sends it up one of its cables to that upper switch.
+inline void add_test_routes(topoaware::Topology &t, uint32_t seed) {
+  using namespace topoaware;
+  std::map<int, int> on_leaf;  // switch -> hosts given a port there
+  for (size_t h = 0; h < t.hosts.size(); ++h) {
+    Host &host = t.hosts[h];
+    if (!host.ports.empty() || host.leaf_group < 0) continue;
+    const auto &leaves = t.leaf_groups[size_t(host.leaf_group)].leaves;
+    for (size_t r = 0; r < leaves.size(); ++r) {
+      HcaPort p;
+      p.ca_guid = 0x700000 + h * 16 + r;
+      p.port = 1;
+      p.rail = int(r);
+      p.sw = leaves[r];
+      p.sw_port = 1 + on_leaf[leaves[r]]++;
+      host.ports.push_back(p);
+    }
+  }
+  std::vector<std::pair<int, int>> ports;  // (host, port index)
+  for (size_t h = 0; h < t.hosts.size(); ++h)
+    for (size_t p = 0; p < t.hosts[h].ports.size(); ++p) ports.emplace_back(int(h), int(p));
+  std::mt19937 rng(seed);
+  std::shuffle(ports.begin(), ports.end(), rng);
+  const uint16_t first = uint16_t(t.switches.size() + 1);
+  std::vector<std::vector<uint16_t>> lid(t.hosts.size());
+  for (size_t i = 0; i < ports.size(); ++i) {
+    auto &v = lid[size_t(ports[i].first)];
+    v.resize(t.hosts[size_t(ports[i].first)].ports.size());
+    v[size_t(ports[i].second)] = uint16_t(first + i);
+  }
+  const size_t top = first + ports.size();
+  std::map<uint64_t, int> index;
+  for (size_t i = 0; i < t.switches.size(); ++i) index[t.switches[i].guid] = int(i);
+  std::vector<std::vector<int>> up(t.switches.size());       // leaf -> uplink ports, sorted
+  std::map<std::pair<int, int>, std::pair<int, int>> peer;   // (switch, port) -> (switch, port)
+  for (const Link &l : t.links) {
+    if (!index.count(l.a) || !index.count(l.b)) continue;
+    int a = index[l.a], b = index[l.b];
+    for (auto [pa, pb] : l.ports) {
+      if (t.switches[size_t(a)].level > t.switches[size_t(b)].level) std::swap(a, b), std::swap(pa, pb);
+      up[size_t(a)].push_back(pa);
+      peer[{a, pa}] = {b, pb};
+      peer[{b, pb}] = {a, pa};
+    }
+  }
+  for (auto &u : up) std::sort(u.begin(), u.end());
+  std::map<int, std::vector<uint16_t>> by_leaf;  // leaf -> its host LIDs, sorted
+  for (size_t h = 0; h < t.hosts.size(); ++h)
+    for (size_t p = 0; p < t.hosts[h].ports.size(); ++p) by_leaf[t.hosts[h].ports[p].sw].push_back(lid[h][p]);
+  for (auto &[leaf, lids] : by_leaf) std::sort(lids.begin(), lids.end());
+  std::vector<SwitchLft> lfts;
+  for (size_t s = 0; s < t.switches.size(); ++s) {
+    lfts.push_back({t.switches[s].guid, uint16_t(s + 1), std::vector<uint8_t>(top, kNoRoute)});
+    lfts.back().out[s + 1] = 0;
+  }
+  for (size_t h = 0; h < t.hosts.size(); ++h)
+    for (size_t p = 0; p < t.hosts[h].ports.size(); ++p) {
+      const HcaPort &hp = t.hosts[h].ports[p];
+      const uint16_t l = lid[h][p];
+      lfts[size_t(hp.sw)].out[l] = uint8_t(hp.sw_port);
+      const auto &d_up = up[size_t(hp.sw)];
+      if (d_up.empty()) continue;
+      const auto &lids = by_leaf[hp.sw];
+      const size_t k = size_t(std::lower_bound(lids.begin(), lids.end(), l) - lids.begin());
+      const auto [spine, spine_port] = peer[{hp.sw, d_up[k % d_up.size()]}];
+      lfts[size_t(spine)].out[l] = uint8_t(spine_port);
+      for (size_t s = 0; s < t.switches.size(); ++s) {
+        if (int(s) == hp.sw || t.switches[s].level != 1) continue;
+        std::vector<int> to_spine;
+        for (int u : up[s])
+          if (peer[{int(s), u}].first == spine) to_spine.push_back(u);
+        if (!to_spine.empty()) lfts[s].out[l] = uint8_t(to_spine[k % to_spine.size()]);
+      }
+    }
+  Subnet sn;
+  sn.switches = std::move(lfts);
+  for (size_t h = 0; h < t.hosts.size(); ++h)
+    for (size_t p = 0; p < t.hosts[h].ports.size(); ++p)
+      sn.ports.push_back({t.hosts[h].ports[p].ca_guid, t.hosts[h].ports[p].port, lid[h][p], 0});
+  t.routes.subnets.push_back(std::move(sn));
+  t.routes.canonicalize();
 }
 
 }  // namespace enginetest

@@ -107,15 +107,12 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
   }
   ref_pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
-  // over leaf groups enters each of its parts at the part's first host, and under static D-mod-K
-  // routing (up cable = destination index mod K, K = the leaf's uplinks) two flows that leave one
-  // leaf or enter one leaf towards hosts of equal index mod K share a cable. Taking the hosts in
-  // canonical order would enter every leaf group's remainder at the same position (whole segments
-  // first, remainders last), hence the same cable. So the j-th split part of the job enters at the
-  // free host of its piece whose index mod K is nearest at or after (base + j) mod K: the job's
-  // entry points take distinct cables (up to K split parts), and `base`, a hash of the node set,
-  // keeps two jobs from starting on the same cable; a class the job holds whole in the leaf group
-  // comes first. Host indices follow name order (the stand-in for LIDs).
+  // over leaf groups enters each of its parts at the part's first host, whose ring edge comes down
+  // the uplink of the host's entry class (from the recorded routes). So the j-th split part of the
+  // job enters at the free host of its piece whose class is nearest at or after (base + j) mod K:
+  // the job's entry points take distinct cables (up to K split parts), and `base`, a hash of the
+  // node set, keeps two jobs from starting on the same cable; a class the job holds whole in the
+  // leaf group comes first. Without routes (no classes) canonical order.
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(sorted_.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
@@ -129,17 +126,17 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
       const uint32_t pc = packing_.parts[q].piece;
       const uint64_t K = uint64_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));
       const uint64_t target = (base + split_parts++) % K;
-      if (K < 2) continue;  // no uplinks known: canonical order
+      if (K < 2 || !ix.has_entry_classes()) continue;  // no uplinks or routes known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
       // residue classes of the leaf group the job holds whole come first
       std::vector<int> others(K, 0);
-      for (int h : ix.leaf_group_hosts(pieces_[pc].leaf_group)) ++others[uint64_t(h) % K];
-      for (uint32_t i = piece_start_[pc]; i < end; ++i) --others[uint64_t(sorted_[i]) % K];
+      for (int h : ix.leaf_group_hosts(pieces_[pc].leaf_group)) ++others[ix.host_uplink_mod(h)];
+      for (uint32_t i = piece_start_[pc]; i < end; ++i) --others[ix.host_uplink_mod(sorted_[i])];
       uint32_t best = UINT32_MAX;
       uint64_t best_d = UINT64_MAX;
       for (uint32_t i = piece_start_[pc]; i < end; ++i) {
         if (used_[i]) continue;
-        const uint64_t r = uint64_t(sorted_[i]) % K;
+        const uint64_t r = ix.host_uplink_mod(sorted_[i]);
         const uint64_t d = (others[r] != 0 ? K : 0) + (r + K - target) % K;
         if (d < best_d) best_d = d, best = i;
       }

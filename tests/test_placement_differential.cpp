@@ -22,8 +22,9 @@ struct Fabric {
   bool uplinks;
 };
 
-// One spine above every leaf with K cables each, K varying between leaves (2..17), so that the
-// rank order's D-mod-K entry choice runs (without uplinks it keeps canonical order).
+// One spine above every leaf with K cables each, K varying between leaves (2..17), and forwarding
+// tables over them, so that the rank order's entry choice runs (without uplinks or routes it keeps
+// canonical order).
 void add_uplinks(Topology &t) {
   Switch spine;
   spine.level = 2;
@@ -84,8 +85,9 @@ void test_engine_matches_reference(void **) {
   int trial = 0, placed = 0, partial_groups = 0;
   for (const Fabric &f : fabrics) {
     Topology t = enginetest::make_topology(f.pods, f.groups, f.hosts, f.rails);
-    if (f.uplinks) add_uplinks(t);
+    if (f.uplinks) add_uplinks(t), enginetest::add_test_routes(t, uint32_t(trial + 11));
     TopoIndex ix(t);
+    assert_true(ix.has_entry_classes() == f.uplinks);
     const int n = ix.host_count();
     // Slurm's node table: the topology's names shuffled, plus two unknown ones
     std::vector<std::string> names;
@@ -153,8 +155,9 @@ void test_rank_order_matches_reference(void **) {
   for (const Fabric &f : {Fabric{4, 4, 8, 1, true}, Fabric{2, 4, 8, 2, true}, Fabric{6, 16, 32, 1, true},
                           Fabric{3, 5, 7, 1, false}}) {
     Topology t = enginetest::make_topology(f.pods, f.groups, f.hosts, f.rails);
-    if (f.uplinks) add_uplinks(t);
+    if (f.uplinks) add_uplinks(t), enginetest::add_test_routes(t, 5);
     TopoIndex ix(t);
+    assert_true(ix.has_entry_classes() == f.uplinks);
     RankOrderer fast(ix);
     reference::RefOrderer ref(ix);
     std::vector<int> all(size_t(ix.host_count()));

@@ -10,6 +10,7 @@
 #include "engine_topologies.hpp"
 #include "generator.hpp"
 #include "rank_order.hpp"
+#include "route_trace.hpp"
 
 using namespace topoaware;
 using Names = std::vector<std::string>;
@@ -151,31 +152,47 @@ void test_rail_groups(void **) {
   assert_names(got, {"n0001", "n0002", "n0007", "n0008"});
 }
 
-// The entry hosts (first host of each split part) of a job on hosts 0..held-1 of every leaf of a
-// 4 x 8 fat tree with 4 uplinks per leaf.
-std::vector<int> split_entries(int held, const Layout &layout) {
+// The entry classes (of the first host of each split part) of a job on hosts 0..held-1 of every
+// leaf of a 4 x 8 fat tree with 4 uplinks per leaf, with forwarding tables when `routed` (LIDs in a
+// random order, so that a host's class has nothing to do with its index or name).
+std::vector<uint32_t> split_entries(int held, const Layout &layout, bool routed = true) {
   FatTreeSpec s;
   s.leaves = 4;
   s.hosts_per_leaf = 8;
   s.uplinks_per_leaf = 4;
   s.spines = 2;
-  const Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  if (routed) enginetest::add_test_routes(t, 3);
   TopoIndex ix(t);
+  assert_true(ix.has_entry_classes() == routed);
   for (int g = 0; g < ix.leaf_group_count(); ++g) assert_int_equal(ix.leaf_group_uplinks(g), 4);
+  // The job's hosts: on each leaf, `held` of them, one of each entry class first (with routes), in
+  // name order (without).
   std::vector<int> set;
-  for (int leaf = 0; leaf < 4; ++leaf)
-    for (int k = 0; k < held; ++k) set.push_back(leaf * 8 + k);
+  for (int g = 0; g < ix.leaf_group_count(); ++g) {
+    std::vector<int> hosts = ix.leaf_group_hosts(g);
+    if (routed)
+      std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) {
+        const auto rank = [&](int h) {  // the first host of each class, then the others
+          for (int o : ix.leaf_group_hosts(g))
+            if (ix.host_uplink_mod(o) == ix.host_uplink_mod(h)) return o == h ? 0 : 1;
+          return 1;
+        };
+        return rank(a) < rank(b);
+      });
+    for (int k = 0; k < held; ++k) set.push_back(hosts[size_t(k)]);
+  }
   RankOrderer ro(ix);
   std::vector<int> out;
   ro.order(set, layout, out);
   const Packing &pk = ro.packing();
-  std::vector<int> entries;
+  std::vector<uint32_t> entries;
   size_t node = 0;
   for (uint32_t seg = 0; seg < pk.segments(); ++seg) {
     const bool split = pk.begin[seg + 1] - pk.begin[seg] > 1;
     for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
       const int entry = out[node];
-      if (split) entries.push_back(entry);
+      if (split) entries.push_back(routed ? ix.host_uplink_mod(entry) : uint32_t(entry));
       for (uint32_t k = 0; k < pk.parts[q].count; ++k)
         assert_int_equal(ix.host_leaf_group(out[node + k]), ix.host_leaf_group(entry));
       node += pk.parts[q].count;
@@ -183,30 +200,102 @@ std::vector<int> split_entries(int held, const Layout &layout) {
   }
   std::vector<int> so = out, ss = set;
   std::sort(so.begin(), so.end());
+  std::sort(ss.begin(), ss.end());
   assert_true(so == ss);
   return entries;
 }
 
-// Under D-mod-K (cable = destination index mod K) a flow into a leaf comes down the spine cable
-// of its destination's residue class (h, h + 4 on 4 uplinks). Hosts 0-3 of every leaf hold no
-// class whole; rings of 8 (tp=8 pp=2 dp=8) over two leaves each: the 4 split parts enter at 4
-// distinct residues, not all at the same position.
-void test_split_entries_staggered(void **) {
-  std::vector<int> residues;
-  for (int e : split_entries(4, L(8, 2, 8))) residues.push_back(e % 4);
-  assert_int_equal(residues.size(), 4);
-  std::sort(residues.begin(), residues.end());
-  assert_true(std::unique(residues.begin(), residues.end()) == residues.end());  // 4 distinct cables
+// The routes give each host the uplink its incoming traffic takes (its entry class), not its index:
+// with LIDs in a random order some host's class differs from its index mod 4.
+void test_entry_classes_from_routes(void **) {
+  FatTreeSpec s;
+  s.leaves = 4;
+  s.hosts_per_leaf = 8;
+  s.uplinks_per_leaf = 4;
+  s.spines = 2;
+  Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  enginetest::add_test_routes(t, 3);
+  TopoIndex ix(t);
+  assert_true(ix.has_entry_classes());
+  RouteTracer tr(t);
+  int differ = 0;
+  for (int h = 0; h < ix.host_count(); ++h) {
+    differ += ix.host_uplink_mod(h) != uint32_t(h % 4);
+    // The class is where a route from another leaf enters the host's leaf (ports sorted: 33..36).
+    const int other = (h + 8) % 32;
+    TracedRoute r = tr.trace(other, 0, h, 0);
+    assert_true(r.ok());
+    std::vector<int> ups;
+    for (const Link &l : t.links)
+      for (auto [pa, pb] : l.ports) {
+        if (t.switch_index(l.a) == t.hosts[size_t(h)].leaf && t.switch_index(l.b) >= 0) ups.push_back(pa);
+        if (t.switch_index(l.b) == t.hosts[size_t(h)].leaf && t.switch_index(l.a) >= 0) ups.push_back(pb);
+      }
+    std::sort(ups.begin(), ups.end());
+    assert_int_equal(ix.host_uplink_mod(h), std::lower_bound(ups.begin(), ups.end(), r.hops.back().in_port) - ups.begin());
+  }
+  assert_true(differ > 0);
 }
 
-// Hosts 0-5 of every leaf hold classes 0 and 1 whole (hosts 0, 1, 4, 5) and 2 and 3 in part;
-// rings of 4 (tp=8 pp=6 dp=4): one whole ring per leaf, the four remainders of 2 form two rings
-// over two leaves each. They enter by the classes the job holds, whose cables no other job's
-// flows come down.
-void test_split_entries_by_held_classes(void **) {
-  const std::vector<int> entries = split_entries(6, L(8, 6, 4));
+// Rings of 8 (tp=8 pp=2 dp=8) over two leaves each, on 4 hosts of every leaf, one of each entry
+// class: the 4 split parts enter by 4 distinct classes (4 distinct uplink cables), not all by one.
+void test_split_entries_staggered(void **) {
+  std::vector<uint32_t> classes = split_entries(4, L(8, 2, 8));
+  assert_int_equal(classes.size(), 4);
+  std::sort(classes.begin(), classes.end());
+  assert_true(std::unique(classes.begin(), classes.end()) == classes.end());  // 4 distinct cables
+}
+
+// Without recorded routes nothing is guessed: each split part starts at its leaf's first host of
+// the job in canonical order (name order here).
+void test_split_entries_canonical_without_routes(void **) {
+  const std::vector<uint32_t> entries = split_entries(4, L(8, 2, 8), false);
   assert_int_equal(entries.size(), 4);
-  for (int e : entries) assert_true(e % 4 == 0 || e % 4 == 1);
+  for (uint32_t e : entries) assert_true(e % 8 == 0 || e % 8 == 2);  // the first host of a part
+}
+
+// Hosts 0-5 of every leaf; rings of 4 (tp=8 pp=6 dp=4): one whole ring per leaf, the four
+// remainders of 2 form two rings over two leaves each. They enter by classes the job holds whole
+// in the leaf (no other job's host there, so no other job's flow comes down that cable).
+void test_split_entries_by_held_classes(void **) {
+  FatTreeSpec s;
+  s.leaves = 4;
+  s.hosts_per_leaf = 8;
+  s.uplinks_per_leaf = 4;
+  s.spines = 2;
+  Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  enginetest::add_test_routes(t, 3);
+  TopoIndex ix(t);
+  // Classes held whole on each leaf by the job's hosts (the first 6 of each leaf).
+  std::vector<std::vector<int>> whole(4, std::vector<int>(4, 0));
+  for (int g = 0; g < 4; ++g) {
+    const auto &hosts = ix.leaf_group_hosts(g);
+    for (size_t k = 0; k < hosts.size(); ++k) whole[size_t(g)][ix.host_uplink_mod(hosts[k])] += k < 6 ? 0 : 1;
+  }
+  bool any_whole = false;
+  for (const auto &w : whole)
+    for (int c : w) any_whole = any_whole || c == 0;
+  assert_true(any_whole);
+  RankOrderer ro(ix);
+  std::vector<int> set, out;
+  for (int g = 0; g < 4; ++g)
+    for (int k = 0; k < 6; ++k) set.push_back(ix.leaf_group_hosts(g)[size_t(k)]);
+  ro.order(set, L(8, 6, 4), out);
+  const Packing &pk = ro.packing();
+  size_t node = 0;
+  int entries = 0;
+  for (uint32_t seg = 0; seg < pk.segments(); ++seg)
+    for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
+      const int e = out[node];
+      const int g = ix.host_leaf_group(e);
+      const bool held_class_exists = std::count(whole[size_t(g)].begin(), whole[size_t(g)].end(), 0) > 0;
+      if (pk.begin[seg + 1] - pk.begin[seg] > 1) {
+        ++entries;
+        if (held_class_exists) assert_int_equal(whole[size_t(g)][ix.host_uplink_mod(e)], 0);
+      }
+      node += pk.parts[q].count;
+    }
+  assert_int_equal(entries, 4);
 }
 
 void test_order_independent(void **) {
@@ -269,7 +358,9 @@ int main() {
       cmocka_unit_test(test_cross_pod),        cmocka_unit_test(test_tp_pp_dp_chain),
       cmocka_unit_test(test_segment_larger_than_leaf_group), cmocka_unit_test(test_rail_groups),
       cmocka_unit_test(test_order_independent), cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_entry_classes_from_routes),
       cmocka_unit_test(test_split_entries_staggered),
+      cmocka_unit_test(test_split_entries_canonical_without_routes),
       cmocka_unit_test(test_split_entries_by_held_classes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

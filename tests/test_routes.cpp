@@ -340,6 +340,12 @@ static void test_json_hashes(void **) {
   to_json(rerouted);
   assert_true(rerouted.hash == routed.hash);
   assert_false(rerouted.routes.hash == routed.routes.hash);
+  // What the plugins compare: the cabling hash without routes; with routes (the rank order reads
+  // them) a hash of both, which a re-route changes; read back the same.
+  assert_true(bare.placement_hash == bare.hash);
+  assert_false(routed.placement_hash == routed.hash);
+  assert_false(rerouted.placement_hash == routed.placement_hash);
+  assert_true(back.placement_hash == routed.placement_hash);
   // Edited routes are refused by their own hash, edited cabling by the file's.
   std::string edited = text;
   size_t at = edited.find("\"lft\": \"") + 9;

@@ -10,9 +10,9 @@
 FUZZ_CXX = clang++
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
-FUZZ_NAMES = ibnetdiscover topology_json config options status hostlist
+FUZZ_NAMES = ibnetdiscover topology_json config options status hostlist lft_dump
 FUZZ_BINS = tests/fuzz/fuzz_ibnetdiscover tests/fuzz/fuzz_topology_json tests/fuzz/fuzz_config \
-  tests/fuzz/fuzz_options tests/fuzz/fuzz_status tests/fuzz/fuzz_hostlist
+  tests/fuzz/fuzz_options tests/fuzz/fuzz_status tests/fuzz/fuzz_hostlist tests/fuzz/fuzz_lft_dump
 FUZZ_OBJDIR = tests/fuzz/obj
 # Objects: -fsanitize=fuzzer-no-link instruments for coverage without libFuzzer's main().
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -28,13 +28,14 @@ FUZZ_LINKLIBS = $(CRYPTO_LIBS)
 # call, the ibnetdiscover parser and the plugins' plain-C environment reader.
 FUZZ_LIB_CXX_SRCS = $(filter %.cpp,$(corelib_libtopoaware_core_la_SOURCES)) \
   capi/layout_c.cpp capi/c_api.cpp capi/status_c.cpp \
-  discovery/ibnetdiscover_parser.cpp
+  discovery/ibnetdiscover_parser.cpp discovery/lft_dump.cpp discovery/generator.cpp
 FUZZ_LIB_C_SRCS = plugins/common/ta_env.c
 FUZZ_LIB_OBJS = $(FUZZ_LIB_CXX_SRCS:%.cpp=$(FUZZ_OBJDIR)/%.o) $(FUZZ_LIB_C_SRCS:%.c=$(FUZZ_OBJDIR)/%.o)
 FUZZ_LIB = $(FUZZ_OBJDIR)/libtopoaware_fuzz.a
 # Every header they may include: a changed header rebuilds everything (coarse, but always right).
 FUZZ_HDRS = $(wildcard $(top_srcdir)/corelib/*.hpp $(top_srcdir)/capi/*.h $(top_srcdir)/capi/*.hpp \
-  $(top_srcdir)/discovery/ibnetdiscover_parser.hpp $(top_srcdir)/plugins/common/ta_env.h \
+  $(top_srcdir)/discovery/ibnetdiscover_parser.hpp $(top_srcdir)/discovery/lft_dump.hpp \
+  $(top_srcdir)/discovery/generator.hpp $(top_srcdir)/plugins/common/ta_env.h \
   $(top_srcdir)/tests/fuzz/*.hpp)
 
 fuzz:
@@ -67,5 +68,5 @@ clean-local: fuzz-clean
 
 EXTRA_DIST += tests/fuzz/FUZZING.md tests/fuzz/run-fuzz.sh tests/fuzz/fuzz_common.hpp \
   tests/fuzz/fuzz_ibnetdiscover.cpp tests/fuzz/fuzz_topology_json.cpp tests/fuzz/fuzz_config.cpp \
-  tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp \
+  tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp tests/fuzz/fuzz_lft_dump.cpp \
   tests/fuzz/dict tests/fuzz/seeds tests/fuzz/regressions

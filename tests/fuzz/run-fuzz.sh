@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist)
+[ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist lft_dump)
 build=$(cd "$build" 2>/dev/null && pwd) ||
   { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
 work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
@@ -66,7 +66,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Per target: longest input, dictionary, and seed folders (fixtures are read in place).
 max_len() {
   case $1 in
-    topology_json) echo 16384 ;; ibnetdiscover|status) echo 8192 ;; config) echo 4096 ;;
+    topology_json|lft_dump) echo 16384 ;; ibnetdiscover|status) echo 8192 ;; config) echo 4096 ;;
     options) echo 1024 ;; hostlist) echo 512 ;;
   esac
 }
