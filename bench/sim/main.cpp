@@ -64,6 +64,7 @@ struct Config {
   int seeds;
   int jobs;
   bool target = false;
+  std::string topology;  // FAMILY:NODES[:LOAD]@FILE: the cluster read from this topology.json
 };
 
 std::string cfg_name(const Config &c) {
@@ -241,6 +242,9 @@ std::vector<TraceJob> replay_workload(const Cluster &c, double load, int seed) {
 int main(int argc, char **argv) {
   std::string mode = "default", out = "bench/results", snap_dir, policy_list;
   int seeds = 5, jobs = 0, snap_count = 8;
+  // Seeds first_seed .. first_seed + seeds - 1: rules are tuned on low seeds and reported on seeds
+  // never used while tuning (e.g. --first-seed 101).
+  int first_seed = 1;
   bool optimum = true, replay = false;
   double jitter = 0;
   uint64_t jitter_seed = 1;
@@ -250,6 +254,7 @@ int main(int argc, char **argv) {
     if (a == "--quick") mode = "quick";
     else if (a == "--full") mode = "full";
     else if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
+    else if (a == "--first-seed" && i + 1 < argc) first_seed = std::atoi(argv[++i]);
     else if (a == "--jobs" && i + 1 < argc) jobs = std::atoi(argv[++i]);
     else if (a == "--out" && i + 1 < argc) out = argv[++i];
     else if (a == "--config" && i + 1 < argc) custom.push_back(argv[++i]);
@@ -271,8 +276,9 @@ int main(int argc, char **argv) {
       }
     } else {
       std::fprintf(stderr,
-                   "usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]\n"
-                   "                     [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]\n"
+                   "usage: placement_sim [--quick|--full] [--seeds N] [--first-seed N] [--jobs N] [--out DIR]\n"
+                   "                     [--config FAMILY:NODES[:LOAD][@TOPOLOGY.json]]... [--policies P,Q,..]\n"
+                   "                     [--no-optimum]\n"
                    "                     [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]\n"
                    "                     [--jitter SEC[:SEED]]\n");
       return 2;
@@ -284,14 +290,17 @@ int main(int argc, char **argv) {
     mode = "custom";
     for (const std::string &spec : custom) {
       Config cf{"", 0, 0.9, true, seeds, J(600)};
-      const size_t a = spec.find(':'), b = spec.find(':', a == std::string::npos ? a : a + 1);
+      const size_t at = spec.find('@');
+      if (at != std::string::npos) cf.topology = spec.substr(at + 1);
+      const std::string head = spec.substr(0, at);
+      const size_t a = head.find(':'), b = head.find(':', a == std::string::npos ? a : a + 1);
       if (a == std::string::npos) {
-        std::fprintf(stderr, "placement_sim: --config FAMILY:NODES[:LOAD], not '%s'\n", spec.c_str());
+        std::fprintf(stderr, "placement_sim: --config FAMILY:NODES[:LOAD][@TOPOLOGY.json], not '%s'\n", spec.c_str());
         return 2;
       }
-      cf.family = spec.substr(0, a);
-      cf.nodes = std::atoi(spec.substr(a + 1, b - a - 1).c_str());
-      if (b != std::string::npos) cf.load = std::atof(spec.substr(b + 1).c_str());
+      cf.family = head.substr(0, a);
+      cf.nodes = std::atoi(head.substr(a + 1, b - a - 1).c_str());
+      if (b != std::string::npos) cf.load = std::atof(head.substr(b + 1).c_str());
       cfgs.push_back(cf);
     }
   } else if (mode == "quick") {
@@ -365,7 +374,7 @@ int main(int argc, char **argv) {
   for (const Config &cf : cfgs) {
     std::unique_ptr<Cluster> c;
     try {
-      c = make_cluster(cf.family, cf.nodes);
+      c = cf.topology.empty() ? make_cluster(cf.family, cf.nodes) : load_cluster(cf.family, cf.nodes, cf.topology);
       if (replay) replay_workload(*c, cf.load, 1);  // throws if the replay's generator cannot fill it
     } catch (const std::exception &e) {
       std::printf("# skip %s: %s\n", cfg_name(cf).c_str(), e.what());
@@ -378,7 +387,7 @@ int main(int argc, char **argv) {
       if (std::system(("mkdir -p '" + cdir + "'").c_str()) != 0) return 1;
       write_file_atomic(cdir + "/topology.json", to_json(c->topo));
     }
-    for (int seed = 1; seed <= cf.seeds; ++seed) {
+    for (int seed = first_seed; seed < first_seed + cf.seeds; ++seed) {
       const auto trace = replay ? replay_workload(*c, cf.load, seed)
                                 : make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
       std::map<std::string, std::pair<Summary, SimResult>> res;
