@@ -351,6 +351,34 @@ void test_task_plan(void **) {
   in.self = "n0009";
   assert_null(topoaware_task_plan(&in, err, sizeof err));
   in.self = "n0002";
+  // What a client may send in the step's environment is bounded in bytes, not only in names (task_c.h):
+  // a long prefix over a wide range, a list longer than the plugin reads, a huge CUDA_VISIBLE_DEVICES.
+  const std::string wide = std::string(256, 'y') + "[1-131072]", huge = std::string(1u << 20, 'y') + "[1-131072]";
+  for (const std::string *list : {&wide, &huge}) {
+    in.nodelist = list->c_str();
+    assert_null(topoaware_task_plan(&in, err, sizeof err));
+    assert_non_null(std::strstr(err, "take more than 16777216 bytes"));
+    topoaware_job_in_t job = {};
+    job.topology_path = topo.c_str();
+    job.nodelist = list->c_str();
+    job.layout = &l;
+    assert_null(topoaware_job_map(&job, err, sizeof err));
+    assert_non_null(std::strstr(err, "take more than 16777216 bytes"));
+  }
+  const std::string too_long(TOPOAWARE_NODELIST_MAX_LEN + 1, 'n');
+  in.nodelist = too_long.c_str();
+  assert_null(topoaware_task_plan(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "the node list is longer than 4194304 bytes"));
+  in.nodelist = "n[0001-0002]";
+  std::string cvd = "0";
+  while (cvd.size() <= TOPOAWARE_CVD_MAX_LEN) cvd += ",0";
+  in.cuda_visible_devices = cvd.c_str();
+  p = topoaware_task_plan(&in, err, sizeof err);
+  assert_non_null(p);
+  assert_null(var(p, "CUDA_VISIBLE_DEVICES"));
+  assert_non_null(std::strstr(topoaware_task_plan_note(p), "CUDA_VISIBLE_DEVICES is longer than 65536 bytes"));
+  topoaware_task_plan_free(p);
+  in.cuda_visible_devices = "0,1,2,3";
   in.topology_path = "/nonexistent/topology.json";
   assert_null(topoaware_task_plan(&in, err, sizeof err));
   unlink(topo.c_str());
