@@ -736,6 +736,30 @@ void test_job_dir(void **) {
   assert_int_equal(st.st_uid, 0);
   assert_int_equal(topoaware_job_dir_remove(sfd, 0, err, sizeof err), -1);
 
+  // A wide and deep tree with links out of it: the epilog's walk is bounded in entries and in time,
+  // says what it left, never follows a link, and a later run removes the rest.
+  assert_int_equal(topoaware_job_dir_create(sfd, 11, kUser, kGroup, err, sizeof err), 0);
+  const std::string wide = d + "/job.11";
+  std::string level = wide;
+  for (int depth = 0; depth < 20; depth++) {
+    for (int i = 0; i < 150; i++) std::ofstream(level + "/f" + std::to_string(i)) << i;
+    assert_int_equal(symlink(victim_dir.c_str(), (level + "/outside").c_str()), 0);
+    assert_int_equal(symlink(victim.c_str(), (level + "/victim").c_str()), 0);
+    level += "/sub";
+    assert_int_equal(mkdir(level.c_str(), 0700), 0);
+  }
+  assert_int_equal(topoaware_job_dir_remove_bounded(sfd, 11, 1000, 60000, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "stopped: more than 1000 entries"));
+  assert_non_null(std::strstr(err, "(1001 entries looked at)"));
+  assert_int_equal(lstat(wide.c_str(), &st), 0);
+  assert_int_equal(st.st_uid, 0);  // taken back, left for a later run
+  assert_int_equal(topoaware_job_dir_remove_bounded(sfd, 11, 1000000, 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "took longer than its time bound"));
+  assert_int_equal(topoaware_job_dir_remove(sfd, 11, err, sizeof err), 0);
+  assert_int_equal(lstat(wide.c_str(), &st), -1);
+  assert_string_equal(slurp(victim).c_str(), "keep me\n");
+  assert_int_equal(std::distance(std::filesystem::directory_iterator(victim_dir), {}), 1);
+
   close(sfd);
   std::filesystem::remove_all(d);
   std::filesystem::remove_all(victim_dir);

@@ -213,7 +213,8 @@ static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uin
   }
   t->hash = ta_expected_hash(sp, job_id);
   if (t->hash) ta_placed_order(job_id, t);
-  t->order = ta_getenv_max(sp, "CUDA_DEVICE_ORDER", TOPOAWARE_SHORT_VAR_MAX_LEN, NULL);
+  t->order = ta_getenv_max(sp, "CUDA_DEVICE_ORDER", TOPOAWARE_SHORT_VAR_MAX_LEN, &too_long);
+  if (too_long) t->order = strdup("(too long to read)"); /* set, and not PCI_BUS_ID: no GPU hints */
   ta_topology_path(t->topo, sizeof(t->topo));
   t->in.topology_path = t->topo;
   t->in.expected_hash = t->hash;
