@@ -46,8 +46,8 @@ struct ByteBudget {
   size_t used = 0, max = 0;
   void take(const std::string &list, uint64_t bytes) {
     if (bytes > max - used)
-      fail(list, "the names take more than " + std::to_string(max) + " bytes (" + std::to_string(used) +
-                     " so far, " + std::to_string(bytes) + " more)");
+      fail(list, "the names take more than " + std::to_string(max) + " bytes (" + std::to_string(used) + " so far, " +
+                     std::to_string(bytes) + " more)");
     used += size_t(bytes);
   }
 };

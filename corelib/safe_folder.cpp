@@ -218,14 +218,17 @@ int open_log_safely(const std::string &path) {
   close(dir_fd);
   if (fd < 0)
     throw std::runtime_error(path + ": cannot open it to append: " +
-                             (e == ELOOP ? "it is a symbolic link, never followed"
+                             (e == ELOOP   ? "it is a symbolic link, never followed"
                               : e == ENXIO ? "it is a FIFO"
                                            : std::strerror(e)));
   // Checked again on the descriptor: the name may have changed since fstatat.
   std::string why;
-  if (fstat(fd, &st) != 0) why = std::string("cannot stat it: ") + std::strerror(errno);
-  else if (!S_ISREG(st.st_mode)) why = std::string("it is ") + kind_of(st.st_mode) + "; only a regular file is";
-  else if (st.st_nlink > 1) why = "it has " + std::to_string(st.st_nlink) + " names (hard links); only a file with one is";
+  if (fstat(fd, &st) != 0)
+    why = std::string("cannot stat it: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    why = std::string("it is ") + kind_of(st.st_mode) + "; only a regular file is";
+  else if (st.st_nlink > 1)
+    why = "it has " + std::to_string(st.st_nlink) + " names (hard links); only a file with one is";
   if (why.empty()) return fd;
   close(fd);
   throw std::runtime_error(path + ": not appended to: " + why);

@@ -57,7 +57,8 @@ struct Removal {
   bool next(const std::string &path) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    const bool late = now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec);
+    const bool late =
+        now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec);
     if (++seen <= max_entries && !late) return true;
     stopped = true;
     note_left(path, late ? "stopped: the removal took longer than its time bound"

@@ -178,7 +178,7 @@ void round_trip(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compress_cases), cmocka_unit_test(compress_rejects), cmocka_unit_test(expand_cases),
-      cmocka_unit_test(expand_errors),  cmocka_unit_test(expand_byte_cap), cmocka_unit_test(round_trip),
+      cmocka_unit_test(expand_errors),  cmocka_unit_test(expand_byte_cap),  cmocka_unit_test(round_trip),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

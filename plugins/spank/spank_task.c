@@ -110,7 +110,8 @@ static void ta_batch_step(spank_t sp, uint32_t job_id) {
   }
   nodes = ta_getenv_max(sp, "SLURM_JOB_NODELIST", TOPOAWARE_NODELIST_MAX_LEN, &too_long);
   if (!nodes) {
-    snprintf(err, sizeof(err), too_long ? "SLURM_JOB_NODELIST is longer than %u bytes" : "SLURM_JOB_NODELIST is not set",
+    snprintf(err, sizeof(err),
+             too_long ? "SLURM_JOB_NODELIST is longer than %u bytes" : "SLURM_JOB_NODELIST is not set",
              TOPOAWARE_NODELIST_MAX_LEN);
     goto fail;
   }
