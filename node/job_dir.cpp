@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NO
 struct Removal {
   dev_t dev = 0;  // the file system it must stay on
   uint64_t seen = 0, max_entries = 0, left = 0;
+  uint32_t max_ms = 0;
   struct timespec deadline {};
   bool stopped = false;  // a bound was reached: the walk ends
   std::string first_left;
@@ -61,7 +63,7 @@ struct Removal {
         now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec);
     if (++seen <= max_entries && !late) return true;
     stopped = true;
-    note_left(path, late ? "stopped: the removal took longer than its time bound"
+    note_left(path, late ? "stopped: the removal took longer than " + std::to_string(max_ms) + " ms"
                          : "stopped: more than " + std::to_string(max_entries) + " entries");
     return false;
   }
@@ -75,20 +77,20 @@ bool remove_entry(int parent_fd, const char *name, const std::string &path, int 
 bool empty_folder(int fd, const std::string &path, int depth, Removal *r) {
   for (int pass = 0; pass < 4; ++pass) {
     const int lfd = dup(fd);
-    DIR *d = lfd >= 0 ? fdopendir(lfd) : nullptr;
+    std::unique_ptr<DIR, int (*)(DIR *)> d(lfd >= 0 ? fdopendir(lfd) : nullptr, closedir);
     if (!d) {
       if (lfd >= 0) close(lfd);
       r->note_left(path, errno_text(errno));
       return false;
     }
     bool saw = false, ok = true;
-    while (struct dirent *de = readdir(d)) {
+    while (struct dirent *de = readdir(d.get())) {
       if (!std::strcmp(de->d_name, ".") || !std::strcmp(de->d_name, "..")) continue;
       saw = true;
       ok = remove_entry(fd, de->d_name, path + "/" + de->d_name, depth + 1, r) && ok;
       if (r->stopped) break;
     }
-    closedir(d);
+    d.reset();
     if (!saw || !ok || r->stopped) return ok && !r->stopped;
   }
   return true;  // still not empty after the passes: the caller's rmdir says so
@@ -174,6 +176,7 @@ int job_dir_remove_impl(int state_fd, uint32_t job_id, uint64_t max_entries, uin
   Removal r;
   r.dev = st.st_dev;
   r.max_entries = max_entries;
+  r.max_ms = max_ms;
   clock_gettime(CLOCK_MONOTONIC, &r.deadline);
   r.deadline.tv_sec += time_t(max_ms / 1000);
   r.deadline.tv_nsec += long(max_ms % 1000) * 1000000L;
