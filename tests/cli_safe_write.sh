@@ -51,6 +51,8 @@ cases=(
   "metrics -o|metrics ${src[*]} -o OUT"
   "defrag --log|defrag --apply ${src[*]} --log OUT"
 )
+# --svg runs Graphviz's dot on files in a private folder of its own.
+command -v dot >/dev/null && cases+=("convert --svg|convert $tmp/in/topology.json --svg OUT")
 
 # A fresh folder of the user's, sticky and writable by all; the victim is root's, outside it.
 fresh() {
