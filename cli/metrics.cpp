@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "safe_folder.hpp"
 #include "metrics.hpp"
 #include "topology_json.hpp"
 
@@ -42,7 +43,7 @@ int run_metrics(const MetricsOptions &o) {
   const ShowModel m = build_show(src.topology, in);
   const std::string text = metrics_text(m, in.now);
   if (!o.output.empty()) {
-    write_file_atomic(o.output, text);
+    write_file_safely(o.output, text);
   } else {
     std::cout << text;
     std::cout.flush();

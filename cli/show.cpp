@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "cli_commands.hpp"
+#include "safe_folder.hpp"
 #include "config.hpp"
 #include "show.hpp"
 #include "status.hpp"
@@ -461,7 +462,7 @@ int run_show(const ShowOptions &o) {
     else out = show_text(m);
   }
   if (!o.output.empty()) {
-    write_file_atomic(o.output, out);
+    write_file_safely(o.output, out);
   } else {
     std::cout << out;
     std::cout.flush();

@@ -16,7 +16,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #ifdef __GLIBC__  // defined by the C library's headers above
@@ -792,25 +791,6 @@ Topology load_topology_file(const std::string &path) {
     const std::string prefix = "topology.json: ";
     if (msg.rfind(prefix, 0) == 0) msg = msg.substr(prefix.size());
     throw TopologyError(path + ": " + msg);
-  }
-}
-
-void write_file_atomic(const std::string &path, const std::string &content) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(path + ": cannot write " + tmp + ": " + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot replace: " + std::strerror(e));
   }
 }
 

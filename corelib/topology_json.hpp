@@ -24,8 +24,4 @@ inline constexpr size_t kMaxTopologyBytes = size_t(1) << 30;
 // (/dev/zero) or a folder is refused at once, never read (slurmctld reads it at reconfigure).
 Topology load_topology_file(const std::string &path);  // throws TopologyError("<path>: ...")
 
-// Writes a file atomically (temporary file in the same folder, then rename), so a reader never
-// sees half a file and a failure leaves the old file in place. Throws std::runtime_error.
-void write_file_atomic(const std::string &path, const std::string &content);
-
 }  // namespace topoaware

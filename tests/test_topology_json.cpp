@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ibnetdiscover_parser.hpp"
+#include "safe_folder.hpp"
 #include "topology.hpp"
 #include "topology_json.hpp"
 // cmocka last: its macros (fail, ...) clash with names in the C++ headers.
@@ -112,7 +113,7 @@ static void test_atomic_write_and_load(void **) {
   char dir[] = "/tmp/topoaware-test-XXXXXX";
   assert_non_null(mkdtemp(dir));
   std::string path = std::string(dir) + "/topology.json";
-  write_file_atomic(path, fixture_json());
+  write_file_safely(path, fixture_json());
   Topology t = load_topology_file(path);
   assert_int_equal(t.switches.size(), 8);
   try {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "fabric.hpp"
+#include "safe_folder.hpp"
 #include "optimum.hpp"
 #include "topology_json.hpp"
 #include "rank_order.hpp"
@@ -385,7 +386,7 @@ int main(int argc, char **argv) {
     const std::string cdir = snap_dir.empty() ? "" : snap_dir + "/" + c->name;
     if (!cdir.empty()) {
       if (std::system(("mkdir -p '" + cdir + "'").c_str()) != 0) return 1;
-      write_file_atomic(cdir + "/topology.json", to_json(c->topo));
+      write_file_safely(cdir + "/topology.json", to_json(c->topo));
     }
     for (int seed = first_seed; seed < first_seed + cf.seeds; ++seed) {
       const auto trace = replay ? replay_workload(*c, cf.load, seed)
