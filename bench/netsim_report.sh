@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The network judge over the trace simulator (bench/README.md, "Network judge"): placement_sim
 # replays the same traces under every policy and writes schedule snapshots; bench/netsim_report.py
 # runs bench/netsim/netsim on each and prints ratios against slurm-tree per fabric family.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The placement benchmark in one command (issue 3): builds the simulator out of tree if needed,
 # runs it, prints the tables and writes CSV + an SVG plot.
 #   bench/run-placement-bench.sh [--quick|--full] [--seeds N] [--jobs N]
@@ -16,7 +17,7 @@ jobs=${MAKEFLAGS_JOBS:-2}
 for a in "$@"; do
   case $a in
     --quick|--full|--seeds|--jobs|[0-9]*) ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,13p' "$0"; exit 0 ;;
     *) echo "unknown option $a (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Trace-driven placement benchmark (issue 3): simulator library + driver.
 noinst_LTLIBRARIES += bench/libtopoaware_sim.la
 bench_libtopoaware_sim_la_SOURCES = bench/sim/cluster.cpp bench/sim/cluster.hpp bench/sim/slurm_tree.cpp \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark through real slurmctld (select plugin issue): the same synthetic trace replayed on a
 # localhost cluster of 64 slurmd (8 leaves x 8, 8 GPUs each) under stock select/cons_tres +
 # topology/tree, select/cons_tres_topoaware and select/cons_tres_passthrough; allocations scored

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Cost model of a placed job (for `topoaware plan`, `topoaware show` and the benchmark; not on
 // the scheduler's hot path). For an ordered node list (rank_order.hpp) and a layout:
 //  - span of every DP ring and PP chain: nodes, leaf groups and pods, against the ideal

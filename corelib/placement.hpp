@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Placement engine: given the usable nodes now (as Slurm's bitmap over its node table, or as
 // topology host indices), free GPUs per node and a job (nodes, GPUs per node, layout), choose the
 // job's nodes and return them in rank order (rank_order.hpp), or say that no good block exists now

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Opening a folder that root (or a daemon) writes into, so that no user can redirect the writes: every
 // component from "/" is opened with O_NOFOLLOW and checked on the open descriptor. Used for the
 // SPANK plugin's state folder (root's job prolog creates and removes job folders there) and for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See select_policy.hpp.
 #include "select_policy.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The select plugin's decision for one select_p_job_test call of a layout job
 // (select_cons_tres_topoaware(8)): which blocks of the engine (placement.hpp) to offer cons_tres
 // and in what order, when a strict job waits and when it takes the best available, when the job

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.json, schema "topoaware/1".
 //
 // Canonical form: keys in a fixed order (ordered_json), arrays in the Topology's canonical order,

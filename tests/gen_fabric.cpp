@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Test helper for tests/ibsim_generated.sh: writes the ibsim net file or the ibnetdiscover text of
 // a named generated fabric, lists where to attach one walk per subnet, and compares saved
 // ibnetdiscover output (one dump per subnet, merged) with the generated Fabric.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The select plugins against Slurm's ABI (plugins/select/local.mk, PLATFORM.md):
 # - each exports exactly what Slurm looks up: plugin_name/type/version/id, init, fini and the
 #   select_p_* of node_select_syms in the Slurm source tree it was built against (read from that

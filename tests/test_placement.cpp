@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Placement engine: hand-made cases (the 5/5/3 case of PLATFORM.md, best fit, pods, strict vs
 // prefer), Slurm bitmap input, and a seeded randomized property test of the invariants.
 #include <algorithm>

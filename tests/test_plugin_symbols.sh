@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The built Slurm plugins against Slurm's ABI (plugins/local.mk, PLATFORM.md):
 # - every symbol Slurm looks up is exported (nm -D), and nothing else (linker version scripts);
 # - no Slurm function is referenced in C++-mangled form (that would load lazily and fail at the

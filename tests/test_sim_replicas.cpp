@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark simulator: the Slurm replicas against hand-worked cases (and the stock cons_tres +
 // topology/tree allocation observed in PLATFORM.md), topoaware beside them, the exact optimum,
 // the workload generator and the EASY backfill scheduler. Behaviour only, never timings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.json: canonical output, round trip, hash check, and strict rejection of bad files.
 #include <signal.h>
 #include <sys/stat.h>

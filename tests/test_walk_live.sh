@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live discovery through libibnetdisc against a simulated fabric (ibsim + umad2sim):
 #  1. walk_fabric() gives exactly what the text parser reads from real ibnetdiscover output of
 #     the same fabric (GUIDs, descriptions, ports, width, speed incl. FDR10/2x/8x/12x);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Network judge (DESIGN.md "Judging placement"): SimGrid flow-level simulation of a snapshot of
 # running jobs on the fabric of topology.json. Built only when configure finds SimGrid >= 3.32.
 EXTRA_DIST += bench/netsim/README.md

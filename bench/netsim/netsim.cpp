@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // bench/netsim/netsim: the network judge (DESIGN.md "Judging placement: a model we did not write").
 // Every job of a snapshot runs one training step's communication on a SimGrid flow-level model of
 // the fabric of topology.json, first alone, then all jobs at once, under two routing models; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // placement_sim: the trace-driven placement benchmark (issue 3, DESIGN.md "Benchmark method").
 // Usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]
 //                      [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]

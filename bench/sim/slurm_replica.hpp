@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Replicas of Slurm's node selection for whole-node (exclusive) jobs of one node weight, no
 // required nodes, no CPU/memory limits: the only case the benchmark drives. Each function follows
 // its source line by line; comments name the lines. PROVISIONAL: not yet checked against a real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* select/cons_tres_topoaware (select_cons_tres_topoaware(8)): a select plugin that wraps
  * select/cons_tres. This file is the release-neutral half of the entry points: init, fini and what
  * happens around cons_tres's functions. The select_p_* entry points themselves, cons_tres's ops

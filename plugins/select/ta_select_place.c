@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* select_p_job_test of select/cons_tres_topoaware (select_cons_tres_topoaware(8)).
  *
  * For a job whose spank_job_env carries a tp/pp/dp layout (_SLURM_SPANK_OPTION_topoaware_*, parsed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_topoaware.so: the --tp/--pp/--dp/--cp/--ep, --rank-order, --topo-mode, --topo-max-wait,
  * --nccl-hints and --topo-migrate options of sbatch, salloc and srun (spank_topoaware(8)).
  *

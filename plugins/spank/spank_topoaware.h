@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the files of spank_topoaware.so share; private to plugins/spank/ (see spank_topoaware.c for
  * which file serves which SPANK context). */
 #ifndef TA_SPANK_TOPOAWARE_H
