@@ -28,7 +28,7 @@ bool make(const std::string &name, Fabric *out) {
     FatTreeSpec s;
     s.leaves = 6, s.hosts_per_leaf = 8, s.uplinks_per_leaf = 4, s.spines = 2, s.speed = "EDR", s.width = 12;
     *out = generate_fat_tree(s);
-  } else if (name == "ft2-16x32") {  // the 2-level example: 16 leaves x 32 hosts, 8 spines
+  } else if (name == "ft2-16x32") {  // a common 2-level example: 16 leaves x 32 hosts, 8 spines
     FatTreeSpec s;
     s.leaves = 16, s.hosts_per_leaf = 32, s.uplinks_per_leaf = 32, s.spines = 8;
     *out = generate_fat_tree(s);

@@ -162,7 +162,8 @@ msg+=" inside a leaf (hop-bytes $S_RATIO x ideal, stock $R553)"
 ta_pass "$msg"
 # prefer (the default) is fragmentation-aware: 4 + 4 would leave holes of 1 on two leaves, 5 + 3
 # fills the 3-free leaf and keeps the other 5-free leaf whole; a hole ranks above a split ring
-# (corelib/placement.hpp, bench/README.md, tests/test_sim_replicas.cpp). So it takes what stock takes.
+# (corelib/placement.hpp, docs/design.md "Placement model", tests/test_sim_replicas.cpp).
+# So it takes what stock takes.
 score 553.topo 2 4 "topoaware prefer"
 [ "$(f64_leaf_counts "$W/553.topo")" = "5 3" ] && [ "$(f64_leaves "$W/553.topo")" != "1 2" ] ||
   ta_fail "prefer on 5,5,3 got $(cat "$W/553.topo.nl") ($(f64_leaf_counts "$W/553.topo") on" \

@@ -133,7 +133,7 @@ grep -q "^problem $LEAF02 1 .*LinkUp.*did not answer" ni.txt ||
 sim_cmd 'Error "n05 mlx5_0" 0'
 ok "lost NodeInfo of a host: reported on the leaf port"
 
-# Half of leaf02's MADs lost (as in the issue): partial, non-zero, problems listed; retries are
+# Half of leaf02's MADs lost (a flaky fabric): partial, non-zero, problems listed; retries are
 # bounded (the walk returns).
 sim_cmd 'Error "leaf02" 50'
 SECONDS=0

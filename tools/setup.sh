@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# Every Debian package the project needs, by purpose. Keep in step with README.md.
+# Every Debian package the project needs, by purpose. Keep in step with docs/admin-guide.md.
 PKGS_BUILD="autoconf automake libtool pkg-config g++ make"
 # libhwloc-plugins: hwloc's PCI backend (hwloc_pci.so); without it hwloc sees no GPU or NIC on a
 # real node (libhwloc15 only recommends it). Compute nodes need it too: spank_topoaware(8).

@@ -15,7 +15,8 @@
  * counters line at every node_init and when slurmctld stops.
  *
  * The type names contain "cons_tres" on purpose: Slurm 22.05 enables heterogeneous GRES
- * allocations, dynamic nodes and MaxNodeCount by a substring match on SelectType (PLATFORM.md).
+ * allocations, dynamic nodes and MaxNodeCount by a substring match on SelectType (docs/design.md,
+ * "Slurm releases and the ABI").
  *
  * Up to 24.11 every Slurm command and every slurmd (and, 24.05/24.11, slurmstepd) loads the select
  * plugins and calls init(); 25.05+ only slurmctld does: init() only creates the cons_tres context
