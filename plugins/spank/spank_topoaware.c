@@ -118,8 +118,8 @@ int ta_state_dir_fd(int create) {
 }
 
 /* The one option table, registered with spank_option_register in every context that has options
- * (a static spank_options table is not enough for sbatch: it registers
- * options in local context only; docs/design.md, "Slurm releases and the ABI"). */
+ * (a static spank_options table is not enough for sbatch; docs/design.md, "Slurm releases and
+ * the ABI"). */
 int slurm_spank_init(spank_t sp, int ac, char **av) {
   spank_context_t ctx = spank_context();
   struct spank_option *o;
