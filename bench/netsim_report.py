@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Score placement_sim's snapshots with the network judge (bench/netsim/netsim), per policy and fabric.
 
 Input: a snapshot folder written by `placement_sim --snapshots DIR` (DIR/<cluster>/topology.json and

@@ -1,6 +1,7 @@
 #!/bin/bash
-# The network judge over the trace simulator (bench/README.md, "Network judge"): placement_sim
-# replays the same traces under every policy and writes schedule snapshots; bench/netsim_report.py
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The network judge over the trace simulator (docs/design.md, "How placement is judged"):
+# placement_sim replays the same traces under every policy and writes schedule snapshots; bench/netsim_report.py
 # runs bench/netsim/netsim on each and prints ratios against slurm-tree per fabric family.
 #   bench/netsim_report.sh [--quick|--target] [--seeds N] [--first-seed N] [--jobs N] [--snapshot-count K]
 #                          [--config FAMILY:NODES[:LOAD][@TOPOLOGY.json]]... [--policies P,Q] [--fairness flow|pair]

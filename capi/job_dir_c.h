@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* C API of spank_topoaware's folders on a compute node (spank_topoaware(8), FILES): the state
  * folder (root's, e.g. /run/topoaware) and in it one private folder per job, job.<JOBID>, that the
  * job prolog (root) creates for the job's user and the job epilog (root) removes; in between the

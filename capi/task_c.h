@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* C API for spank_topoaware: its plugstack.conf arguments, and its task hook: everything one task
  * of a layout job gets (coordinates, launcher variables, GPU order, NCCL hints), computed from the
  * topology file, the step's node list, the layout and hwloc. No Slurm here; no C++ exception

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware defrag: the moves that would put layout jobs back on ideal blocks (report/defrag.hpp),
 // and with --apply the moves themselves for jobs that opted in (--topo-migrate): the job's
 // checkpoint signal (scancel), the checkpoint window, scontrol requeue, then the select plugin

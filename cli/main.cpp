@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware: discover an InfiniBand fabric, classify it and write it out; generate test fabrics.
 // See topoaware(1). Exit codes: 0 success, 1 usage, 2 bad input or failure, 3 partial walk;
 // plan: 4 no nodes free for the job; show --job: 5 its rank order disagrees with the status file;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware metrics: the select plugin's status file as Prometheus text (report/metrics.hpp), for
 // node_exporter's textfile collector: run it from cron or a timer with -o into the collector's
 // folder (written atomically, so the collector never reads half a file).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show: the running and waiting jobs on the fabric. Gathers Slurm's view with squeue,
 // sinfo and scontrol (run without a shell, fixed argv, bounded in time), reads the select plugin's
 // status file and the topology, and renders the model of report/show.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm host lists, with the semantics of Slurm's src/common/hostlist.c (22.05, one-dimensional
 // clusters), checked against `scontrol show hostnames` / `scontrol show hostlist`:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm host lists: "n[001-004,007],gpu1" <-> {"n001","n002","n003","n004","n007","gpu1"}.
 #pragma once
 

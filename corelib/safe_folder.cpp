@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See safe_folder.hpp. POSIX calls on descriptors only; every error path closes what it opened.
 #include "safe_folder.hpp"
 

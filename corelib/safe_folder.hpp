@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Writing where another user may have planted names, so that no user can redirect the writes. A
 // folder that root (or a daemon) writes into is opened component by component from "/" with
 // O_NOFOLLOW and checked on the open descriptor: the SPANK plugin's state folder (root's job prolog

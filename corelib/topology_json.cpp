@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.json, schema "topoaware/1".
 //
 // Canonical form: keys in a fixed order (ordered_json), arrays in the Topology's canonical order,
@@ -314,8 +315,8 @@ struct HostRead {
 
 // The big arrays ("hosts", "links": nearly all of a file) read element by element while the text
 // is parsed (read_streamed), so that their JSON trees never exist all at once: the tree of a whole
-// file takes about 9 times its size, the Topology about half of it (bench/README.md, "What a
-// topology costs in memory").
+// file takes about 9 times its size, the Topology about half of it (bench/RESULTS.md, "How much memory
+// does a topology take?").
 struct Streamed {
   std::vector<HostRead> hosts;
   std::vector<Link> links;

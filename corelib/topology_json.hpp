@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.json: the canonical, versioned form of a Topology (schema "topoaware/1").
 // Writing is deterministic (sorted, no timestamps, no LIDs); reading validates strictly, because
 // the plugins read this file inside slurmctld and slurmstepd.

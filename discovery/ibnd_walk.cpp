@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Live discovery through libibnetdisc (ibnd_discover_fabric: the same SMP queries as
 // ibnetdiscover), and libibnetdisc's own cache file (ibnd_cache_fabric / ibnd_load_fabric).
 //

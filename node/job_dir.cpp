@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See job_dir_c.h. POSIX calls on descriptors only; every error path closes what it opened.
 #include "job_dir_c.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See task_c.h.
 #include "task_c.h"
 

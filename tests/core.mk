@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: classification and topology.json
 check_PROGRAMS += tests/test_classify tests/test_topology_json
 TESTS += tests/test_classify tests/test_topology_json

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `topoaware discover` against real ibsim fabrics, through the real libibumad/libibmad/libibnetdisc
 # stack (umad2sim): the live JSON equals the generator's expected JSON and the JSON of real
 # `ibnetdiscover` output of the same fabric; a cable taken down shows as the leaf's missing uplink;

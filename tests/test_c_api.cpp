@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // C API of the engine: a topology file, Slurm's node table in its own order, the select decision
 // (through C callbacks, as the select plugin calls it) and the rank order through plain C types,
 // errors as messages.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm host lists. Expected values marked "scontrol" were produced by Slurm 22.05's own
 // `scontrol show hostnames` / `scontrol show hostlist` on this machine.
 #include <algorithm>

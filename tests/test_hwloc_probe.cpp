@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // node/hwloc_probe over the recorded GPU nodes in tests/fixtures/hwloc (PROVENANCE.md) and the
 // synthetic HGX-style node, with the expected GPUs, NICs and pairs written by reading the
 // recordings (lstopo-no-graphics --of console -i FILE); the task plan and the job map of
@@ -585,7 +586,7 @@ void test_state_dir(void **) {
   assert_int_equal(fstat(fd, &st), 0);
   assert_int_equal(st.st_mode & 07777, 0755);
   close(fd);
-  // Every folder on the way is checked (issue 14, defect 2): state_dir=<d>/pub/ta/state with pub
+  // Every folder on the way is checked (a link on the way must never redirect root): state_dir=<d>/pub/ta/state with pub
   // writable by all. A user's link at pub/ta would make root's prolog write where it points.
   const std::string pub = d + "/pub", ta = pub + "/ta", deep = ta + "/state";
   const std::string elsewhere = d + "/elsewhere";

@@ -1,5 +1,7 @@
 #!/bin/bash
-# placement_sim --snapshots and bench/netsim_report.py on a small run (bench/README.md, "Network judge"):
+# SPDX-License-Identifier: GPL-2.0-or-later
+# placement_sim --snapshots and bench/netsim_report.py on a small run (docs/design.md,
+# "How placement is judged"):
 # the snapshots hold every running multi-node job once, each host at most once, slurm-tree's nodes
 # in node-index order; netsim accepts them; a job inside one leaf group takes exactly its NIC bound
 # alone (the normalisation the report divides by); the report's slurm-tree row is 1 against itself.

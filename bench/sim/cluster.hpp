@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A simulated cluster: a generated fabric, classified exactly as `topoaware discover` would
 // (generator -> Fabric -> classify -> Topology -> TopoIndex), plus the two views Slurm has of it:
 //  - the topology/tree switch table (topology.conf written as topoaware writes it: one leaf

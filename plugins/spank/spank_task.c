@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_topoaware in slurmstepd (remote context), as the job's user: the task hooks.
  * ta_node_devices_prepare (root, from init_post_opt) loads the node's GPUs and NICs, probed once
  * per boot; slurm_spank_user_init computes once per node what every task of a layout step shares;
