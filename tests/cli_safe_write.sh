@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The command's output files, written as root into a folder another user may write to (a sticky
 # folder writable by all, as /tmp, here owned by that user so that the kernel's protected_symlinks
 # does not hide a bug): a symbolic link, a FIFO or a folder that the user planted at the output

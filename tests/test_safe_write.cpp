@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The one way the command writes a file (corelib/safe_folder.hpp): write_file_safely for outputs,
 // open_log_safely for an append log, PrivateFolder for what another program writes by name. A link,
 // FIFO or folder at the path is refused with the path and what is there, never followed, never
