@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -452,6 +453,12 @@ int main(int argc, char **argv) {
   gen->add_option("--hcas-per-host", g.fat.hcas_per_host, "fat-tree: HCAs of each host, all on the host's leaf");
   gen->add_option("--speed", speed, "Link speed: SDR DDR QDR FDR10 FDR EDR HDR NDR XDR");
   gen->add_option("--host-prefix", prefix, "Host name prefix");
+  uint64_t cabling_seed = 0;
+  gen->add_option("--shuffle-cabling", cabling_seed,
+                  "fat-tree, rail: plug each leaf's hosts into its down ports in an order drawn from SEED (host "
+                  "names unchanged), so port, LID and name order disagree")
+      ->type_name("SEED")
+      ->check(CLI::Range(uint64_t(1), std::numeric_limits<uint64_t>::max()));
 
   PlanOptions plan_opts;
   add_plan_command(app, plan_opts);
@@ -492,6 +499,7 @@ int main(int argc, char **argv) {
       g.fat.host_prefix = g.rail.host_prefix = g.dfly.host_prefix = prefix;
       g.fat.width = g.rail.width = g.dfly.width = width;
       g.fat.radix = radix;
+      g.fat.cabling_seed = g.rail.cabling_seed = cabling_seed;
       if (gen->count("--uplinks")) g.rail.uplinks_per_leaf = g.fat.uplinks_per_leaf;
       return generate(g);
     }

@@ -172,6 +172,26 @@ class Builder {
 
 std::string host_ca_desc(const std::string &host, int k) { return host + " mlx5_" + std::to_string(k); }
 
+// The down-port slot of each of a leaf's n hosts: identity without a seed, else a permutation drawn
+// from (seed, leaf). SplitMix64 and a plain Fisher-Yates shuffle rather than <random>: the standard
+// leaves std::shuffle and the distributions to the library, and a seed must give the same cabling
+// (and the same expected outputs) everywhere.
+std::vector<long> down_slots(uint64_t seed, uint64_t leaf, long n) {
+  std::vector<long> slot(static_cast<size_t>(n));
+  for (long i = 0; i < n; ++i) slot[static_cast<size_t>(i)] = i;
+  if (seed == 0) return slot;
+  uint64_t state = seed ^ (leaf * 0x9e3779b97f4a7c15ULL);
+  auto next = [&state]() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  for (long i = n - 1; i > 0; --i)
+    std::swap(slot[static_cast<size_t>(i)], slot[static_cast<size_t>(next() % static_cast<uint64_t>(i + 1))]);
+  return slot;
+}
+
 }  // namespace
 
 Fabric generate_fat_tree(const FatTreeSpec &s) {
@@ -242,9 +262,12 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
   for (long c = 0; c < cores; ++c) core[c] = b.add_switch(numbered("core", c + 1, cw), radix);
 
   for (long l = 0; l < s.leaves; ++l) {
-    // Down ports 1..H*K: HCA k of host h on port h*K + k + 1 (a host's HCAs side by side).
+    // Down ports 1..H*K: HCA k of host h on port slot(h)*K + k + 1 (a host's HCAs side by side;
+    // slot(h) = h unless the cabling is shuffled).
+    const std::vector<long> slot = down_slots(s.cabling_seed, static_cast<uint64_t>(l), H);
     for (long h = 0; h < H; ++h)
-      for (long k = 0; k < K; ++k) b.link(leaf[l], static_cast<int>(h * K + k + 1), cas[l * H + h][k], 1);
+      for (long k = 0; k < K; ++k)
+        b.link(leaf[l], static_cast<int>(slot[static_cast<size_t>(h)] * K + k + 1), cas[l * H + h][k], 1);
     // Up ports H*K+1..: uplink j to spine j mod S of the leaf's pod, cable j / S of that pair; on
     // the spine, leaf l (index within the pod) uses ports l*per_pair+1 .. (l+1)*per_pair.
     const long pod = l / leaves_per_pod, lp = l % leaves_per_pod;
@@ -305,7 +328,9 @@ Fabric generate_rail(const RailSpec &s) {
 
   for (long u = 0; u < SU; ++u)
     for (long r = 0; r < R; ++r) {
-      for (long h = 0; h < H; ++h) b.link(leaf[u][r], static_cast<int>(h + 1), cas[u * H + h][r], 1);
+      const std::vector<long> slot = down_slots(s.cabling_seed, static_cast<uint64_t>(u * R + r), H);
+      for (long h = 0; h < H; ++h)
+        b.link(leaf[u][r], static_cast<int>(slot[static_cast<size_t>(h)] + 1), cas[u * H + h][r], 1);
       for (long j = 0; j < U; ++j)
         b.link(leaf[u][r], static_cast<int>(H + j + 1), spine[r][j % S], static_cast<int>(u * per_pair + j / S + 1));
     }

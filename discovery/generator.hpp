@@ -5,6 +5,7 @@
 // net file, as ibnetdiscover text, or classified and written as the expected topology.json.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "fabric.hpp"
@@ -25,6 +26,11 @@ struct FatTreeSpec {
   std::string speed = "HDR";
   int width = 4;
   std::string host_prefix = "n";
+  // 0: host h of a leaf on its h-th down port(s), so port order follows host names. Otherwise each
+  // leaf's hosts take its down ports in an order drawn from this seed (host names unchanged): port
+  // order, the LIDs a subnet manager gives as it finds ports, and name order then disagree, as on
+  // fabrics cabled by hand. Anything that guesses routes from names is then visibly wrong.
+  uint64_t cabling_seed = 0;
 };
 
 struct RailSpec {
@@ -36,6 +42,7 @@ struct RailSpec {
   std::string speed = "HDR";
   int width = 4;
   std::string host_prefix = "n";
+  uint64_t cabling_seed = 0;  // as FatTreeSpec::cabling_seed, a separate order on every leaf
 };
 
 struct DragonflySpec {

@@ -122,7 +122,25 @@ const char *phase_name(Phase p) {
   return "?";
 }
 
-const char *routing_name(Routing r) { return r == Routing::Adaptive ? "adaptive" : "dmodk"; }
+const char *routing_name(Routing r) {
+  switch (r) {
+    case Routing::Adaptive:
+      return "adaptive";
+    case Routing::DModK:
+      return "dmodk";
+    case Routing::AsRouted:
+      return "as-routed";
+  }
+  return "?";
+}
+
+const char *routing_label(Routing r) { return r == Routing::DModK ? "dmodk (synthetic)" : routing_name(r); }
+
+Routing routing_from_name(const std::string &name) {
+  for (int r = 0; r < kRoutings; ++r)
+    if (name == routing_name(Routing(r))) return Routing(r);
+  throw std::invalid_argument("unknown routing '" + name + "' (adaptive, dmodk or as-routed)");
+}
 
 JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job) {
   const Layout &l = job.layout;
@@ -215,7 +233,11 @@ std::vector<std::vector<char>> reach_below(const std::vector<int> &level, const 
 
 FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), routing_(routing) {
   const size_t S = topo.switches.size();
-  const char *prefix = routing == Routing::Adaptive ? "a:" : "d:";
+  const char *prefix = routing == Routing::Adaptive ? "a:" : routing == Routing::DModK ? "d:" : "r:";
+  if (routing == Routing::AsRouted && topo.routes.empty())
+    throw std::runtime_error(
+        "netsim: as-routed needs the forwarding tables in topology.json (topoaware discover --routes, or "
+        "--ibnetdiscover with --lfts)");
   nic_link_.resize(topo.hosts.size());
   for (size_t h = 0; h < topo.hosts.size(); ++h)
     for (size_t p = 0; p < topo.hosts[h].ports.size(); ++p) {
@@ -243,6 +265,20 @@ FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), 
     for (const auto &[pa, pb] : lk.ports)
       cables.push_back({a_low ? a : b, a_low ? b : a, a_low ? pa : pb, a_low ? pb : pa, lk.gbps() * 1e9 / 8});
     if (sa.level != sb.level) sw_down[size_t(a_low ? b : a)].push_back(a_low ? a : b);
+  }
+  if (routing == Routing::AsRouted) {
+    // Every cable its own link, named as under D-mod-K; a packet leaving the lower end's port
+    // crosses it "up". The tables, not this model, choose among the cables.
+    for (const Cable &c : cables) {
+      const int id = int(links_.size());
+      links_.push_back({prefix + topo.switches[size_t(c.lo)].name + ":" + std::to_string(c.plo) + "-" +
+                            topo.switches[size_t(c.hi)].name + ":" + std::to_string(c.phi),
+                        c.bw});
+      port_link_[uint64_t(c.lo) << 8 | uint64_t(c.plo & 0xff)] = {id, true};
+      port_link_[uint64_t(c.hi) << 8 | uint64_t(c.phi & 0xff)] = {id, false};
+    }
+    tracer_ = std::make_unique<RouteTracer>(topo);
+    return;
   }
   if (flat_) {
     // Every switch is a node; D-mod-K: every cable a link; adaptive: parallel cables one link.
@@ -338,6 +374,13 @@ void FabricModel::route(const Flow &f, std::vector<std::vector<Hop>> &paths) con
   const Hop nic_up{nic_link_[size_t(f.src_host)][size_t(f.src_port)], true};
   const Hop nic_down{nic_link_[size_t(f.dst_host)][size_t(f.dst_port)], false};
   paths.clear();
+  if (routing_ == Routing::AsRouted) {
+    paths.emplace_back();
+    paths.back().push_back(nic_up);
+    route_as_routed(f, paths.back());
+    paths.back().push_back(nic_down);
+    return;
+  }
   if (flat_) {
     route_flat(ps.sw, pd.sw, d, paths);
     for (std::vector<Hop> &p : paths) {
@@ -380,6 +423,27 @@ void FabricModel::route(const Flow &f, std::vector<std::vector<Hop>> &paths) con
     cur = e->other;
   }
   out.push_back(nic_down);
+}
+
+void FabricModel::route_as_routed(const Flow &f, std::vector<Hop> &out) const {
+  // Path bits 0: the destination port's base LID, which NCCL's queue pairs address unless they are
+  // told to use the other LIDs of an LMC > 0 port.
+  const TracedRoute r = tracer_->trace(f.src_host, f.src_port, f.dst_host, f.dst_port, 0);
+  auto what = [&]() {
+    return topo_->hosts[size_t(f.src_host)].name + " port " + std::to_string(f.src_port) + " -> " +
+           topo_->hosts[size_t(f.dst_host)].name + " port " + std::to_string(f.dst_port);
+  };
+  if (!r.ok()) throw std::runtime_error("netsim: as-routed: the flow " + what() + " is not delivered: " + r.error);
+  // Every hop but the last leaves by a switch-to-switch cable; the last one by the destination's
+  // NIC cable (the tracer checked that it reaches the destination port).
+  for (size_t i = 0; i + 1 < r.hops.size(); ++i) {
+    auto it = port_link_.find(uint64_t(r.hops[i].sw) << 8 | uint64_t(r.hops[i].out_port & 0xff));
+    if (it == port_link_.end())
+      throw std::runtime_error("netsim: as-routed: the flow " + what() + " leaves " +
+                               topo_->switches[size_t(r.hops[i].sw)].name + " by port " +
+                               std::to_string(r.hops[i].out_port) + ", which is no switch-to-switch cable");
+    out.push_back(it->second);
+  }
 }
 
 void FabricModel::build_flat(const std::vector<std::vector<Edge>> &adj) {

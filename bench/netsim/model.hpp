@@ -5,18 +5,23 @@
 //  - Traffic: the flows of one training step of a job, in phases (PP, EP, DP) whose flows run at
 //    once; a phase ends when its last flow ends and the next one starts then.
 //  - Fabric: every NIC port and every switch-to-switch cable of topology.json as a split-duplex
-//    link, under two routing models: "adaptive" (interchangeable switches of a level merged, and
-//    all cables between them one link of their summed bandwidth: the perfect-spraying bound) and
-//    "dmodk" (static D-mod-K: one path per destination, every cable its own link).
+//    link, under three routing models: "adaptive" (interchangeable switches of a level merged, and
+//    all cables between them one link of their summed bandwidth: the perfect-spraying bound),
+//    "dmodk" (a synthetic static D-mod-K: one path per destination chosen from its index in
+//    topology.json, every cable its own link) and "as-routed" (every flow through the forwarding
+//    tables the subnet manager programmed, recorded in topology.json: every cable its own link).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "layout.hpp"
 #include "rank_order.hpp"
+#include "route_trace.hpp"
 #include "topology.hpp"
 
 namespace topoaware::netsim {
@@ -67,9 +72,14 @@ struct JobTraffic {
 // through floor(g * R / G) of the source.
 JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job);
 
-enum class Routing : uint8_t { Adaptive = 0, DModK = 1 };
-inline constexpr int kRoutings = 2;
+enum class Routing : uint8_t { Adaptive = 0, DModK = 1, AsRouted = 2 };
+inline constexpr int kRoutings = 3;
+// "adaptive", "dmodk", "as-routed": the keys of the JSON output and of --routing.
 const char *routing_name(Routing r);
+// For people: "dmodk (synthetic)" says that D-mod-K's paths are a model, not the fabric's tables.
+const char *routing_label(Routing r);
+// Throws std::invalid_argument on a name that is none of routing_name's.
+Routing routing_from_name(const std::string &name);
 
 // A link of the simulated fabric: one NIC cable (host side), one switch-to-switch cable (D-mod-K)
 // or all cables between two switch groups (adaptive). Directions: "up" = from the host, or from
@@ -94,6 +104,11 @@ struct Hop {
 // floor(d / K1..K(i-1)) mod Ki. Adaptive: the parallel cables between two switches are one link,
 // and each flow is split evenly over its shortest paths (minimal adaptive routing; the non-minimal
 // Valiant detours of UGAL are not modelled, so a hot pair of groups is not relieved through a third).
+//
+// As-routed: every cable its own link (as under D-mod-K), and a flow takes the path its packets
+// take through the forwarding tables recorded in topology.json (Topology::routes, RouteTracer), to
+// the destination port's base LID. The topology must carry routes; a flow the tables do not
+// deliver is an error.
 class FabricModel {
  public:
   FabricModel(const Topology &topo, Routing routing);
@@ -108,6 +123,11 @@ class FabricModel {
   // The fabric has cables between switches of one level: routed by shortest paths, not up/down.
   bool flat() const { return flat_; }
  private:
+  void route_as_routed(const Flow &f, std::vector<Hop> &out) const;
+  // As-routed: the tracer over the recorded tables, and the link of the cable behind each switch
+  // port, with the direction a packet leaving by that port crosses it.
+  std::unique_ptr<RouteTracer> tracer_;
+  std::unordered_map<uint64_t, Hop> port_link_;  // (switch << 8 | port) -> link
   struct Edge {      // one cable (D-mod-K) or one merged node pair (adaptive)
     int other = 0;   // node at the other end
     int link = 0;    // index into links_

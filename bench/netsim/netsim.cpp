@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // bench/netsim/netsim: the network judge (docs/design.md, "How placement is judged").
 // Every job of a snapshot runs one training step's communication on a SimGrid flow-level model of
-// the fabric of topology.json, first alone, then all jobs at once, under two routing models; the
-// output is each job's step communication time alone and shared. See bench/netsim/README.md.
+// the fabric of topology.json, first alone, then all jobs at once, under up to three routing models
+// (adaptive, a synthetic D-mod-K, and as-routed through the forwarding tables recorded in
+// topology.json); the output is each job's step communication time alone and shared. See
+// bench/netsim/README.md.
 //
 // SimGrid 3.32 settings, and why (measured on the hand case of tests/test_netsim.sh):
 //  - network/model:CM02: plain max-min fair sharing, no bandwidth or latency factors (the default
@@ -17,6 +19,8 @@
 #include <xbt/log.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -99,16 +103,23 @@ class MapZone : public simgrid::kernel::routing::NetZoneImpl {
   std::unordered_map<uint64_t, std::vector<simgrid::kernel::resource::StandardLinkImpl *>> routes_;
 };
 
-// Builds both routings' links and endpoints in one root zone (a MapZone). An endpoint is one SimGrid
-// host per (routing, host, NIC port): the two routings share nothing. Routes are added only for
+// Builds the chosen routings' links and endpoints in one root zone (a MapZone). An endpoint is one
+// SimGrid host per (routing, host, NIC port): the routings share nothing. Routes are added only for
 // the endpoint pairs that talk.
 class Platform {
  public:
   // merge: flows of one job and phase between the same two NIC ports become one flow (max-min
   // fairness per NIC pair instead of per flow; with tp ranks per NIC that is tp times fewer flows).
-  Platform(const Topology &topo, const Snapshot &snap, bool merge) : zone_((new MapZone("netsim"))->get_iface()) {
-    for (int r = 0; r < kRoutings; ++r) {
+  // Also the bytes every link carries per direction in one step of all jobs ([routing][link]: up,
+  // down), for --link-loads.
+  Platform(const Topology &topo, const Snapshot &snap, const std::vector<Routing> &routings, bool merge)
+      : zone_((new MapZone("netsim"))->get_iface()) {
+    for (size_t ri = 0; ri < routings.size(); ++ri) {
+      const int r = int(routings[ri]);
       FabricModel model(topo, Routing(r));
+      link_names_.emplace_back();
+      loads_.emplace_back(model.links().size());
+      for (const NetLink &l : model.links()) link_names_.back().push_back(l.name);
       std::vector<sg4::Link *> links;
       for (const NetLink &l : model.links())
         links.push_back(zone_->create_split_duplex_link(l.name, l.bytes_per_s)->set_latency(0)->seal());
@@ -123,7 +134,12 @@ class Platform {
           for (const Flow &f : t.phase[ph]) {
             // The paths of a NIC pair are always the same: part p of every flow between them runs
             // between their p-th endpoints, so one route per endpoint pair holds.
-            model.route(f, paths);
+            try {
+              model.route(f, paths);
+            } catch (const std::exception &e) {
+              throw std::runtime_error(std::string(e.what()) + " (job '" + snap.jobs[jb].name + "', " +
+                                       phase_name(Phase(ph)) + " phase, " + routing_name(Routing(r)) + ")");
+            }
             std::vector<Transfer> &out = plan[jb].phases[size_t(ph)];
             if (ph == int(Phase::DP)) plan[jb].dp_parts.push_back({out.size(), paths.size()});
             for (size_t p = 0; p < paths.size(); ++p) {
@@ -137,6 +153,7 @@ class Platform {
                 zone_->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, lr, false);
               }
               out.push_back({a, b, uint64_t(std::llround(f.bytes / double(paths.size())))});
+              for (const Hop &h : paths[p]) loads_[ri][size_t(h.link)][h.up ? 0 : 1] += f.bytes / double(paths.size());
             }
           }
         if (merge) {
@@ -150,7 +167,10 @@ class Platform {
     zone_->seal();
   }
   sg4::Host *driver() const { return driver_; }
-  const Plan &plan(int r) const { return plans_[size_t(r)]; }
+  // Indexed like the routings given to the constructor.
+  const Plan &plan(size_t ri) const { return plans_[ri]; }
+  const std::vector<std::string> &link_names(size_t ri) const { return link_names_[ri]; }
+  const std::vector<std::array<double, 2>> &loads(size_t ri) const { return loads_[ri]; }
   size_t endpoints() const { return endpoints_.size(); }
   size_t routes() const { return routes_.size(); }
 
@@ -159,7 +179,8 @@ class Platform {
     auto key = std::make_tuple(r, host, port, part);
     auto it = endpoints_.find(key);
     if (it != endpoints_.end()) return it->second;
-    std::string name = std::string(r == 0 ? "a:" : "d:") + topo.hosts[size_t(host)].name + ":" + std::to_string(port);
+    static const char *const prefix[kRoutings] = {"a:", "d:", "r:"};
+    std::string name = prefix[r] + topo.hosts[size_t(host)].name + ":" + std::to_string(port);
     if (part) name += "/" + std::to_string(part);
     sg4::Host *h = zone_->create_host(name, 1e9)->seal();
     endpoints_[key] = h;
@@ -170,6 +191,8 @@ class Platform {
   std::map<std::tuple<int, int, int, int>, sg4::Host *> endpoints_;
   std::set<std::pair<sg4::Host *, sg4::Host *>> routes_;
   std::vector<Plan> plans_;
+  std::vector<std::vector<std::string>> link_names_;
+  std::vector<std::vector<std::array<double, 2>>> loads_;
 };
 
 // Lock-step ring all-reduce: 2(d-1) steps; in step k every member sends one chunk (S/d) to its
@@ -219,8 +242,8 @@ void run_step(const JobPlan &jp, bool lockstep, const sg4::Host *where) {
 
 // Alone: every job by itself, one after the other (the fabric is idle in between, links have no
 // latency, so each measurement is independent); shared: all jobs started together.
-void drive(const Platform &pf, size_t jobs, bool lockstep, std::vector<std::vector<Times>> &out) {
-  for (int r = 0; r < kRoutings; ++r) {
+void drive(const Platform &pf, size_t routings, size_t jobs, bool lockstep, std::vector<std::vector<Times>> &out) {
+  for (size_t r = 0; r < routings; ++r) {
     const Plan &plan = pf.plan(r);
     for (size_t j = 0; j < jobs; ++j) {
       const double t0 = sg4::Engine::get_clock();
@@ -252,13 +275,23 @@ std::string read_text(const std::string &path) {
 int main(int argc, char **argv) {
   CLI::App app{
       "netsim: each job's step communication time, alone and with its neighbours, on a SimGrid "
-      "flow-level model of the fabric (adaptive and static D-mod-K routing)"};
+      "flow-level model of the fabric (adaptive routing, a synthetic static D-mod-K, and as-routed: through "
+      "the forwarding tables recorded in topology.json)"};
   std::string topo_path, snap_path, format = "text";
   app.add_option("--topology", topo_path, "topology.json")->required()->check(CLI::ExistingFile);
   app.add_option("--snapshot", snap_path, "snapshot JSON (bench/netsim/README.md)")
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  std::vector<std::string> routing_names;
+  app.add_option("--routing", routing_names,
+                 "routings to run, comma-separated: adaptive, dmodk, as-routed (default: every one the topology "
+                 "supports; as-routed when topology.json has routes)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"adaptive", "dmodk", "as-routed"}));
+  bool link_loads = false;
+  app.add_flag("--link-loads", link_loads,
+               "json: also the bytes each link carries per direction in one step of all jobs, per routing");
   std::string fairness = "flow";
   app.add_option("--fairness", fairness,
                  "flow: max-min share per flow (default); pair: flows of a job between the same two NIC ports "
@@ -275,11 +308,30 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "netsim: --ring steps keeps every ring's flows apart: use it with --fairness flow\n");
     return 2;
   }
+  if (link_loads && format != "json") {
+    std::fprintf(stderr, "netsim: --link-loads is part of the JSON output: use it with --format json\n");
+    return 2;
+  }
   const auto wall0 = std::chrono::steady_clock::now();
   try {
     Topology topo = load_topology_file(topo_path);
     TopoIndex index(topo);
     const Snapshot snap = snapshot_from_json(read_text(snap_path), index);
+    std::vector<Routing> routings;
+    if (routing_names.empty()) {
+      routings = {Routing::Adaptive, Routing::DModK};
+      if (!topo.routes.empty()) routings.push_back(Routing::AsRouted);
+    } else {
+      for (const std::string &n : routing_names) {
+        const Routing r = routing_from_name(n);
+        if (std::find(routings.begin(), routings.end(), r) == routings.end()) routings.push_back(r);
+      }
+      if (std::find(routings.begin(), routings.end(), Routing::AsRouted) != routings.end() && topo.routes.empty())
+        throw std::runtime_error(topo_path +
+                                 " has no routes: as-routed needs the forwarding tables (topoaware discover "
+                                 "--routes, or --ibnetdiscover with --lfts)");
+    }
+    const size_t R = routings.size();
 
     int sg_argc = 1;
     char name[] = "netsim";
@@ -289,20 +341,20 @@ int main(int argc, char **argv) {
     sg4::Engine::set_config("network/model:CM02");
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:1e15");
-    Platform pf(topo, snap, fairness == "pair");
-    std::vector<std::vector<Times>> times(kRoutings, std::vector<Times>(snap.jobs.size()));
-    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, snap.jobs.size(), ring == "steps", times); });
+    Platform pf(topo, snap, routings, fairness == "pair");
+    std::vector<std::vector<Times>> times(R, std::vector<Times>(snap.jobs.size()));
+    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, R, snap.jobs.size(), ring == "steps", times); });
     engine.run();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     // Node-weighted totals: sum over jobs of nodes * time.
-    double wsum[kRoutings][2] = {{0, 0}, {0, 0}};
+    std::vector<std::array<double, 2>> wsum(R, {0, 0});
     size_t nodes = 0;
     for (size_t j = 0; j < snap.jobs.size(); ++j) {
       nodes += snap.jobs[j].nodes.size();
-      for (int r = 0; r < kRoutings; ++r) {
-        wsum[r][0] += double(snap.jobs[j].nodes.size()) * times[size_t(r)][j].alone;
-        wsum[r][1] += double(snap.jobs[j].nodes.size()) * times[size_t(r)][j].shared;
+      for (size_t r = 0; r < R; ++r) {
+        wsum[r][0] += double(snap.jobs[j].nodes.size()) * times[r][j].alone;
+        wsum[r][1] += double(snap.jobs[j].nodes.size()) * times[r][j].shared;
       }
     }
     auto slow = [](double alone, double shared) { return alone > 0 ? shared / alone : 1.0; };
@@ -310,21 +362,33 @@ int main(int argc, char **argv) {
       nlohmann::ordered_json out;
       out["schema"] = "topoaware-netsim-result/1";
       out["topology"] = topo.hash;
+      if (!topo.routes.empty()) out["routes"] = topo.routes.hash;
+      for (size_t r = 0; r < R; ++r) out["routings"].push_back(routing_name(routings[r]));
       for (size_t j = 0; j < snap.jobs.size(); ++j) {
         nlohmann::ordered_json jj;
         jj["name"] = snap.jobs[j].name;
         jj["nodes"] = snap.jobs[j].nodes.size();
-        for (int r = 0; r < kRoutings; ++r) {
-          const Times &t = times[size_t(r)][j];
-          jj[routing_name(Routing(r))] = {
+        for (size_t r = 0; r < R; ++r) {
+          const Times &t = times[r][j];
+          jj[routing_name(routings[r])] = {
               {"alone_s", t.alone}, {"shared_s", t.shared}, {"slowdown", slow(t.alone, t.shared)}};
         }
         out["jobs"].push_back(jj);
       }
-      for (int r = 0; r < kRoutings; ++r)
-        out["total"][routing_name(Routing(r))] = {
+      for (size_t r = 0; r < R; ++r)
+        out["total"][routing_name(routings[r])] = {
             {"node_s_alone", wsum[r][0]}, {"node_s_shared", wsum[r][1]}, {"slowdown", slow(wsum[r][0], wsum[r][1])}};
       out["total"]["nodes"] = nodes;
+      if (link_loads)
+        for (size_t r = 0; r < R; ++r) {
+          nlohmann::ordered_json &lj = out["link_loads"][routing_name(routings[r])];
+          lj = nlohmann::ordered_json::array();
+          for (size_t l = 0; l < pf.loads(r).size(); ++l)
+            if (pf.loads(r)[l][0] > 0 || pf.loads(r)[l][1] > 0)
+              lj.push_back({{"link", pf.link_names(r)[l]},
+                            {"up_bytes", pf.loads(r)[l][0]},
+                            {"down_bytes", pf.loads(r)[l][1]}});
+        }
       out["sim"] = {{"endpoints", pf.endpoints()},
                     {"routes", pf.routes()},
                     {"fairness", fairness},
@@ -332,17 +396,24 @@ int main(int argc, char **argv) {
                     {"wall_s", wall}};
       std::cout << out.dump(2) << "\n";
     } else {
-      std::printf("%-16s %6s  %12s %12s %8s  %12s %12s %8s\n", "job", "nodes", "adapt_alone", "adapt_shared", "slow",
-                  "dmodk_alone", "dmodk_shared", "slow");
+      // One group of columns (alone, shared, slowdown) per routing, under the routing's label.
+      std::printf("%-16s %6s", "", "");
+      for (size_t r = 0; r < R; ++r) std::printf("  %-34s", routing_label(routings[r]));
+      std::printf("\n%-16s %6s", "job", "nodes");
+      for (size_t r = 0; r < R; ++r) std::printf("  %12s %12s %8s", "alone", "shared", "slow");
+      std::printf("\n");
       for (size_t j = 0; j < snap.jobs.size(); ++j) {
-        const Times &a = times[0][j], &d = times[1][j];
-        std::printf("%-16s %6zu  %10.3fms %10.3fms %8.3f  %10.3fms %10.3fms %8.3f\n", snap.jobs[j].name.c_str(),
-                    snap.jobs[j].nodes.size(), a.alone * 1e3, a.shared * 1e3, slow(a.alone, a.shared), d.alone * 1e3,
-                    d.shared * 1e3, slow(d.alone, d.shared));
+        std::printf("%-16s %6zu", snap.jobs[j].name.c_str(), snap.jobs[j].nodes.size());
+        for (size_t r = 0; r < R; ++r) {
+          const Times &t = times[r][j];
+          std::printf("  %10.3fms %10.3fms %8.3f", t.alone * 1e3, t.shared * 1e3, slow(t.alone, t.shared));
+        }
+        std::printf("\n");
       }
-      std::printf("%-16s %6zu  %10.3f   %10.3f   %8.3f  %10.3f   %10.3f   %8.3f   (node-seconds)\n", "total", nodes,
-                  wsum[0][0], wsum[0][1], slow(wsum[0][0], wsum[0][1]), wsum[1][0], wsum[1][1],
-                  slow(wsum[1][0], wsum[1][1]));
+      std::printf("%-16s %6zu", "total", nodes);
+      for (size_t r = 0; r < R; ++r)
+        std::printf("  %10.3f   %10.3f   %8.3f", wsum[r][0], wsum[r][1], slow(wsum[r][0], wsum[r][1]));
+      std::printf("   (node-seconds)\n");
       std::printf("# %zu endpoints, %zu routes, %.2f s wall\n", pf.endpoints(), pf.routes(), wall);
     }
   } catch (const std::exception &e) {
