@@ -63,11 +63,11 @@ if ! timeout "$sm_timeout" env IBSIM_SOCKNAME="$IBSIM_SOCKNAME" LD_PRELOAD="$UMA
   tail -5 "$work/opensm.out" >&2
   exit 1
 fi
-# OpenSM falls back to minhop when the engine it was asked for fails: say so rather than pass
-# minhop's tables off as the engine's.
-if grep -q "routing engine .* failed\|Falling back\|fallback" "$work/opensm.log"; then
+# OpenSM says "<engine> tables configured on all switches"; an engine that fails falls back to
+# minhop, whose tables must not pass for the engine's.
+if ! grep -q "osm_ucast_mgr_process: $engine tables configured" "$work/opensm.log"; then
   echo "routes.sh: OpenSM did not route with $engine:" >&2
-  grep -i "fail\|fall" "$work/opensm.log" | head -5 >&2
+  grep -i "fail\|error\|tables configured" "$work/opensm.log" | head -5 >&2
   exit 1
 fi
 step "opensm -o -R $engine" "$t"
