@@ -1,0 +1,260 @@
+#!/bin/bash
+# netsim's as-routed mode on a fabric whose cabling does not follow host names, routed by OpenSM
+# under ibsim (through the real libibumad/libibmad stack, umad2sim), checked against infiniband-diags:
+#   4 leaves x 4 hosts, 2 spines, 2 uplinks per leaf (one cable to each spine), HDR (25 GB/s), each
+#   leaf's hosts plugged into its ports 1-4 in an order drawn from seed 1 (generate --shuffle-cabling).
+# For OpenSM's ftree and minhop engines (opensm -o: LIDs and tables programmed once):
+#  (a) every switch's table in topology.json (discover --routes) equals `ibroute <switch LID>`,
+#      parsed here on its own (the base64 LFT decoded in python);
+#  (b) for a sample of host pairs, `topoaware route --format json` takes the switches and output
+#      ports `ibtracert <slid> <dlid>` reports;
+#  (c) netsim --link-loads on a ring of 8 hosts that crosses leaves at every edge: the bytes
+#      netsim's as-routed mode puts on every cable (each direction) equal those of the paths
+#      ibtracert reports for the ring's flows, and D-mod-K's loads differ from them.
+# And a hand case under ftree, where as-routed and D-mod-K disagree on the time:
+#   D-mod-K (netsim's synthetic model) sends a flow up leaf001's uplink `d mod 2` (d: the
+#   destination's index in topology.json; uplink 0 to spine01, 1 to spine02), so two flows from
+#   leaf001 to hosts of leaf002 whose indexes differ in parity take different uplinks. OpenSM's ftree
+#   balances by the LIDs it gave out as it found ports, which the shuffled cabling decoupled from
+#   names: with seed 1, n0005 (LID 33) and n0006 (LID 34) both go up through spine01. The test
+#   takes such a pair X, Y from ibtracert's paths (leaf002 hosts of different parity whose paths
+#   from n0001 and n0002 leave leaf001 by the same port), then runs jobs A = dp=2 on (n0001, X) and
+#   B = dp=2 on (n0002, Y), 1 GB each (a 2-member ring: one 1 GB flow each way):
+#   - alone: 1 GB / 25 GB/s = 40 ms under every routing;
+#   - shared, D-mod-K: the forward flows take different uplinks (parities differ), the return flows
+#     go to n0001 and n0002 (d = 0, 1): different uplinks again: nothing shared, 40 ms;
+#   - shared, as-routed: both forward flows cross the same leaf001 uplink: 12.5 GB/s each, 80 ms
+#     (slowdown 2.0; the return flows share at most one cable two ways too, no worse);
+#   - shared, adaptive: leaf001's two uplinks are one 50 GB/s link: 40 ms.
+set -u
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tools/lib/ibsim.sh"
+ta_require_daemon_tests
+grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null ||
+  ta_skip "libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
+ta_require_cmd ibsim ibsim-utils
+ta_require_cmd opensm opensm
+ta_require_cmd ibroute infiniband-diags
+ta_require_cmd ibtracert infiniband-diags
+ta_require_cmd python3 python3
+[ -r "$UMAD2SIM_LIB" ] || ta_skip "$UMAD2SIM_LIB missing (package libumad2sim0)"
+bin="$top_builddir/topoaware"
+netsim="$top_builddir/bench/netsim/netsim"
+[ -x "$netsim" ] || ta_fail "$netsim not built"
+work=$(mktemp -d "${TMPDIR:-/tmp}/ta-ibnetsim.XXXXXX")
+ta_on_exit "ibsim_stop; rm -rf '$work'"
+sim() { timeout 120 env IBSIM_SOCKNAME="$IBSIM_SOCKNAME" LD_PRELOAD="$UMAD2SIM_LIB" "$@"; }
+
+"$bin" generate fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 --shuffle-cabling 1 \
+  --net "$work/ft.net" >/dev/null || ta_fail "topoaware generate failed"
+ibsim_start "$work/ft.net" "$work/sim" || ta_fail "ibsim did not start"
+
+# LIDs of host ports, from topology.json's routes ("ports": [guid, port, base LID, LMC]).
+lids() {  # topology.json host... -> their base LIDs
+  python3 - "$@" <<'EOF'
+import json, sys
+topo = json.load(open(sys.argv[1]))
+lid = {(p[0], p[1]): p[2] for sn in topo["routes"]["subnets"] for p in sn["ports"]}
+port = {h["name"]: h["ports"][0] for h in topo["hosts"]}
+print(*(lid[(port[n]["ca_guid"], port[n]["port"])] for n in sys.argv[2:]))
+EOF
+}
+# ibtracert's path as "switch-guid out-port" lines: a switch line "[out] -> switch port {guid}[in]"
+# is left by the [out] of the line after it.
+tracert_hops() {  # slid dlid
+  sim ibtracert "$1" "$2" 2>/dev/null | python3 -c '
+import re, sys
+outs = re.findall(r"^\[(\d+)\] -> (switch|ca) port \{0x([0-9a-f]+)\}\[(\d+)\]", sys.stdin.read(), re.M)
+assert outs and outs[-1][1] == "ca", "ibtracert did not reach a CA"
+for i, (_, kind, guid, _) in enumerate(outs[:-1]):
+    print("0x%016x %d" % (int(guid, 16), int(outs[i + 1][0])))'
+}
+
+# (a) every switch's LFT in topology.json against ibroute's, by the switch's LID.
+check_ibroute() {  # topology.json
+  local t=$1 guid lid
+  python3 -c '
+import json, sys
+for sn in json.load(open(sys.argv[1]))["routes"]["subnets"]:
+    for s in sn["switches"]:
+        print(s["guid"], s["lid"])' "$t" >"$work/switches"
+  [ "$(wc -l <"$work/switches")" -eq 6 ] || { echo "expected 6 switch tables, got $(wc -l <"$work/switches")"; return 1; }
+  while read -r guid lid; do
+    sim ibroute "$lid" >"$work/ibroute.$lid" 2>/dev/null || { echo "ibroute $lid failed"; return 1; }
+    python3 - "$t" "$guid" "$work/ibroute.$lid" <<'EOF' || return 1
+import base64, json, re, sys
+topo, guid, text = json.load(open(sys.argv[1])), int(sys.argv[2], 16), open(sys.argv[3]).read()
+lft = next(base64.b64decode(s["lft"]) for sn in topo["routes"]["subnets"] for s in sn["switches"]
+           if int(s["guid"], 16) == guid)
+head = re.search(r"Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .* guid 0x([0-9a-f]+)", text)
+assert head and int(head.group(3), 16) == guid, "ibroute answered for another switch"
+# ibroute lists the LIDs a switch routes, "0x0021 005 : (Channel Adapter portguid ...)"; 255 = none.
+theirs = {int(l, 16): int(p) for l, p in re.findall(r"^0x([0-9a-f]{4}) (\d{3}) ", text, re.M)}
+ours = {l: p for l, p in enumerate(lft) if p != 255}
+if not theirs or theirs != ours:
+    diff = sorted(set(theirs.items()) ^ set(ours.items()))[:5]
+    sys.exit("switch %s: ibroute and topology.json differ (LID, port): %s" % (sys.argv[2], diff))
+EOF
+  done <"$work/switches"
+}
+
+# (b) topoaware route against ibtracert: the same switches, the same output ports.
+check_pair() {  # topology.json src dst
+  local t=$1 slid dlid
+  read -r slid dlid < <(lids "$t" "$2" "$3")
+  tracert_hops "$slid" "$dlid" >"$work/theirs" || { echo "ibtracert $slid $dlid failed"; return 1; }
+  "$bin" route -t "$t" "$2" "$3" --format json >"$work/route.json" || { echo "route $2 $3 failed"; return 1; }
+  python3 -c '
+import json, sys
+mine = ["0x%016x %d" % (int(h["guid"], 16), h["out"]) for h in json.load(open(sys.argv[1]))["hops"]]
+theirs = open(sys.argv[2]).read().split("\n")[:-1]
+sys.exit(0 if mine == theirs else "ibtracert %s, topoaware route %s" % (theirs, mine))' "$work/route.json" "$work/theirs"
+}
+
+# (c) the ring's expected link loads from ibtracert's paths, against netsim's as-routed loads.
+# Ring n1 n5 n2 n6 n9 n13 n10 n14 (dp=8, S = 1 GB: 2*7/8 GB a flow): every edge joins two leaves,
+# and two hosts of each leaf take part, so the loads depend on which uplink each flow takes (a ring
+# over all 16 hosts loads every uplink alike under any balanced routing).
+ring="n0001 n0005 n0002 n0006 n0009 n0013 n0010 n0014"
+ring_json=$(printf '"%s",' $ring)
+cat >"$work/ring.json" <<JSON
+{"jobs": [{"name": "R", "layout": "tp=1,dp=8", "nodes": [${ring_json%,}], "dp_bytes": 1e9}]}
+JSON
+check_loads() {  # topology.json engine
+  local t=$1 engine=$2 s d slid dlid
+  set -- $ring
+  local first=$1
+  : >"$work/flows"
+  while [ $# -gt 0 ]; do
+    s=$1 d=${2:-$first}
+    shift
+    read -r slid dlid < <(lids "$t" "$s" "$d")
+    echo "$s $d $(tracert_hops "$slid" "$dlid" | tr '\n' ' ')" >>"$work/flows"
+  done
+  "$netsim" --topology "$t" --snapshot "$work/ring.json" --routing as-routed,dmodk --link-loads --format json \
+    >"$work/loads-$engine.json" || { echo "netsim failed"; return 1; }
+  python3 - "$t" "$work/flows" "$work/loads-$engine.json" <<'EOF'
+import collections, json, sys
+topo, res = json.load(open(sys.argv[1])), json.load(open(sys.argv[3]))
+name = {int(s["guid"], 16): s["name"] for s in topo["switches"]}
+edge = 2 * 7 / 8 * 1e9
+want = collections.Counter()
+for line in open(sys.argv[2]):
+    f = line.split()
+    src, dst, hops = f[0], f[1], list(zip(f[2::2], f[3::2]))
+    want[(src, "nic", "up")] += edge
+    want[(dst, "nic", "down")] += edge
+    for guid, port in hops[:-1]:  # the last hop leaves by the destination's cable
+        want[(name[int(guid, 16)], int(port))] += edge
+def loads(routing):
+    got = collections.Counter()
+    for l in res["link_loads"][routing]:
+        ends = l["link"].split(":", 1)[1]
+        if "-" not in ends:  # a NIC link "host:port index"
+            host = ends.split(":")[0]
+            for k, d in (("up_bytes", "up"), ("down_bytes", "down")):
+                if l[k]: got[(host, "nic", d)] += l[k]
+            continue
+        lo, hi = ends.split("-")
+        for (sw, port), k in ((lo.split(":"), "up_bytes"), (hi.split(":"), "down_bytes")):
+            if l[k]: got[(sw, int(port))] += l[k]
+    return got
+close = lambda a, b: a.keys() == b.keys() and all(abs(a[k] - b[k]) <= 1 for k in a)
+routed, dmodk = loads("as-routed"), loads("dmodk")
+if not close(routed, want):
+    sys.exit("as-routed link loads differ from ibtracert's paths: %s" %
+             sorted(set(routed.items()) ^ set(want.items()))[:6])
+if close(dmodk, want):
+    sys.exit("D-mod-K's link loads equal the routed ones on the shuffled fabric")
+print(sum(1 for k in want if len(k) == 2))
+EOF
+}
+
+for engine in ftree minhop; do
+  sim opensm -o -R "$engine" -f "$work/opensm-$engine.log" >"$work/opensm-$engine.out" 2>&1 &&
+    grep -q "osm_ucast_mgr_process: $engine tables configured" "$work/opensm-$engine.log" ||
+    ta_fail "opensm -R $engine did not route: $(tail -3 "$work/opensm-$engine.log")"
+  t="$work/$engine.json"
+  sim "$bin" discover --quiet --routes --json "$t" 2>"$work/discover-$engine.err" ||
+    ta_fail "$engine: discover --routes failed: $(grep -v ibwarn "$work/discover-$engine.err" | head -3)"
+  if [ "$engine" = ftree ]; then
+    # The shuffle is in effect: on some leaf, port order is not name order.
+    python3 -c '
+import json, sys
+hosts = json.load(open(sys.argv[1]))["hosts"]
+leaves = {}
+for h in hosts:
+    leaves.setdefault(h["ports"][0]["switch"], []).append((h["ports"][0]["switch_port"], h["name"]))
+sys.exit(0 if any(sorted(v) != sorted(v, key=lambda x: x[1]) for v in leaves.values()) else 1)' "$t" ||
+      ta_fail "--shuffle-cabling 1: every leaf still has its hosts in name order"
+  fi
+  msg=$(check_ibroute "$t") || ta_fail "$engine: $msg"
+  ta_pass "$engine: (a) the 6 switch tables of topology.json equal ibroute's"
+  for pair in "n0001 n0005" "n0002 n0006" "n0005 n0001" "n0006 n0002" "n0003 n0016" "n0012 n0008" "n0016 n0009" \
+    "n0007 n0004" "n0010 n0011"; do
+    msg=$(check_pair "$t" $pair) || ta_fail "$engine: (b) $pair: $msg"
+  done
+  ta_pass "$engine: (b) topoaware route = ibtracert on 9 host pairs (switches and output ports)"
+  n=$(check_loads "$t" "$engine") || ta_fail "$engine: (c) $n"
+  ta_pass "$engine: (c) as-routed loads on every cable direction ($n loaded) = ibtracert's paths of the 8 ring" \
+    "flows; D-mod-K's loads differ"
+done
+
+# The hand case (ftree): a pair X, Y of leaf002 (n0005..n0008) with indexes of different parity
+# whose paths from n0001 and n0002 leave leaf001 by the same port, per ibtracert.
+# (The fabric holds minhop's tables now: ftree again, and its routes read again.)
+t="$work/hand-ftree.json"
+sim opensm -o -R ftree -f "$work/opensm-ftree2.log" >/dev/null 2>&1 || ta_fail "opensm -R ftree (again) failed"
+sim "$bin" discover --quiet --routes --json "$t" 2>/dev/null || ta_fail "discover --routes (ftree again) failed"
+declare -A up
+for s in n0001 n0002; do
+  for d in n0005 n0006 n0007 n0008; do
+    read -r slid dlid < <(lids "$t" "$s" "$d")
+    tracert_hops "$slid" "$dlid" >"$work/hops" || ta_fail "ibtracert $slid $dlid failed"
+    up[$s.$d]=$(sed -n 1p "$work/hops")
+  done
+done
+X="" Y=""
+for x in n0005 n0007; do
+  for y in n0006 n0008; do
+    [ -z "$X" ] && [ "${up[n0001.$x]}" = "${up[n0002.$y]}" ] && X=$x Y=$y
+    [ -z "$X" ] && [ "${up[n0001.$y]}" = "${up[n0002.$x]}" ] && X=$y Y=$x
+  done
+done
+[ -n "$X" ] || ta_fail "hand case: ftree's uplinks from leaf001 to leaf002 follow name parity on this cabling" \
+  "(${up[*]}): seed 1 no longer separates LID order from name order"
+ta_note "hand case: n0001 -> $X and n0002 -> $Y leave leaf001 by the same port (${up[n0001.$X]})"
+cat >"$work/hand.json" <<JSON
+{"jobs": [{"name": "A", "layout": "tp=1,dp=2", "nodes": ["n0001", "$X"], "dp_bytes": 1e9},
+          {"name": "B", "layout": "tp=1,dp=2", "nodes": ["n0002", "$Y"], "dp_bytes": 1e9}]}
+JSON
+"$netsim" --topology "$t" --snapshot "$work/hand.json" >"$work/hand.txt" || ta_fail "netsim (text) failed"
+grep -q 'dmodk (synthetic)' "$work/hand.txt" && grep -q 'as-routed' "$work/hand.txt" ||
+  ta_fail "netsim's text does not label dmodk as synthetic next to as-routed: $(head -2 "$work/hand.txt")"
+"$netsim" --topology "$t" --snapshot "$work/hand.json" --format json >"$work/hand.out" || ta_fail "netsim failed"
+python3 - "$work/hand.out" <<'EOF' || ta_fail "hand case"
+import json, sys
+res = json.load(open(sys.argv[1]))
+want = {("adaptive", "alone_s"): 40, ("adaptive", "shared_s"): 40, ("dmodk", "alone_s"): 40,
+        ("dmodk", "shared_s"): 40, ("as-routed", "alone_s"): 40, ("as-routed", "shared_s"): 80}
+assert res["routings"] == ["adaptive", "dmodk", "as-routed"], res["routings"]
+fails = 0
+for j in res["jobs"]:
+    for (r, k), ms in want.items():
+        got = j[r][k] * 1e3
+        ok = abs(got - ms) <= 0.01 * ms
+        fails += not ok
+        print("%s: %s %s %s = %.3f ms (expected %d ms)" % ("ok" if ok else "FAIL", j["name"], r, k, got, ms))
+sys.exit(1 if fails else 0)
+EOF
+ta_pass "hand case: jobs A, B alone 40 ms; shared 40 ms adaptive and D-mod-K, 80 ms as-routed (one uplink)"
+
+# Without routes, as-routed is refused by name; by default only the routings the topology supports.
+"$bin" generate fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 --json "$work/plain.json" >/dev/null
+rc=0
+"$netsim" --topology "$work/plain.json" --snapshot "$work/hand.json" --routing as-routed 2>"$work/plain.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'has no routes' "$work/plain.err" || ta_fail "as-routed without routes: exit $rc"
+"$netsim" --topology "$work/plain.json" --snapshot "$work/hand.json" --format json >"$work/plain.out" &&
+  python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["routings"] != ["adaptive", "dmodk"])' \
+    "$work/plain.out" || ta_fail "without routes, the default routings are not adaptive and dmodk"
+ta_pass "without routes: --routing as-routed refused, the default runs adaptive and dmodk only"

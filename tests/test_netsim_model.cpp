@@ -1,0 +1,248 @@
+// netsim's routed fabric (bench/netsim/model.hpp) under its as-routed mode, on a topology whose
+// forwarding tables are written here by hand, so that every expected path is known:
+//   2 leaves x 4 hosts, 2 spines, one cable from each leaf to each spine (generated).
+//   LIDs: switches 1..4; hosts from 8 on in *reverse* name order (n0008 = 8, ..., n0001 = 15), as a
+//   subnet manager that found the ports in another order would give them.
+//   Tables: a leaf sends every LID of the other leaf up to spine01 (never spine02), its own hosts
+//   down; a spine sends every host LID down to its leaf. With LMC 1, base + 1 goes up to spine02.
+// So every flow between the leaves crosses spine01, whatever its destination's index, while the
+// synthetic D-mod-K sends half of them (odd destination index) through spine02.
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "generator.hpp"
+#include "model.hpp"
+#include "route_trace.hpp"
+#include "routes.hpp"
+#include "topology.hpp"
+// cmocka last: its macros clash with names in the C++ headers.
+#include "cmocka_cxx.hpp"
+
+using namespace topoaware;
+using namespace topoaware::netsim;
+
+namespace {
+
+struct Built {
+  Fabric fabric;
+  std::vector<uint64_t> leaves, spines, hosts;  // hosts in name order
+  std::map<uint64_t, uint16_t> lid;
+};
+
+const FabricNode &node(const Fabric &f, uint64_t g) { return *f.find(g); }
+
+int port_to(const Fabric &f, uint64_t from, uint64_t to) {
+  for (const auto &p : node(f, from).ports)
+    if (p.remote_guid == to) return p.num;
+  return -1;
+}
+
+// tamper: called with the subnet before it is stored (to break a table).
+template <class F>
+Topology make_topology(int lmc, F tamper) {
+  Built b;
+  FatTreeSpec spec;
+  spec.leaves = 2;
+  spec.hosts_per_leaf = 4;
+  spec.uplinks_per_leaf = 2;
+  spec.spines = 2;
+  b.fabric = generate_fat_tree(spec);
+  b.fabric.finish();
+  std::map<std::string, uint64_t> host_by_name;
+  for (const auto &n : b.fabric.nodes) {
+    if (n.type != NodeType::Switch) {
+      host_by_name[n.desc] = n.guid;
+      continue;
+    }
+    (n.desc.rfind("leaf", 0) == 0 ? b.leaves : b.spines).push_back(n.guid);
+  }
+  for (const auto &[name, g] : host_by_name) b.hosts.push_back(g);
+  assert_int_equal(b.leaves.size(), 2);
+  assert_int_equal(b.spines.size(), 2);
+  assert_int_equal(b.hosts.size(), 8);
+  uint16_t next = 1;
+  for (uint64_t g : b.leaves) b.lid[g] = next++;
+  for (uint64_t g : b.spines) b.lid[g] = next++;
+  next = 8;
+  for (auto it = b.hosts.rbegin(); it != b.hosts.rend(); ++it) b.lid[*it] = next, next = uint16_t(next + (1 << lmc));
+  const size_t top = next - 1;
+  auto leaf_of = [&](uint64_t host) { return node(b.fabric, host).ports.front().remote_guid; };
+  Subnet sn;
+  for (uint64_t sw : b.leaves) {
+    SwitchLft t{sw, b.lid[sw], std::vector<uint8_t>(top + 1, kNoRoute)};
+    t.out[b.lid[sw]] = 0;
+    for (uint64_t h : b.hosts)
+      for (int bit = 0; bit < (1 << lmc); ++bit)
+        t.out[size_t(b.lid[h] + bit)] = leaf_of(h) == sw ? uint8_t(port_to(b.fabric, sw, h))
+                                                         : uint8_t(port_to(b.fabric, sw, b.spines[size_t(bit)]));
+    sn.switches.push_back(t);
+  }
+  for (uint64_t sw : b.spines) {
+    SwitchLft t{sw, b.lid[sw], std::vector<uint8_t>(top + 1, kNoRoute)};
+    t.out[b.lid[sw]] = 0;
+    for (uint64_t h : b.hosts)
+      for (int bit = 0; bit < (1 << lmc); ++bit) t.out[size_t(b.lid[h] + bit)] = uint8_t(port_to(b.fabric, sw, leaf_of(h)));
+    sn.switches.push_back(t);
+  }
+  for (uint64_t h : b.hosts) sn.ports.push_back({h, node(b.fabric, h).ports.front().num, b.lid[h], lmc});
+  tamper(sn, b);
+  b.fabric.routes.subnets.push_back(sn);
+  b.fabric.routes.canonicalize();
+  return classify(b.fabric, {});
+}
+
+Topology make_topology(int lmc = 0) {
+  return make_topology(lmc, [](Subnet &, const Built &) {});
+}
+
+int host(const Topology &t, const std::string &name) {
+  for (size_t h = 0; h < t.hosts.size(); ++h)
+    if (t.hosts[h].name == name) return int(h);
+  fail_msg("no host %s", name.c_str());
+  return -1;
+}
+
+// The names of the links of a flow's single path.
+std::vector<std::string> path_of(const FabricModel &m, const Topology &t, const std::string &src,
+                                 const std::string &dst) {
+  Flow f;
+  f.src_host = host(t, src);
+  f.dst_host = host(t, dst);
+  f.bytes = 1;
+  std::vector<std::vector<Hop>> paths;
+  m.route(f, paths);
+  assert_int_equal(paths.size(), 1);
+  std::vector<std::string> out;
+  for (const Hop &h : paths[0]) out.push_back(m.links()[size_t(h.link)].name + (h.up ? " up" : " down"));
+  return out;
+}
+
+std::string cable(const Topology &t, const std::string &leaf, const std::string &spine) {
+  int l = -1, s = -1;
+  for (size_t i = 0; i < t.switches.size(); ++i) {
+    if (t.switches[i].name == leaf) l = int(i);
+    if (t.switches[i].name == spine) s = int(i);
+  }
+  assert_true(l >= 0 && s >= 0);
+  for (const Link &lk : t.links) {
+    const int a = t.switch_index(lk.a), b = t.switch_index(lk.b);
+    if ((a == l && b == s) || (a == s && b == l)) {
+      const auto [pa, pb] = lk.ports.front();
+      const int pl = a == l ? pa : pb, ps = a == l ? pb : pa;
+      return leaf + ":" + std::to_string(pl) + "-" + spine + ":" + std::to_string(ps);
+    }
+  }
+  fail_msg("no cable %s-%s", leaf.c_str(), spine.c_str());
+  return "";
+}
+
+void expect_path(const std::vector<std::string> &got, const std::vector<std::string> &want) {
+  if (got == want) return;
+  std::string g, w;
+  for (const auto &x : got) g += x + "; ";
+  for (const auto &x : want) w += x + "; ";
+  fail_msg("path: got [%s], expected [%s]", g.c_str(), w.c_str());
+}
+
+bool throws_with(const std::function<void()> &f, const std::string &needle, std::string *msg = nullptr) {
+  try {
+    f();
+  } catch (const std::runtime_error &e) {
+    if (msg) *msg = e.what();
+    return std::string(e.what()).find(needle) != std::string::npos;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Every flow between the leaves takes spine01, in both directions; D-mod-K's paths differ.
+static void test_as_routed_follows_tables(void **) {
+  const Topology t = make_topology();
+  assert_false(t.routes.empty());
+  FabricModel routed(t, Routing::AsRouted), dmodk(t, Routing::DModK);
+  // Every cable its own link: 8 NICs + 4 cables.
+  assert_int_equal(routed.links().size(), 12);
+  const std::string up1 = "r:" + cable(t, "leaf001", "spine01"), up2 = "r:" + cable(t, "leaf002", "spine01");
+  for (int a = 1; a <= 4; ++a)
+    for (int b = 5; b <= 8; ++b) {
+      char s[8], d[8];
+      std::snprintf(s, sizeof s, "n%04d", a);
+      std::snprintf(d, sizeof d, "n%04d", b);
+      expect_path(path_of(routed, t, s, d),
+                  {"r:" + std::string(s) + ":0 up", up1 + " up", up2 + " down", "r:" + std::string(d) + ":0 down"});
+      expect_path(path_of(routed, t, d, s),
+                  {"r:" + std::string(d) + ":0 up", up2 + " up", up1 + " down", "r:" + std::string(s) + ":0 down"});
+    }
+  // Inside a leaf: the two NIC cables only.
+  expect_path(path_of(routed, t, "n0001", "n0004"), {"r:n0001:0 up", "r:n0004:0 down"});
+  // The synthetic model sends n0001 -> n0006 (index 5, odd) through spine02: the tables do not.
+  const std::vector<std::string> d = path_of(dmodk, t, "n0001", "n0006");
+  assert_int_equal(d.size(), 4);
+  assert_string_equal(d[1].c_str(), ("d:" + cable(t, "leaf001", "spine02") + " up").c_str());
+}
+
+// LMC 1: the flow is addressed to the base LID (NCCL's queue pairs), routed through spine01; the
+// other LID of each port (base + 1, through spine02) is not used.
+static void test_as_routed_base_lid(void **) {
+  const Topology t = make_topology(1);
+  FabricModel routed(t, Routing::AsRouted);
+  expect_path(path_of(routed, t, "n0002", "n0007"),
+              {"r:n0002:0 up", "r:" + cable(t, "leaf001", "spine01") + " up",
+               "r:" + cable(t, "leaf002", "spine01") + " down", "r:n0007:0 down"});
+}
+
+// A flow the tables do not deliver is an error that names it; no routes at all, an error too.
+static void test_as_routed_errors(void **) {
+  // leaf001 forgets n0006's LID.
+  const Topology t = make_topology(0, [](Subnet &sn, const Built &b) {
+    const uint16_t l = b.lid.at(b.hosts[5]);
+    for (SwitchLft &s : sn.switches)
+      if (s.guid == b.leaves[0]) s.out[l] = kNoRoute;
+  });
+  FabricModel routed(t, Routing::AsRouted);
+  std::string msg;
+  assert_true(throws_with([&] { path_of(routed, t, "n0001", "n0006"); }, "n0001 port 0 -> n0006 port 0", &msg));
+  assert_true(msg.find("no route to LID") != std::string::npos);
+  path_of(routed, t, "n0001", "n0005");  // the other LIDs still route
+  // A loop: spine01 sends n0008's LID back up... to leaf001, which sends it to spine01 again.
+  const Topology loop = make_topology(0, [](Subnet &sn, const Built &b) {
+    const uint16_t l = b.lid.at(b.hosts[7]);
+    for (SwitchLft &s : sn.switches)
+      if (s.guid == b.spines[0]) s.out[l] = uint8_t(port_to(b.fabric, b.spines[0], b.leaves[0]));
+  });
+  FabricModel looping(loop, Routing::AsRouted);
+  assert_true(throws_with([&] { path_of(looping, loop, "n0002", "n0008"); }, "n0002 port 0 -> n0008 port 0", &msg));
+  assert_true(msg.find("loops") != std::string::npos);
+  // Without routes: refused when the model is built.
+  Topology bare = t;
+  bare.routes = Routes{};
+  assert_true(throws_with([&] { FabricModel m(bare, Routing::AsRouted); }, "forwarding tables"));
+}
+
+static void test_routing_names(void **) {
+  assert_string_equal(routing_name(Routing::AsRouted), "as-routed");
+  assert_string_equal(routing_label(Routing::DModK), "dmodk (synthetic)");
+  assert_true(routing_from_name("as-routed") == Routing::AsRouted);
+  assert_true(routing_from_name("dmodk") == Routing::DModK);
+  bool threw = false;
+  try {
+    routing_from_name("ftree");
+  } catch (const std::invalid_argument &) {
+    threw = true;
+  }
+  assert_true(threw);
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_as_routed_follows_tables),
+      cmocka_unit_test(test_as_routed_base_lid),
+      cmocka_unit_test(test_as_routed_errors),
+      cmocka_unit_test(test_routing_names),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
