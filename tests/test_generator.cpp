@@ -547,6 +547,69 @@ void test_classified(void **) {
   assert_true(t.anomalies.empty());
 }
 
+// --shuffle-cabling: every leaf's hosts still fill its down ports exactly once, names unchanged,
+// HCAs of a host side by side; some leaf out of name order; the same seed gives the same text, another
+// seed another cabling, no seed the name order; the classified topology is the same fabric shape.
+// leaf_hosts: per leaf, host names in port order.
+std::map<std::string, std::vector<std::string>> leaf_hosts(const Fabric &f) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto &n : f.nodes) {
+    if (n.type != NodeType::Switch) continue;
+    std::vector<std::pair<int, std::string>> down;
+    for (const auto &p : n.ports) {
+      const FabricNode *peer = f.find(p.remote_guid);
+      if (peer && peer->type != NodeType::Switch) down.push_back({p.num, peer->desc});
+    }
+    std::sort(down.begin(), down.end());
+    for (size_t i = 0; i < down.size(); ++i) assert_int_equal(down[i].first, int(i) + 1);  // ports 1..n, once each
+    for (const auto &d : down) out[n.desc].push_back(d.second);
+  }
+  return out;
+}
+
+void test_shuffled_cabling(void **) {
+  FatTreeSpec s = ft2();
+  s.hcas_per_host = 2;
+  const auto plain = leaf_hosts(generate_fat_tree(s));
+  s.cabling_seed = 7;
+  const Fabric a = generate_fat_tree(s);
+  const auto shuffled = leaf_hosts(a);
+  assert_int_equal(plain.size(), shuffled.size());
+  bool moved = false;
+  for (const auto &[leaf, hosts] : plain) {
+    std::vector<std::string> x = hosts, y = shuffled.at(leaf);
+    assert_true(std::is_sorted(x.begin(), x.end()));
+    moved = moved || x != y;
+    for (size_t i = 0; i + 1 < y.size(); i += 2)  // mlx5_0 then mlx5_1 of one host
+      assert_string_equal(y[i].substr(0, 5).c_str(), y[i + 1].substr(0, 5).c_str());
+    std::sort(y.begin(), y.end());
+    assert_true(x == y);  // the same hosts on the same leaf
+  }
+  assert_true(moved);
+  assert_string_equal(to_ibsim_net(a).c_str(), to_ibsim_net(generate_fat_tree(s)).c_str());
+  FatTreeSpec s2 = s;
+  s2.cabling_seed = 8;
+  assert_true(leaf_hosts(generate_fat_tree(s2)) != shuffled);
+  check_round_trip(a, to_ibnetdiscover_text(a));
+  Topology t = classify(a, ClassifyOptions());
+  assert_int_equal(t.hosts.size(), 32);
+  assert_int_equal(t.leaf_groups.size(), 4);
+  assert_true(t.anomalies.empty());
+
+  RailSpec r = rail2();
+  const auto rail_plain = leaf_hosts(generate_rail(r));
+  r.cabling_seed = 7;
+  const auto rail_shuffled = leaf_hosts(generate_rail(r));
+  bool rail_moved = false;
+  for (const auto &[leaf, hosts] : rail_plain) {
+    std::vector<std::string> y = rail_shuffled.at(leaf);
+    rail_moved = rail_moved || y != hosts;
+    std::sort(y.begin(), y.end());
+    assert_true(y == hosts);
+  }
+  assert_true(rail_moved);
+}
+
 }  // namespace
 
 int main() {
@@ -563,6 +626,7 @@ int main() {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_ibsim_net_rejects),
       cmocka_unit_test(test_classified),
+      cmocka_unit_test(test_shuffled_cabling),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
