@@ -2,6 +2,8 @@
 # Network judge (docs/design.md "How placement is judged"): SimGrid flow-level simulation of a snapshot of
 # running jobs on the fabric of topology.json. Built only when configure finds SimGrid >= 3.32.
 EXTRA_DIST += bench/netsim/README.md
+# A routed topology.json (OpenSM's tables under ibsim) for a generated fabric, for netsim's as-routed mode.
+dist_noinst_SCRIPTS += bench/netsim/routes.sh
 if HAVE_SIMGRID
 noinst_PROGRAMS += bench/netsim/netsim
 bench_netsim_netsim_SOURCES = bench/netsim/netsim.cpp bench/netsim/model.cpp bench/netsim/model.hpp
