@@ -19,6 +19,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/placement.hpp corelib/placement.cpp \
   corelib/select_policy.hpp corelib/select_policy.cpp \
   corelib/cost.hpp corelib/cost.cpp \
+  corelib/traffic.hpp corelib/traffic.cpp \
   corelib/config.hpp corelib/config.cpp \
   corelib/status.hpp corelib/status.cpp \
   corelib/safe_folder.hpp corelib/safe_folder.cpp \

@@ -3,7 +3,7 @@
 //  - Snapshot: the jobs running at one moment, each with its layout, its nodes in rank order and
 //    its bytes per step (JSON, schema "topoaware-netsim/1").
 //  - Traffic: the flows of one training step of a job, in phases (PP, EP, DP) whose flows run at
-//    once; a phase ends when its last flow ends and the next one starts then.
+//    once; a phase ends when its last flow ends and the next one starts then (corelib/traffic.hpp).
 //  - Fabric: every NIC port and every switch-to-switch cable of topology.json as a split-duplex
 //    link, under three routing models: "adaptive" (interchangeable switches of a level merged, and
 //    all cables between them one link of their summed bandwidth: the perfect-spraying bound),
@@ -23,16 +23,13 @@
 #include "rank_order.hpp"
 #include "route_trace.hpp"
 #include "topology.hpp"
+#include "traffic.hpp"
 
 namespace topoaware::netsim {
 
-struct SnapshotJob {
+// A job of a snapshot: its name and what the traffic needs (corelib/traffic.hpp).
+struct SnapshotJob : StepJob {
   std::string name;
-  Layout layout;
-  std::vector<int> nodes;  // topology host indices, in rank order (node k holds ranks k*G..)
-  double dp_bytes = 0;     // S: gradient bytes per rank all-reduced over its DP ring per step
-  double pp_bytes = 0;     // bytes per rank sent over each PP boundary per step, each direction
-  double ep_bytes = 0;     // bytes per rank in the EP all-to-all per step (0: none)
 };
 
 struct Snapshot {
@@ -43,34 +40,9 @@ struct Snapshot {
 // "order": "topoaware" re-orders a job's nodes with RankOrderer. Throws std::runtime_error.
 Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index);
 
-// One point-to-point transfer between two NIC ports of two different hosts.
-struct Flow {
-  int src_host = 0, src_port = 0;  // port: index into Host::ports
-  int dst_host = 0, dst_port = 0;
-  double bytes = 0;
-};
-
-enum class Phase : uint8_t { PP = 0, EP = 1, DP = 2 };
-inline constexpr int kPhases = 3;
-const char *phase_name(Phase p);
-
-struct JobTraffic {
-  std::vector<Flow> phase[kPhases];
-  // Every DP ring, members in ring order: entry i is the index in phase[DP] of the flow from member
-  // i to member i+1, or -1 when both are on one node. Used by the lock-step ring (--ring steps).
-  std::vector<std::vector<int>> rings;
-  uint32_t ring_steps = 0;  // 2(d-1)
-};
-
-// The step traffic of a job. DP: every ring edge between ranks on different nodes is one flow of
-// 2(d-1)/d * S (the bandwidth term of ring all-reduce: 2(d-1) steps of S/d). PP: each boundary
-// between consecutive stages, one flow forward and one backward of pp_bytes. EP: each member of an
-// expert group sends ep_bytes/ep to every other member. Traffic inside a node (NVLink) is left
-// out. A GPU's traffic arrives on NIC port floor(g * R / G) of its node (g = local GPU index,
-// R = the node's ports, G = GPUs per node): NCCL's per-NIC rings on multi-NIC nodes; it leaves
-// through the source node's NIC of the same index (NCCL's PXN) when both nodes have R ports, else
-// through floor(g * R / G) of the source.
-JobTraffic job_traffic(const Topology &topo, const SnapshotJob &job);
+// The step traffic of a job (Flow, JobTraffic, job_traffic) is corelib's (traffic.hpp).
+using Phase = TrafficPhase;
+inline constexpr int kPhases = kTrafficPhases;
 
 enum class Routing : uint8_t { Adaptive = 0, DModK = 1, AsRouted = 2 };
 inline constexpr int kRoutings = 3;
