@@ -68,6 +68,7 @@ struct PlanOptions {
   std::string mode = "prefer";
   double comm_fraction = 0.3;
   std::string format = "text";
+  bool flows = false;  // --flows: the job's flows that leave a leaf, and the cables they take
 };
 void add_plan_command(CLI::App &app, PlanOptions &options);
 // Exit status: 0 placed (ideal or not), 4 no nodes free for it now.

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "cli_commands.hpp"
 #include "cost.hpp"
@@ -16,8 +17,10 @@
 #include "layout.hpp"
 #include "placement.hpp"
 #include "rank_order.hpp"
+#include "route_trace.hpp"
 #include "text.hpp"
 #include "topology_json.hpp"
+#include "traffic.hpp"
 
 namespace topoaware {
 
@@ -41,6 +44,9 @@ void add_plan_command(CLI::App &app, PlanOptions &o) {
       ->check(CLI::Range(0.0, 1.0));
   plan->add_option("--format", o.format, "text, json, dot or svg")
       ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  plan->add_flag("--flows", o.flows,
+                 "Also list the job's flows of one step that leave a leaf and the cables they take (from the "
+                 "forwarding tables in topology.json; without them the cables are unknown)");
 }
 
 namespace {
@@ -66,6 +72,178 @@ std::vector<std::pair<std::string, double>> degraded_leaf_groups(const Topology 
     out.emplace_back(leaf >= 0 ? t.switches[size_t(leaf)].name : "?", 1 / factor);
   }
   return out;
+}
+
+// --flows: the planned job's step traffic (corelib/traffic.hpp) between NIC ports on different
+// switches, each flow traced through the recorded forwarding tables to the destination's base LID.
+// Without tables nothing is guessed: the cables are reported unknown.
+// The flows of one phase between the same two NIC ports (the tp ranks of a node that share a
+// NIC) take the same path: one entry with their count and summed bytes.
+struct CrossFlow {
+  TrafficPhase phase;
+  Flow flow;          // bytes: of all `count` flows
+  int count = 0;
+  TracedRoute route;  // empty without routes
+};
+struct CableUse {
+  int flows = 0;
+  double bytes = 0;
+  int per_phase[kTrafficPhases] = {0, 0, 0};
+};
+struct FlowsReport {
+  bool routed = false;  // topology.json has forwarding tables
+  double dp_bytes = 0, pp_bytes = 0;
+  std::vector<CrossFlow> flows;
+  // (switch, out port) -> use; a cable is named by the port a packet leaves by, so each direction
+  // of a cable is its own entry.
+  std::map<std::pair<int, int>, CableUse> cables;
+  int untraced = 0;
+};
+
+FlowsReport plan_flows(const Topology &t, const Plan &p, const CostParams &params) {
+  FlowsReport r;
+  StepJob job;
+  job.layout = p.layout;
+  job.nodes = p.result.nodes;
+  // The cost model's bytes (as the trace simulator's snapshots): the gradient all-reduced per rank,
+  // and all micro-batches' activations per PP boundary and direction. EP has no byte count there.
+  r.dp_bytes = job.dp_bytes = params.grad_bytes_per_rank(p.layout);
+  r.pp_bytes = job.pp_bytes = params.micro_batches * params.activation_bytes(p.layout);
+  const JobTraffic traffic = job_traffic(t, job);
+  const RouteTracer tracer(t);
+  r.routed = tracer.has_routes();
+  for (int ph = 0; ph < kTrafficPhases; ++ph) {
+    std::map<std::tuple<int, int, int, int>, size_t> at;  // NIC pair -> index into r.flows
+    for (const Flow &f : traffic.phase[ph]) {
+      const HcaPort &a = t.hosts[size_t(f.src_host)].ports[size_t(f.src_port)];
+      const HcaPort &b = t.hosts[size_t(f.dst_host)].ports[size_t(f.dst_port)];
+      if (a.sw == b.sw) continue;  // through one switch: no cable between switches
+      auto [it, fresh] = at.insert({{f.src_host, f.src_port, f.dst_host, f.dst_port}, r.flows.size()});
+      if (fresh) {
+        r.flows.push_back({TrafficPhase(ph), f, 0, {}});
+        r.flows.back().flow.bytes = 0;
+        if (r.routed) r.flows.back().route = tracer.trace(f.src_host, f.src_port, f.dst_host, f.dst_port, 0);
+      }
+      CrossFlow &c = r.flows[it->second];
+      ++c.count;
+      c.flow.bytes += f.bytes;
+      if (!r.routed) continue;
+      if (!c.route.ok()) ++r.untraced;
+      for (size_t i = 0; c.route.ok() && i + 1 < c.route.hops.size(); ++i) {
+        CableUse &u = r.cables[{c.route.hops[i].sw, c.route.hops[i].out_port}];
+        ++u.flows;
+        u.bytes += f.bytes;
+        ++u.per_phase[ph];
+      }
+    }
+  }
+  return r;
+}
+
+std::string port_name(const Topology &t, int host, int port) { return t.hosts[size_t(host)].name + ":" + std::to_string(port); }
+
+std::string cable_name(const Topology &t, const RouteTracer &tracer, int sw, int port) {
+  const RouteTracer::Peer peer = tracer.peer(sw, port);
+  std::string out = t.switches[size_t(sw)].name + " p" + std::to_string(port) + " -> ";
+  if (peer.kind == RouteTracer::Peer::Switch)
+    return out + t.switches[size_t(peer.index)].name + " p" + std::to_string(peer.port);
+  return out + "?";
+}
+
+// Cables by flows, then bytes, then name: the most shared first.
+std::vector<std::pair<std::pair<int, int>, CableUse>> cables_by_use(const FlowsReport &r) {
+  std::vector<std::pair<std::pair<int, int>, CableUse>> v(r.cables.begin(), r.cables.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto &x, const auto &y) {
+    return x.second.flows != y.second.flows ? x.second.flows > y.second.flows : x.second.bytes > y.second.bytes;
+  });
+  return v;
+}
+
+std::string flows_text(const Topology &t, const FlowsReport &r) {
+  std::string out = "\nFlows of one step that leave a leaf (NIC port to NIC port; DP ring edge 2(d-1)/d x " +
+                    fmt::format("{:.3g} GB, PP {:.3g} GB per boundary and direction; EP all-to-all not listed: the "
+                                "cost model has no bytes for it):\n",
+                                r.dp_bytes / 1e9, r.pp_bytes / 1e9);
+  int count[kTrafficPhases] = {0, 0, 0};
+  double bytes[kTrafficPhases] = {0, 0, 0};
+  for (const CrossFlow &c : r.flows) count[int(c.phase)] += c.count, bytes[int(c.phase)] += c.flow.bytes;
+  for (int ph = 0; ph < kTrafficPhases; ++ph)
+    if (count[ph])
+      out += fmt::format("  {}: {} flows, {:.1f} GB\n", phase_name(TrafficPhase(ph)), count[ph], bytes[ph] / 1e9);
+  if (r.flows.empty()) return out + "  none: every flow stays inside a node or a leaf\n";
+  const RouteTracer tracer(t);
+  if (!r.routed) {
+    out += "Cables: unknown. topology.json has no forwarding tables (topoaware discover --routes, or --ibnetdiscover "
+           "with --lfts); which uplink a flow takes is the subnet manager's choice, and is not guessed here.\n";
+  } else {
+    out += "Cables they take (the forwarding tables in topology.json, to each port's base LID), most shared first:\n";
+    for (const auto &[key, u] : cables_by_use(r)) {
+      std::string phases;
+      for (int ph = 0; ph < kTrafficPhases; ++ph)
+        if (u.per_phase[ph]) phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", phase_name(TrafficPhase(ph)), u.per_phase[ph]);
+      out += fmt::format("  {:<34} {:>4} flows ({})  {:.1f} GB\n", cable_name(t, tracer, key.first, key.second), u.flows,
+                         phases, u.bytes / 1e9);
+    }
+    if (r.untraced)
+      out += fmt::format("  {} flows are not delivered by the tables (below): their cables are unknown\n", r.untraced);
+  }
+  out += "Flows (those of one phase between the same two NIC ports together):\n";
+  for (const CrossFlow &c : r.flows) {
+    const HcaPort &a = t.hosts[size_t(c.flow.src_host)].ports[size_t(c.flow.src_port)];
+    const HcaPort &b = t.hosts[size_t(c.flow.dst_host)].ports[size_t(c.flow.dst_port)];
+    const std::string path = r.routed ? route_to_text(t, c.route)
+                                      : t.switches[size_t(a.sw)].name + " -> ? -> " + t.switches[size_t(b.sw)].name;
+    out += fmt::format("  {} {:>12} -> {:<12} {:>3} x {:.3g} GB  {}\n", phase_name(c.phase),
+                       port_name(t, c.flow.src_host, c.flow.src_port), port_name(t, c.flow.dst_host, c.flow.dst_port),
+                       c.count, c.flow.bytes / c.count / 1e9, path);
+  }
+  return out;
+}
+
+nlohmann::ordered_json flows_json(const Topology &t, const FlowsReport &r) {
+  nlohmann::ordered_json j;
+  j["routed"] = r.routed;
+  j["routes_hash"] = r.routed ? nlohmann::ordered_json(t.routes.hash) : nlohmann::ordered_json(nullptr);
+  j["dp_bytes"] = r.dp_bytes;
+  j["pp_bytes"] = r.pp_bytes;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const CrossFlow &c : r.flows) {
+    nlohmann::ordered_json f;
+    f["phase"] = phase_name(c.phase);
+    f["src"] = t.hosts[size_t(c.flow.src_host)].name;
+    f["src_port"] = c.flow.src_port;
+    f["dst"] = t.hosts[size_t(c.flow.dst_host)].name;
+    f["dst_port"] = c.flow.dst_port;
+    f["flows"] = c.count;
+    f["bytes"] = c.flow.bytes;
+    if (!r.routed) {
+      f["hops"] = nullptr;  // unknown: no tables
+    } else {
+      nlohmann::ordered_json hops = nlohmann::ordered_json::array();
+      for (const RouteHop &h : c.route.hops)
+        hops.push_back({{"switch", t.switches[size_t(h.sw)].name}, {"in", h.in_port}, {"out", h.out_port}});
+      f["hops"] = hops;
+      if (!c.route.ok()) f["error"] = c.route.error;
+    }
+    list.push_back(f);
+  }
+  j["flows"] = list;
+  nlohmann::ordered_json cables = r.routed ? nlohmann::ordered_json::array() : nlohmann::ordered_json(nullptr);
+  const RouteTracer tracer(t);
+  for (const auto &[key, u] : cables_by_use(r)) {
+    const RouteTracer::Peer peer = tracer.peer(key.first, key.second);
+    nlohmann::ordered_json phases;
+    for (int ph = 0; ph < kTrafficPhases; ++ph) phases[phase_name(TrafficPhase(ph))] = u.per_phase[ph];
+    cables.push_back({{"from", t.switches[size_t(key.first)].name},
+                      {"from_port", key.second},
+                      {"to", peer.kind == RouteTracer::Peer::Switch ? t.switches[size_t(peer.index)].name : "?"},
+                      {"to_port", peer.port},
+                      {"flows", u.flows},
+                      {"bytes", u.bytes},
+                      {"phases", phases}});
+  }
+  j["cables"] = cables;
+  return j;
 }
 
 std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, double f) {
@@ -227,10 +405,23 @@ int run_plan(const PlanOptions &o) {
     p.has_ff = true;
   }
   std::string out;
-  if (o.format == "json") out = json_report(topo, idx, p, o.comm_fraction);
-  else if (o.format == "dot") out = dot_report(topo, idx, p, usable);
-  else if (o.format == "svg") out = dot_to_svg(dot_report(topo, idx, p, usable));
-  else out = text_report(topo, idx, p, o.comm_fraction);
+  if (o.flows && (o.format == "dot" || o.format == "svg"))
+    throw std::invalid_argument("--flows is listed with --format text or json");
+  if (o.format == "json") {
+    out = json_report(topo, idx, p, o.comm_fraction);
+    if (o.flows && !p.result.nodes.empty()) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::parse(out);
+      j["flows"] = flows_json(topo, plan_flows(topo, p, params));
+      out = j.dump(1) + "\n";
+    }
+  } else if (o.format == "dot") {
+    out = dot_report(topo, idx, p, usable);
+  } else if (o.format == "svg") {
+    out = dot_to_svg(dot_report(topo, idx, p, usable));
+  } else {
+    out = text_report(topo, idx, p, o.comm_fraction);
+    if (o.flows && !p.result.nodes.empty()) out += flows_text(topo, plan_flows(topo, p, params));
+  }
   std::cout << out;
   // Strict mode with no ideal block is an answer, not an error; no nodes at all is exit 4.
   return p.result.nodes.empty() ? 4 : 0;
