@@ -50,3 +50,6 @@ TESTS += tests/test_routes
 tests_test_routes_SOURCES = tests/test_routes.cpp
 tests_test_routes_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_routes_LDADD = $(TESTS_LIBS)
+# plan --flows on a routed fabric from saved ibnetdiscover and dump_fts output (tests/fixtures/routes).
+TESTS += tests/cli_plan_flows.sh
+EXTRA_DIST += tests/cli_plan_flows.sh
