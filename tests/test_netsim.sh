@@ -9,6 +9,7 @@
 #   shared, adaptive: 6 flows on each leaf's 1600 Gb/s of uplinks -> 266.7 Gb/s -> 52.5 ms (1.5x);
 #   shared, D-mod-K: each X flow shares its cable (dest index mod 4) with one Y flow -> 70 ms (2.0x).
 # Y (1.875 GB per edge): alone 37.5 ms; shared 55 ms (adaptive), 72.5 ms (D-mod-K).
+# Last, the as-routed mode on saved forwarding tables (below).
 set -u
 if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
   echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
@@ -122,5 +123,61 @@ for r, s in (("adaptive", 1.5), ("dmodk", 2.0)):
     ok = abs(got - s) <= 0.01 * s
     fails += not ok
     print("%s: X slowdown %s = %.3f (expected %.1f)" % ("ok" if ok else "FAIL", r, got, s))
+sys.exit(1 if fails else 0)
+PY
+[ $? -eq 0 ] || exit 1
+
+# As-routed, on forwarding tables OpenSM's ftree programmed (saved dump_fts and ibnetdiscover output
+# of a 16-host fat tree with shuffled cabling, tests/fixtures/routes: 4 leaves x 4 hosts, 2 spines,
+# one HDR cable (25 GB/s) from each leaf to each spine). Its tables: leaf001 sends n0005's and
+# n0006's LIDs (0x21, 0x22) out of port 5, to spine01; leaf002 sends n0001's and n0002's (0x17,
+# 0x1b) out of its port 5, to spine01 too. Jobs A (n0001, n0005) and B (n0002, n0006), dp=2, 1 GB: one
+# 1 GB flow each way per job, alone 40 ms under every routing. Shared: as routed, both jobs' flows
+# cross leaf001 p5 up and leaf002 p5 up, 12.5 GB/s each: 80 ms; D-mod-K sends n0005 (index 4) and
+# n0006 (5) up different uplinks (4 mod 2, 5 mod 2), and n0001, n0002 (0, 1) as well: 40 ms.
+# Link loads of the step (both jobs): as-routed 2 GB each way on leaf001-spine01 and leaf002-spine01,
+# nothing on spine02's cables; D-mod-K 1 GB each way on all four.
+fx="$top_srcdir/tests/fixtures/routes"
+"$top_builddir/topoaware" discover --quiet --ibnetdiscover "$fx/ft16-shuffled-ftree.ibnetdiscover" \
+  --lfts "$fx/ft16-shuffled-ftree.dump_fts" --json "$tmp/routed.json" || exit 99
+cat > "$tmp/routed_snap.json" <<JSON
+{"jobs": [{"name": "A", "layout": "tp=1,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9},
+          {"name": "B", "layout": "tp=1,dp=2", "nodes": ["n0002", "n0006"], "dp_bytes": 1e9}]}
+JSON
+"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" >"$tmp/routed.txt" || { echo "FAIL: netsim (routed, text)"; exit 1; }
+head -2 "$tmp/routed.txt"
+grep -q 'dmodk (synthetic)' "$tmp/routed.txt" && grep -q 'as-routed' "$tmp/routed.txt" ||
+  { echo "FAIL: the text output does not head D-mod-K as synthetic beside as-routed"; exit 1; }
+"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" --format json --link-loads >"$tmp/routed.out" ||
+  { echo "FAIL: netsim (routed)"; exit 1; }
+"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" --format json --routing as-routed \
+  >"$tmp/routed_only.out" || { echo "FAIL: netsim --routing as-routed"; exit 1; }
+python3 - "$tmp/routed.out" "$tmp/routed_only.out" <<'PY'
+import json, sys
+res, only = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fails = 0
+def check(what, ok):
+    global fails
+    fails += not ok
+    print("%s: %s" % ("ok" if ok else "FAIL", what))
+check("routings run by default: %s" % res["routings"], res["routings"] == ["adaptive", "dmodk", "as-routed"])
+check("--routing as-routed runs only it: %s" % only["routings"],
+      only["routings"] == ["as-routed"] and all(set(j) == {"name", "nodes", "as-routed"} for j in only["jobs"]))
+want = {("as-routed", "alone_s"): 40, ("as-routed", "shared_s"): 80, ("dmodk", "alone_s"): 40,
+        ("dmodk", "shared_s"): 40, ("adaptive", "shared_s"): 40}
+for j in res["jobs"]:
+    for (r, k), ms in want.items():
+        got = j[r][k] * 1e3
+        check("%s %s %s = %.3f ms (expected %d ms)" % (j["name"], r, k, got, ms), abs(got - ms) <= 0.01 * ms)
+for j in only["jobs"]:
+    check("%s, --routing as-routed alone: shared %.3f ms (expected 80 ms)" % (j["name"], j["as-routed"]["shared_s"] * 1e3),
+          abs(j["as-routed"]["shared_s"] - 0.08) < 1e-3)
+def cables(r):
+    return {l["link"][2:]: (l["up_bytes"] / 1e9, l["down_bytes"] / 1e9) for l in res["link_loads"][r] if "-" in l["link"]}
+check("as-routed cable loads %s" % cables("as-routed"),
+      cables("as-routed") == {"leaf001:5-spine01:1": (2, 2), "leaf002:5-spine01:2": (2, 2)})
+check("D-mod-K cable loads %s" % cables("dmodk"),
+      cables("dmodk") == {"leaf001:5-spine01:1": (1, 1), "leaf001:6-spine02:1": (1, 1),
+                          "leaf002:5-spine01:2": (1, 1), "leaf002:6-spine02:2": (1, 1)})
 sys.exit(1 if fails else 0)
 PY
