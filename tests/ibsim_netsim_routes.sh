@@ -26,8 +26,9 @@
 #   - shared, as-routed: both forward flows cross the same leaf001 uplink: 12.5 GB/s each, 80 ms
 #     (slowdown 2.0; the return flows share at most one cable two ways too, no worse);
 #   - shared, adaptive: leaf001's two uplinks are one 50 GB/s link: 40 ms.
-# Last, bench/netsim/routes.sh on the same spec gives the same routes as the live walk and as the
-# saved copy in tests/fixtures/routes (which tests/cli_plan_flows.sh reads).
+# Last, bench/netsim/routes.sh on the same spec (reading the tables live, and through dump_fts)
+# gives the same routes as the live walk and as the saved copy in tests/fixtures/routes (which
+# tests/cli_plan_flows.sh reads).
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
@@ -264,17 +265,20 @@ ta_pass "without routes: --routing as-routed refused, the default runs adaptive 
 # bench/netsim/routes.sh (its own ibsim, OpenSM ftree once, dump_fts + ibnetdiscover, discover --lfts)
 # gives the same routes as the live walk above, and as the saved copy in tests/fixtures/routes.
 ibsim_stop
-top_builddir="$top_builddir" bash "$top_srcdir/bench/netsim/routes.sh" --engine ftree --seed 1 "$work/helper.json" -- \
-  fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 >/dev/null 2>"$work/helper.err" ||
-  ta_fail "bench/netsim/routes.sh failed: $(tail -3 "$work/helper.err")"
+for read in live dumps; do
+  top_builddir="$top_builddir" bash "$top_srcdir/bench/netsim/routes.sh" --engine ftree --seed 1 --read "$read" \
+    "$work/helper-$read.json" -- fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 >/dev/null \
+    2>"$work/helper-$read.err" || ta_fail "bench/netsim/routes.sh --read $read failed: $(tail -3 "$work/helper-$read.err")"
+done
 "$bin" discover --quiet --ibnetdiscover "$top_srcdir/tests/fixtures/routes/ft16-shuffled-ftree.ibnetdiscover" \
   --lfts "$top_srcdir/tests/fixtures/routes/ft16-shuffled-ftree.dump_fts" --json "$work/fixture.json" ||
   ta_fail "discover of the saved fixture failed"
-python3 - "$work/helper.json" "$t" "$work/fixture.json" <<'EOF2' || ta_fail "routes.sh"
+python3 - "$work/helper-live.json" "$work/helper-dumps.json" "$t" "$work/fixture.json" <<'EOF2' || ta_fail "routes.sh"
 import json, sys
-a, b, c = (json.load(open(p)) for p in sys.argv[1:4])
-assert a["hash"] == b["hash"] == c["hash"], "cabling differs"
-assert a["routes"] == b["routes"] == c["routes"], "routes differ"
+a, b, c, d = (json.load(open(p)) for p in sys.argv[1:5])
+assert a["hash"] == b["hash"] == c["hash"] == d["hash"], "cabling differs"
+assert a["routes"]["hash"] == b["routes"]["hash"] == c["routes"]["hash"] == d["routes"]["hash"], "routes differ"
 EOF2
-grep -q '^opensm -o -R ftree ' "$work/helper.err" || ta_fail "routes.sh did not time its steps: $(cat "$work/helper.err")"
-ta_pass "bench/netsim/routes.sh: the same cabling and routes as the live walk and as tests/fixtures/routes"
+grep -q '^opensm -o -R ftree ' "$work/helper-live.err" && grep -q '^dump_fts (6 switches)' "$work/helper-dumps.err" ||
+  ta_fail "routes.sh did not time its steps: $(cat "$work/helper-live.err" "$work/helper-dumps.err")"
+ta_pass "bench/netsim/routes.sh (--read live and dumps): the same cabling and routes as the live walk and as tests/fixtures/routes"
