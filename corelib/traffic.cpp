@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The traffic of one training step of a job (see traffic.hpp).
 #include "traffic.hpp"
 

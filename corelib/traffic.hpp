@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The network traffic of one training step of a job: which NIC port sends how many bytes to which,
 // phase by phase, from its parallel layout and its nodes in rank order. The network judge
 // (bench/netsim) simulates these flows; `topoaware plan --flows` lists those that leave a leaf and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware plan --flows on a routed fabric read from saved output (tests/fixtures/routes: a 16-host
 # fat tree with shuffled cabling, routed by OpenSM's ftree under ibsim; 4 leaves x 4 hosts, 2 spines,
 # one cable from each leaf to each spine). The cables of every listed flow are checked against a

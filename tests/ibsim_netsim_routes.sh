@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # netsim's as-routed mode on a fabric whose cabling does not follow host names, routed by OpenSM
 # under ibsim (through the real libibumad/libibmad stack, umad2sim), checked against infiniband-diags:
 #   4 leaves x 4 hosts, 2 spines, 2 uplinks per leaf (one cable to each spine), HDR (25 GB/s), each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // netsim's routed fabric (bench/netsim/model.hpp) under its as-routed mode, on a topology whose
 // forwarding tables are written here by hand, so that every expected path is known:
 //   2 leaves x 4 hosts, 2 spines, one cable from each leaf to each spine (generated).

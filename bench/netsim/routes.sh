@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/netsim/routes.sh: a topology.json with routes (forwarding tables and LIDs) for a generated
 # fabric, so that netsim's as-routed mode has tables a subnet manager really programmed:
 #   1. topoaware generate ... --net (with --shuffle-cabling SEED: hosts cabled out of name order);
@@ -24,7 +25,7 @@ bin=${TOPOAWARE:-${top_builddir:-$top_srcdir/_build}/topoaware}
 . "$top_srcdir/tools/lib/ibsim.sh"
 
 engine=ftree seed=1 keep="" read=live sm_timeout=${ROUTES_SM_TIMEOUT:-3600}
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --engine) engine=$2; shift 2 ;;
