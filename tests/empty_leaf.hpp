@@ -61,36 +61,41 @@ inline int next_free_port(const FabricNode &n) {
   return last + 1;
 }
 
-// A switch described `name`, with no CA, cabled by `cables` cables to each switch described in
-// `above` (on their next free ports, at the speed of their first cable).
-inline Fabric with_empty_leaf(const Fabric &f, const std::string &name, const std::vector<std::string> &above,
-                              int cables) {
+// A switch described `name`, with no CA, cabled by `cables` cables to each of the switches
+// `above` (GUIDs; on their next free ports, at the speed of their first cable).
+inline Fabric with_empty_leaf_under(const Fabric &f, const std::string &name, const std::vector<uint64_t> &above,
+                                    int cables) {
   Fabric g = f;
   uint64_t guid = 0;  // the next switch GUID: CA port GUIDs are their node GUID + port
   for (const auto &n : g.nodes)
     if (n.type == NodeType::Switch) guid = std::max(guid, n.guid);
+  while (g.find(++guid) || guid == 0) {
+  }
   FabricNode leaf;
   leaf.type = NodeType::Switch;
-  leaf.guid = guid + 1;
+  leaf.guid = guid;
   leaf.desc = name;
   int port = 1;
-  for (const std::string &desc : above) {
-    FabricNode &up = node_described(g, desc);
-    leaf.nports = std::max(leaf.nports, up.nports);
+  for (uint64_t up_guid : above) {
+    FabricNode *up = nullptr;
+    for (auto &n : g.nodes)
+      if (n.guid == up_guid) up = &n;
+    if (!up) throw std::invalid_argument("no switch " + guid_str(up_guid));
+    leaf.nports = std::max(leaf.nports, up->nports);
     for (int c = 0; c < cables; c++) {
       Port down;
-      down.num = next_free_port(up);
-      down.port_guid = up.guid;
+      down.num = next_free_port(*up);
+      down.port_guid = up->guid;
       down.remote_guid = leaf.guid;
       down.remote_port = port;
-      down.width = up.ports.empty() ? 4 : up.ports.front().width;
-      down.speed = up.ports.empty() ? LinkSpeed::HDR : up.ports.front().speed;
-      up.ports.push_back(down);
-      up.nports = std::max(up.nports, down.num);
+      down.width = up->ports.empty() ? 4 : up->ports.front().width;
+      down.speed = up->ports.empty() ? LinkSpeed::HDR : up->ports.front().speed;
+      up->ports.push_back(down);
+      up->nports = std::max(up->nports, down.num);
       Port back = down;
       back.num = port++;
       back.port_guid = leaf.guid;
-      back.remote_guid = up.guid;
+      back.remote_guid = up->guid;
       back.remote_port = down.num;
       leaf.ports.push_back(back);
     }
@@ -98,6 +103,15 @@ inline Fabric with_empty_leaf(const Fabric &f, const std::string &name, const st
   leaf.nports = std::max(leaf.nports, port - 1);
   g.nodes.push_back(std::move(leaf));
   return rebuilt(g, {});
+}
+
+// The same under the switches described `above`.
+inline Fabric with_empty_leaf(const Fabric &f, const std::string &name, const std::vector<std::string> &above,
+                              int cables) {
+  Fabric g = f;
+  std::vector<uint64_t> guids;
+  for (const std::string &desc : above) guids.push_back(node_described(g, desc).guid);
+  return with_empty_leaf_under(f, name, guids, cables);
 }
 
 }  // namespace testing

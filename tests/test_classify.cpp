@@ -559,6 +559,29 @@ static void test_cores_stay_on_top(void **) {
   assert_true(has_anomaly(one, "leaf-without-hosts", "core01"));
 }
 
+// A host-less switch cabled to spines of two pods joins them (the pods share no leaf): it stays
+// above them, beside the cores. On a dragonfly, whose routers carry the hosts, a host-less router
+// stays where the distance puts it.
+static void test_hostless_switches_that_stay(void **) {
+  FatTreeSpec s;
+  s.levels = 3, s.leaves = 4, s.leaves_per_pod = 2, s.hosts_per_leaf = 2, s.uplinks_per_leaf = 2;
+  s.spines = 2, s.cores = 2, s.core_uplinks_per_spine = 2;
+  Topology t = classify(testing::with_empty_leaf(generate_fat_tree(s), "bridge", {"spine01", "spine03"}, 1), {});
+  assert_int_equal(t.max_level, 3);
+  assert_int_equal(sw_described(t, "bridge").level, 3);
+  assert_false(has_anomaly(t, "leaf-without-hosts", "bridge"));
+
+  DragonflySpec d;
+  d.groups = 3, d.routers_per_group = 3, d.hosts_per_router = 2, d.global_links_per_router = 1;
+  Fabric df = generate_dragonfly(d);
+  Topology before = classify(df, {});
+  Topology after = classify(testing::without_hosts(df, before.switches.back().desc), {});
+  assert_int_equal(before.dragonfly_groups.size(), 3);
+  for (const auto &sw : before.switches)
+    if (sw.guid != before.switches.back().guid) assert_int_equal(level_of(after, sw.guid), 1);
+  assert_int_equal(sw_described(after, before.switches.back().desc).level, 2);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_loginoff_all_hosts),   cmocka_unit_test(test_loginoff_stage_nodes),
@@ -569,6 +592,7 @@ int main() {
       cmocka_unit_test(test_rails_by_hand),        cmocka_unit_test(test_dragonfly_by_hand),
       cmocka_unit_test(test_empty_pod_under_cores), cmocka_unit_test(test_empty_leaf_adds_no_level),
       cmocka_unit_test(test_cores_stay_on_top),
+      cmocka_unit_test(test_hostless_switches_that_stay),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
