@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # benchmarks: live discovery speed (walk_fabric vs ibnetdiscover under ibsim). Needs root and ibsim;
 # run with `make bench-discovery` (builds tests/walk_dump and topoaware first).
 dist_noinst_SCRIPTS += bench/discovery_speed.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live discovery speed: our libibnetdisc walk (walk_fabric, through tests/walk_dump) against
 # `ibnetdiscover` itself, on the same simulated fabric (ibsim + umad2sim).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # benchmarks (bench/)
 include bench/engine.mk
 include bench/memory.mk

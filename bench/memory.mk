@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Memory a topology costs where the plugins load it (C API, as slurmctld and slurmstepd call it).
 noinst_PROGRAMS += bench/topology_memory
 bench_topology_memory_SOURCES = bench/topology_memory.c

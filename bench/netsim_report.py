@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Score placement_sim's snapshots with the network judge (bench/netsim/netsim), per policy and fabric.
 
 Input: a snapshot folder written by `placement_sim --snapshots DIR` (DIR/<cluster>/topology.json and
@@ -30,7 +31,11 @@ import subprocess
 import sys
 import time
 
-ROUTINGS = ("adaptive", "dmodk")
+ROUTINGS = ("adaptive", "dmodk")  # the fixed columns of the stretch table
+SIZE_CLASSES = ((1, 8), (9, 32), (33, 128), (129, 1 << 30))
+# t quantile 0.975 by degrees of freedom: 95% intervals of a mean over few seeds.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 29: 2.045}
 
 
 def ranks(xs):
@@ -57,6 +62,102 @@ def spearman(xs, ys):
     sxx = sum((a - mx) ** 2 for a in rx)
     syy = sum((b - my) ** 2 for b in ry)
     return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return float("nan") if not n else (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2)
+
+
+def mean_ci(vals):
+    """Mean and half-width of its 95% interval (Student t) over per-seed values."""
+    vals = [v for v in vals if v == v]
+    n = len(vals)
+    if not n:
+        return float("nan"), float("nan")
+    m = sum(vals) / n
+    if n < 2:
+        return m, float("nan")
+    sd = (sum((v - m) ** 2 for v in vals) / (n - 1)) ** 0.5
+    t = T975.get(n - 1) or T975[max(k for k in T975 if k <= n - 1)]
+    return m, t * sd / n ** 0.5
+
+
+def routings_of(rows):
+    """The routings every job row was judged under (adaptive, dmodk, as-routed, ...)."""
+    found = None
+    for r in rows:
+        rts = {k[:-len("_shared_s")] for k in r if k.endswith("_shared_s")}
+        found = rts if found is None else found & rts
+    return sorted(found or [])
+
+
+def class_report(rows, out_dir):
+    """Per job-size class and per pp: each job of a policy paired with the same trace job under
+    slurm-tree (same seed); a job's value is its step communication time averaged over the snapshots
+    it runs in (shared_s), so the ratio is topoaware-job / tree-job. Per seed: the median paired
+    ratio, the share of jobs more than 5% worse, and the node-weighted ratio (sum nodes x time);
+    printed as the mean over seeds with its 95% interval. Losers show: every class has its row."""
+    routings = routings_of(rows)
+    per_job = {}
+    for r in rows:
+        k = (r["cluster"], r["seed"], r["policy"], r["job"])
+        e = per_job.setdefault(k, {"nodes": r["nodes"], "pp": r["pp"], "n": 0,
+                                   **{rt: 0.0 for rt in routings}})
+        e["n"] += 1
+        for rt in routings:
+            e[rt] += r[rt + "_shared_s"]
+    out = []
+    clusters = sorted({k[0] for k in per_job})
+    print("\n# per class: each job paired with itself under slurm-tree (same seed); mean over seeds [95% interval]")
+    print("# median = median paired ratio, worse = share of jobs > 5% slower, weighted = node-weighted ratio")
+    for c in clusters:
+        seeds = sorted({k[1] for k in per_job if k[0] == c})
+        policies = sorted({k[2] for k in per_job if k[0] == c and k[2] != "slurm-tree"})
+        for rt in routings:
+            print("\n## %s, %s routing, %d seed(s)" % (c, rt, len(seeds)))
+            print("%-14s %-12s %6s %-22s %-22s %-22s" % ("policy", "class", "pairs", "median", "worse", "weighted"))
+            for p in policies:
+                classes = [("nodes %d-%d" % (lo, hi) if hi < 1 << 30 else "nodes %d+" % lo,
+                            lambda e, lo=lo, hi=hi: lo <= e["nodes"] <= hi) for lo, hi in SIZE_CLASSES]
+                pps = sorted({e["pp"] for k, e in per_job.items() if k[0] == c})
+                classes += [("pp %d" % v, lambda e, v=v: e["pp"] == v) for v in pps]
+                classes.append(("all", lambda e: True))
+                for name, member in classes:
+                    med, worse, weighted, pairs = [], [], [], 0
+                    for s in seeds:
+                        ratios, num, den = [], 0.0, 0.0
+                        for k, e in per_job.items():
+                            if k[0] != c or k[1] != s or k[2] != p or not member(e):
+                                continue
+                            t = per_job.get((c, s, "slurm-tree", k[3]))
+                            if not t or t[rt] <= 0:
+                                continue
+                            a_t, b_t = e[rt] / e["n"], t[rt] / t["n"]
+                            ratios.append(a_t / b_t)
+                            num += e["nodes"] * a_t
+                            den += t["nodes"] * b_t
+                        if ratios:
+                            pairs += len(ratios)
+                            med.append(median(ratios))
+                            worse.append(sum(1 for x in ratios if x > 1.05) / len(ratios))
+                            weighted.append(num / den)
+                    if not pairs:
+                        continue
+                    cells = []
+                    rec = {"cluster": c, "routing": rt, "policy": p, "class": name, "pairs": pairs, "seeds": len(med)}
+                    for key, vals in (("median", med), ("worse", worse), ("weighted", weighted)):
+                        m, h = mean_ci(vals)
+                        rec[key], rec[key + "_ci95"] = m, h
+                        cells.append("%.3f [%s]" % (m, "-" if h != h else "%.3f..%.3f" % (m - h, m + h)))
+                    print("%-14s %-12s %6d %-22s %-22s %-22s" % (p, name, pairs, *cells))
+                    out.append(rec)
+    if out:
+        with open(os.path.join(out_dir, "classes.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(out[0].keys()))
+            w.writeheader()
+            w.writerows(out)
 
 
 def p95(xs):
@@ -134,15 +235,17 @@ def main():
                        "policy": sj["policy"], "snap": sj["index"], "job": r["name"], "nodes": r["nodes"],
                        "pp": j["layout"]["pp"], "dp": j["layout"]["dp"], "nic_bound_s": j["nic_bound_s"],
                        "cost_ratio": j["cost"]["ratio"], "hop_bytes": j["cost"]["hop_bytes"]}
-                for rt in ROUTINGS:
-                    row[rt + "_alone_s"] = r[rt]["alone_s"]
-                    row[rt + "_shared_s"] = r[rt]["shared_s"]
+                for rt, v in r.items():
+                    if isinstance(v, dict) and "shared_s" in v:
+                        row[rt + "_alone_s"] = v["alone_s"]
+                        row[rt + "_shared_s"] = v["shared_s"]
                 rows.append(row)
     wall = time.time() - t0
     rows.sort(key=lambda r: (r["cluster"], r["seed"], r["policy"], r["snap"], r["job"]))
     with open(os.path.join(a.out, "jobs.csv"), "w", newline="") as f:
         if rows:
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            fields = list(dict.fromkeys(k for r in rows for k in r))  # every routing any row has
+            w = csv.DictWriter(f, fieldnames=fields, restval="")
             w.writeheader()
             w.writerows(rows)
 
@@ -234,7 +337,8 @@ def main():
             w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()))
             w.writeheader()
             w.writerows(out_rows)
-    print("\nwrote %s/{jobs,summary}.csv" % a.out)
+    class_report(rows, a.out)
+    print("\nwrote %s/{jobs,summary,classes}.csv" % a.out)
 
 
 if __name__ == "__main__":

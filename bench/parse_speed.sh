@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Parse speed: `topoaware discover --ibnetdiscover` on a generated dump of 10,240 hosts and 704
 # switches (3-level fat tree: 20 pods of 16 leaves x 32 hosts, 16 spines per pod, 64 cores).
 # Prints wall time and peak memory of N runs (default 5; median and max), and the same for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Decision latency of the placement engine against node count (256 .. 16,384 nodes, leaf groups
 // of 32, pods of 16 leaf groups), with a naive first-fit by node index on the same inputs in the
 // same run. Input is Slurm's view (bitmap over the node table + free GPUs per node), as the select

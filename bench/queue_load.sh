@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A deep queue through real slurmctld: --jobs jobs (default 10000) queued at once on a localhost
 # cluster of 64 slurmd (8 leaves x 8, 8 GPUs each; topology.json generated, topology/tree), as job
 # arrays: 40% layout jobs (--tp=8 with --dp 1, 2 or 4, exclusive), 60% plain one-GPU jobs, each
@@ -19,7 +20,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --jobs) jobs=$2; shift ;;
     --runs) runs=$2; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -1,12 +1,13 @@
 #!/bin/bash
-# The placement benchmark in one command (issue 3): builds the simulator out of tree if needed,
-# runs it, prints the tables and writes CSV + an SVG plot.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The placement benchmark in one command (docs/design.md, "How placement is judged"): builds the
+# simulator out of tree if needed, runs it, prints the tables and writes CSV + an SVG plot.
 #   bench/run-placement-bench.sh [--quick|--full] [--seeds N] [--jobs N]
 # Environment: OUT (output folder, default bench/results in the source tree; it is kept out of
 # git by a .gitignore written into it), BUILD (build folder, default /tmp/build-placement-bench),
 # MAKEFLAGS_JOBS (default 2).
-# Modes: --quick ~1 minute smoke run (256-512 nodes); default ~10 minutes (the issue's target,
-# 2,048 nodes 2:1 fat tree 90% load, plus one or two seeds of the other topologies and loads);
+# Modes: --quick ~1 minute smoke run (256-512 nodes); default ~10 minutes (the target
+# configuration, 2,048 nodes 2:1 fat tree 90% load, plus one or two seeds of the other topologies and loads);
 # --full the whole matrix (all families, 256..16,384 nodes, loads 0.7/0.9/1.0; hours).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +17,7 @@ jobs=${MAKEFLAGS_JOBS:-2}
 for a in "$@"; do
   case $a in
     --quick|--full|--seeds|--jobs|[0-9]*) ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,13p' "$0"; exit 0 ;;
     *) echo "unknown option $a (see --help)" >&2; exit 2 ;;
   esac
 done

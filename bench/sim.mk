@@ -1,4 +1,5 @@
-# Trace-driven placement benchmark (issue 3): simulator library + driver.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Trace-driven placement benchmark (bench/README.md, docs/design.md): simulator library + driver.
 noinst_LTLIBRARIES += bench/libtopoaware_sim.la
 bench_libtopoaware_sim_la_SOURCES = bench/sim/cluster.cpp bench/sim/cluster.hpp bench/sim/slurm_tree.cpp \
 	bench/sim/slurm_block.cpp bench/sim/slurm_replica.hpp bench/sim/policies.cpp bench/sim/sim.cpp \
@@ -11,4 +12,4 @@ bench_placement_sim_SOURCES = bench/sim/main.cpp
 bench_placement_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim
 bench_placement_sim_CXXFLAGS = $(AM_CXXFLAGS) -O2
 bench_placement_sim_LDADD = bench/libtopoaware_sim.la discovery/libtopoaware_discovery.la corelib/libtopoaware_core.la
-EXTRA_DIST += bench/run-placement-bench.sh bench/README.md
+EXTRA_DIST += bench/run-placement-bench.sh bench/README.md bench/RESULTS.md

@@ -1,8 +1,9 @@
-# Benchmark through real slurmctld (select plugin issue): the same synthetic trace replayed on a
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Benchmark through real slurmctld: the same synthetic trace replayed on a
 # localhost cluster of 64 slurmd (8 leaves x 8, 8 GPUs each) under stock select/cons_tres +
 # topology/tree, select/cons_tres_topoaware and select/cons_tres_passthrough; allocations scored
 # with `topoaware plan`, stock decisions checked against the simulator's Slurm tree replica,
-# select_p_job_test time per call compared (bench/README.md, "Replay through real slurmctld").
+# select_p_job_test time per call compared (bench/README.md; results in bench/RESULTS.md).
 # Needs root, Debian's slurmctld/slurmd and the select plugins (configure --with-slurm-source).
 # Opt-in, about 20 minutes: `make bench-slurm` (never part of `make check`);
 # `make bench-slurm BENCH_SLURM_ARGS=--quick` for a short smoke run.
@@ -22,7 +23,7 @@ bench-slurm: topoaware$(EXEEXT) bench/slurm_replay_tool$(EXEEXT) bench/placement
 .PHONY: bench-slurm
 
 # What spank_topoaware adds to a step's launch (plain, --nccl-hints=off, hints) on 8 localhost
-# slurmd; prints medians, spreads and ratios (bench/README.md). Root; `make bench-step-launch`.
+# slurmd; prints medians, spreads and ratios (bench/README.md, bench/RESULTS.md). Root; `make bench-step-launch`.
 dist_noinst_SCRIPTS += bench/step_launch.sh
 bench-step-launch: topoaware$(EXEEXT) $(slurmplugin_LTLIBRARIES)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
@@ -31,7 +32,7 @@ bench-step-launch: topoaware$(EXEEXT) $(slurmplugin_LTLIBRARIES)
 
 # What a large topology costs slurmctld at scontrol reconfigure (reconfigure time, slowest squeue
 # meanwhile, time until the topology is in), against another build and the pass-through
-# (bench/README.md). Root; `make bench-topology-reload BENCH_RELOAD_ARGS="--hosts N"`.
+# (bench/README.md, bench/RESULTS.md). Root; `make bench-topology-reload BENCH_RELOAD_ARGS="--hosts N"`.
 dist_noinst_SCRIPTS += bench/topology_reload.sh
 bench-topology-reload: topoaware$(EXEEXT) $(taselect_LTLIBRARIES)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
@@ -39,7 +40,7 @@ bench-topology-reload: topoaware$(EXEEXT) $(taselect_LTLIBRARIES)
 .PHONY: bench-topology-reload
 
 # A deep queue (10,000 jobs by default) through real slurmctld: all complete; sdiag cycle times
-# against the pass-through (bench/README.md). Root; `make bench-queue-load BENCH_QUEUE_ARGS="--runs 3"`.
+# against the pass-through (bench/README.md, bench/RESULTS.md). Root; `make bench-queue-load BENCH_QUEUE_ARGS="--runs 3"`.
 dist_noinst_SCRIPTS += bench/queue_load.sh
 bench-queue-load: topoaware$(EXEEXT) $(taselect_LTLIBRARIES) $(slurmplugin_LTLIBRARIES)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

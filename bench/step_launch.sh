@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # How much spank_topoaware adds to a step's launch: the same `srun -N8 --ntasks-per-node=8
 # --gpus-per-node=8 true` step on a localhost cluster of 8 slurmd (each pretending to be the
 # synthetic 8-GPU/8-NIC HGX node through HWLOC_XMLFILE, 8 GPUs as character devices), launched
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift ;;
     --baseline-spank) baseline=$2; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a topology costs in memory where the plugins load it, measured through the same C API calls:
  * slurmctld loads the file (topoaware_topo_load) and maps its node table onto it
  * (topoaware_placer_create, Slurm's node names in table order); each node's slurmstepd loads it and

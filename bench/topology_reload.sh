@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What a large topology costs slurmctld at `scontrol reconfigure`: a localhost cluster of 16 slurmd
 # whose topology.json is a generated fat tree of --hosts hosts (default 200000), touched before each
 # reconfigure so that it is parsed again. Per run: how long `scontrol reconfigure` takes (slurmctld
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     --hosts) hosts=$2; shift ;;
     --runs) runs=$2; shift ;;
     --baseline-select) baseline=$2; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // C API of the placement engine and rank order (see topoaware_c.h). Every entry point catches
 // every exception: these run inside slurmctld and slurmstepd.
 #include <cstdio>

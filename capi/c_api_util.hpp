@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Internal to the C API files (c_api.cpp, layout_c.cpp, task_c.cpp): what they share in crossing
 // from C to C++. Not installed, not seen by the C plugins.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* C API of spank_topoaware's folders on a compute node (spank_topoaware(8), FILES): the state
  * folder (root's, e.g. /run/topoaware) and in it one private folder per job, job.<JOBID>, that the
  * job prolog (root) creates for the job's user and the job epilog (root) removes; in between the
@@ -22,6 +23,10 @@ extern "C" {
 
 /* The deepest folder nesting topoaware_job_dir_remove descends into. */
 #define TOPOAWARE_JOB_DIR_MAX_DEPTH 32
+/* The most entries (files, links, folders) and the longest time, in milliseconds, it spends on one
+ * job folder: what a job's user put there must not hold the epilog without end. */
+#define TOPOAWARE_JOB_DIR_MAX_ENTRIES 100000u
+#define TOPOAWARE_JOB_DIR_MAX_MS 10000u
 
 /* Opens the state folder `path` (absolute) as a descriptor: with `create`, makes it first (mode
  * 0755) if it is missing. It must be a real folder (not a symbolic link), owned by root and not
@@ -41,11 +46,15 @@ int topoaware_job_dir_create(int state_fd, uint32_t job_id, uid_t uid, gid_t gid
 
 /* Root, in the job epilog: removes job.<JOBID> and everything the job's user put in it. Each
  * folder of the tree is first taken back (owner root, mode 0700, through its descriptor) so that
- * the user can no longer add to it; entries are removed with unlinkat, folders entered with
- * openat(O_NOFOLLOW | O_DIRECTORY), never across a file system boundary and at most
- * TOPOAWARE_JOB_DIR_MAX_DEPTH deep. Returns 0 (removed, or there was none) or -1 (err names what
- * is left). */
+ * the user can no longer add to it; entries are removed with unlinkat as readdir returns them (no
+ * folder's list of names is held), folders entered with openat(O_NOFOLLOW | O_DIRECTORY), never
+ * across a file system boundary, at most TOPOAWARE_JOB_DIR_MAX_DEPTH deep, and the walk stops
+ * after TOPOAWARE_JOB_DIR_MAX_ENTRIES entries or TOPOAWARE_JOB_DIR_MAX_MS. Returns 0 (removed, or
+ * there was none) or -1 (err names the first thing left and how many more). */
 int topoaware_job_dir_remove(int state_fd, uint32_t job_id, char *err, size_t errlen);
+/* The same with other bounds (max_ms: milliseconds). */
+int topoaware_job_dir_remove_bounded(int state_fd, uint32_t job_id, uint64_t max_entries, uint32_t max_ms, char *err,
+                                     size_t errlen);
 
 /* The job's user, in task_init: opens job.<JOBID> and checks that it is a real folder owned by
  * the caller's effective uid with no access for group or others. Returns the fd, or -1 with err

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // C API over the layout and configuration logic (see layout_c.h). Every entry point catches every
 // exception: these functions run inside slurmctld, srun, sbatch and slurmstepd.
 #include "layout_c.h"

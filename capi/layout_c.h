@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* C API over the submit-time layout logic of the core (corelib/layout.hpp, corelib/config.hpp) for the
  * Slurm plugins, which are written in C (Slurm's headers have no extern "C"). Plain C types only;
  * no C++ exception leaves these functions; every error is a return value of -1 (or NULL) with a

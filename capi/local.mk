@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # capi/: the C boundary the plugins call (Slurm's headers need C). One header per audience:
 #   layout_c.h    the layout options, topoaware.conf and default paths (all three plugins)
 #   topoaware_c.h the topology, the placement engine and the rank order (select; spank via node/)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // C API over the status book (status_c.h).
 #include "status_c.h"
 

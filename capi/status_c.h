@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* C API over the select plugin's status file (corelib/status.hpp) for select/cons_tres_topoaware.
  * Same conventions as topoaware_c.h: plain C types, no C++ exception leaves these functions,
  * errors are a negative return with a message copied into `err`. One book per slurmctld, used

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* C API for spank_topoaware: its plugstack.conf arguments, and its task hook: everything one task
  * of a layout job gets (coordinates, launcher variables, GPU order, NCCL hints), computed from the
  * topology file, the step's node list, the layout and hwloc. No Slurm here; no C++ exception
@@ -15,6 +16,16 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The most a step's values may hold. They come from the step's environment, as the client (srun,
+ * sbatch) sent it: spank_topoaware reads no longer value (and says so), and the core refuses one
+ * (a task with no hints), so that slurmstepd's memory stays bounded whatever a client sends. */
+#define TOPOAWARE_NODELIST_MAX_LEN (4u << 20)         /* SLURM_STEP_NODELIST, SLURM_JOB_NODELIST */
+#define TOPOAWARE_NODELIST_MAX_HOSTS (1u << 17)       /* names it expands to */
+#define TOPOAWARE_NODELIST_MAX_NAME_BYTES (16u << 20) /* bytes of those names together */
+#define TOPOAWARE_NODENAME_MAX_LEN 1024u              /* SLURMD_NODENAME */
+#define TOPOAWARE_CVD_MAX_LEN (64u << 10)             /* CUDA_VISIBLE_DEVICES */
+#define TOPOAWARE_SHORT_VAR_MAX_LEN 256u              /* CUDA_DEVICE_ORDER, SPANK_TOPOAWARE_TOPO_HASH */
 
 typedef struct topoaware_task_in {
   const char *topology_path;        /* topology.json */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* C API over the placement engine and the rank order (corelib/placement.hpp, corelib/rank_order.hpp) for
  * the Slurm plugins, which are written in C. The layout type and the submit-time checks
  * (parse, validate, complete a request) are in layout_c.h. Same conventions: plain C types, no

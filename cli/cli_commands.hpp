@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Pieces of the topoaware command shared by its subcommands.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware defrag: the moves that would put layout jobs back on ideal blocks (report/defrag.hpp),
 // and with --apply the moves themselves for jobs that opted in (--topo-migrate): the job's
 // checkpoint signal (scancel), the checkpoint window, scontrol requeue, then the select plugin
@@ -8,8 +9,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <iostream>
 
 #include "cli_commands.hpp"
@@ -17,6 +19,7 @@
 #include "defrag_parse.hpp"
 #include "hostlist.hpp"
 #include "job_report.hpp"
+#include "safe_folder.hpp"
 #include "show.hpp"
 #include "topology_json.hpp"
 
@@ -59,8 +62,16 @@ void add_defrag_command(CLI::App &app, DefragOptions &o) {
 
 namespace {
 
-struct Logger {
-  std::string path;
+// Every step on stderr and, with --log, appended to the log, opened once before the first step
+// (open_log_safely: never through a link, never blocking on a FIFO).
+class Logger {
+ public:
+  explicit Logger(const std::string &path) : fd_(path.empty() ? -1 : open_log_safely(path)), path_(path) {}
+  Logger(const Logger &) = delete;
+  Logger &operator=(const Logger &) = delete;
+  ~Logger() {
+    if (fd_ >= 0) close(fd_);
+  }
   void operator()(const std::string &msg) const {
     char ts[32];
     const time_t now = time(nullptr);
@@ -70,11 +81,14 @@ struct Logger {
     const std::string line = std::string(ts) + " topoaware defrag: " + msg + "\n";
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);
-    if (!path.empty()) {
-      std::ofstream f(path, std::ios::app);
-      f << line;
-    }
+    if (fd_ >= 0 && write(fd_, line.data(), line.size()) != ssize_t(line.size()))
+      std::fprintf(stderr, "topoaware: warning: %s: cannot append to the log: %s\n", path_.c_str(),
+                   std::strerror(errno));
   }
+
+ private:
+  int fd_;
+  std::string path_;
 };
 
 struct Snapshot {
@@ -211,6 +225,8 @@ int apply_move(const DefragOptions &o, const Snapshot &s, const DefragMove &mv, 
 
 int run_defrag(const DefragOptions &o) {
   const bool json = o.json || o.format == "json";
+  // The log first: a path that cannot be appended to stops the command before any Slurm command.
+  const Logger log(o.apply ? o.log : std::string());
   Snapshot first;
   take_snapshot(o, first, true);
   if (!o.apply) {
@@ -220,7 +236,6 @@ int run_defrag(const DefragOptions &o) {
     std::cout.flush();
     return 0;
   }
-  const Logger log{o.log};
   if (!first.model.status)
     throw Failure("--apply needs the select plugin's status file (which jobs opted in): " + first.model.status_problem);
   int rc = 0, done = 0;

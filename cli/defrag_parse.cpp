@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Parsers of what topoaware defrag reads from squeue (defrag_parse.hpp).
 #include "defrag_parse.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What `topoaware defrag` reads from Slurm's commands, parsed (cli/defrag.cpp runs them). Only
 // fields without user text and with the same spelling from Slurm 22.05 to 26.05 are asked for:
 //   squeue -h -a -t RUNNING -O JobId:24,BatchFlag:8,Requeue:8,RestartCnt:8,TimeLeft:24,TimeUsed:24

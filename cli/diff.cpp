@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware diff OLD NEW: what changed between two topologies (topology.json files or saved
 // ibnetdiscover dumps), as text or JSON; exit status 0 when they are the same, 1 when they differ
 // (for cron, as diff(1)), 2 on trouble.

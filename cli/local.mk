@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The topoaware command (cli/): discover, convert, generate, plan, show, metrics, diff, node and defrag, over
 # discovery/, report/, corelib/ and (node: the node's GPUs and NICs, the task plan) node/ and capi/.
 bin_PROGRAMS += topoaware

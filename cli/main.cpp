@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware: discover an InfiniBand fabric, classify it and write it out; generate test fabrics.
 // See topoaware(1). Exit codes: 0 success, 1 usage, 2 bad input or failure, 3 partial walk;
 // plan: 4 no nodes free for the job; show --job: 5 its rank order disagrees with the status file;
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "cli_commands.hpp"
+#include "safe_folder.hpp"
 #include "config.h"
 #include "fabric.hpp"
 #include "generator.hpp"
@@ -88,9 +90,12 @@ void emit(Topology &topo, const OutputOptions &o) {
   add(o.svg, "svg");
   std::vector<std::string> printed;
   for (const auto &f : formats) printed.push_back(render(topo, f, json));
-  for (const auto &[path, text] : files) write_file_atomic(path, text);
+  // A target that cannot be replaced (a link, FIFO or folder there) stops before any file is.
+  for (const auto &[path, text] : files) check_replaceable(path);
+  if (!o.output.empty()) check_replaceable(o.output);
+  for (const auto &[path, text] : files) write_file_safely(path, text);
   if (!o.output.empty()) {
-    write_file_atomic(o.output, printed.front());
+    write_file_safely(o.output, printed.front());
     return;
   }
   for (size_t i = 0; i < printed.size(); i++) {
@@ -346,7 +351,8 @@ int generate(const GenerateOptions &g) {
     Topology topo = classify(fabric, {});
     files.emplace_back(g.json, to_json(topo));
   }
-  for (const auto &[p, text] : files) write_file_atomic(p, text);
+  for (const auto &[p, text] : files) check_replaceable(p);
+  for (const auto &[p, text] : files) write_file_safely(p, text);
   if (g.print_ibsim_args) std::cout << ibsim_args(fabric) << "\n";
   if (files.empty() && !g.print_ibsim_args) std::cout << to_ibsim_net(fabric);
   return 0;

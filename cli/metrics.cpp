@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware metrics: the select plugin's status file as Prometheus text (report/metrics.hpp), for
 // node_exporter's textfile collector: run it from cron or a timer with -o into the collector's
 // folder (written atomically, so the collector never reads half a file).
@@ -8,6 +9,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "safe_folder.hpp"
 #include "metrics.hpp"
 #include "topology_json.hpp"
 
@@ -42,7 +44,7 @@ int run_metrics(const MetricsOptions &o) {
   const ShowModel m = build_show(src.topology, in);
   const std::string text = metrics_text(m, in.now);
   if (!o.output.empty()) {
-    write_file_atomic(o.output, text);
+    write_file_safely(o.output, text);
   } else {
     std::cout << text;
     std::cout.flush();

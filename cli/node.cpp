@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware node: this node's GPUs and NICs as spank_topoaware sees them (hwloc), which NIC each
 // GPU is paired with, and, for a layout, the variables each task on this node would get: the same
 // code the SPANK plugin runs in slurmstepd (node/hwloc_probe.hpp, the task plan of capi/task_c.h),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware plan: where would the engine place a job with this layout now, and what does it cost
 // against the ideal and against first-fit by node index (Slurm's default without topology)?
 #include <fmt/format.h>

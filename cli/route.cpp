@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware route: the path of one flow through the forwarding tables recorded in topology.json
 // (discover --routes or --lfts), hop by hop, as ibtracert shows it on a live fabric.
 #include <fmt/format.h>

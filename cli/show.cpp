@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show: the running and waiting jobs on the fabric. Gathers Slurm's view with squeue,
 // sinfo and scontrol (run without a shell, fixed argv, bounded in time), reads the select plugin's
 // status file and the topology, and renders the model of report/show.hpp.
@@ -21,6 +22,7 @@
 #include <sstream>
 
 #include "cli_commands.hpp"
+#include "safe_folder.hpp"
 #include "config.hpp"
 #include "show.hpp"
 #include "status.hpp"
@@ -461,7 +463,7 @@ int run_show(const ShowOptions &o) {
     else out = show_text(m);
   }
   if (!o.output.empty()) {
-    write_file_atomic(o.output, out);
+    write_file_safely(o.output, out);
   } else {
     std::cout << out;
     std::cout.flush();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 
 #include "cli_commands.hpp"
+#include "safe_folder.hpp"
 
 extern char **environ;
 
@@ -18,24 +20,18 @@ namespace topoaware {
 
 std::string dot_to_svg(const std::string &dot) {
   // Temporary files rather than two pipes: dot reads all input before writing, and files avoid
-  // any pipe-buffer deadlock on large graphs.
-  char in_path[] = "/tmp/topoaware-dot-XXXXXX";
-  int fd = mkstemp(in_path);
-  if (fd < 0) throw std::runtime_error(std::string("svg: cannot create a temporary file: ") + std::strerror(errno));
-  std::string out_path = std::string(in_path) + ".svg";
-  struct Cleanup {
-    const char *a;
-    std::string b;
-    ~Cleanup() { unlink(a), unlink(b.c_str()); }
-  } cleanup{in_path, out_path};
-  if (write(fd, dot.data(), dot.size()) != static_cast<ssize_t>(dot.size())) {
-    close(fd);
-    throw std::runtime_error("svg: cannot write the DOT text to a temporary file");
+  // any pipe-buffer deadlock on large graphs. Both in a folder of our own: dot opens its output by
+  // name, which in /tmp itself another user could have made a link to a file of root's.
+  PrivateFolder folder;
+  const std::string in_path = folder.file("graph.dot"), out_path = folder.file("graph.svg");
+  try {
+    write_file_safely(in_path, dot);
+  } catch (const std::runtime_error &e) {
+    throw std::runtime_error(std::string("svg: cannot write the DOT text to a temporary file: ") + e.what());
   }
-  close(fd);
   std::string o_arg = "-o" + out_path;
-  char *argv[] = {const_cast<char *>("dot"), const_cast<char *>("-Tsvg"), const_cast<char *>(o_arg.c_str()), in_path,
-                  nullptr};
+  char *argv[] = {const_cast<char *>("dot"), const_cast<char *>("-Tsvg"), const_cast<char *>(o_arg.c_str()),
+                  const_cast<char *>(in_path.c_str()), nullptr};
   pid_t pid;
   int rc = posix_spawnp(&pid, "dot", nullptr, nullptr, argv, environ);
   if (rc != 0)

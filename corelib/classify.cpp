@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // classify(): from a raw Fabric to the classified Topology.
 //
 // Steps, each a function below:

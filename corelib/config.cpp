@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware.conf and the scheduling option parsers (see config.hpp).
 #include "config.hpp"
 

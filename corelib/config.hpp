@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware.conf (topoaware.conf(5)): a small key=value file beside slurm.conf, read by the
 // job_submit and select plugins in slurmctld and by the SPANK plugin. Also the strict parsers of
 // the scheduling options that are not part of the layout itself (--topo-mode, --topo-max-wait,

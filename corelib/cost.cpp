@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Cost model (see cost.hpp for the traffic model and its sources).
 #include "cost.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Cost model of a placed job (for `topoaware plan`, `topoaware show` and the benchmark; not on
 // the scheduler's hot path). For an ordered node list (rank_order.hpp) and a layout:
 //  - span of every DP ring and PP chain: nodes, leaf groups and pods, against the ideal
@@ -30,7 +31,7 @@
 //    healthy ones; a job inside one leaf group never uses the uplinks and costs the same. A
 //    fabric without degraded leaves (every factor 1) is priced exactly as before.
 //  - f, the communication fraction of the step that placement can slow down, is a parameter:
-//    DESIGN.md cites 0.3-0.5 at scale.
+//    0.3-0.5 is usual for large 3D-parallel training (docs/design.md, "Cost model").
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The raw fabric: what a walk of an InfiniBand subnet sees, independent of where it came from
 // (ibnetdiscover text, a live libibnetdisc walk, libibnetdisc's cache file, or the generator).
 // Nothing here is classified yet: classify() in topology.hpp turns a Fabric into a Topology.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading a file that a daemon was told to read (topology.json, topoaware.conf, the status file)
 // without ever blocking or reading without end: a FIFO, a device such as /dev/zero or a folder put
 // where the file should be is refused, whatever the path pointed to when it was checked.

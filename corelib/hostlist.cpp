@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm host lists, with the semantics of Slurm's src/common/hostlist.c (22.05, one-dimensional
 // clusters), checked against `scontrol show hostnames` / `scontrol show hostlist`:
 //
@@ -31,8 +32,33 @@ constexpr size_t kMaxDigits = 18;
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+// The list as quoted in a message: its start only when it is long (a client's list may be MBs).
+std::string quoted_list(const std::string &list) {
+  constexpr size_t kShown = 200;
+  return list.size() <= kShown ? quoted(list) : quoted(std::string_view(list).substr(0, kShown)) + "...";
+}
+
 [[noreturn]] void fail(const std::string &list, const std::string &what) {
-  throw std::invalid_argument("host list " + quoted(list) + ": " + what);
+  throw std::invalid_argument("host list " + quoted_list(list) + ": " + what);
+}
+
+// The running total of the names' bytes; fails past the bound.
+struct ByteBudget {
+  size_t used = 0, max = 0;
+  void take(const std::string &list, uint64_t bytes) {
+    if (bytes > max - used)
+      fail(list, "the names take more than " + std::to_string(max) + " bytes (" + std::to_string(used) + " so far, " +
+                     std::to_string(bytes) + " more)");
+    used += size_t(bytes);
+  }
+};
+
+// The fewest bytes `count` names of the literals take (every number has at least one digit), or
+// UINT64_MAX when that does not fit in 64 bits.
+uint64_t least_bytes(const std::vector<std::string_view> &literals, size_t groups, uint64_t count) {
+  uint64_t each = groups;
+  for (std::string_view l : literals) each += l.size();
+  return each != 0 && count > UINT64_MAX / each ? UINT64_MAX : count * each;
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -113,7 +139,8 @@ std::vector<Range> parse_ranges(const std::string &list, std::string_view inside
 }
 
 // One top-level item: "n[1-4]", "rack[1-2]n[01-16]", "login1".
-void expand_item(const std::string &list, std::string_view item, size_t max_hosts, std::vector<std::string> *out) {
+void expand_item(const std::string &list, std::string_view item, size_t max_hosts, ByteBudget *budget,
+                 std::vector<std::string> *out) {
   // Split into literal parts and bracket groups: lit0 [g0] lit1 [g1] ... litN
   std::vector<std::string_view> literals;
   std::vector<std::vector<Range>> groups;
@@ -138,6 +165,7 @@ void expand_item(const std::string &list, std::string_view item, size_t max_host
                    " (Slurm allows nothing after the last bracket)");
   if (groups.empty()) {
     if (out->size() + 1 > max_hosts) fail(list, "too many hosts (more than " + std::to_string(max_hosts) + ")");
+    budget->take(list, item.size());
     out->emplace_back(item);
     return;
   }
@@ -150,6 +178,12 @@ void expand_item(const std::string &list, std::string_view item, size_t max_host
       fail(list, "too many hosts: " + quoted(item) + " names more than " + std::to_string(max_hosts));
     count *= n;
   }
+  // A lower bound first, so that a long name repeated many times fails before any is made; the
+  // exact size of each name below.
+  const uint64_t least = least_bytes(literals, groups.size(), count);
+  if (least > budget->max - budget->used)
+    fail(list, "the names of " + quoted(item.substr(0, 64)) + (item.size() > 64 ? "..." : "") + " take more than " +
+                   std::to_string(budget->max) + " bytes");
   // Odometer over the groups, leftmost slowest (Slurm expands prefix ranges in the outer loop).
   std::vector<size_t> range_idx(groups.size(), 0);
   std::vector<uint64_t> value(groups.size());
@@ -160,6 +194,7 @@ void expand_item(const std::string &list, std::string_view item, size_t max_host
       name += literals[g];
       name += format_num(value[g], groups[g][range_idx[g]].width);
     }
+    budget->take(list, name.size());
     out->push_back(std::move(name));
     size_t g = groups.size();
     while (g > 0) {
@@ -182,8 +217,10 @@ void expand_item(const std::string &list, std::string_view item, size_t max_host
 
 }  // namespace
 
-std::vector<std::string> hostlist_expand(const std::string &list, size_t max_hosts) {
+std::vector<std::string> hostlist_expand(const std::string &list, size_t max_hosts, size_t max_bytes) {
   std::vector<std::string> out;
+  ByteBudget budget;
+  budget.max = max_bytes;
   const size_t n = list.size();
   size_t i = 0;
   while (i < n && (list[i] == ' ' || list[i] == '\t')) ++i;
@@ -198,7 +235,7 @@ std::vector<std::string> hostlist_expand(const std::string &list, size_t max_hos
       else if (list[i] == ']' && depth > 0) --depth;
       ++i;
     }
-    expand_item(list, std::string_view(list).substr(start, i - start), max_hosts, &out);
+    expand_item(list, std::string_view(list).substr(start, i - start), max_hosts, &budget, &out);
     // A run of blanks with at most one comma is one separator ("a, b" is fine, "a,,b" is not).
     int commas = 0;
     while (i < n && is_sep(list[i])) commas += list[i++] == ',';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Layout parsing, validation and request completion (see layout.hpp).
 #include "layout.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Parallel layout of a training job (tp, cp, ep, dp, pp and the rank order), strict parsing of
 // user strings, validation against nodes and a Slurm request, and derivation of the request that
 // a layout implies. Shared by the SPANK, job_submit and select plugins (through topoaware_c.h) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # core/: the model and every decision: the switch graph and its classification, topology.json,
 # host lists, layouts, rank order, the placement engine, the cost model, topoaware.conf, the
 # status book, spank_topoaware's plugstack.conf arguments and hash file. Pure C++17: no Slurm, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Placement engine (see placement.hpp for the goals and the comparison with Slurm).
 #include "placement.hpp"
 

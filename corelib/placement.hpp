@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Placement engine: given the usable nodes now (as Slurm's bitmap over its node table, or as
 // topology host indices), free GPUs per node and a job (nodes, GPUs per node, layout), choose the
 // job's nodes and return them in rank order (rank_order.hpp), or say that no good block exists now
 // together with the best fallback.
 //
-// Goals, in order (DESIGN.md "Placement"):
+// Goals, in order (docs/design.md "Placement model"):
 //  1. TP inside nodes: only nodes with at least the job's GPUs per node free are candidates, and a
 //     layout whose TP group does not fit a node is refused (LayoutError).
 //  2. Each segment (DP ring under Megatron's order, PP chain under tp-pp-dp; rank_order.hpp) on
@@ -20,7 +21,7 @@
 //     2 and 3" first. Holes rank above segment splits in prefer mode because, over a trace, a
 //     hole ties a leaf group to two jobs' lifetimes and it rarely becomes whole again: with
 //     segment splits first (the earlier rule) the free pool fragmented and the ideal-span rate
-//     fell below Slurm's (bench/README.md). Inside a group, nodes with the fewest free GPUs first.
+//     fell below Slurm's (docs/design.md, "Placement model"). Inside a group, nodes with the fewest free GPUs first.
 // Rail-optimized fabrics: a leaf group (all rails of a scalable unit) is one unit; its leaves
 // are never counted apart.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See port_counters.hpp.
 #include "port_counters.hpp"
 

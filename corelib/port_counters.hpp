@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Port error counters per cable (topoaware discover --counters): the readings of both ends of every
 // cable, named by switch and host, the counters that are not zero, and the ones above the usual
 // thresholds (those of ibqueryerrors(8) / ibdiagnet) as "port-errors" anomalies of the topology, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Rank order (see rank_order.hpp).
 #include "rank_order.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Rank order: from an allocated node SET, the topology and the layout alone, the order of the
 // nodes and the (tp, cp, ep, dp, pp) coordinates of every rank. The SPANK plugin (in every task)
 // and the select plugin (to score candidate sets) call the same function, so both sides agree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Following a flow through the recorded forwarding tables (routes.hpp), hop by hop, as the
 // switches of the fabric forward its packets: what ibtracert does on a live fabric, done on
 // topology.json.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The unicast routes of a fabric as its subnet manager programmed them: every switch's linear
 // forwarding table (LFT) and every port's LID, per subnet. They come from a live walk
 // (`topoaware discover --routes`: the SMP queries of ibroute and dump_fts) or from saved dump_fts /

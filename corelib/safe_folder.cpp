@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See safe_folder.hpp. POSIX calls on descriptors only; every error path closes what it opened.
 #include "safe_folder.hpp"
 
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -97,36 +99,158 @@ int open_folder_safely(const std::string &path, const FolderTrust &trust, bool c
   return fd;
 }
 
+namespace {
+
+// "a FIFO", ... for a file that is not regular; "" for a regular one.
+const char *kind_of(mode_t mode) {
+  if (S_ISREG(mode)) return "";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string refusal(const char *kind) {
+  return std::string("not replaced: it is ") + kind + "; only a regular file is (remove it or choose another path)";
+}
+
+// The folder of `path` as named (links in it followed: the caller chose it) and the last name.
+int open_parent(const std::string &path, std::string *name) {
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  *name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name->empty() || *name == "." || *name == "..") throw std::runtime_error(path + ": names a folder, not a file");
+  const int fd = open(folder.c_str(), kDirFlags & ~O_NOFOLLOW);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open its folder " + folder + ": " + std::strerror(errno));
+  return fd;
+}
+
+// A new file of a random name beside `name` (O_EXCL: never one that is there), mode `mode`.
+int create_temporary(int dir_fd, const std::string &name, mode_t mode, std::string *tmp) {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    *tmp = "." + name + ".tmp." + std::to_string(rd()) + std::to_string(rd());
+    const int fd =
+        openat(dir_fd, tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST)
+      throw std::runtime_error("cannot create a temporary file " + *tmp + ": " + std::strerror(errno));
+  }
+  throw std::runtime_error("cannot create a temporary file beside " + name + ": 16 names taken");
+}
+
+int write_all(int fd, const std::string &text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? errno : EIO;
+    done += size_t(w);
+  }
+  return 0;
+}
+
+void check_replaceable_at(int dir_fd, const std::string &name) {
+  struct stat st;
+  if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+    throw std::runtime_error(refusal(kind_of(st.st_mode)));
+}
+
+}  // namespace
+
 void replace_file_at(int dir_fd, const std::string &name, const std::string &text, mode_t mode) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
     throw std::runtime_error("'" + name + "' is not a plain file name");
-  std::random_device rd;
+  // Checked first for a clear message; a link planted after the check is replaced by the rename
+  // (which never follows it), not written through.
+  check_replaceable_at(dir_fd, name);
   std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; fd < 0 && attempt < 16; ++attempt) {
-    tmp = "." + name + ".tmp." + std::to_string(rd());
-    fd = openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
-    if (fd < 0 && errno != EEXIST)
-      throw std::runtime_error("cannot create a temporary file " + tmp + ": " + std::strerror(errno));
-  }
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file beside " + name + ": 16 names taken");
+  int fd = create_temporary(dir_fd, name, mode, &tmp);
   auto fail = [&](const std::string &what, int e) {
     if (fd >= 0) close(fd);
     unlinkat(dir_fd, tmp.c_str(), 0);
     throw std::runtime_error(what + ": " + std::strerror(e));
   };
   if (fchmod(fd, mode) != 0) fail("cannot set the mode of " + tmp, errno);  // the umask does not apply
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) fail("cannot write " + tmp, w < 0 ? errno : EIO);
-    done += size_t(w);
-  }
+  if (const int e = write_all(fd, text)) fail("cannot write " + tmp, e);
+  if (fsync(fd) != 0) fail("cannot write " + tmp + " to disk", errno);
   const int c = close(fd);
   fd = -1;
   if (c != 0) fail("cannot write " + tmp, errno);
   if (renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) fail("cannot rename " + tmp + " to " + name, errno);
+  // The rename itself on disk; a file system that cannot sync a folder says EINVAL.
+  if (fsync(dir_fd) != 0 && errno != EINVAL && errno != ENOTSUP)
+    throw std::runtime_error("cannot write the folder of " + name + " to disk: " + std::strerror(errno));
+}
+
+void check_replaceable(const std::string &path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw std::runtime_error(path + ": " + refusal(kind_of(st.st_mode)));
+}
+
+void write_file_safely(const std::string &path, const std::string &text) {
+  std::string name;
+  const int dir_fd = open_parent(path, &name);
+  try {
+    replace_file_at(dir_fd, name, text, 0644);
+  } catch (const std::runtime_error &e) {
+    close(dir_fd);
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  close(dir_fd);
+}
+
+int open_log_safely(const std::string &path) {
+  std::string name;
+  const int dir_fd = open_parent(path, &name);
+  struct stat st;
+  // Looked at before it is opened: opening a device may act on it.
+  if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+    close(dir_fd);
+    throw std::runtime_error(path + ": not appended to: it is " + std::string(kind_of(st.st_mode)) +
+                             "; only a regular file is (remove it or choose another path)");
+  }
+  const int fd = openat(dir_fd, name.c_str(),
+                        O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+  const int e = errno;
+  close(dir_fd);
+  if (fd < 0)
+    throw std::runtime_error(path + ": cannot open it to append: " +
+                             (e == ELOOP   ? "it is a symbolic link, never followed"
+                              : e == ENXIO ? "it is a FIFO"
+                                           : std::strerror(e)));
+  // Checked again on the descriptor: the name may have changed since fstatat.
+  std::string why;
+  if (fstat(fd, &st) != 0)
+    why = std::string("cannot stat it: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    why = std::string("it is ") + kind_of(st.st_mode) + "; only a regular file is";
+  else if (st.st_nlink > 1)
+    why = "it has " + std::to_string(st.st_nlink) + " names (hard links); only a file with one is";
+  if (why.empty()) return fd;
+  close(fd);
+  throw std::runtime_error(path + ": not appended to: " + why);
+}
+
+PrivateFolder::PrivateFolder() {
+  const char *env = std::getenv("TMPDIR");
+  std::string tmpl = std::string(env && env[0] == '/' ? env : "/tmp") + "/topoaware-XXXXXX";
+  if (!mkdtemp(tmpl.data()))
+    throw std::runtime_error("cannot make a private temporary folder " + tmpl + ": " + std::strerror(errno));
+  path_ = tmpl;
+}
+
+PrivateFolder::~PrivateFolder() {
+  for (const std::string &f : files_) unlink(f.c_str());
+  rmdir(path_.c_str());
+}
+
+std::string PrivateFolder::file(const std::string &name) {
+  files_.push_back(path_ + "/" + name);
+  return files_.back();
 }
 
 }  // namespace topoaware

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See select_policy.hpp.
 #include "select_policy.hpp"
 
@@ -234,7 +235,7 @@ PlaceStatus Decision::future_block(bool strict, int64_t *at) {
 // A future block is backfill's plan for the job: from now until its start no other job may take
 // its nodes unless it ends before then, and time limits rarely let one. Nodes free now that the
 // plan holds are thereby kept idle from the smaller jobs backfill would start on them (measured
-// on real slurmctld: bench/README.md, "Backfill plans that hold idle nodes"). So at `at`, the start
+// on real slurmctld: docs/design.md, "Backfill plans"). So at `at`, the start
 // the plan will have (planned_start: no earlier than the end the block was found at, where just
 // enough nodes are free), it holds fewer of them where the engine allows: first only nodes that
 // are busy now and free by then; then those with the free nodes of their leaf groups; else the

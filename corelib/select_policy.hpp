@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The select plugin's decision for one select_p_job_test call of a layout job
 // (select_cons_tres_topoaware(8)): which blocks of the engine (placement.hpp) to offer cons_tres
 // and in what order, when a strict job waits and when it takes the best available, when the job
@@ -34,7 +35,7 @@
 //  - the earliest start among the blocks cons_tres accepts; a block that starts now ends the search,
 //    and so does one planned no later than plain cons_tres possibly could be (earliest_free_at: a
 //    lower bound of plain's start); then plain cons_tres is not asked, since the block wins ties.
-//    Each cons_tres will-run simulates job ends, the largest cost of a call (bench/README.md);
+//    Each cons_tres will-run simulates job ends, the largest cost of a call;
 //  - else plain cons_tres's answer, which a strict job may take only once its maximum wait is over
 //    (its start is moved to the deadline); the block wins ties;
 //  - a block that does not start now is answered with the start Slurm's own will-run would give a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See spank_settings.hpp.
 #include "spank_settings.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What spank_topoaware(8) reads that is not Slurm's: its plugstack.conf arguments, the task
 // variables that those arguments may name (override_env=), and the job's topology hash file that
 // the job prolog writes and task_init reads back. Parsing only, no files and no Slurm here (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The select plugin's status file (status.hpp).
 #include "status.hpp"
 

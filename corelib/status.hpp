@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The select plugin's status file (schema "topoaware-status/1"): which layout jobs it placed where,
 // which it holds back and why, its call counters, and the topology it used. slurmctld writes it
 // (atomically, from memory the plugin keeps); `topoaware show` reads it to draw the jobs on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Text that quotes input (file contents, user options, job names) on its way to a log, a terminal
 // or a JSON file: printable, valid UTF-8, whatever the input held. Also the one trim and split of
 // the tree, and the one escaping of text into Graphviz DOT (quoted strings and HTML-like labels).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The classified switch graph (what topology.json holds): hosts, switches, links, levels, leaf
 // groups, pods, dragonfly groups, oversubscription, anomalies and ignored CAs.
 //

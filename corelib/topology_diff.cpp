@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See topology_diff.hpp. Kinds of change:
 //   switch-added, switch-gone, switch-renamed
 //   host-added, host-gone                      (one entry per kind: the hosts as a host list)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What changed between two classified topologies (topoaware diff, topoaware discover --compare):
 // switches and hosts added or gone, hosts that moved to another leaf, leaf group or pod, cables
 // lost or added between two switches, cables and host ports that became narrower or slower (or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.json, schema "topoaware/1".
 //
 // Canonical form: keys in a fixed order (ordered_json), arrays in the Topology's canonical order,
@@ -16,7 +17,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #ifdef __GLIBC__  // defined by the C library's headers above
@@ -315,8 +315,8 @@ struct HostRead {
 
 // The big arrays ("hosts", "links": nearly all of a file) read element by element while the text
 // is parsed (read_streamed), so that their JSON trees never exist all at once: the tree of a whole
-// file takes about 9 times its size, the Topology about half of it (bench/README.md, "What a
-// topology costs in memory").
+// file takes about 9 times its size, the Topology about half of it (bench/RESULTS.md, "How much memory
+// does a topology take?").
 struct Streamed {
   std::vector<HostRead> hosts;
   std::vector<Link> links;
@@ -792,25 +792,6 @@ Topology load_topology_file(const std::string &path) {
     const std::string prefix = "topology.json: ";
     if (msg.rfind(prefix, 0) == 0) msg = msg.substr(prefix.size());
     throw TopologyError(path + ": " + msg);
-  }
-}
-
-void write_file_atomic(const std::string &path, const std::string &content) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(path + ": cannot write " + tmp + ": " + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot replace: " + std::strerror(e));
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.json: the canonical, versioned form of a Topology (schema "topoaware/1").
 // Writing is deterministic (sorted, no timestamps, no LIDs); reading validates strictly, because
 // the plugins read this file inside slurmctld and slurmstepd.
@@ -23,9 +24,5 @@ inline constexpr size_t kMaxTopologyBytes = size_t(1) << 30;
 // Reads a regular file of at most kMaxTopologyBytes, opened without blocking: a FIFO, a device
 // (/dev/zero) or a folder is refused at once, never read (slurmctld reads it at reconfigure).
 Topology load_topology_file(const std::string &path);  // throws TopologyError("<path>: ...")
-
-// Writes a file atomically (temporary file in the same folder, then rename), so a reader never
-// sees half a file and a failure leaves the old file in place. Throws std::runtime_error.
-void write_file_atomic(const std::string &path, const std::string &content);
 
 }  // namespace topoaware

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debian packages: `make deb` builds them from this tree with dpkg-buildpackage (debian/rules), for the
 # Slurm release configure was given (--with-slurm-source), and leaves them in $(DEB_OUTDIR):
 #   topoaware_<version>_<arch>.deb                 the command and its man pages

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fabric generators (fat tree, rail-optimized, dragonfly) and writers for ibsim net files and
 // ibnetdiscover text. Everything here is deterministic: the same spec gives the same Fabric, the
 // same GUIDs and byte-identical text, so expected outputs can be regenerated and diffed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fabric generators for tests, the demo and the benchmarks: fat trees (2 and 3 levels, any
 // oversubscription), rail-optimized fabrics and dragonflies, with Slurm-style host names.
 // They produce a Fabric (the same model discovery produces), which can be written as an ibsim

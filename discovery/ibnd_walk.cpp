@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Live discovery through libibnetdisc (ibnd_discover_fabric: the same SMP queries as
 // ibnetdiscover), and libibnetdisc's own cache file (ibnd_cache_fabric / ibnd_load_fabric).
 //
@@ -13,6 +14,9 @@
 //   from the traces that the walk does leave.
 // - There is no progress callback either: the walk runs to its end inside one call.
 #include "ibnd_walk.hpp"
+
+#include "file_read.hpp"
+#include "safe_folder.hpp"
 
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
@@ -405,27 +409,36 @@ bool file_exists(const std::string &path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// Writes the cache atomically: libibnetdisc writes to a temporary name in the same directory,
-// which replaces the target only once it is complete, so a failed write never destroys the
-// previous cache. A partial walk never replaces an existing cache (a good cache is worth more than
-// a newer hole-ridden one): it goes to "<file>.partial" instead, or to <file> if there is none yet.
-// Returns the name written.
+// The largest cache read back to be written out (a fabric of 100,000 nodes is far smaller).
+constexpr size_t kMaxCacheBytes = size_t(1) << 30;
+
+// Writes the cache through write_file_safely (a temporary file of a random name, renamed over the
+// target; a link, FIFO or folder at the target refused): libibnetdisc writes it by name into a
+// folder of our own first, where no other user can plant anything, so a failed write never
+// destroys the previous cache. A partial walk never replaces an existing cache (a good cache is
+// worth more than a newer hole-ridden one): it goes to "<file>.partial" instead, or to <file> if
+// there is none yet. Returns the name written.
 std::string save_cache(ibnd_fabric_t *f, const std::string &file, bool partial) {
   std::string dest = partial && file_exists(file) ? file + ".partial" : file;
-  std::string tmp = dest + ".tmp." + std::to_string(::getpid());
-  ::unlink(tmp.c_str());
-  if (ibnd_cache_fabric(f, tmp.c_str(), IBND_CACHE_FABRIC_FLAG_DEFAULT) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot write libibnetdisc cache " + dest + ": ibnd_cache_fabric failed" +
-                             (err ? std::string(" (") + std::strerror(err) + ")" : std::string()));
+  check_replaceable(dest);  // before the walk's cache is made: the message names dest
+  const std::string failed = "cannot write libibnetdisc cache " + dest + ": ";
+  std::string text;
+  {
+    PrivateFolder folder;
+    const std::string tmp = folder.file("fabric.cache");
+    errno = 0;
+    if (ibnd_cache_fabric(f, tmp.c_str(), IBND_CACHE_FABRIC_FLAG_DEFAULT) != 0) {
+      const int err = errno;
+      throw std::runtime_error(failed + "ibnd_cache_fabric failed" +
+                               (err ? std::string(" (") + std::strerror(err) + ")" : std::string()));
+    }
+    try {
+      text = read_regular_file(tmp, kMaxCacheBytes, "1 GiB");
+    } catch (const FileReadError &e) {
+      throw std::runtime_error(failed + "reading back libibnetdisc's file: " + e.what());
+    }
   }
-  if (std::rename(tmp.c_str(), dest.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot write libibnetdisc cache " + dest + ": rename from " + tmp + ": " +
-                             std::strerror(err));
-  }
+  write_file_safely(dest, text);
   return dest;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Live discovery through libibnetdisc (the queries of ibnetdiscover), and libibnetdisc's cache.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Parser for saved ibnetdiscover output. The grammar follows what infiniband-diags'
 // ibnetdiscover.c prints (rdma-core, and the older OFED management tree for the 2007 variants):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reads saved ibnetdiscover output: the default format (with or without "-g" grouping, old 2007
 // variants with "Non-Chassis Nodes", "Switch 24 ..." / "Ca 2 ..." / "Rt" blocks) and the ports
 // format of "ibnetdiscover -p".

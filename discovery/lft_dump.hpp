@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reads saved unicast forwarding tables: the output of dump_fts (formerly dump_lfts.sh), of
 // ibroute run once per switch (concatenated), and OpenSM's own opensm-lfts.dump (a decimal range,
 // "#" before the destination), as admins already collect them. One file holds one

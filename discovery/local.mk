@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # discovery/: where a fabric comes from: the ibnetdiscover text parser, node-name maps, the live
 # libibnetdisc walk (and its cache), and the fabric generators of tests and benchmarks.
 noinst_LTLIBRARIES += discovery/libtopoaware_discovery.la

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // ibnetdiscover's node-name-map (rdma-core util/node_name_map.c): one "<guid> <name>" per line,
 // blank lines and '#' comments ignored, the name optionally in double quotes, a '#' comment may
 // follow it. rdma-core reads the GUID with strtoull(..., 0); admins also write the node ids of

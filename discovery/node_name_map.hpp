@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // ibnetdiscover's node-name-map: lines "<guid> <name>" (name may be quoted), '#' comments.
 // GUIDs may be written 0x-hex, plain hex or as ibnetdiscover node ids ("H-0002c9...").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See devices_cache.hpp; the C API topoaware_node_devices_load is declared in capi/task_c.h.
 #include "devices_cache.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A node's GPUs and NICs (probe_node_devices) kept for the rest of the boot, so that a layout step
 // does not run hwloc again on every node (about 40 ms of a node's CPU per step; on a busy node
 // slurmstepd's other work waits for it). spank_topoaware's root side (slurmstepd, before the step's

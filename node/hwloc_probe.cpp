@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See hwloc_probe.hpp.
 #include "hwloc_probe.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The node's GPUs and InfiniBand NICs as hwloc sees them, and which NIC is nearest to each GPU.
 // Used by spank_topoaware in every task (topology/hwloc_probe_c.h is the C API). No Slurm here.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See job_dir_c.h. POSIX calls on descriptors only; every error path closes what it opened.
 #include "job_dir_c.h"
 
@@ -7,11 +8,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,67 +43,98 @@ struct Fd {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 
+// One removal of a job folder: the bounds and what is left. Only the path of the folder being
+// emptied is held (at most TOPOAWARE_JOB_DIR_MAX_DEPTH names), never a folder's list of names.
+struct Removal {
+  dev_t dev = 0;  // the file system it must stay on
+  uint64_t seen = 0, max_entries = 0, left = 0;
+  uint32_t max_ms = 0;
+  struct timespec deadline {};
+  bool stopped = false;  // a bound was reached: the walk ends
+  std::string first_left;
+
+  void note_left(const std::string &path, const std::string &why) {
+    if (left++ == 0) first_left = path + ": " + why;
+  }
+  // Counts one more entry; false (and the walk stops) past a bound.
+  bool next(const std::string &path) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const bool late =
+        now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec);
+    if (++seen <= max_entries && !late) return true;
+    stopped = true;
+    note_left(path, late ? "stopped: the removal took longer than " + std::to_string(max_ms) + " ms"
+                         : "stopped: more than " + std::to_string(max_entries) + " entries");
+    return false;
+  }
+};
+
+bool remove_entry(int parent_fd, const char *name, const std::string &path, int depth, Removal *r);
+
+// Removes what the folder fd holds, each entry as readdir returns it. A pass that removed entries
+// is followed by another (readdir may skip names removed under it) until one finds the folder
+// empty. False when something is left.
+bool empty_folder(int fd, const std::string &path, int depth, Removal *r) {
+  for (int pass = 0; pass < 4; ++pass) {
+    const int lfd = dup(fd);
+    std::unique_ptr<DIR, int (*)(DIR *)> d(lfd >= 0 ? fdopendir(lfd) : nullptr, closedir);
+    if (!d) {
+      if (lfd >= 0) close(lfd);
+      r->note_left(path, errno_text(errno));
+      return false;
+    }
+    bool saw = false, ok = true;
+    while (struct dirent *de = readdir(d.get())) {
+      if (!std::strcmp(de->d_name, ".") || !std::strcmp(de->d_name, "..")) continue;
+      saw = true;
+      ok = remove_entry(fd, de->d_name, path + "/" + de->d_name, depth + 1, r) && ok;
+      if (r->stopped) break;
+    }
+    d.reset();
+    if (!saw || !ok || r->stopped) return ok && !r->stopped;
+  }
+  return true;  // still not empty after the passes: the caller's rmdir says so
+}
+
 // Removes `name` in the folder parent_fd: a non-folder with unlinkat, a folder after its contents
-// (taken back first when running as root). dev: the file system it must stay on. Appends what is
-// left to *left and returns false on any failure.
-bool remove_entry(int parent_fd, const char *name, int depth, dev_t dev, std::string *left) {
+// (taken back first when running as root). Notes what is left in *r; false if anything is.
+bool remove_entry(int parent_fd, const char *name, const std::string &path, int depth, Removal *r) {
+  if (!r->next(path)) return false;
   const int fd = openat(parent_fd, name, kDirFlags);
   if (fd < 0) {
     const int e = errno;
     if (e == ENOENT) return true;
     if (e == ENOTDIR || e == ELOOP) {  // a file, a symbolic link, a FIFO, ...: the name only goes
       if (unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return true;
-      *left = std::string(name) + ": " + errno_text(errno);
+      r->note_left(path, errno_text(errno));
       return false;
     }
-    *left = std::string(name) + ": " + errno_text(e);
+    r->note_left(path, errno_text(e));
     return false;
   }
   Fd guard(fd);
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    *left = std::string(name) + ": " + errno_text(errno);
+    r->note_left(path, errno_text(errno));
     return false;
   }
-  if (st.st_dev != dev) {
-    *left = std::string(name) + ": another file system is mounted there; not entered";
+  if (st.st_dev != r->dev) {
+    r->note_left(path, "another file system is mounted there; not entered");
     return false;
   }
   if (depth >= TOPOAWARE_JOB_DIR_MAX_DEPTH) {
-    *left = std::string(name) + ": nested deeper than " + std::to_string(TOPOAWARE_JOB_DIR_MAX_DEPTH) + " folders";
+    r->note_left(path, "nested deeper than " + std::to_string(TOPOAWARE_JOB_DIR_MAX_DEPTH) + " folders");
     return false;
   }
   // Take the folder back: from now on only root may add or rename entries in it.
   if (geteuid() == 0 && (fchown(fd, 0, 0) != 0 || fchmod(fd, 0700) != 0)) {
-    *left = std::string(name) + ": cannot take it back: " + errno_text(errno);
+    r->note_left(path, "cannot take it back: " + errno_text(errno));
     return false;
   }
-  std::vector<std::string> entries;
-  {
-    const int lfd = dup(fd);
-    DIR *d = lfd >= 0 ? fdopendir(lfd) : nullptr;
-    if (!d) {
-      if (lfd >= 0) close(lfd);
-      *left = std::string(name) + ": " + errno_text(errno);
-      return false;
-    }
-    errno = 0;
-    while (struct dirent *de = readdir(d)) {
-      if (std::strcmp(de->d_name, ".") != 0 && std::strcmp(de->d_name, "..") != 0) entries.emplace_back(de->d_name);
-    }
-    closedir(d);
-  }
-  bool ok = true;
-  for (const std::string &e : entries) {
-    std::string sub;
-    if (!remove_entry(fd, e.c_str(), depth + 1, dev, &sub)) {
-      if (ok) *left = std::string(name) + "/" + sub;
-      ok = false;
-    }
-  }
-  if (!ok) return false;
+  if (!empty_folder(fd, path, depth, r)) return false;
   if (unlinkat(parent_fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT) {
-    *left = std::string(name) + ": " + errno_text(errno);
+    r->note_left(path, errno_text(errno));
     return false;
   }
   return true;
@@ -128,7 +162,8 @@ int state_dir_open_impl(const char *path, int create, char *err, size_t errlen) 
   return fd;
 }
 
-int job_dir_remove_impl(int state_fd, uint32_t job_id, char *err, size_t errlen) {
+int job_dir_remove_impl(int state_fd, uint32_t job_id, uint64_t max_entries, uint32_t max_ms, char *err,
+                        size_t errlen) {
   char name[32];
   struct stat st;
   if (topoaware_job_dir_name(job_id, name, sizeof name) != 0 || job_id == 0) {
@@ -139,13 +174,22 @@ int job_dir_remove_impl(int state_fd, uint32_t job_id, char *err, size_t errlen)
     set_err(err, errlen, "the state folder: " + errno_text(errno));
     return -1;
   }
-  std::string left;
+  Removal r;
+  r.dev = st.st_dev;
+  r.max_entries = max_entries;
+  r.max_ms = max_ms;
+  clock_gettime(CLOCK_MONOTONIC, &r.deadline);
+  r.deadline.tv_sec += time_t(max_ms / 1000);
+  r.deadline.tv_nsec += long(max_ms % 1000) * 1000000L;
+  if (r.deadline.tv_nsec >= 1000000000L) r.deadline.tv_sec += 1, r.deadline.tv_nsec -= 1000000000L;
   try {
-    if (remove_entry(state_fd, name, 0, st.st_dev, &left)) return 0;
-  } catch (...) {  // std::bad_alloc from the name lists
-    left = std::string(name) + ": out of memory";
+    if (remove_entry(state_fd, name, name, 0, &r)) return 0;
+  } catch (...) {  // std::bad_alloc from a path
+    r.note_left(name, "out of memory");
   }
-  set_err(err, errlen, "cannot remove all of " + std::string(name) + ": " + left);
+  set_err(err, errlen,
+          "cannot remove all of " + std::string(name) + " (" + std::to_string(r.seen) + " entries looked at): " +
+              r.first_left + (r.left > 1 ? " (and " + std::to_string(r.left - 1) + " more left)" : ""));
   return -1;
 }
 
@@ -165,7 +209,8 @@ int job_dir_create_impl(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, cha
     close(old);
     if (ok) return 0;
   }
-  if (job_dir_remove_impl(state_fd, job_id, err, errlen) != 0) return -1;
+  if (job_dir_remove_impl(state_fd, job_id, TOPOAWARE_JOB_DIR_MAX_ENTRIES, TOPOAWARE_JOB_DIR_MAX_MS, err, errlen) != 0)
+    return -1;
   if (mkdirat(state_fd, name, 0700) != 0) {
     set_err(err, errlen, std::string("cannot create ") + name + ": " + errno_text(errno));
     return -1;
@@ -271,7 +316,12 @@ int topoaware_job_dir_create(int state_fd, uint32_t job_id, uid_t uid, gid_t gid
   return guarded(err, errlen, [&] { return job_dir_create_impl(state_fd, job_id, uid, gid, err, errlen); });
 }
 int topoaware_job_dir_remove(int state_fd, uint32_t job_id, char *err, size_t errlen) {
-  return guarded(err, errlen, [&] { return job_dir_remove_impl(state_fd, job_id, err, errlen); });
+  return topoaware_job_dir_remove_bounded(state_fd, job_id, TOPOAWARE_JOB_DIR_MAX_ENTRIES, TOPOAWARE_JOB_DIR_MAX_MS,
+                                          err, errlen);
+}
+int topoaware_job_dir_remove_bounded(int state_fd, uint32_t job_id, uint64_t max_entries, uint32_t max_ms, char *err,
+                                     size_t errlen) {
+  return guarded(err, errlen, [&] { return job_dir_remove_impl(state_fd, job_id, max_entries, max_ms, err, errlen); });
 }
 int topoaware_job_dir_open(int state_fd, uint32_t job_id, char *err, size_t errlen) {
   return guarded(err, errlen, [&] { return job_dir_open_impl(state_fd, job_id, err, errlen); });

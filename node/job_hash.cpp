@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The job's topology hash file in the state folder (job_dir_c.h): the I/O on descriptors here,
 // its name and content from the core (corelib/spank_settings.hpp).
 #include "job_dir_c.h"

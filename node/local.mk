@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # node/: what runs on compute nodes, inside slurmstepd for spank_topoaware: the node's GPUs and NICs
 # through hwloc, the task plan (coordinates and environment of one task, the job's hostfile and
 # rank map; C API capi/task_c.h), spank_topoaware's plugstack.conf arguments (task_c.h) and the

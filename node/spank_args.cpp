@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // spank_topoaware's plugstack.conf arguments (task_c.h) from C: the core parses them
 // (corelib/spank_settings.hpp); this file only copies them into the C structure.
 #include "task_c.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See task_c.h.
 #include "task_c.h"
 
@@ -47,6 +48,19 @@ bool is_default_var(const char *name) { return name && topoaware::task_default_v
 struct TopoFree {
   void operator()(topoaware_topo_t *t) const { topoaware_topo_free(t); }
 };
+
+// A value of the step's environment against its bound (task_c.h): the plugin reads no longer one,
+// callers of the C API are held to the same.
+void check_length(const char *value, size_t max, const char *what) {
+  if (value && strnlen(value, max + 1) > max)
+    throw std::invalid_argument(std::string(what) + " is longer than " + std::to_string(max) + " bytes");
+}
+
+// The step's (or job's) node names, bounded in count and in bytes (a client's node list).
+std::vector<std::string> step_names(const char *nodelist) {
+  check_length(nodelist, TOPOAWARE_NODELIST_MAX_LEN, "the node list");
+  return topoaware::hostlist_expand(nodelist, TOPOAWARE_NODELIST_MAX_HOSTS, TOPOAWARE_NODELIST_MAX_NAME_BYTES);
+}
 
 // "0,1,2,3" -> indices; false if any entry is not a plain number (UUIDs, MIG names).
 bool parse_indices(const std::string &s, std::vector<unsigned> *out) {
@@ -112,7 +126,7 @@ std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in) {
   char lay[256];
   if (topoaware_layout_string(in.layout, lay, sizeof(lay)) != 0 || std::strcmp(lay, in.placed_layout) != 0) return {};
   std::vector<std::string> order = topoaware::split_names(in.placed_order);
-  std::vector<std::string> step = topoaware::hostlist_expand(in.nodelist, 1u << 17);
+  std::vector<std::string> step = step_names(in.nodelist);
   std::vector<std::string> a = order;
   std::sort(a.begin(), a.end());
   std::sort(step.begin(), step.end());
@@ -172,7 +186,7 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
     throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + ns->hash +
                              " but the job was placed with " + in.expected_hash + " (stale copy?)");
 
-  ns->names = topoaware::hostlist_expand(in.nodelist, 1u << 17);
+  ns->names = step_names(in.nodelist);
   std::vector<const char *> cnames;
   for (const auto &n : ns->names) cnames.push_back(n.c_str());
   const uint32_t n = static_cast<uint32_t>(ns->names.size());
@@ -198,6 +212,9 @@ std::unique_ptr<NodeStep> g_node;
 const NodeStep &node_step(const topoaware_task_in_t &in) {
   if (!in.topology_path || !in.nodelist || !in.self || !in.layout)
     throw std::invalid_argument("missing topology path, node list, node name or layout");
+  check_length(in.nodelist, TOPOAWARE_NODELIST_MAX_LEN, "the node list");
+  check_length(in.self, TOPOAWARE_NODENAME_MAX_LEN, "the node name");
+  check_length(in.expected_hash, TOPOAWARE_SHORT_VAR_MAX_LEN, "the topology hash");
   std::string key = node_key(in);
   if (!key.empty() && g_node && g_node->key == key) return *g_node;
   g_node = compute_node(in, std::move(key));
@@ -250,7 +267,9 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
     const topoaware::NodeDevices &d = ns.devices;
     std::vector<unsigned> idx;
     if (in.cuda_visible_devices && *in.cuda_visible_devices) {
-      if (!parse_indices(in.cuda_visible_devices, &idx)) {
+      if (strnlen(in.cuda_visible_devices, TOPOAWARE_CVD_MAX_LEN + 1) > TOPOAWARE_CVD_MAX_LEN) {
+        p->note = "CUDA_VISIBLE_DEVICES is longer than " + u(TOPOAWARE_CVD_MAX_LEN) + " bytes: left as Slurm set it";
+      } else if (!parse_indices(in.cuda_visible_devices, &idx)) {
         p->note = "CUDA_VISIBLE_DEVICES is not a list of indices (UUIDs?): left as Slurm set it";
         idx.clear();
       } else if (*std::max_element(idx.begin(), idx.end()) >= d.gpus.size()) {
@@ -300,7 +319,7 @@ topoaware_job_map_t *job_map(const topoaware_job_in_t &in) {
   if (in.expected_hash && *in.expected_hash && topo.hash != in.expected_hash)
     throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + topo.hash +
                              " but the job was placed with " + in.expected_hash + " (stale copy?)");
-  const std::vector<std::string> names = topoaware::hostlist_expand(in.nodelist, 1u << 17);
+  const std::vector<std::string> names = step_names(in.nodelist);
   const uint64_t world = l.world();
   if (names.empty() || world % names.size() != 0)
     throw std::runtime_error("the layout's " + std::to_string(world) + " ranks do not split evenly over the job's " +

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Slurm plugins: spank_topoaware.so (public headers only; its own fragment plugins/spank/local.mk)
 # and job_submit_topoaware.so (needs the configured Slurm source tree). Both are C adapters over the
 # C++ core, reached through the C API in capi/ (Slurm's headers have no extern "C"); each exports

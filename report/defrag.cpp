@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware defrag's plan (defrag.hpp): simulations of requeue moves with the placement engine.
 #include "defrag.hpp"
 

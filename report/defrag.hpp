@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware defrag: which moves would put layout jobs back on their ideal blocks. Works on the
 // model of `topoaware show` (show_model.hpp: Slurm's jobs and nodes as plain values, the select
 // plugin's status file, the topology) plus a few per-job times the command reads from Slurm; nothing

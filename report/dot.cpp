@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Graphviz DOT of the switch graph.
 //
 // Layout choices: the highest level at the top (edges are written upper -- lower, which is how

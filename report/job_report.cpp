@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // One placed layout job as plan and show describe it (job_report.hpp).
 #include "job_report.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // One placed layout job as `topoaware plan` and `topoaware show` describe it: the span of its rank
 // order (segments, leaf groups, pods against their ideal), runs of consecutive ranks on one leaf
 // group, its cost against the ideal (cost.hpp), and how these read as text and JSON. Both commands

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report/: what only the command shows: the summary, DOT/SVG, Slurm topology.conf (tree and block),
 # the per-job report shared by `topoaware plan` and `show`, and `show` itself. Uses corelib/ and fmt.
 noinst_LTLIBRARIES += report/libtopoaware_report.la

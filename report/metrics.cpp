@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See metrics.hpp. Every metric is documented in topoaware(1), METRICS.
 #include "metrics.hpp"
 

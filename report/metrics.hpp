@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `topoaware metrics`: the select plugin's status file (and the topology it names) as Prometheus
 // text exposition format 0.0.4, for node_exporter's textfile collector. Names follow Prometheus
 // conventions (topoaware_ prefix, base units: seconds; _total for counters; one gauge per state

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The other outputs of a Topology: Slurm topology.conf (tree and block), Graphviz DOT, summary.
 #pragma once
 

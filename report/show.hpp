@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show: the running and waiting jobs on the fabric, from a Topology, the select plugin's
 // status file (status.hpp, may be missing) and what Slurm reports about jobs and nodes.
 //

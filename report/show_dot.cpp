@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show: the Graphviz DOT renderers (show.hpp): leaf groups as HTML-like tables of
 // nodes coloured by job, the legend, and a job's rank order as a path over its leaf groups.
 #include <algorithm>

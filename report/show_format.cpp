@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Formatting shared by the model and the renderers of `topoaware show` (show_format.hpp).
 #include "show_format.hpp"
 

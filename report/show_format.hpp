@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Formatting shared by the model (show_model.cpp) and the renderers (show_text.cpp, show_json.cpp,
 // show_dot.cpp) of `topoaware show`: not part of its public entry (show.hpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show: the JSON renderers (show.hpp), schema "topoaware-show/1".
 #include <map>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show: Slurm's jobs and nodes, the status file and the topology read into the model
 // (show_model.hpp).
 #include "show_model.hpp"

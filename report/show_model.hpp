@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The model of `topoaware show` (show.hpp is the public entry): what Slurm reports about jobs and
 // nodes (plain values: the command gathers them with squeue and sinfo; nothing here talks to
 // Slurm), the select plugin's status file (status.hpp, may be missing) and a Topology, read into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show: the text renderers (show.hpp).
 #include <algorithm>
 #include <map>

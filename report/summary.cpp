@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Human summary of a Topology, for admins reading it in a terminal or a ticket.
 #include <algorithm>
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm topology.conf for topology/tree and topology/block.
 //
 // Both outputs must be byte-identical for an unchanged fabric (admins keep them under version

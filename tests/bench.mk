@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: benchmark simulator (Slurm replicas, scheduler, optimum, workload)
 check_PROGRAMS += tests/test_sim_replicas
 TESTS += tests/test_sim_replicas

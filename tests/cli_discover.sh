@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware discover/convert/generate from the shell: outputs, byte-identical reruns, exit codes
 # and messages for bad input, and that a failure leaves no partial output behind.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every long option that `topoaware <command> --help` lists is documented in topoaware(1), and
 # every option the man page's own section of a command (PLAN, SHOW) documents exists in its --help.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware metrics from a status file and a topology (no cluster, no Slurm command): every line is
 # Prometheus text exposition format (HELP and TYPE before each family's samples, label values
 # quoted, histogram buckets cumulative and ending in +Inf = _count), and the values are the status

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware node on every recorded machine (tests/fixtures/hwloc, through hwloc as on a live node):
 # the GPUs, NICs and GPU-NIC pairs it prints are the golden ones (tests/golden/hwloc/*.pairs, the
 # probe spank_topoaware runs); with a layout, a task's variables are the task plan's (rank, NIC,

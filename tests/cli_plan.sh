@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware plan on a generated 2:1 fat tree (8 leaves x 16 hosts): where jobs go, strict vs
 # prefer, busy nodes never used, bad layouts refused with the layout checker's message.
 set -u

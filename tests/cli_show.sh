@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware show against stand-in squeue, sinfo and scontrol (first in PATH; no cluster, no root):
 # how their output is read (job names holding the separator, a node listed once per partition,
 # a pending job's "(null)" node list, lines that do not parse), where the topology and the status

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An exception that escapes a CMocka case (C++ tests, tests/lib/cmocka_cxx.hpp) fails that case
 # with its message, and the other cases of the binary still run and report.
 set -uo pipefail

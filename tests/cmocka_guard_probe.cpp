@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Helper of tests/cmocka_guard.sh: a CMocka binary whose first case throws. Through the guard of
 // tests/lib/cmocka_cxx.hpp that case fails with the exception's message and the cases after it
 // still run; without the guard std::terminate would abort the binary at the first case.

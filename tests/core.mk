@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: classification and topology.json
 check_PROGRAMS += tests/test_classify tests/test_topology_json
 TESTS += tests/test_classify tests/test_topology_json
@@ -13,6 +14,9 @@ TESTS += tests/cli_discover.sh
 EXTRA_DIST += tests/cli_discover.sh
 TESTS += tests/cli_plan.sh tests/cli_metrics.sh
 EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh
+# Every file the command writes, as root into a folder another user may write to (SKIP unless root).
+TESTS += tests/cli_safe_write.sh
+EXTRA_DIST += tests/cli_safe_write.sh
 TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh
 EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh
 # The guard around every C++ CMocka case (tests/lib/cmocka_cxx.hpp): a throwing case fails alone.
@@ -28,6 +32,12 @@ TESTS += tests/test_text
 tests_test_text_SOURCES = tests/test_text.cpp
 tests_test_text_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib -DDOT_PROGRAM='"$(DOT)"'
 tests_test_text_LDADD = $(TESTS_LIBS)
+# The one way the command writes a file (corelib/safe_folder.hpp): links, FIFOs and folders refused.
+check_PROGRAMS += tests/test_safe_write
+TESTS += tests/test_safe_write
+tests_test_safe_write_SOURCES = tests/test_safe_write.cpp
+tests_test_safe_write_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_test_safe_write_LDADD = $(TESTS_LIBS)
 # topoaware diff's core: generated fabrics changed as real ones change (corelib/topology_diff.hpp).
 check_PROGRAMS += tests/test_topology_diff
 TESTS += tests/test_topology_diff

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: the Debian packages (debian/, `make deb`), built and checked for the host's Slurm and, in the
 # Debian trixie root, for Slurm 24.11, then run on a localhost cluster from their files. Each builds the
 # whole project again inside dpkg-buildpackage (minutes), so they are not part of `make check`:

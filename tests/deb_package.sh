@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian packages (`make deb`, debian/): built from this build tree for the host's Slurm, checked
 # (the plugins package depends on exactly that Slurm release and puts the plugins into Debian's
 # PluginDir), unpacked with dpkg -x into a scratch folder (not installed: the host's Slurm is shared

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian packages built and installed inside Debian trixie (Slurm 24.11.5, tests/lib/trixie.sh),
 # against the upstream Slurm 24.11.5 source tree (the release of trixie's slurm-wlm 24.11.5-4+deb13u1,
 # whose own source package is not reachable): the build dependencies are installed into the shared

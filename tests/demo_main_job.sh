@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The README's first command ends with the demo (tools/demo.sh): this runs it as setup.sh does and
 # checks what it claims: the live ibsim walk finds the generated fabric, the two localhost clusters
 # come up, stock cons_tres + topology/tree splits job A's DP rings (3 + 1) where

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: discovery (live libibnetdisc walk, ibnd cache)
 # walk_dump prints what walk_fabric() found in a stable text form for the shell tests.
 check_PROGRAMS += tests/walk_dump

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dlopen_plugin now|lazy FILE [-p LIB]... [SYMBOL...]: loads each LIB with RTLD_NOW|RTLD_GLOBAL
  * (e.g. libslurmfull.so, which srun, sbatch and slurmstepd have loaded when Slurm opens a plugin),
  * then opens FILE with dlopen (now = RTLD_NOW, lazy = RTLD_LAZY) as Slurm's plugin loader does,

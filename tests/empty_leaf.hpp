@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Test fabrics with leaf switches that carry no compute host: a generated fabric whose leaf loses
 // its hosts (only a SHARP Aggregation Node stays on it, as on a switch with in-network computing
 // enabled), or one with an extra host-less switch cabled under given switches. Used by the

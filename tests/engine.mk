@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: engine (layout, rank order, placement, cost model, C API)
 ENGINE_TEST_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib -I$(top_srcdir)/tests
 EXTRA_DIST += tests/engine_topologies.hpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Hand-built classified topologies for the engine's unit tests (no classify(), no JSON): what the
 // classifier would produce for fat trees, pods, rail-optimized scalable units and oversubscription.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Compares two raw Fabrics node by node (keyed by GUID), for tests: the generator's Fabric against
 // what a parser or a live walk made of the same fabric. Returns readable differences, empty when
 // they agree. Discovery order, LIDs and sources do not matter; walk problems do.

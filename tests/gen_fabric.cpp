@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Test helper for tests/ibsim_generated.sh: writes the ibsim net file or the ibnetdiscover text of
 // a named generated fabric, lists where to attach one walk per subnet, and compares saved
 // ibnetdiscover output (one dump per subnet, merged) with the generated Fabric.
@@ -28,7 +29,7 @@ bool make(const std::string &name, Fabric *out) {
     FatTreeSpec s;
     s.leaves = 6, s.hosts_per_leaf = 8, s.uplinks_per_leaf = 4, s.spines = 2, s.speed = "EDR", s.width = 12;
     *out = generate_fat_tree(s);
-  } else if (name == "ft2-16x32") {  // the 2-level example: 16 leaves x 32 hosts, 8 spines
+  } else if (name == "ft2-16x32") {  // a common 2-level example: 16 leaves x 32 hosts, 8 spines
     FatTreeSpec s;
     s.leaves = 16, s.hosts_per_leaf = 32, s.uplinks_per_leaf = 32, s.spines = 8;
     *out = generate_fat_tree(s);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Helper of tests/slurm_topology_conf.sh: writes, for one hand-built topology,
 //   DIR/topology.conf  (topology/tree, or topology/block with "block")
 //   DIR/hosts          (all host names as one Slurm host list, for slurm.conf's NodeName=)

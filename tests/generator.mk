@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: generator (fat tree, rail, dragonfly generators; ibsim net and ibnetdiscover writers)
 check_PROGRAMS += tests/test_generator tests/gen_fabric
 TESTS += tests/test_generator tests/ibsim_generated.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: golden files. Every recorded fabric in tests/fixtures/ib has its topoaware outputs in
 # tests/golden/ib (<dump>.topology.json, .summary, .tree.conf, .block.conf, or <dump>.error when
 # the command refuses it), every recorded node in tests/fixtures/hwloc its GPU/NIC pairs in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden files: the outputs of every recorded fabric and node, byte for byte.
 #
 # For each InfiniBand dump tests/fixtures/ib/<dump> (*.ibnetdiscover, *.ibnetdiscover-p; a

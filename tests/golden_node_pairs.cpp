@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Test helper of tests/golden.sh: prints what topoaware::probe_node_devices (node/hwloc_probe.hpp)
 // finds in one recorded hwloc XML (no NIC excluded), in a stable text form that tests/golden.sh
 // compares with tests/golden/hwloc/<name>.pairs:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: node/hwloc_probe over the recorded GPU nodes, the task plan (capi/task_c.h), and the
 # task environment of spank_topoaware on a real localhost cluster.
 check_PROGRAMS += tests/test_hwloc_probe

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware discover --counters on a live ibsim fabric through the real libibumad/libibmad stack
 # (umad2sim): opensm programs LIDs and routes once (opensm -o), as a subnet manager does on a real
 # fabric, so the PMA PortCounters queries (by LID) reach every connected port. ibsim answers them

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Degraded leaf uplinks in placement, on live ibsim fabrics through the real
 # libibumad/libibmad/libibnetdisc stack (umad2sim): 4 leaves x 4 hosts, 2 spines, 4 uplinks per
 # leaf (2 cables to each spine), all 4xHDR. The same fabric is walked twice: as built, and with

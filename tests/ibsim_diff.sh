@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware diff and discover --compare on live ibsim fabrics, through the real
 # libibumad/libibmad/libibnetdisc stack (umad2sim): 4 leaves x 4 hosts, 2 spines, 2 cables per
 # leaf and spine. Each change is made in the running simulator (its console) or in its net file,

@@ -1,9 +1,11 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `topoaware discover` against real ibsim fabrics, through the real libibumad/libibmad/libibnetdisc
 # stack (umad2sim): the live JSON equals the generator's expected JSON and the JSON of real
 # `ibnetdiscover` output of the same fabric; a cable taken down shows as the leaf's missing uplink;
 # lost management packets give exit 3 and leave a good file alone; a rail-optimized fabric built as
-# one subnet per rail, walked rail by rail, merges back into the expected JSON.
+# one subnet per rail, walked rail by rail, merges back into the expected JSON; --save-cache writes a
+# cache that --cache reads back, and refuses a symbolic link at its path.
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
@@ -46,6 +48,24 @@ walk "$bin" discover --quiet -f summary >"$work/cut.summary" 2>&1
 grep -q "missing-uplink\] leaf001" "$work/cut.summary" && ok "cable down: leaf001's missing uplink reported" ||
   { bad "cable down not reported"; cat "$work/cut.summary"; }
 ibsim_console "ReLink $node[$uplink]"
+
+# libibnetdisc's cache in a folder any user may write to: written (and read back by --cache as the
+# same fabric), never through a link planted at its path, and nothing left in $TMPDIR.
+mkdir -m 1777 "$work/pub"
+mkdir "$work/tmp"
+TMPDIR="$work/tmp" walk "$bin" discover --quiet --save-cache "$work/pub/ft.cache" --json "$work/cache-live.json" \
+  2>"$work/cache.err"
+[ -z "$(ls -A "$work/tmp")" ] && ok "--save-cache leaves nothing in \$TMPDIR" || bad "left in \$TMPDIR: $(ls -A "$work/tmp")"
+"$bin" discover --quiet --cache "$work/pub/ft.cache" --json "$work/cached.json" 2>>"$work/cache.err" &&
+  cmp -s "$work/cached.json" "$work/cache-live.json" && ok "--save-cache: the cache reads back as the same fabric" ||
+  { bad "--save-cache round trip"; cat "$work/cache.err"; }
+printf 'keep me\n' >"$work/victim"
+ln -s "$work/victim" "$work/pub/link.cache"
+walk "$bin" discover --quiet --save-cache "$work/pub/link.cache" --json "$work/cache-live.json" 2>"$work/cache.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(cat "$work/victim")" = "keep me" ] && [ -L "$work/pub/link.cache" ] &&
+  grep -q "link.cache: not replaced: it is a symbolic link" "$work/cache.err" &&
+  ok "--save-cache refuses a symbolic link at its path" || { bad "--save-cache over a link: rc $rc"; cat "$work/cache.err"; }
 
 # 3. Lost management packets: exit 3, what was missed is listed, the good file stays.
 cp "$work/live.json" "$work/keep.json"

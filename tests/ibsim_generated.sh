@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live check of the generators: each generated fabric is written as an ibsim net file, simulated by
 # ibsim, walked by the real ibnetdiscover (libibumad/libibmad/libibnetdisc under libumad2sim), and
 # the walk, parsed by our parser, must equal the generator's Fabric: same GUIDs, descriptions,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Routes from the fabric, live: opensm programs a simulated fat tree (ibsim, through the real
 # libibumad/libibmad stack under umad2sim) with each of its routing engines, once (opensm -o), as a
 # subnet manager does on a real fabric. For every engine:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A program linked to Slurm's public library (libslurm.so, as pyslurm, DRMAA and the Perl API are):
  * it loads the jobs and the nodes, which makes libslurm load the select plugin named by SelectType.
  * Prints "jobs=N nodes=M" and exits 0; 1 with Slurm's error otherwise. Used by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unit tests (CMocka, C++) and integration tests (bash; exit 77 = skipped, with the reason printed).
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = bash

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: outputs (host lists, topology.conf tree/block, DOT, summary)
 check_PROGRAMS += tests/test_hostlist tests/test_outputs tests/gen_topology_conf
 TESTS += tests/test_hostlist tests/test_outputs tests/slurm_topology_conf.sh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Hand-built classified topologies for the output tests (independent of classify(), so that the
 // outputs are tested against values written down by hand). Each builder says what it models.
 #pragma once

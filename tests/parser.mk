@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: parser
 # Unit tests of the ibnetdiscover parser and the node-name map (fixtures in tests/fixtures/ib and
 # tests/fixtures/bad).

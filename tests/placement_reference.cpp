@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // See placement_reference.hpp: the code of commit 71100c4 (corelib/placement.cpp, the rank order
 // and segment packing of corelib/rank_order.cpp), renamed, otherwise unchanged.
 #include "placement_reference.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The placement engine and rank order as they were before the speed work (commit 71100c4), kept
 // verbatim (renamed) as the reference of tests/test_placement_differential.cpp: the faster code
 // must take exactly the same decisions. Not built into the project.

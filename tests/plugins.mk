@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: the submit-time C API (layout_c.h), topoaware.conf, the plugins' exported symbols and a
 # real localhost cluster with spank_topoaware.so and job_submit/topoaware.
 check_PROGRAMS += tests/test_layout_c tests/test_config tests/dlopen_plugin tests/test_gres tests/test_cons_start

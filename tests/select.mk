@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: the select plugins (select_cons_tres_topoaware(8)): exported symbols, and real localhost
 # clusters (root; skipped otherwise) with slurmctld running the build tree's plugins.
 TA_SELECT_TESTS = tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh tests/slurm_select_place.sh \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: topoaware show (report/show.hpp, cli/show.cpp): units over generated fabrics with hand-made
 # status files and Slurm lists, the command against fake squeue/sinfo/scontrol, and a real
 # 16-node cluster running select/cons_tres_topoaware (root; skipped otherwise).

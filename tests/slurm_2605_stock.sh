@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Stock Slurm 26.05.3, built from the upstream tarball (tools/build-slurm.sh, once per machine): a
 # 16-node localhost cluster with 8 GPUs a node runs srun and sbatch, and stock select/cons_tres places
 # by topology/tree and then topology/block. It also pins down what 26.05 changed for every topology

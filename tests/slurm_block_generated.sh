@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The topology/block topology.conf that `topoaware` writes loads in a real Slurm 24.11 slurmctld
 # (Debian trixie root) and places a job inside one block: for a 2-level fat tree, a 3-level tree
 # with pods and a rail-optimized fabric, each generated, written as ibnetdiscover text, discovered

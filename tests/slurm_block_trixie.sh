@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topology/block: a block-form topology.conf must load in a real Slurm 24.11 slurmctld (Debian trixie,
 # in a debootstrap root: Slurm 22.05 on the host has no topology/block).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The localhost cluster harness itself (tests/lib/slurm_cluster.sh) against real slurmctld/slurmd:
 # 16 nodes x 8 GPUs come up; multi-node steps land on distinct nodes; GPU steps see the GPUs Slurm
 # gave them; topology/tree loads a hand-written topology.conf. Every later plugin test relies on this.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware defrag --apply on a real cluster: 16 nodes as 4 leaves x 4 (tests/lib/select_fabric.sh)
 # under select/cons_tres_topoaware with job_submit/topoaware; requeued jobs wait out
 # AuthInfo=cred_expire=5 (Slurm holds a requeued job that long; its default is 120 s).

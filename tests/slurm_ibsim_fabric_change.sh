@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fabric changes under a running cluster, end to end with real parts: an ibsim fabric (4 leaves x
 # 4 hosts, 2 spines, 2 uplinks per leaf) walked by `topoaware discover` through the real
 # libibumad/libibmad/libibnetdisc stack (umad2sim), loaded by select/cons_tres_topoaware in a real

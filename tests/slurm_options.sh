@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_topoaware.so + job_submit/topoaware on a real localhost cluster (4 nodes x 8 GPUs):
 # good layouts are accepted and completed (scontrol show job: NumNodes, NumTasks, TresPerNode);
 # every bad case is refused with its message and no job is created; sbatch --help lists the

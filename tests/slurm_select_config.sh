@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware.conf's keys of the select plugin, its status file and its counters line in a real
 # slurmctld (select_cons_tres_topoaware(8), topoaware.conf(5)). One cluster of 17 nodes: the
 # 16 of the generated 4 x 4 topology plus n0017, which is in slurm.conf (and topology.conf) but not

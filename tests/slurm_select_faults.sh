@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Faults on real daemons under select/cons_tres_topoaware (select_cons_tres_topoaware(8), STATUS FILE).
 # slurmctld stopped (SIGTERM) and killed (SIGKILL), then restarted, with a placed layout job, a
 # pending strict one and a pending prefer one. Nothing may be lost: every job is there again in its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Placement on a real slurmctld: 16 nodes as 4 leaves x 4 (generated topology.json, topology/tree
 # with the matching topology.conf), 8 GPUs per node, the same sequence of jobs under stock
 # select/cons_tres and under select/cons_tres_topoaware:

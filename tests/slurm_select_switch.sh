@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Switching SelectType between select/cons_tres and select/cons_tres_topoaware with jobs running and
 # queued, restarting slurmctld each way (select_cons_tres_topoaware(8), "Switching"): Slurm saves
 # the select plugin's id with every job, so no job may be lost, running jobs keep their nodes, and

@@ -1,5 +1,7 @@
 #!/bin/bash
-# The select plugins against Slurm's ABI (plugins/select/local.mk, PLATFORM.md):
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The select plugins against Slurm's ABI (plugins/select/local.mk; docs/design.md, "Slurm releases
+# and the ABI"):
 # - each exports exactly what Slurm looks up: plugin_name/type/version/id, init, fini and the
 #   select_p_* of node_select_syms in the Slurm source tree it was built against (read from that
 #   tree's src/common/select.c (22.05) or src/interfaces/select.c (23.11+): 36, 31, 13 or 14 calls,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The topology file under select/cons_tres_topoaware in a real slurmctld (16 nodes, 4 leaves x 4):
 # - no file at start: the log says which file is missing and that layout jobs go to plain
 #   cons_tres; layout jobs and others still run;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Both select plugins in a real slurmctld (localhost cluster, 4 nodes x 8 GPUs), each as SelectType
 # with both .so files in PluginDir (every select plugin there is loaded: their ids must differ):
 # srun -N4 runs on 4 distinct nodes, an sbatch job with a 2-node srun completes, GPUs are handed out,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topoaware show on a real cluster: 16 nodes as 4 leaves x 4 (tests/lib/select_fabric.sh) under
 # select/cons_tres_topoaware, which writes its status file (StatusInterval=0) into
 # StateSaveLocation. Plain one-node jobs make the free nodes 3, 3, 2, 0 per leaf; then

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_topoaware's task environment on a real localhost cluster: two slurmd "nodes" that pretend
 # to be recorded 4-GPU machines (HWLOC_XMLFILE: n0001 = JURECA-DC, n0002 = Lassen; Gres=gpu:4 as in
 # both recordings). `srun --tp=2 --pp=2 --dp=2 -N2 --ntasks-per-node=4 --gpus-per-node=4` gives each task its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real slurmctld (Debian's 22.05) must accept our topology/tree topology.conf: for each
 # hand-built topology (fat tree with a stray host and an unreached switch, 3 levels with pods,
 # rail-optimized, dragonfly, and a wide tree with long uncompressible lines), start slurmctld with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Upgrading Slurm under running and queued layout jobs, as SchedMD documents it (slurmctld first; its
 # slurmd may be up to three releases older): a Slurm 24.11.5 cluster (Debian trixie's daemons, in an
 # overlay of the trixie root of tests/lib/trixie.sh, with topoaware's packages for 24.11 installed by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests: spank_topoaware's plugstack.conf arguments and the job's hash file (corelib/spank_settings.hpp
 # and its C API in capi/task_c.h and capi/job_dir_c.h, implemented in node/).
 check_PROGRAMS += tests/test_spank_settings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // C API of the engine: a topology file, Slurm's node table in its own order, the select decision
 // (through C callbacks, as the select plugin calls it) and the rank order through plain C types,
 // errors as messages.
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cmocka_cxx.hpp"
+#include "safe_folder.hpp"
 #include "engine_topologies.hpp"
 #include "topoaware_c.h"
 #include "topology_json.hpp"
@@ -22,7 +24,7 @@ topoaware_topo_t *load_topology(topoaware::Topology t, char *err, size_t len) {
   const int fd = mkstemp(path);
   if (fd < 0) return nullptr;
   close(fd);
-  topoaware::write_file_atomic(path, topoaware::to_json(t));
+  topoaware::write_file_safely(path, topoaware::to_json(t));
   topoaware_topo_t *topo = topoaware_topo_load(path, err, len);
   unlink(path);
   return topo;

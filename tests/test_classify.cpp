@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // classify() on real dumps (tests/fixtures/ib, see PROVENANCE.md there) and on small fabrics
 // built by hand. Expected values were written down from reading the dumps.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware.conf parsing and the option parsers of config.hpp: every error path, with its line.
 #include <cstring>
 #include <string>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The start select/cons_tres of Slurm 22.05 .. 24.11 answers in a will-run
  * (plugins/common/ta_cons_start.c), worked by hand from _will_run_test's batches of job ends. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Cost model on hand-computed cases.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware defrag's plan (report/defrag.hpp) on a 4 leaves x 4 hosts fat tree (n0001..n0016:
 // leaf 1 = n0001-n0004, ..., leaf 4 = n0013-n0016): a split job with an ideal leaf free now, one
 // that needs another job moved first, waiting strict jobs held by fragmentation and the moves that

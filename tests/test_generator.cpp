@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Unit tests of the fabric generators and of the ibsim / ibnetdiscover writers.
 #include <algorithm>
 #include <functional>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* GPU counts in Slurm's TRES request strings (plugins/common/ta_gres.c), as job_submit/topoaware
  * reads --gpus-per-node, --gpus, --gpus-per-task and --gpus-per-socket: every form Slurm's own
  * parser (_get_next_gres, src/common/gres.c) accepts, and the ones it refuses. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm host lists. Expected values marked "scontrol" were produced by Slurm 22.05's own
 // `scontrol show hostnames` / `scontrol show hostlist` on this machine.
 #include <algorithm>
@@ -26,17 +27,18 @@ void expect_list(const V &got, const V &want, const char *what) {
 }
 
 // The error must be std::invalid_argument and name the bad part.
-void expect_error(const std::string &list, const char *part, size_t max_hosts = 1u << 20) {
+void expect_error(const std::string &list, const char *part, size_t max_hosts = 1u << 20,
+                  size_t max_bytes = topoaware::kHostlistMaxBytes) {
   try {
-    hostlist_expand(list, max_hosts);
+    hostlist_expand(list, max_hosts, max_bytes);
   } catch (const std::invalid_argument &e) {
     if (!std::strstr(e.what(), part)) {
-      print_error("\"%s\": message \"%s\" does not name \"%s\"\n", list.c_str(), e.what(), part);
+      print_error("\"%.200s\": message \"%.400s\" does not name \"%s\"\n", list.c_str(), e.what(), part);
       fail();
     }
     return;
   }
-  print_error("\"%s\" was accepted\n", list.c_str());
+  print_error("\"%.200s\" was accepted\n", list.c_str());
   fail();
 }
 
@@ -131,6 +133,26 @@ void expand_errors(void **) {
   expect_list(hostlist_expand("n[0-49]", 50).size() == 50 ? V{"ok"} : V{}, {"ok"}, "exactly max_hosts");
 }
 
+// The names' total size is bounded, not only their count: a client's node list of a long prefix
+// and a wide range (a 1 MB name times 131,072 is 128 GiB) fails before the names are made.
+void expand_byte_cap(void **) {
+  const std::string kib(1024, 'x');
+  expect_error(kib + "[1-131072]", "take more than 67108864 bytes", 1u << 17);  // 128 MiB of names
+  expect_list(hostlist_expand("n[1-9]", 50, 18), {"n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"}, "exactly");
+  expect_error("n[1-9]", "more than 17 bytes", 50, 17);
+  expect_error("n[8-10]", "more than 6 bytes", 50, 6);  // n10 is 3 bytes: the exact size counts
+  expect_error("aaaa,bbbb", "more than 7 bytes", 50, 7);
+  expect_error("a[1-1000]b[1-1000]", "take more than 1048576 bytes", 1u << 20, 1u << 20);
+  const std::string mib(1u << 20, 'y');
+  try {
+    hostlist_expand(mib + "[1-131072]", 1u << 17);
+    fail_msg("a 1 MB name times 131072 was accepted");
+  } catch (const std::invalid_argument &e) {
+    assert_non_null(std::strstr(e.what(), "take more than"));
+    assert_true(std::strlen(e.what()) < 1000);  // the list is quoted by its start only
+  }
+}
+
 // Round trip on a mixed set: expand(compress(x)) is x sorted by prefix group and number.
 void round_trip(void **) {
   V names;
@@ -157,7 +179,7 @@ void round_trip(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compress_cases), cmocka_unit_test(compress_rejects), cmocka_unit_test(expand_cases),
-      cmocka_unit_test(expand_errors),  cmocka_unit_test(round_trip),
+      cmocka_unit_test(expand_errors),  cmocka_unit_test(expand_byte_cap),  cmocka_unit_test(round_trip),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

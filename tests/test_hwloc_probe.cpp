@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // node/hwloc_probe over the recorded GPU nodes in tests/fixtures/hwloc (PROVENANCE.md) and the
 // synthetic HGX-style node, with the expected GPUs, NICs and pairs written by reading the
 // recordings (lstopo-no-graphics --of console -i FILE); the task plan and the job map of
@@ -351,6 +352,34 @@ void test_task_plan(void **) {
   in.self = "n0009";
   assert_null(topoaware_task_plan(&in, err, sizeof err));
   in.self = "n0002";
+  // What a client may send in the step's environment is bounded in bytes, not only in names (task_c.h):
+  // a long prefix over a wide range, a list longer than the plugin reads, a huge CUDA_VISIBLE_DEVICES.
+  const std::string wide = std::string(256, 'y') + "[1-131072]", huge = std::string(1u << 20, 'y') + "[1-131072]";
+  for (const std::string *list : {&wide, &huge}) {
+    in.nodelist = list->c_str();
+    assert_null(topoaware_task_plan(&in, err, sizeof err));
+    assert_non_null(std::strstr(err, "take more than 16777216 bytes"));
+    topoaware_job_in_t job = {};
+    job.topology_path = topo.c_str();
+    job.nodelist = list->c_str();
+    job.layout = &l;
+    assert_null(topoaware_job_map(&job, err, sizeof err));
+    assert_non_null(std::strstr(err, "take more than 16777216 bytes"));
+  }
+  const std::string too_long(TOPOAWARE_NODELIST_MAX_LEN + 1, 'n');
+  in.nodelist = too_long.c_str();
+  assert_null(topoaware_task_plan(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "the node list is longer than 4194304 bytes"));
+  in.nodelist = "n[0001-0002]";
+  std::string cvd = "0";
+  while (cvd.size() <= TOPOAWARE_CVD_MAX_LEN) cvd += ",0";
+  in.cuda_visible_devices = cvd.c_str();
+  p = topoaware_task_plan(&in, err, sizeof err);
+  assert_non_null(p);
+  assert_null(var(p, "CUDA_VISIBLE_DEVICES"));
+  assert_non_null(std::strstr(topoaware_task_plan_note(p), "CUDA_VISIBLE_DEVICES is longer than 65536 bytes"));
+  topoaware_task_plan_free(p);
+  in.cuda_visible_devices = "0,1,2,3";
   in.topology_path = "/nonexistent/topology.json";
   assert_null(topoaware_task_plan(&in, err, sizeof err));
   unlink(topo.c_str());
@@ -557,7 +586,7 @@ void test_state_dir(void **) {
   assert_int_equal(fstat(fd, &st), 0);
   assert_int_equal(st.st_mode & 07777, 0755);
   close(fd);
-  // Every folder on the way is checked (issue 14, defect 2): state_dir=<d>/pub/ta/state with pub
+  // Every folder on the way is checked (a link on the way must never redirect root): state_dir=<d>/pub/ta/state with pub
   // writable by all. A user's link at pub/ta would make root's prolog write where it points.
   const std::string pub = d + "/pub", ta = pub + "/ta", deep = ta + "/state";
   const std::string elsewhere = d + "/elsewhere";
@@ -707,6 +736,30 @@ void test_job_dir(void **) {
   assert_int_equal(lstat((d + "/job.9").c_str(), &st), 0);
   assert_int_equal(st.st_uid, 0);
   assert_int_equal(topoaware_job_dir_remove(sfd, 0, err, sizeof err), -1);
+
+  // A wide and deep tree with links out of it: the epilog's walk is bounded in entries and in time,
+  // says what it left, never follows a link, and a later run removes the rest.
+  assert_int_equal(topoaware_job_dir_create(sfd, 11, kUser, kGroup, err, sizeof err), 0);
+  const std::string wide = d + "/job.11";
+  std::string level = wide;
+  for (int depth = 0; depth < 20; depth++) {
+    for (int i = 0; i < 150; i++) std::ofstream(level + "/f" + std::to_string(i)) << i;
+    assert_int_equal(symlink(victim_dir.c_str(), (level + "/outside").c_str()), 0);
+    assert_int_equal(symlink(victim.c_str(), (level + "/victim").c_str()), 0);
+    level += "/sub";
+    assert_int_equal(mkdir(level.c_str(), 0700), 0);
+  }
+  assert_int_equal(topoaware_job_dir_remove_bounded(sfd, 11, 1000, 60000, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "stopped: more than 1000 entries"));
+  assert_non_null(std::strstr(err, "(1001 entries looked at)"));
+  assert_int_equal(lstat(wide.c_str(), &st), 0);
+  assert_int_equal(st.st_uid, 0);  // taken back, left for a later run
+  assert_int_equal(topoaware_job_dir_remove_bounded(sfd, 11, 1000000, 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "took longer than 0 ms"));
+  assert_int_equal(topoaware_job_dir_remove(sfd, 11, err, sizeof err), 0);
+  assert_int_equal(lstat(wide.c_str(), &st), -1);
+  assert_string_equal(slurp(victim).c_str(), "keep me\n");
+  assert_int_equal(std::distance(std::filesystem::directory_iterator(victim_dir), {}), 1);
 
   close(sfd);
   std::filesystem::remove_all(d);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The submit-time C API (capi/layout_c.h) from C, as the plugins use it, and the plugins' strict
  * reading of spank_job_env (plugins/common/ta_env.c): every error path, with the message that the
  * user will see. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/netsim/netsim on cases known by hand: the 32-host A/B case (bench/netsim/README.md, "The hand case"):
 # 4 leaves x 8 hosts, 400 Gb/s (NDR 4x) everywhere, 4 uplinks per leaf = 2 spines x 2 parallel
 # cables (2:1). S = 1 GB per rank. Job X (tp=1, pp=2, dp=8 on 16 nodes; PP bytes 0) has its two DP

@@ -1,5 +1,7 @@
 #!/bin/bash
-# placement_sim --snapshots and bench/netsim_report.py on a small run (bench/README.md, "Network judge"):
+# SPDX-License-Identifier: GPL-2.0-or-later
+# placement_sim --snapshots and bench/netsim_report.py on a small run (docs/design.md,
+# "How placement is judged"):
 # the snapshots hold every running multi-node job once, each host at most once, slurm-tree's nodes
 # in node-index order; netsim accepts them; a job inside one leaf group takes exactly its NIC bound
 # alone (the normalisation the report divides by); the report's slurm-tree row is 1 against itself.
@@ -53,6 +55,27 @@ for k in ("adaptive_stretch_vs_tree", "dmodk_stretch_vs_tree", "adaptive_p95_vs_
         print("FAIL: slurm-tree %s = %s, not 1" % (k, rows["slurm-tree"][k])); fails += 1
 if "topoaware" not in rows:
     print("FAIL: no topoaware row"); fails += 1
+# Per class: every job of topoaware paired with the same trace job under slurm-tree; the "all" class's
+# node-weighted ratio and pair count recomputed here from jobs.csv.
+jobs = list(csv.DictReader(open(rep + "/jobs.csv")))
+def per_job(policy, routing):
+    acc = {}
+    for r in jobs:
+        if r["policy"] == policy:
+            e = acc.setdefault(r["job"], [int(r["nodes"]), 0.0, 0])
+            e[1] += float(r[routing + "_shared_s"]); e[2] += 1
+    return {k: (v[0], v[1] / v[2]) for k, v in acc.items()}
+classes = {(r["routing"], r["class"]): r for r in csv.DictReader(open(rep + "/classes.csv")) if r["policy"] == "topoaware"}
+for rt in ("adaptive", "dmodk"):
+    a, t = per_job("topoaware", rt), per_job("slurm-tree", rt)
+    both = [k for k in a if k in t and t[k][1] > 0]
+    want = sum(a[k][0] * a[k][1] for k in both) / sum(t[k][0] * t[k][1] for k in both)
+    row = classes.get((rt, "all"))
+    if not row or int(row["pairs"]) != len(both) or abs(float(row["weighted"]) - want) > 1e-6 * want:
+        print("FAIL: classes.csv %s all: %s, expected %d pairs, weighted %.6f" % (rt, row, len(both), want)); fails += 1
+    sized = sum(int(r["pairs"]) for (x, c), r in classes.items() if x == rt and c.startswith("nodes "))
+    if sized != len(both):
+        print("FAIL: %s: the size classes hold %d pairs, not %d" % (rt, sized, len(both))); fails += 1
 print("%d single-leaf jobs checked against their NIC bound" % checked)
 if checked == 0:
     print("FAIL: no single-leaf job in the snapshots"); fails += 1

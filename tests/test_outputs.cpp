@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.conf (tree and block), DOT and summary of hand-built topologies, against outputs
 // written down by hand (see tests/outputs_fixtures.hpp for what each topology holds).
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests of the ibnetdiscover parser and the node-name map, on the recorded fabric dumps in
 // tests/fixtures/ib/ (see tests/fixtures/PROVENANCE.md) and on the broken files in
 // tests/fixtures/bad/. The expected counts were taken by reading the dumps (and cross-checked

@@ -1,4 +1,5 @@
-// Placement engine: hand-made cases (the 5/5/3 case of PLATFORM.md, best fit, pods, strict vs
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Placement engine: hand-made cases (the 5/5/3 case of docs/design.md, best fit, pods, strict vs
 // prefer), Slurm bitmap input, and a seeded randomized property test of the invariants.
 #include <algorithm>
 #include <cstring>
@@ -46,7 +47,7 @@ std::vector<int> range(int first, int count) {
   return v;
 }
 
-// 8 leaves x 8 hosts, 2-level, as in PLATFORM.md's stock-Slurm experiment.
+// 8 leaves x 8 hosts, 2-level, as in docs/design.md, "Stock Slurm on a fragmented fabric".
 const Topology &tree64() {
   static const Topology t = enginetest::make_topology(0, 8, 8);
   return t;

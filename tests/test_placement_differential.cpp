@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The engine's decisions against the engine before its speed work (tests/placement_reference.cpp,
 // the code of commit 71100c4 kept verbatim): on random fabrics, free sets, free GPUs, node tables
 // and jobs, both entry points (host list and Slurm bitmap) and both modes must give the same

@@ -1,5 +1,7 @@
 #!/bin/bash
-# The built Slurm plugins against Slurm's ABI (plugins/local.mk, PLATFORM.md):
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The built Slurm plugins against Slurm's ABI (plugins/local.mk; docs/design.md, "Slurm releases
+# and the ABI"):
 # - every symbol Slurm looks up is exported (nm -D), and nothing else (linker version scripts);
 # - no Slurm function is referenced in C++-mangled form (that would load lazily and fail at the
 #   first call), and every mangled reference is provided by a C++ library the plugin links;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Rank order: small cases written out by hand, Megatron's and tp-pp-dp's formulas, order
 // independence, and the error paths.
 #include <algorithm>

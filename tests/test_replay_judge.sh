@@ -1,5 +1,6 @@
 #!/bin/bash
-# bench/slurm_replay/analyze.py --netsim (bench/README.md, "Replay through real slurmctld"): the
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/slurm_replay/analyze.py --netsim (bench/README.md, "bench-slurm"): the
 # network judge over a replay's real allocations, on a replay folder written by hand (the 64-node
 # fabric of bench/slurm_replay.sh, two layout jobs, a bare and a whole run). Checks: one snapshot
 # per interval between job starts and ends; bare's tasks in node-index order, whole's in the order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Routes: saved forwarding tables read (dump_fts / ibroute text), their LIDs resolved against the
 // cabling, kept in topology.json with a hash of their own, and followed hop by hop.
 //

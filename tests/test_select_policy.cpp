@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The select plugin's decision (corelib/select_policy.hpp) without a slurmctld: every run-now and
 // will-run path (strict and prefer, the maximum wait, tries and time per call, MissingNodes=,
 // preemption, engine errors) against a stand-in for cons_tres that accepts or refuses blocks,

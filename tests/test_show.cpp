@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topoaware show's model and renderers (report/show.hpp) over generated fabrics (the generators and
 // the classifier, as `topoaware generate` makes them) with hand-made status files and Slurm job
 // and node lists: who holds which nodes of which leaf group, free blocks, waiting jobs and their

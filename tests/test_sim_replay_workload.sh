@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # placement_sim --workload replay runs the very traces bench/slurm_replay.sh replays through real
 # slurmctld: every job of a snapshot is the trace line of the same index (slurm_replay_tool trace,
 # seed 2) with its layout and node count, a layout job (plain and single-node jobs send nothing),

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark simulator: the Slurm replicas against hand-worked cases (and the stock cons_tres +
-// topology/tree allocation observed in PLATFORM.md), topoaware beside them, the exact optimum,
+// topology/tree allocation observed on a real slurmctld, docs/design.md "Stock Slurm on a
+// fragmented fabric"), topoaware beside them, the exact optimum,
 // the workload generator and the EASY backfill scheduler. Behaviour only, never timings.
 #include <algorithm>
 #include <set>
@@ -54,7 +56,8 @@ void test_cluster_views(void **) {
     for (int h : c.blocks[size_t(b)]) assert_int_equal(h / 8, b);  // node-index order = leaf order
 }
 
-// PLATFORM.md: stock cons_tres + topology/tree on 8x8 with 5,5,3 free gave an 8-node job
+// Observed on slurmctld 22.05 (docs/design.md, "Stock Slurm on a fragmented fabric"): stock
+// cons_tres + topology/tree on 8x8 with 5,5,3 free gave an 8-node job
 // n[004-008,022-024] (hosts 3-7 and 21-23): 5 + 3, the tightest fit for the remainder.
 void test_tree_matches_observed_slurm(void **) {
   const Cluster &c = small();

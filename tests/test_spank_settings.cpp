@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // spank_topoaware's plugstack.conf arguments and the job's hash file: the core's parsers
 // (corelib/spank_settings.hpp) and their C API (capi/task_c.h, capi/job_dir_c.h) as the plugin
 // calls it. Every bad argument must be ignored with a printable message, and leave the others.

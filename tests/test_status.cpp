@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The select plugin's status file: round trip, strict reading, the book's phases, pruning,
 // bounds and write throttling (status.hpp), and the C API the plugin uses (status_c.h).
 #include <cstdio>

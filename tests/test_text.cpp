@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Text that quotes input on its way to logs, terminals and the status file (corelib/text.hpp), and the
-// C API's error messages that carry it (issue 14, defect 5: a binary topology.json put invalid
-// UTF-8 into slurmctld.log and froze the status file).
+// C API's error messages that carry it (a binary topology.json must not put invalid
+// UTF-8 into slurmctld.log or stop the status file from being written).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

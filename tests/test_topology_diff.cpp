@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Unit tests of topoaware diff's core (corelib/topology_diff.hpp): generated fabrics, changed the
 // way real fabrics change (a cable pulled, a cable trained down to fewer lanes, a host recabled to
 // another leaf, a leaf switch gone), classified, then compared.

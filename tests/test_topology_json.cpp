@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // topology.json: canonical output, round trip, hash check, and strict rejection of bad files.
 #include <signal.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "ibnetdiscover_parser.hpp"
+#include "safe_folder.hpp"
 #include "topology.hpp"
 #include "topology_json.hpp"
 // cmocka last: its macros (fail, ...) clash with names in the C++ headers.
@@ -112,7 +114,7 @@ static void test_atomic_write_and_load(void **) {
   char dir[] = "/tmp/topoaware-test-XXXXXX";
   assert_non_null(mkdtemp(dir));
   std::string path = std::string(dir) + "/topology.json";
-  write_file_atomic(path, fixture_json());
+  write_file_safely(path, fixture_json());
   Topology t = load_topology_file(path);
   assert_int_equal(t.switches.size(), 8);
   try {
@@ -134,8 +136,8 @@ static void test_atomic_write_and_load(void **) {
   rmdir(dir);
 }
 
-// What slurmctld must never wait on (issue 14, defect 4): a FIFO at TopologyFile used to block
-// slurmctld with its locks held, /dev/zero was read without end. Each is refused at once (in a
+// What slurmctld must never wait on: a FIFO at TopologyFile would block the reader, /dev/zero
+// would be read without end. Each is refused at once (in a
 // child process, so that a blocking read fails the test instead of hanging it).
 static void test_refuses_what_is_not_a_file(void **) {
   char dir[] = "/tmp/topoaware-test-XXXXXX";

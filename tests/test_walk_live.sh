@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live discovery through libibnetdisc against a simulated fabric (ibsim + umad2sim):
 #  1. walk_fabric() gives exactly what the text parser reads from real ibnetdiscover output of
 #     the same fabric (GUIDs, descriptions, ports, width, speed incl. FDR10/2x/8x/12x);
@@ -132,7 +133,7 @@ grep -q "^problem $LEAF02 1 .*LinkUp.*did not answer" ni.txt ||
 sim_cmd 'Error "n05 mlx5_0" 0'
 ok "lost NodeInfo of a host: reported on the leaf port"
 
-# Half of leaf02's MADs lost (as in the issue): partial, non-zero, problems listed; retries are
+# Half of leaf02's MADs lost (a flaky fabric): partial, non-zero, problems listed; retries are
 # bounded (the walk returns).
 sim_cmd 'Error "leaf02" 50'
 SECONDS=0

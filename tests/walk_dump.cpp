@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Test helper: walks the fabric with walk_fabric() (or reads an ibnd cache) and prints the Fabric
 // in a stable text form, so that shell tests can compare it with other views of the same fabric
 // (ibnetdiscover's own output, the text parser). Exit status: 0 = complete walk, 1 = partial walk

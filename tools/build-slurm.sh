@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build upstream Slurm releases from their source tarballs into cached prefixes, for localhost test
 # clusters (tests/lib/slurm_release.sh) and for building topoaware against them:
 #
@@ -23,7 +24,7 @@ force=no versions=()
 while [ $# -gt 0 ]; do
   case $1 in
     --force) force=yes ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) ta_die "unknown option '$1' (try --help)" ;;
     *) versions+=("$1") ;;
   esac

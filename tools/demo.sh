@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The demo ("the main job") that tools/setup.sh runs last: generate a fat-tree fabric, run it under
 # ibsim, discover it live through libibnetdisc with the topoaware command, print the summary and the
 # Slurm topology.conf; then (tools/demo_cluster.sh) start a localhost Slurm cluster on that fabric,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The second half of the demo (tools/demo.sh): the fabric that was just discovered becomes a real
 # Slurm cluster on localhost (one slurmctld, one slurmd per host of the fabric, 8 GPUs each), made
 # busy in a fragmented pattern, and the same tp/pp/dp jobs are submitted twice: once under stock

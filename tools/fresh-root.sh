@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fresh-machine check: set up, build and test topoaware inside a new debootstrap Debian 12 root
 # that has nothing but what tools/setup.sh installs, so that a package missing from setup.sh's list
 # fails here even when this machine has it installed by hand.
@@ -29,7 +30,7 @@ keep=no
 while [ $# -gt 0 ]; do
   case $1 in
     --keep) keep=yes ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift

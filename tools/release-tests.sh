@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The cluster tests on a Slurm release other than the host's, on that release's real daemons:
 #   1. Slurm RELEASE built from its upstream tarball into $TOPOAWARE_CACHE/slurm-RELEASE
 #      (tools/build-slurm.sh; once per machine);
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) build=$2; shift ;;
     --tests) tests=$2; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) ta_die "unknown option '$1' (try --help)" ;;
     *) release=$1 ;;
   esac

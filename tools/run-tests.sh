@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Run every test of topoaware:
 #   1. tools/setup.sh --no-demo  (packages, Slurm source tree, out-of-tree build; idempotent)
 #   2. make check                (CMocka units and integration tests; as root these start their own
@@ -59,7 +60,7 @@ while [ $# -gt 0 ]; do
     --no-deb) deb=no ;;
     --build-dir) TOPOAWARE_BUILD=$2; shift ;;
     --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Set up a Debian 12 machine for topoaware and build it: packages, the Slurm source tree of exactly the
 # installed Slurm (needed by the select and job_submit plugins), an out-of-tree build, then the demo.
 #
@@ -31,13 +32,13 @@ while [ $# -gt 0 ]; do
     --no-build) build=no; demo=no ;;
     --build-dir) TOPOAWARE_BUILD=$2; shift ;;
     --build-dir=*) TOPOAWARE_BUILD=${1#*=} ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift
 done
 
-# Every Debian package the project needs, by purpose. Keep in step with README.md.
+# Every Debian package the project needs, by purpose. Keep in step with docs/admin-guide.md.
 PKGS_BUILD="autoconf automake libtool pkg-config g++ make"
 # libhwloc-plugins: hwloc's PCI backend (hwloc_pci.so); without it hwloc sees no GPU or NIC on a
 # real node (libhwloc15 only recommends it). Compute nodes need it too: spank_topoaware(8).

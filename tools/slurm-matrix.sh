@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build the Slurm plugins against every Slurm release of tools/slurm-releases.txt (22.05.8, 23.11.11 ..
 # 26.05.3) and check each build's symbols (make check-releases).
 #
@@ -36,7 +37,7 @@ only=()
 while [ $# -gt 0 ]; do
   case $1 in
     --libslurmfull) want_full=yes ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "slurm-matrix: unknown option '$1'" >&2; exit 2 ;;
     *) only+=("$1") ;;
   esac

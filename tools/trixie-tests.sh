@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The cluster tests on Slurm 24.11.5: Debian trixie's own Slurm binaries in the debootstrap root of
 # tests/lib/trixie.sh, our plugins built inside that root against slurm-24.11.5.
 #   1. the root, its build dependencies and the configured slurm-24.11.5 tree (cached, once per machine);
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) build=$2; shift ;;
     --tests) tests=$2; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ta_die "unknown argument '$1' (try --help)" ;;
   esac
   shift

@@ -1,4 +1,5 @@
-# Network judge (DESIGN.md "Judging placement"): SimGrid flow-level simulation of a snapshot of
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Network judge (docs/design.md "How placement is judged"): SimGrid flow-level simulation of a snapshot of
 # running jobs on the fabric of topology.json. Built only when configure finds SimGrid >= 3.32.
 EXTRA_DIST += bench/netsim/README.md
 if HAVE_SIMGRID
@@ -12,7 +13,7 @@ endif
 TESTS += tests/test_netsim.sh tests/test_netsim_report.sh tests/test_replay_judge.sh
 EXTRA_DIST += tests/test_netsim.sh tests/test_netsim_report.sh tests/test_replay_judge.sh
 # The network judge over the trace simulator's snapshots, per policy and fabric family
-# (bench/README.md, "Network judge"); opt-in, never part of `make check`.
+# (bench/README.md, bench/RESULTS.md); opt-in, never part of `make check`.
 # `make bench-netsim BENCH_NETSIM_ARGS="--seeds 3"`, `BENCH_NETSIM_ARGS=--target` for the full size.
 dist_noinst_SCRIPTS += bench/netsim_report.sh
 EXTRA_DIST += bench/netsim_report.py

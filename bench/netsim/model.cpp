@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // bench/netsim: snapshot, step traffic and the routed fabric (see model.hpp and README.md).
 #include "model.hpp"
 

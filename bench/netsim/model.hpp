@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // bench/netsim: the network judge's model, without SimGrid (see bench/netsim/README.md).
 //  - Snapshot: the jobs running at one moment, each with its layout, its nodes in rank order and
 //    its bytes per step (JSON, schema "topoaware-netsim/1").

@@ -1,4 +1,5 @@
-// bench/netsim/netsim: the network judge (DESIGN.md "Judging placement: a model we did not write").
+// SPDX-License-Identifier: GPL-2.0-or-later
+// bench/netsim/netsim: the network judge (docs/design.md, "How placement is judged").
 // Every job of a snapshot runs one training step's communication on a SimGrid flow-level model of
 // the fabric of topology.json, first alone, then all jobs at once, under two routing models; the
 // output is each job's step communication time alone and shared. See bench/netsim/README.md.

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "cluster.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "generator.hpp"
+#include "topology_json.hpp"
 
 namespace topoaware::sim {
 
@@ -152,6 +154,17 @@ std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes) {
   if (c->nodes != nodes)
     throw std::invalid_argument(c->name + ": classified " + std::to_string(c->nodes) + " hosts, not " +
                                 std::to_string(nodes));
+  return c;
+}
+
+std::unique_ptr<Cluster> load_cluster(const std::string &family, int nodes, const std::string &topology_json) {
+  auto c = std::make_unique<Cluster>();
+  c->family = family;
+  c->name = family + "-" + std::to_string(nodes);
+  c->topo = load_topology_file(topology_json);
+  finish(*c);
+  if (c->nodes != nodes)
+    throw std::invalid_argument(topology_json + ": " + std::to_string(c->nodes) + " hosts, not " + std::to_string(nodes));
   return c;
 }
 

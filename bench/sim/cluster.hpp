@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A simulated cluster: a generated fabric, classified exactly as `topoaware discover` would
 // (generator -> Fabric -> classify -> Topology -> TopoIndex), plus the two views Slurm has of it:
 //  - the topology/tree switch table (topology.conf written as topoaware writes it: one leaf
@@ -46,6 +47,11 @@ struct Cluster {
 // (ft2-2to1-8: 8-node leaves, the replays' fabric; dfly: 128-node groups of 16 routers x 8 hosts).
 // Throws std::invalid_argument if the size does not fit the family.
 std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes);
+// A cluster from a topology.json, e.g. one `topoaware discover --routes` wrote over a fabric that a
+// subnet manager routed (bench/netsim/routes.sh): the rank order then takes its entry classes from
+// the recorded routes, and the network judge follows the same tables. `family` labels the results.
+// Throws std::runtime_error (unreadable file) or std::invalid_argument (not `nodes` hosts).
+std::unique_ptr<Cluster> load_cluster(const std::string &family, int nodes, const std::string &topology_json);
 // Small instance for the exact optimum: `leaves` leaves of `per_leaf` hosts, 2:1, 2 levels.
 std::unique_ptr<Cluster> make_small_cluster(int leaves, int per_leaf);
 

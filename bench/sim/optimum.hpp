@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Exact optimum of the cost model for one placement decision on a small instance: the least
 // hop-bytes (cost.hpp, under topoaware's rank order of the set) over every node set of the job's
 // size drawn from the free nodes. Nodes of one leaf group are interchangeable for the cost (it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Node-selection policies for the simulator. Every policy sees the same input: the free nodes
 // (exclusive whole nodes, 8 GPUs each) and the job.
 #include <algorithm>

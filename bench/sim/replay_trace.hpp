@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The workload of the replays through real slurmctld (bench/slurm_replay.sh): short jobs of tens
 // of seconds on a small cluster, started from a fragmented state. slurm_replay_tool prints it for
 // the replay; placement_sim --workload replay runs the same traces through its policies, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Trace-driven placement simulator: one synthetic trace, one scheduler (FCFS + EASY backfill),
 // several node-selection policies, each run on its own copy of the cluster with the same trace.
 //

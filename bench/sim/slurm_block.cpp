@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Replica of Slurm 24.11.5 eval_nodes_block (src/plugins/topology/block/eval_nodes_block.c:174,
 // from Debian trixie's source package slurm-wlm 24.11.5), for exclusive whole-node jobs, one node
 // weight, no required nodes, CPUs never limiting. Line numbers refer to that file.

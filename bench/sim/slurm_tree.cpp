@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Replica of Slurm 22.05.8 _eval_nodes_topo (src/plugins/select/cons_tres/job_test.c:2153), for
 // exclusive whole-node jobs, one node weight, no required nodes (req_nodes_bitmap == NULL), so
 // min_nodes == req_nodes == max_nodes == nodes and CPUs never limit (avail_cpus > 0 on every

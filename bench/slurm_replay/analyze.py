@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Analysis of bench/slurm_replay.sh: the real allocations of the replays (stock, topo, pass,
 bare, whole), scored with `topoaware plan`; stock's decisions against the simulator's Slurm tree
 replica; the select_p_job_test counters of slurmctld.log; whole against bare per repetition; with

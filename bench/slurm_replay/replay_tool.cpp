@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // slurm_replay_tool: the two helpers of the replay through real slurmctld (bench/slurm_replay.sh).
 //
 //   slurm_replay_tool trace [--seed S] [--nodes N] [--per-leaf P] [--span SEC] [--load L]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* See ta_cons_start.h. */
 #include "ta_cons_start.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The start time select/cons_tres gives a pending job in a will-run (backfill's question), by the
  * rule of Slurm 22.05 .. 24.11 (_will_run_test in src/plugins/select/cons_common/job_test.c of
  * 22.05.8, src/plugins/select/cons_tres/job_test.c of 23.11.11 and 24.11.5): when the job cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* See ta_env.h. */
 #include "ta_env.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Strict reading of the topoaware options from a Slurm environment array (a job's
  * spank_job_env in slurmctld: "_SLURM_SPANK_OPTION_topoaware_<option>=<value>", option names with
  * '-' written as '_' by Slurm). Shared by the job_submit, select and spank plugins; plain C, no Slurm. */

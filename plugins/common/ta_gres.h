@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* GPU counts in Slurm's TRES request strings (job_desc->tres_per_node, tres_per_job, ...), read by
  * the rules of Slurm's own parser (_get_next_gres in src/common/gres.c of 22.05-26.05) so that
  * job_submit/topoaware sees the count slurmctld will schedule. Plain C, no Slurm headers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What differs between the Slurm releases the plugins build against (22.05, 23.11 .. 26.05) outside
  * the select interface, which plugins/select/ta_select_entry_<family>.c adapts: where the internal
  * headers are, what some types are called, one changed signature. Include after Slurm's config.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* See ta_xstr.h. */
 #include "config.h" /* Slurm's own config.h (its source tree is first on the include path) */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one helper that allocates the strings this project hands to Slurm (job_desc fields,
  * *err_msg). Slurm frees them with xfree(), which expects xmalloc's header
  * (src/common/xmalloc.c): memory from malloc, strdup or new there corrupts slurmctld's heap. Only

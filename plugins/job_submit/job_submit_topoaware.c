@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* job_submit/topoaware (job_submit_topoaware(8)): checks a job's parallel layout (the
  * --tp/--pp/--dp/... options of spank_topoaware, which reach slurmctld in job_desc->spank_job_env)
  * against the rest of the request and completes what the layout implies: node count, task count,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The select plugins (select_cons_tres_topoaware(8)), built only against a configured Slurm source
 # tree of exactly the running version (--with-slurm-source): select plugins use Slurm's internal
 # API. Both are C (Slurm's headers have no extern "C") and export only what Slurm looks up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* select/cons_tres_topoaware (select_cons_tres_topoaware(8)): a select plugin that wraps
  * select/cons_tres. This file is the release-neutral half of the entry points: init, fini and what
  * happens around cons_tres's functions. The select_p_* entry points themselves, cons_tres's ops
@@ -14,7 +15,8 @@
  * counters line at every node_init and when slurmctld stops.
  *
  * The type names contain "cons_tres" on purpose: Slurm 22.05 enables heterogeneous GRES
- * allocations, dynamic nodes and MaxNodeCount by a substring match on SelectType (PLATFORM.md).
+ * allocations, dynamic nodes and MaxNodeCount by a substring match on SelectType (docs/design.md,
+ * "Slurm releases and the ABI").
  *
  * Up to 24.11 every Slurm command and every slurmd (and, 24.05/24.11, slurmstepd) loads the select
  * plugins and calls init(); 25.05+ only slurmctld does: init() only creates the cons_tres context

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the release-neutral half of select/cons_tres_topoaware (select_cons_tres_topoaware.c, the
  * ta_select_*.c files) and the adapter of the Slurm release family it is built for
  * (ta_select_entry_2205.c, _2311.c, _2505.c: the select_p_* entry points and cons_tres's ops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status book of select/cons_tres_topoaware (topoaware-status/1, capi/status_c.h): waiting
  * verdicts of job_test, placements of job_begin (with the node order the tasks get, and the
  * placement kept in the job's saved SPANK environment so that a restarted slurmctld books it as it

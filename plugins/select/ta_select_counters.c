@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The select_p_job_test counters of select/cons_tres_topoaware and of its pass-through build
  * (select_cons_tres_topoaware(8), COUNTERS): the same code in both, which the benchmark compares. */
 #include "config.h" /* Slurm's */

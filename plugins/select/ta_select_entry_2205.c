@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The select interface of Slurm 22.05 for select/cons_tres_topoaware (select_cons_tres_topoaware.c
  * holds what is release-neutral): the 36 select_p_* calls of node_select_syms
  * (22.05.8 src/common/select.c:58-96, slurm_select_ops_t in src/common/select.h:67-149), each forwarded to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The select interface of Slurm 23.11, 24.05 and 24.11 for select/cons_tres_topoaware
  * (select_cons_tres_topoaware.c holds what is release-neutral): the 31 select_p_* calls of
  * node_select_syms (src/interfaces/select.c), each forwarded to cons_tres and, for some, to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The select interface of Slurm 25.05, 25.11 and 26.05 for select/cons_tres_topoaware
  * (select_cons_tres_topoaware.c holds what is release-neutral): the 13 select_p_* calls of
  * node_select_syms (src/interfaces/select.c; 26.05 adds select_p_job_mem_reduce, 14), each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the three parts of the topoaware build of the select plugin share (private to it):
  *   ta_select_state.c  the plugin's state: topoaware.conf and the topology, (re)loaded at node_init
  *   ta_select_load.c   the topology parsed and mapped onto the node table off slurmctld's locks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Loading the topology off slurmctld's locks (select_cons_tres_topoaware(8), "Topology file").
  *
  * select_p_node_init runs with slurmctld's write locks held (start-up, scontrol reconfigure), and

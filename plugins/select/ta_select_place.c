@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* select_p_job_test of select/cons_tres_topoaware (select_cons_tres_topoaware(8)).
  *
  * For a job whose spank_job_env carries a tp/pp/dp layout (_SLURM_SPANK_OPTION_topoaware_*, parsed
@@ -372,7 +373,7 @@ static int ta_cmp_time(const void *a, const void *b)
  * over the running and suspended jobs on the usable nodes, as cons_tres lists them
  * (_build_cr_job_list; from 24.11 without those that end before backfill's window and those that
  * end after it). Backfill then plans a block when stock Slurm would plan the job, and leaves the
- * same room before it to smaller jobs (bench/README.md, "Plans at cons_tres's start"). With
+ * same room before it to smaller jobs (docs/design.md, "Backfill plans"). With
  * preemptee candidates cons_tres frees those first: fits_at. One pass over the job list per call
  * (the first time it is asked), as cons_tres's own will-run makes. */
 static int64_t ta_block_start(void *arg, int64_t fits_at)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state of select/cons_tres_topoaware (select_cons_tres_topoaware(8)): topoaware.conf and the
  * topology, (re)read in select_p_node_init (start-up and every scontrol reconfigure; the topology
  * is parsed and mapped onto the new node table off slurmctld's locks, ta_select_load.c). A new file that does not load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status file writer of select/cons_tres_topoaware (topoaware-status/1, capi/status_c.h): a
  * thread of this plugin writes the status book (ta_select_book.c) atomically at most once per
  * StatusInterval, outside slurmctld's locks and with the file I/O outside ours, and forgets the

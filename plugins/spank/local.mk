@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_topoaware.so (spank_topoaware(8)), built against Slurm's public headers only. C, split by
 # SPANK context as pyxis is (see spank_topoaware.c); the option names, the plugstack.conf
 # arguments and every decision are the core's, reached through capi/ (layout_c.h, task_c.h,

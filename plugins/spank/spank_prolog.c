@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_topoaware as root in slurmd: the job prolog and epilog (`slurmstepd spank prolog|epilog`).
  *
  * The node's state folder: the select plugin appends TOPOAWARE_TOPO_HASH to the job's SPANK

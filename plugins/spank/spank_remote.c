@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_topoaware in slurmstepd (remote context), after the option callbacks and before the task
  * hooks: only a layout that was checked reaches the tasks (spank_topoaware(8), CHECKED LAYOUTS).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_topoaware, the submit side: sbatch and salloc (allocator context) and srun (local context).
  * The layout as a whole is judged here, before a job or step exists; the admin's plugstack.conf
  * defaults fill in what the user did not say and travel with the job; srun checks its step's task

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_topoaware in slurmstepd (remote context), as the job's user: the task hooks.
  * ta_node_devices_prepare (root, from init_post_opt) loads the node's GPUs and NICs, probed once
  * per boot; slurm_spank_user_init computes once per node what every task of a layout step shares;
@@ -24,22 +25,26 @@
 #define TA_HOSTFILE "hostfile"
 #define TA_RANKMAP "rankmap"
 #define TA_DEFAULT_TOPOLOGY "/etc/slurm/topology.json"
-#define TA_MAX_ENV (4u << 20) /* a node list longer than this is not ours to expand */
-
-/* A task environment variable into a malloc'd buffer; NULL if unset (or unreadable). */
-static char *ta_getenv(spank_t sp, const char *name) {
-  int len = 4096;
-  while ((unsigned)len <= TA_MAX_ENV) {
-    char *buf = malloc((size_t)len);
+/* A task environment variable of at most max bytes (task_c.h: the client sent it) into a malloc'd
+ * buffer; NULL if unset, unreadable or longer, with *too_long (if not NULL) set in the last case. */
+static char *ta_getenv_max(spank_t sp, const char *name, size_t max, int *too_long) {
+  size_t len = max + 1 < 4096 ? max + 1 : 4096;
+  if (too_long) *too_long = 0;
+  for (;;) {
+    char *buf = malloc(len);
     spank_err_t rc;
     if (!buf) return NULL;
-    rc = spank_getenv(sp, name, buf, len);
+    rc = spank_getenv(sp, name, buf, (int)len);
     if (rc == ESPANK_SUCCESS) return buf;
     free(buf);
     if (rc != ESPANK_NOSPACE) return NULL;
-    len *= 4;
+    if (len > max) {
+      if (too_long) *too_long = 1;
+      slurm_error(TA ": %s is longer than %zu bytes: not read", name, max);
+      return NULL;
+    }
+    len = len * 4 < max + 1 ? len * 4 : max + 1;
   }
-  return NULL;
 }
 
 static int ta_isset(spank_t sp, const char *name) {
@@ -86,7 +91,7 @@ static char *ta_expected_hash(spank_t sp, uint32_t job_id) {
     close(dfd);
   }
   if (found) return strdup(file_hash);
-  return ta_getenv(sp, "SPANK_TOPOAWARE_TOPO_HASH");
+  return ta_getenv_max(sp, "SPANK_TOPOAWARE_TOPO_HASH", TOPOAWARE_SHORT_VAR_MAX_LEN, NULL);
 }
 
 /* The batch step is not a rank: it gets the job's hostfile (SLURM_HOSTFILE for srun
@@ -98,15 +103,17 @@ static void ta_batch_step(spank_t sp, uint32_t job_id) {
   topoaware_job_in_t in;
   topoaware_job_map_t *map = NULL;
   const char *text;
-  int sfd = -1, jfd = -1;
+  int sfd = -1, jfd = -1, too_long = 0;
 
   if (ta_state.remote_invalid) {
     fprintf(stderr, TA ": warning: no hostfile for this job: an option value did not parse (see slurmd's log)\n");
     return;
   }
-  nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
+  nodes = ta_getenv_max(sp, "SLURM_JOB_NODELIST", TOPOAWARE_NODELIST_MAX_LEN, &too_long);
   if (!nodes) {
-    snprintf(err, sizeof(err), "SLURM_JOB_NODELIST is not set");
+    snprintf(err, sizeof(err),
+             too_long ? "SLURM_JOB_NODELIST is longer than %u bytes" : "SLURM_JOB_NODELIST is not set",
+             TOPOAWARE_NODELIST_MAX_LEN);
     goto fail;
   }
   hash = ta_expected_hash(sp, job_id);
@@ -189,10 +196,18 @@ static void ta_placed_order(uint32_t job_id, ta_task_inputs_t *t) {
 /* 0, or -1 with *why (no hints) when the node list or the node's name is unknown. */
 static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uint32_t total_tasks, ta_task_inputs_t *t,
                           const char **why) {
+  int too_long = 0;
   memset(t, 0, sizeof(*t));
-  t->nodes = ta_getenv(sp, "SLURM_STEP_NODELIST");
-  if (!t->nodes) t->nodes = ta_getenv(sp, "SLURM_JOB_NODELIST");
-  t->self = ta_getenv(sp, "SLURMD_NODENAME");
+  t->nodes = ta_getenv_max(sp, "SLURM_STEP_NODELIST", TOPOAWARE_NODELIST_MAX_LEN, &too_long);
+  if (!t->nodes && !too_long) /* the job's list stands in only for a missing step list */
+    t->nodes = ta_getenv_max(sp, "SLURM_JOB_NODELIST", TOPOAWARE_NODELIST_MAX_LEN, &too_long);
+  if (too_long) {
+    static char msg[96];
+    snprintf(msg, sizeof(msg), "the step's node list is longer than %u bytes", TOPOAWARE_NODELIST_MAX_LEN);
+    *why = msg;
+    return -1;
+  }
+  t->self = ta_getenv_max(sp, "SLURMD_NODENAME", TOPOAWARE_NODENAME_MAX_LEN, NULL);
   if (!t->self && getenv("SLURMD_NODENAME")) t->self = strdup(getenv("SLURMD_NODENAME")); /* slurmstepd's own */
   if (!t->nodes || !t->self) {
     *why = "SLURM_STEP_NODELIST or SLURMD_NODENAME is not set";
@@ -200,7 +215,8 @@ static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uin
   }
   t->hash = ta_expected_hash(sp, job_id);
   if (t->hash) ta_placed_order(job_id, t);
-  t->order = ta_getenv(sp, "CUDA_DEVICE_ORDER");
+  t->order = ta_getenv_max(sp, "CUDA_DEVICE_ORDER", TOPOAWARE_SHORT_VAR_MAX_LEN, &too_long);
+  if (too_long) t->order = strdup("(too long to read)"); /* set, and not PCI_BUS_ID: no GPU hints */
   ta_topology_path(t->topo, sizeof(t->topo));
   t->in.topology_path = t->topo;
   t->in.expected_hash = t->hash;
@@ -281,7 +297,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   topoaware_task_in_t in;
   topoaware_task_plan_t *plan = NULL;
   uint32_t i, job_id = 0, step_id = 0, local_tasks = 0, total_tasks = 0;
-  int local_id = -1;
+  int local_id = -1, cvd_too_long = 0;
   const char *why = NULL;
 
   (void)ac;
@@ -311,7 +327,12 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
     goto out;
   }
   /* Order of the plugins: Slurm's CUDA_VISIBLE_DEVICES is read here, after Slurm set it. */
-  cvd = ta_getenv(sp, "CUDA_VISIBLE_DEVICES");
+  cvd = ta_getenv_max(sp, "CUDA_VISIBLE_DEVICES", TOPOAWARE_CVD_MAX_LEN, &cvd_too_long);
+  if (cvd_too_long) {
+    snprintf(err, sizeof(err), "CUDA_VISIBLE_DEVICES is longer than %u bytes", TOPOAWARE_CVD_MAX_LEN);
+    ta_no_hints(local_id, err);
+    goto out;
+  }
   in = t.in;
   in.local_id = (uint32_t)local_id;
   in.cuda_visible_devices = cvd;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_topoaware.so: the --tp/--pp/--dp/--cp/--ep, --rank-order, --topo-mode, --topo-max-wait,
  * --nccl-hints and --topo-migrate options of sbatch, salloc and srun (spank_topoaware(8)).
  *
@@ -117,7 +118,8 @@ int ta_state_dir_fd(int create) {
 }
 
 /* The one option table, registered with spank_option_register in every context that has options
- * (a static spank_options table is not enough for sbatch, PLATFORM.md). */
+ * (a static spank_options table is not enough for sbatch; docs/design.md, "Slurm releases and
+ * the ABI"). */
 int slurm_spank_init(spank_t sp, int ac, char **av) {
   spank_context_t ctx = spank_context();
   struct spank_option *o;

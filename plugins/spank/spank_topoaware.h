@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the files of spank_topoaware.so share; private to plugins/spank/ (see spank_topoaware.c for
  * which file serves which SPANK context). */
 #ifndef TA_SPANK_TOPOAWARE_H
@@ -17,7 +18,7 @@ struct ta_plugin_state {
   topoaware_options_t opts;    /* the job's or step's options (the user's, then the admin's defaults) */
   topoaware_spank_args_t args; /* plugstack.conf arguments */
   /* a remote-side option value that did not parse (the submit side checked it; a task then gets
-   * no hints, issue 6) */
+   * no hints rather than wrong ones) */
   int remote_invalid;
   /* an srun step's layout that srun's local side did not check (spank_remote.c): no hints */
   int unchecked;

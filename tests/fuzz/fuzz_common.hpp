@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Shared by the libFuzzer targets in tests/fuzz/ (built by `make fuzz`, never by make check).
 //
 // A target fails (__builtin_trap, which libFuzzer reports as a crash with the input saved) when an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: topoaware.conf (corelib/config.hpp), as the job_submit and select plugins in
 // slurmctld and the SPANK plugin read it: through the C API (topoaware_conf_load, from a file) and
 // the core parser.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: Slurm host lists (corelib/hostlist.hpp), as topology.json's leaf groups,
 // `topoaware plan --busy` and the SPANK plugin (SLURM_JOB_NODELIST, node/task_c.cpp) expand them.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: the ibnetdiscover text parser (discovery/ibnetdiscover_parser.hpp), as
 // `topoaware discover --ibnetdiscover FILE` uses it, then classification and topology.json.
 //

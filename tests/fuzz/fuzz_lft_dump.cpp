@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: saved forwarding tables (discovery/lft_dump.hpp), as `topoaware discover
 // --lfts FILE` reads them: parsed, resolved against a small generated fabric, kept in
 // topology.json and followed hop by hop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: the layout options as the plugins read them.
 //  * slurmctld (job_submit and select plugins): a job's SPANK environment, entries
 //    "_SLURM_SPANK_OPTION_topoaware_<name>=<value>", read by ta_options_from_env

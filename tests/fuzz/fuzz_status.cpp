@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: the select plugin's status file reader (corelib/status.hpp), as `topoaware
 // show` reads the file slurmctld wrote (load_status_file: from a file, by path).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: the topology.json reader, as slurmctld (select plugin) and slurmstepd (SPANK
 // plugin) reach it: through the C API (capi/topoaware_c.h), from a file, then the engine built on
 // what was read (the placer, the select decision, the rank order).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/fuzz/: libFuzzer targets, one per parser that reads outside input (see tests/fuzz/FUZZING.md).
 # Built with clang (-fsanitize=fuzzer,address,undefined) by `make fuzz` only: never by `make all`,
 # `make check` or `make distcheck` (their sources are distributed, their binaries never built there).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer targets (`make fuzz` in the build folder) and runs them, one after another,
 # each nice'd and single-process: replays tests/fuzz/regressions/<target>/ first, then fuzzes from the
 # seeds (tests/fuzz/seeds/<target>/ and the fixtures named below) and a corpus kept in the work folder.
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --runs) mode=runs amount=$2; shift ;;
     --max-seconds) cap=$2; shift ;;
     --work) work=$2; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-fuzz.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) targets+=("$1") ;;
   esac

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tests of code that could block (a FIFO where a file should be): the code runs in a child process,
 // so that blocking fails the test instead of hanging it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // CMocka from C++: its header needs these C headers first. Include this file LAST, after all
 // C++ headers: cmocka defines macros such as fail() that clash with std::basic_ios::fail.
 #pragma once

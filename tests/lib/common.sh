@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers shared by the bash integration tests. Sourced, not run.
 # Exit status convention (automake): 0 pass, 77 skip (reason printed), 99 hard error, else fail.
 

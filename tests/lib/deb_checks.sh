@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by tests/deb_package.sh (the host's Slurm) and tests/deb_trixie.sh (Slurm 24.11 in the trixie
 # root): what the built Debian packages must hold, and a cluster run from their installed files.
 # Sourced after slurm_cluster.sh and select_fabric.sh (sel_busy, sel_job_nodes, sel_leaf).

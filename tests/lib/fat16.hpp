@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The 16-host fabric of the cluster tests (tests/lib/select_fabric.sh): 4 leaves x 4 hosts
 // (n0001..n0016), 4 uplinks per leaf to 2 spines, classified and hashed as topology.json holds it.
 #pragma once

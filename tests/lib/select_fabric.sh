@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by tests/slurm_select_*.sh: a generated 4 leaves x 4 hosts fat tree whose host names are
 # the harness's node names n0001..n0016 (cluster_start --nodes 16 --width 4), its topology.conf for
 # topology/tree, and the plugin folders of the build tree. Sourced after slurm_cluster.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by tests/slurm_select_fabric64.sh: an 8 leaves x 8 hosts fat tree (hosts n0001..n0064, the
 # harness's names with cluster_start --nodes 64 --width 4), generated with `topoaware generate`, run
 # under ibsim and discovered live with `topoaware discover` (umad2sim); its topology.json for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real Slurm cluster on localhost for integration tests: one slurmctld and N slurmd (Debian's Slurm
 # is built with --enable-multiple-slurmd), all as root, without munge, in a private temp folder, on
 # free ports so that several clusters (tests, engineers) can run at once. Sourced, not run.

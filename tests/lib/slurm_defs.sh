@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The names a Slurm source tree defines, for the symbol tests of a plugin built against a release
 # whose libslurmfull.so is not at hand (tools/slurm-matrix.sh), read from its C sources (a tree need
 # not be built, and a partly built one has only some objects): every function definition (Slurm

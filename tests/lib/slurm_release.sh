@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Upstream Slurm releases built from their source tarballs (tools/lib/slurm_build.sh), for what needs a
 # release newer than Debian's (26.05: task layout in topology order). Sourced, not run. Needs root.
 #

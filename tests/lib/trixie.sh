@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Slurm 24.11 (Debian trixie) in a debootstrap root, for what Slurm 22.05 cannot check (topology/block,
 # BlockSizes, --segment). Sourced, not run. Needs root.
 #

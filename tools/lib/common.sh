@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers for tools/*.sh: progress lines, quiet steps that show their log only on failure.
 # Sourced, not run. Callers use `set -euo pipefail`.
 

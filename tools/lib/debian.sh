@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debian helpers shared by tools/fresh-root.sh and tests/lib/trixie.sh. Sourced, not run.
 
 # The mirror this machine uses for Debian (first URIs of its Debian entry, not the security one),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Start and stop a simulated InfiniBand fabric (ibsim) for the demo and the tests. Sourced, not run.
 #
 #   ibsim_start NETFILE [WORKDIR] [ibsim options...]   start ibsim on NETFILE; waits until it listens

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build an upstream Slurm release from its source tarball into a cached prefix, once per machine, for
 # localhost test clusters of releases that no reachable Debian archive carries with its source.
 # Sourced, not run (tools/build-slurm.sh runs it; tests/lib/slurm_release.sh uses it).
