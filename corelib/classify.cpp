@@ -799,8 +799,7 @@ void Classifier::report_empty_leaf(int i) {
   const Switch &s = t_.switches[i];
   anomaly("leaf-without-hosts", s.name,
           s.name + " has no compute host; it is a leaf below " + std::to_string(above.size()) + " switch(es) (" +
-              std::to_string(cables) +
-              " cable(s)), left out of leaf groups, pods and oversubscription");
+              std::to_string(cables) + " cable(s)), left out of leaf groups, pods and oversubscription");
 }
 
 void Classifier::anomalies() {

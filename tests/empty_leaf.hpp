@@ -29,9 +29,9 @@ inline Fabric rebuilt(const Fabric &f, const std::set<uint64_t> &drop) {
   out.sources = f.sources;
   for (FabricNode n : f.nodes) {
     if (drop.count(n.guid)) continue;
-    n.ports.erase(std::remove_if(n.ports.begin(), n.ports.end(),
-                                 [&](const Port &p) { return drop.count(p.remote_guid) > 0; }),
-                  n.ports.end());
+    n.ports.erase(
+        std::remove_if(n.ports.begin(), n.ports.end(), [&](const Port &p) { return drop.count(p.remote_guid) > 0; }),
+        n.ports.end());
     out.add_node(std::move(n));
   }
   out.finish();

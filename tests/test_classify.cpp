@@ -521,8 +521,8 @@ static void test_empty_leaf_adds_no_level(void **) {
       const int spine = before.switch_index(sw_described(before, spines[i]).guid);
       for (int cables : {1, 3}) {
         for (const auto &above : {std::vector<std::string>{spines[i]}, spines_beside(before, spine)}) {
-          std::string what = c.name + " + empty under " + above.front() + " x" + std::to_string(above.size()) +
-                             ", " + std::to_string(cables) + " cable(s)";
+          std::string what = c.name + " + empty under " + above.front() + " x" + std::to_string(above.size()) + ", " +
+                             std::to_string(cables) + " cable(s)";
           Topology t = classify(testing::with_empty_leaf(c.fabric, "empty", above, cables), {});
           assert_unchanged_by_empty_leaves(before, t, what.c_str());
           assert_empty_leaves(t, {"empty"}, what.c_str());
@@ -585,15 +585,14 @@ static void test_hostless_switches_that_stay(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_loginoff_all_hosts),   cmocka_unit_test(test_loginoff_stage_nodes),
+      cmocka_unit_test(test_loginoff_all_hosts),      cmocka_unit_test(test_loginoff_stage_nodes),
       cmocka_unit_test(test_x5_with_and_without_map), cmocka_unit_test(test_sharp_ignored),
-      cmocka_unit_test(test_fat_tree_by_hand),     cmocka_unit_test(test_order_independent),
-      cmocka_unit_test(test_slow_link_by_levels), cmocka_unit_test(test_names_slurm_cannot_hold),
+      cmocka_unit_test(test_fat_tree_by_hand),        cmocka_unit_test(test_order_independent),
+      cmocka_unit_test(test_slow_link_by_levels),     cmocka_unit_test(test_names_slurm_cannot_hold),
       cmocka_unit_test(test_host_on_two_leaf_groups), cmocka_unit_test(test_names_not_utf8),
-      cmocka_unit_test(test_rails_by_hand),        cmocka_unit_test(test_dragonfly_by_hand),
-      cmocka_unit_test(test_empty_pod_under_cores), cmocka_unit_test(test_empty_leaf_adds_no_level),
-      cmocka_unit_test(test_cores_stay_on_top),
-      cmocka_unit_test(test_hostless_switches_that_stay),
+      cmocka_unit_test(test_rails_by_hand),           cmocka_unit_test(test_dragonfly_by_hand),
+      cmocka_unit_test(test_empty_pod_under_cores),   cmocka_unit_test(test_empty_leaf_adds_no_level),
+      cmocka_unit_test(test_cores_stay_on_top),       cmocka_unit_test(test_hostless_switches_that_stay),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -47,8 +47,7 @@ int spine_over_hosts(const topoaware::Topology &t) {
     int a = t.switch_index(l.a), b = t.switch_index(l.b);
     if (a < 0 || b < 0) continue;
     for (auto [leaf, spine] : {std::pair<int, int>{a, b}, std::pair<int, int>{b, a}})
-      if (t.switches[leaf].level == 1 && !t.switches[leaf].hosts.empty() && t.switches[spine].level == 2)
-        return spine;
+      if (t.switches[leaf].level == 1 && !t.switches[leaf].hosts.empty() && t.switches[spine].level == 2) return spine;
   }
   return -1;
 }
