@@ -583,6 +583,20 @@ static void test_hostless_switches_that_stay(void **) {
   assert_int_equal(sw_described(after, before.switches.back().desc).level, 2);
 }
 
+// An empty pod of two spines, its empty leaf cabled to both: the leaf hangs below the two spines,
+// which then hang below the cores together, and the leaf follows them.
+static void test_empty_pod_of_two_spines(void **) {
+  FatTreeSpec s;
+  s.levels = 3, s.leaves = 3, s.leaves_per_pod = 1, s.hosts_per_leaf = 4, s.uplinks_per_leaf = 4;
+  s.spines = 2, s.cores = 2, s.core_uplinks_per_spine = 2;
+  Fabric full = generate_fat_tree(s);
+  Topology before = classify(full, {});
+  Topology t = classify(testing::without_hosts(full, "leaf003"), {});
+  assert_int_equal(t.max_level, 3);
+  for (const auto &sw : before.switches) assert_int_equal(level_of(t, sw.guid), sw.level);
+  assert_true(has_anomaly(t, "leaf-without-hosts", "leaf003"));
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_loginoff_all_hosts),      cmocka_unit_test(test_loginoff_stage_nodes),
@@ -593,6 +607,7 @@ int main() {
       cmocka_unit_test(test_rails_by_hand),           cmocka_unit_test(test_dragonfly_by_hand),
       cmocka_unit_test(test_empty_pod_under_cores),   cmocka_unit_test(test_empty_leaf_adds_no_level),
       cmocka_unit_test(test_cores_stay_on_top),       cmocka_unit_test(test_hostless_switches_that_stay),
+      cmocka_unit_test(test_empty_pod_of_two_spines),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
