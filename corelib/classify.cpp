@@ -3,7 +3,8 @@
 //
 // Steps, each a function below:
 //  1. name the CAs and decide which are compute hosts (the rest go to `ignored` with a reason);
-//  2. levels: BFS over the switch graph from the switches that compute hosts plug into;
+//  2. levels: BFS over the switch graph from the switches that compute hosts plug into; a host-less
+//     switch that this distance puts above the switches it hangs from is moved below them;
 //  3. canonical order of switches (level, then the first host below them, then name, then GUID)
 //     so that the output never depends on discovery order;
 //  4. links aggregated per node pair, width and speed;
@@ -162,6 +163,119 @@ struct UnionFind {
   void unite(int a, int b) { parent[find(a)] = find(b); }
 };
 
+// Levels of the switches that carry no compute host, beyond the distance from the hosts.
+//
+// The distance from the nearest host places a switch that has hosts below it; a switch with none
+// is placed as far up as its path round the fabric is long: an empty leaf under a spine comes out
+// above the spine, and under the spine of a pod without hosts (reached through the cores) two
+// levels above the cores. So a host-less switch that is a peak (every switch it is cabled to sits
+// one level below it) hangs below its neighbours when it joins nothing they do not already join:
+// it is cabled to one switch only (no traffic can cross it), or its neighbours already reach each
+// other through switches below them (the spines of one pod through their leaves; a top switch
+// over the spines of several pods stays). Hanging one switch can make a peak of the one it hangs
+// from (the spine of an empty pod, once its empty leaf hangs), so the rule runs until nothing moves.
+class HostlessFold {
+ public:
+  HostlessFold(std::vector<int> &level, const std::vector<std::set<int>> &adj, const std::vector<bool> &seed)
+      : level_(level), adj_(adj), seed_(seed), parents_(level.size()) {}
+
+  void run() {
+    // Every round decides on the levels the round starts with, so the result does not depend on
+    // the order switches are looked at; each move lowers a level by two, so the loop ends.
+    for (;;) {
+      std::vector<std::pair<int, std::vector<int>>> moves;
+      for (int v = 0; v < static_cast<int>(level_.size()); v++) {
+        std::vector<int> above = hangs_from(v);
+        if (!above.empty()) moves.push_back({v, std::move(above)});
+      }
+      if (moves.empty()) return;
+      for (auto &[v, above] : moves) {
+        level_[v] -= 2;
+        parents_[v] = std::move(above);
+      }
+      follow_parents();
+    }
+  }
+
+ private:
+  bool hung(int u) const { return !parents_[u].empty(); }
+
+  // A hung switch cabled only to the switches it hangs from: it decides nothing about them (an
+  // empty leaf under its spine), and it moves with them.
+  bool pendant(int u) const {
+    if (!hung(u)) return false;
+    for (int w : adj_[u])
+      if (std::find(parents_[u].begin(), parents_[u].end(), w) == parents_[u].end()) return false;
+    return true;
+  }
+
+  std::vector<int> pendants_of(int v) const {
+    std::vector<int> out;
+    for (int u : adj_[v])
+      if (pendant(u) && std::find(parents_[u].begin(), parents_[u].end(), v) != parents_[u].end()) out.push_back(u);
+    return out;
+  }
+
+  // Levels a switch needs below it for the pendant switches that hang from it (the budget bounds
+  // the walk on fabrics whose cabling makes no sense).
+  int pendant_depth(int v, int budget) const {
+    int depth = 0;
+    if (budget <= 0) return depth;
+    for (int u : pendants_of(v)) depth = std::max(depth, 1 + pendant_depth(u, budget - 1));
+    return depth;
+  }
+
+  // The switches v hangs from, or none when it stays where it is.
+  std::vector<int> hangs_from(int v) const {
+    if (seed_[v] || level_[v] < 3) return {};
+    const int below = level_[v] - 1;  // the level of its neighbours when v is a peak
+    std::vector<int> above;
+    for (int u : adj_[v]) {
+      if (pendant(u) && std::find(parents_[u].begin(), parents_[u].end(), v) != parents_[u].end()) continue;
+      if (level_[u] != below) return {};
+      above.push_back(u);
+    }
+    if (above.empty() || below - 1 - pendant_depth(v, below) < 1) return {};
+    if (above.size() > 1 && !joined_below(above, below)) return {};
+    return above;
+  }
+
+  // Whether the switches `above` (all at level `lvl`) reach each other through switches one
+  // level down, without going higher.
+  bool joined_below(const std::vector<int> &above, int lvl) const {
+    std::set<int> in(above.begin(), above.end()), seen{above.front()};
+    std::vector<int> todo{above.front()};
+    while (!todo.empty()) {
+      int u = todo.back();
+      todo.pop_back();
+      for (int w : adj_[u]) {
+        if (level_[w] != lvl - 1) continue;
+        for (int x : adj_[w])
+          if (in.count(x) && seen.insert(x).second) todo.push_back(x);
+      }
+    }
+    return seen.size() == in.size();
+  }
+
+  // A pendant switch sits one level below the lowest switch it hangs from.
+  void follow_parents() {
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int u = 0; u < static_cast<int>(level_.size()); u++) {
+        if (!pendant(u)) continue;
+        int lvl = std::numeric_limits<int>::max();
+        for (int p : parents_[u]) lvl = std::min(lvl, level_[p] - 1);
+        if (lvl >= 1 && lvl != level_[u]) level_[u] = lvl, moved = true;
+      }
+    }
+  }
+
+  std::vector<int> &level_;
+  const std::vector<std::set<int>> &adj_;
+  const std::vector<bool> &seed_;
+  std::vector<std::vector<int>> parents_;  // the switches a hung switch hangs from
+};
+
 class Classifier {
  public:
   Classifier(const Fabric &f, const ClassifyOptions &o) : fabric_(f), opts_(o) {}
@@ -176,8 +290,10 @@ class Classifier {
   void build_pods_and_dragonfly();
   void bandwidth();
   void anomalies();
+  void report_empty_leaf(int i);
 
   bool is_switch(const FabricNode &n) const { return n.type != NodeType::Ca; }
+  bool empty_leaf(int i) const { return t_.switches[i].level == 1 && t_.switches[i].hosts.empty(); }
   int sw_of(uint64_t guid) const {
     auto it = sw_index_.find(guid);
     return it == sw_index_.end() ? -1 : it->second;
@@ -311,11 +427,12 @@ void Classifier::collect_switches() {
   // Levels: BFS from the switches compute hosts plug into. CAs that are not compute nodes seed
   // nothing, so a storage-only switch is at the distance of its nearest compute leaf.
   std::vector<int> level(t_.switches.size(), 0);
+  std::vector<bool> seed(t_.switches.size(), false);
   std::vector<int> queue;
   for (const auto &g : host_sw_guids_)
     for (uint64_t sw : g) {
       int i = sw_of(sw);
-      if (i >= 0 && level[i] == 0) level[i] = 1, queue.push_back(i);
+      if (i >= 0 && level[i] == 0) level[i] = 1, seed[i] = true, queue.push_back(i);
     }
   std::vector<std::set<int>> adj(t_.switches.size());
   for (const auto &n : fabric_.nodes) {
@@ -331,6 +448,7 @@ void Classifier::collect_switches() {
     for (int v : adj[u])
       if (level[v] == 0) level[v] = level[u] + 1, queue.push_back(v);
   }
+  HostlessFold(level, adj, seed).run();
   for (size_t i = 0; i < t_.switches.size(); i++) {
     t_.switches[i].level = level[i];
     t_.max_level = std::max(t_.max_level, level[i]);
@@ -638,7 +756,9 @@ void Classifier::bandwidth() {
       if (la == 0 || lb == 0 || la == lb) continue;  // same-level links carry neither way
       int lo = la < lb ? a : b, hi = la < lb ? b : a;
       t_.switches[lo].up_gbps += bw;
-      t_.switches[hi].down_gbps += bw;
+      // A leaf without hosts sends no host traffic up: its cables would only dilute the figures
+      // of the switches above it.
+      if (!empty_leaf(lo)) t_.switches[hi].down_gbps += bw;
     } else {
       int s = a >= 0 ? a : b;  // the other end is a compute HCA
       if (s >= 0) t_.switches[s].down_gbps += bw;
@@ -665,6 +785,23 @@ void Classifier::bandwidth() {
   }
 }
 
+// A switch placed at level 1 that no compute host plugs into (a SHARP or storage-only switch, a
+// leaf whose hosts are not installed or not in the node list): its cables say where it sits.
+void Classifier::report_empty_leaf(int i) {
+  int cables = 0;
+  std::set<int> above;
+  for (const auto &l : t_.links) {
+    int a = sw_of(l.a), b = sw_of(l.b);
+    if (a < 0 || b < 0 || (a != i && b != i)) continue;
+    cables += l.cables();
+    above.insert(a == i ? b : a);
+  }
+  const Switch &s = t_.switches[i];
+  anomaly("leaf-without-hosts", s.name,
+          s.name + " has no compute host; it is a leaf below " + std::to_string(above.size()) + " switch(es) (" +
+              std::to_string(cables) + " cable(s)), left out of leaf groups, pods and oversubscription");
+}
+
 void Classifier::anomalies() {
   const int n = static_cast<int>(t_.switches.size());
   auto name = [&](int i) { return t_.switches[i].name; };
@@ -673,6 +810,10 @@ void Classifier::anomalies() {
     if (s.level == 0) {
       anomaly("disconnected", s.name,
               s.name + " (" + guid_str(s.guid) + ") is not connected to any compute host");
+      continue;
+    }
+    if (empty_leaf(i)) {
+      report_empty_leaf(i);
       continue;
     }
     if (s.level == 1 && !dragonfly_) {
@@ -739,14 +880,15 @@ void Classifier::anomalies() {
       if (la == 0 || lb == 0 || la == lb) continue;
       ups[la < lb ? a : b] += l.cables();
     }
+    // Leaves without hosts are reported as such and do not set what a leaf usually has.
     for (int i = 0; i < n; i++)
-      if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level)
+      if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level && !empty_leaf(i))
         up_cables[t_.switches[i].level].push_back(ups[i]);
     for (const auto &[level, v] : up_cables) {
       int usual_ups = mode_of(v);
       for (int i = 0; i < n; i++) {
         const Switch &s = t_.switches[i];
-        if (s.level != level || ups[i] >= usual_ups || spine_hosts.count(s.name)) continue;
+        if (s.level != level || ups[i] >= usual_ups || spine_hosts.count(s.name) || empty_leaf(i)) continue;
         anomaly("missing-uplink", s.name,
                 s.name + " has " + std::to_string(ups[i]) + " uplink cable(s); level " + std::to_string(level) +
                     " switches usually have " + std::to_string(usual_ups) + " (a dead or unplugged cable?)");

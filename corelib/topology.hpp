@@ -45,7 +45,7 @@ struct Switch {
   std::string desc;            // node description as discovered
   std::string name;            // valid, unique Slurm switch name
   int nports = 0;
-  int level = 0;               // 1 = leaf (has compute hosts); BFS distance from hosts; 0 = unreached
+  int level = 0;               // 1 = leaf; BFS distance from hosts, host-less peaks hung below; 0 = unreached
   int leaf_group = -1;         // leaves only
   int pod = -1;
   int dragonfly_group = -1;

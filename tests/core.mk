@@ -2,7 +2,7 @@
 # tests: classification and topology.json
 check_PROGRAMS += tests/test_classify tests/test_topology_json
 TESTS += tests/test_classify tests/test_topology_json
-tests_test_classify_SOURCES = tests/test_classify.cpp
+tests_test_classify_SOURCES = tests/test_classify.cpp tests/empty_leaf.hpp
 tests_test_classify_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_classify_LDADD = $(TESTS_LIBS)
 tests_test_topology_json_SOURCES = tests/test_topology_json.cpp

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "empty_leaf.hpp"
 #include "fabric_diff.hpp"
 #include "generator.hpp"
 #include "ibnetdiscover_parser.hpp"
@@ -58,6 +59,20 @@ bool make(const std::string &name, Fabric *out) {
     DragonflySpec s;
     s.groups = 5, s.routers_per_group = 4, s.hosts_per_router = 2, s.global_links_per_router = 1;
     *out = generate_dragonfly(s);
+  } else if (name == "ft2-empty-leaf") {  // 2-level, 4 leaves x 4 hosts, 2 spines; leaf004 keeps only its SHARP node
+    FatTreeSpec s;
+    s.leaves = 4, s.hosts_per_leaf = 4, s.uplinks_per_leaf = 4, s.spines = 2;
+    *out = testing::without_hosts(generate_fat_tree(s), "leaf004");
+  } else if (name == "ft3-empty-leaf") {  // ft3 with a host-less switch under spine01 alone (2 cables)
+    FatTreeSpec s;
+    s.levels = 3, s.leaves = 8, s.leaves_per_pod = 4, s.hosts_per_leaf = 8, s.uplinks_per_leaf = 4, s.spines = 2;
+    s.cores = 2, s.core_uplinks_per_spine = 2;
+    *out = testing::with_empty_leaf(generate_fat_tree(s), "empty-leaf01", {"spine01"}, 2);
+  } else if (name == "ft3-empty-pod") {  // 3 pods of one leaf (14 uplinks), 7 cores; leaf003 keeps only its SHARP node
+    FatTreeSpec s;
+    s.levels = 3, s.leaves = 3, s.leaves_per_pod = 1, s.hosts_per_leaf = 14, s.uplinks_per_leaf = 14, s.spines = 1;
+    s.cores = 7, s.core_uplinks_per_spine = 14;
+    *out = testing::without_hosts(generate_fat_tree(s), "leaf003");
   } else {
     return false;
   }
@@ -93,7 +108,8 @@ std::vector<const FabricNode *> attach_points(const Fabric &f) {
 int usage() {
   std::fprintf(stderr,
                "usage: gen_fabric SPEC net FILE | text FILE | attach | ibsim-args | compare DUMP...\n"
-               "SPEC: ft2 ft2-2to1 ft2-16x32 ft3 ft3-1to7 ft3-10k rail2 rail8 dfly\n");
+               "SPEC: ft2 ft2-2to1 ft2-16x32 ft3 ft3-1to7 ft3-10k rail2 rail8 dfly ft2-empty-leaf ft3-empty-leaf\n"
+               "      ft3-empty-pod\n");
   return 2;
 }
 

@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "empty_leaf.hpp"
+#include "generator.hpp"
 #include "ibnetdiscover_parser.hpp"
 #include "node_name_map.hpp"
 #include "topology.hpp"
@@ -388,14 +390,224 @@ static void test_dragonfly_by_hand(void **) {
   for (const auto &a : t.anomalies) assert_true(a.kind != "same-level-link" && a.kind != "hosts-on-spine");
 }
 
+// --- leaves without hosts ---------------------------------------------------------------------
+
+static const Switch &sw_described(const Topology &t, const std::string &desc) {
+  for (const auto &s : t.switches)
+    if (s.desc == desc) return s;
+  fail_msg("no switch described %s", desc.c_str());
+  return t.switches.front();
+}
+
+static int level_of(const Topology &t, uint64_t guid) {
+  int i = t.switch_index(guid);
+  return i < 0 ? -1 : t.switches[i].level;
+}
+
+// 3 pods of one leaf (14 hosts, 14 uplinks to the pod's spine), 7 cores, 14 uplinks per spine.
+static Fabric three_pods_of_one_leaf() {
+  FatTreeSpec s;
+  s.levels = 3, s.leaves = 3, s.leaves_per_pod = 1, s.hosts_per_leaf = 14, s.uplinks_per_leaf = 14;
+  s.spines = 1, s.cores = 7, s.core_uplinks_per_spine = 14;
+  return generate_fat_tree(s);
+}
+
+// The shape first seen on a rail-optimized HDR fabric: a leaf whose only CA is its SHARP
+// Aggregation Node, 14 uplinks to the spine of a pod without hosts, 14 uplinks from that spine to
+// the seven cores. The leaf came out level 5, the spine level 4 above the cores, and the cores had
+// uplinks (15:1).
+static void test_empty_pod_under_cores(void **) {
+  Fabric full = three_pods_of_one_leaf();
+  Topology before = classify(full, {});
+  Topology t = classify(testing::without_hosts(full, "leaf003"), {});
+  assert_int_equal(t.max_level, 3);
+  for (const auto &s : before.switches) assert_int_equal(level_of(t, s.guid), s.level);
+  const Switch &leaf = sw_described(t, "leaf003");
+  assert_int_equal(leaf.level, 1);
+  assert_int_equal(leaf.leaf_group, -1);
+  assert_int_equal(leaf.pod, -1);
+  assert_true(has_anomaly(t, "leaf-without-hosts", "leaf003"));
+  assert_int_equal(sw_described(t, "spine03").level, 2);
+  for (const auto &s : t.switches)
+    if (s.level == 3) assert_true(s.up_gbps == 0);  // cores keep "no uplinks"
+  assert_int_equal(t.levels.size(), 3);
+  assert_true(t.levels[2].oversub_max == 0);
+  assert_int_equal(t.leaf_groups.size(), 2);
+  assert_int_equal(t.pods.size(), 2);
+  for (const auto &a : t.anomalies) assert_true(a.kind != "missing-uplink");
+}
+
+struct EmptyLeafCase {
+  std::string name;
+  Fabric fabric;
+};
+
+static std::vector<EmptyLeafCase> fabrics_to_grow() {
+  std::vector<EmptyLeafCase> out;
+  FatTreeSpec ft2;
+  ft2.leaves = 4, ft2.hosts_per_leaf = 4, ft2.uplinks_per_leaf = 4, ft2.spines = 2;
+  out.push_back({"ft2", generate_fat_tree(ft2)});
+  FatTreeSpec ft3;
+  ft3.levels = 3, ft3.leaves = 6, ft3.leaves_per_pod = 2, ft3.hosts_per_leaf = 4, ft3.uplinks_per_leaf = 4;
+  ft3.spines = 2, ft3.cores = 4, ft3.core_uplinks_per_spine = 2;  // planes: a core sees one spine a pod
+  out.push_back({"ft3", generate_fat_tree(ft3)});
+  out.push_back({"ft3-empty-pod", testing::without_hosts(three_pods_of_one_leaf(), "leaf003")});
+  RailSpec rail;
+  rail.rails = 2, rail.units = 3, rail.hosts_per_unit = 4, rail.spines_per_rail = 2, rail.uplinks_per_leaf = 4;
+  out.push_back({"rail", generate_rail(rail)});
+  return out;
+}
+
+// Same levels for every switch of `before`, same number of levels, same figures per level and
+// the same leaf groups and pods with the same hosts.
+static void assert_unchanged_by_empty_leaves(const Topology &before, const Topology &after, const char *what) {
+  if (after.max_level != before.max_level) fail_msg("%s: %d levels, was %d", what, after.max_level, before.max_level);
+  for (const auto &s : before.switches)
+    if (level_of(after, s.guid) != s.level)
+      fail_msg("%s: %s moved from level %d to %d", what, s.name.c_str(), s.level, level_of(after, s.guid));
+  assert_int_equal(after.levels.size(), before.levels.size());
+  for (size_t l = 0; l < before.levels.size(); l++) {
+    assert_true(after.levels[l].oversub_min == before.levels[l].oversub_min);
+    assert_true(after.levels[l].oversub_max == before.levels[l].oversub_max);
+    assert_true(after.levels[l].oversub_median == before.levels[l].oversub_median);
+  }
+  assert_int_equal(after.leaf_groups.size(), before.leaf_groups.size());
+  for (size_t g = 0; g < before.leaf_groups.size(); g++)
+    assert_true(after.leaf_groups[g].hosts == before.leaf_groups[g].hosts);
+  assert_int_equal(after.pods.size(), before.pods.size());
+  assert_int_equal(after.rail_optimized, before.rail_optimized);
+}
+
+static void assert_empty_leaves(const Topology &t, const std::vector<std::string> &names, const char *what) {
+  for (const auto &n : names) {
+    const Switch &s = sw_described(t, n);
+    if (s.level != 1) fail_msg("%s: %s is level %d, not an empty leaf", what, n.c_str(), s.level);
+    assert_int_equal(s.leaf_group, -1);
+    assert_true(has_anomaly(t, "leaf-without-hosts", s.name));
+  }
+}
+
+// The switches one level 2 switch shares a leaf with (its pod's spines on a fat tree, its rail's
+// on a rail-optimized fabric), itself included.
+static std::vector<std::string> spines_beside(const Topology &t, int spine) {
+  std::set<int> leaves, spines;
+  for (const auto &l : t.links) {
+    int a = t.switch_index(l.a), b = t.switch_index(l.b);
+    if (a == spine && b >= 0 && t.switches[b].level == 1) leaves.insert(b);
+    if (b == spine && a >= 0 && t.switches[a].level == 1) leaves.insert(a);
+  }
+  for (const auto &l : t.links) {
+    int a = t.switch_index(l.a), b = t.switch_index(l.b);
+    if (a < 0 || b < 0) continue;
+    if (leaves.count(a) && t.switches[b].level == 2) spines.insert(b);
+    if (leaves.count(b) && t.switches[a].level == 2) spines.insert(a);
+  }
+  std::vector<std::string> out;
+  for (int s : spines) out.push_back(t.switches[s].desc);
+  return out;
+}
+
+// Property: a leaf without hosts under any spine (one cable or several, under the spine alone or
+// under every spine of its pod), or one under every spine at once, adds no level and moves no
+// other switch; it is a leaf without hosts, out of the leaf groups and the figures.
+static void test_empty_leaf_adds_no_level(void **) {
+  for (const auto &c : fabrics_to_grow()) {
+    const Topology before = classify(c.fabric, {});
+    std::vector<std::string> spines;
+    for (const auto &s : before.switches)
+      if (s.level == 2) spines.push_back(s.desc);
+    assert_false(spines.empty());
+    for (size_t i = 0; i < spines.size(); i++) {
+      const int spine = before.switch_index(sw_described(before, spines[i]).guid);
+      for (int cables : {1, 3}) {
+        for (const auto &above : {std::vector<std::string>{spines[i]}, spines_beside(before, spine)}) {
+          std::string what = c.name + " + empty under " + above.front() + " x" + std::to_string(above.size()) + ", " +
+                             std::to_string(cables) + " cable(s)";
+          Topology t = classify(testing::with_empty_leaf(c.fabric, "empty", above, cables), {});
+          assert_unchanged_by_empty_leaves(before, t, what.c_str());
+          assert_empty_leaves(t, {"empty"}, what.c_str());
+        }
+      }
+    }
+    Fabric all = c.fabric;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < spines.size(); i++) {
+      names.push_back("empty" + std::to_string(i + 1));
+      all = testing::with_empty_leaf(all, names.back(), {spines[i]}, 2);
+    }
+    std::string what = c.name + " + an empty leaf under every spine";
+    Topology t = classify(all, {});
+    assert_unchanged_by_empty_leaves(before, t, what.c_str());
+    assert_empty_leaves(t, names, what.c_str());
+  }
+}
+
+// A top switch that joins the spines of several pods stays on top without hosts, also with a
+// single core; one over the spines of a single pod joins nothing they do not reach through their
+// leaves, and hangs below them as a leaf without hosts.
+static void test_cores_stay_on_top(void **) {
+  FatTreeSpec s;
+  s.levels = 3, s.leaves = 4, s.leaves_per_pod = 2, s.hosts_per_leaf = 2, s.uplinks_per_leaf = 2;
+  s.spines = 2, s.cores = 1, s.core_uplinks_per_spine = 1;
+  Topology t = classify(generate_fat_tree(s), {});
+  assert_int_equal(t.max_level, 3);
+  assert_int_equal(sw_described(t, "core01").level, 3);
+
+  s.leaves = 2;  // one pod
+  Topology one = classify(generate_fat_tree(s), {});
+  assert_int_equal(one.max_level, 2);
+  assert_int_equal(sw_described(one, "core01").level, 1);
+  assert_true(has_anomaly(one, "leaf-without-hosts", "core01"));
+}
+
+// A host-less switch cabled to spines of two pods joins them (the pods share no leaf): it stays
+// above them, beside the cores. On a dragonfly, whose routers carry the hosts, a host-less router
+// stays where the distance puts it.
+static void test_hostless_switches_that_stay(void **) {
+  FatTreeSpec s;
+  s.levels = 3, s.leaves = 4, s.leaves_per_pod = 2, s.hosts_per_leaf = 2, s.uplinks_per_leaf = 2;
+  s.spines = 2, s.cores = 2, s.core_uplinks_per_spine = 2;
+  Topology t = classify(testing::with_empty_leaf(generate_fat_tree(s), "bridge", {"spine01", "spine03"}, 1), {});
+  assert_int_equal(t.max_level, 3);
+  assert_int_equal(sw_described(t, "bridge").level, 3);
+  assert_false(has_anomaly(t, "leaf-without-hosts", "bridge"));
+
+  DragonflySpec d;
+  d.groups = 3, d.routers_per_group = 3, d.hosts_per_router = 2, d.global_links_per_router = 1;
+  Fabric df = generate_dragonfly(d);
+  Topology before = classify(df, {});
+  Topology after = classify(testing::without_hosts(df, before.switches.back().desc), {});
+  assert_int_equal(before.dragonfly_groups.size(), 3);
+  for (const auto &sw : before.switches)
+    if (sw.guid != before.switches.back().guid) assert_int_equal(level_of(after, sw.guid), 1);
+  assert_int_equal(sw_described(after, before.switches.back().desc).level, 2);
+}
+
+// An empty pod of two spines, its empty leaf cabled to both: the leaf hangs below the two spines,
+// which then hang below the cores together, and the leaf follows them.
+static void test_empty_pod_of_two_spines(void **) {
+  FatTreeSpec s;
+  s.levels = 3, s.leaves = 3, s.leaves_per_pod = 1, s.hosts_per_leaf = 4, s.uplinks_per_leaf = 4;
+  s.spines = 2, s.cores = 2, s.core_uplinks_per_spine = 2;
+  Fabric full = generate_fat_tree(s);
+  Topology before = classify(full, {});
+  Topology t = classify(testing::without_hosts(full, "leaf003"), {});
+  assert_int_equal(t.max_level, 3);
+  for (const auto &sw : before.switches) assert_int_equal(level_of(t, sw.guid), sw.level);
+  assert_true(has_anomaly(t, "leaf-without-hosts", "leaf003"));
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_loginoff_all_hosts),   cmocka_unit_test(test_loginoff_stage_nodes),
+      cmocka_unit_test(test_loginoff_all_hosts),      cmocka_unit_test(test_loginoff_stage_nodes),
       cmocka_unit_test(test_x5_with_and_without_map), cmocka_unit_test(test_sharp_ignored),
-      cmocka_unit_test(test_fat_tree_by_hand),     cmocka_unit_test(test_order_independent),
-      cmocka_unit_test(test_slow_link_by_levels), cmocka_unit_test(test_names_slurm_cannot_hold),
+      cmocka_unit_test(test_fat_tree_by_hand),        cmocka_unit_test(test_order_independent),
+      cmocka_unit_test(test_slow_link_by_levels),     cmocka_unit_test(test_names_slurm_cannot_hold),
       cmocka_unit_test(test_host_on_two_leaf_groups), cmocka_unit_test(test_names_not_utf8),
-      cmocka_unit_test(test_rails_by_hand),        cmocka_unit_test(test_dragonfly_by_hand),
+      cmocka_unit_test(test_rails_by_hand),           cmocka_unit_test(test_dragonfly_by_hand),
+      cmocka_unit_test(test_empty_pod_under_cores),   cmocka_unit_test(test_empty_leaf_adds_no_level),
+      cmocka_unit_test(test_cores_stay_on_top),       cmocka_unit_test(test_hostless_switches_that_stay),
+      cmocka_unit_test(test_empty_pod_of_two_spines),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

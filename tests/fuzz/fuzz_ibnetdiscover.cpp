@@ -6,12 +6,15 @@
 // Invariants: a ParseError is the only answer to bad input, its message starts with
 // "<file>:" and is printable text; a parsed fabric keeps the invariants every consumer relies on
 // (below); it classifies without an exception, and the topology.json written from it reads back
-// (hash included) and writes the same bytes again.
+// (hash included) and writes the same bytes again. A leaf without hosts added under a level-2
+// switch that a leaf with hosts reaches directly adds no level and moves no switch
+// (docs/classification.md).
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
 #include <string>
 
+#include "empty_leaf.hpp"
 #include "fuzz_common.hpp"
 #include "ibnetdiscover_parser.hpp"
 #include "topology.hpp"
@@ -37,6 +40,33 @@ void check_fabric(const topoaware::Fabric &f) {
   }
 }
 
+// The first level-2 switch cabled to a leaf with hosts (its distance from the hosts is 2 whatever
+// else the fabric holds), or -1.
+int spine_over_hosts(const topoaware::Topology &t) {
+  for (const auto &l : t.links) {
+    int a = t.switch_index(l.a), b = t.switch_index(l.b);
+    if (a < 0 || b < 0) continue;
+    for (auto [leaf, spine] : {std::pair<int, int>{a, b}, std::pair<int, int>{b, a}})
+      if (t.switches[leaf].level == 1 && !t.switches[leaf].hosts.empty() && t.switches[spine].level == 2) return spine;
+  }
+  return -1;
+}
+
+// An empty leaf under that switch hangs below it, and no other switch moves.
+void check_empty_leaf(const topoaware::Fabric &f, const topoaware::Topology &t) {
+  const int spine = spine_over_hosts(t);
+  if (spine < 0) return;
+  const topoaware::Fabric g =
+      topoaware::testing::with_empty_leaf_under(f, "fuzz-empty-leaf", {t.switches[spine].guid}, 2);
+  const topoaware::Topology u = topoaware::classify(g, {});
+  FUZZ_CHECK(u.max_level == t.max_level);
+  FUZZ_CHECK(u.switches.size() == t.switches.size() + 1);
+  for (const auto &s : u.switches) {
+    const int before = t.switch_index(s.guid);
+    FUZZ_CHECK(before >= 0 ? s.level == t.switches[before].level : s.level == 1);
+  }
+}
+
 // The fabric as `topoaware discover` writes it: classify, topology.json, and back.
 void check_topology(const topoaware::Fabric &f) {
   topoaware::Topology t = topoaware::classify(f, {});
@@ -44,6 +74,7 @@ void check_topology(const topoaware::Fabric &f) {
   topoaware::Topology back = topoaware::topology_from_json(json);  // throws (uncaught) if unreadable
   FUZZ_CHECK(back.hash == t.hash);
   FUZZ_CHECK(topoaware::to_json(back) == json);
+  check_empty_leaf(f, t);
 }
 
 }  // namespace

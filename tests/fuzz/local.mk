@@ -18,7 +18,8 @@ FUZZ_OBJDIR = tests/fuzz/obj
 # Objects: -fsanitize=fuzzer-no-link instruments for coverage without libFuzzer's main().
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CPPOPTS = -I$(top_builddir) -I$(top_srcdir)/corelib -I$(top_srcdir)/capi -I$(top_srcdir)/discovery \
-  -I$(top_srcdir)/plugins/common -I$(top_srcdir)/tests/fuzz -D_GLIBCXX_ASSERTIONS $(CRYPTO_CFLAGS)
+  -I$(top_srcdir)/plugins/common -I$(top_srcdir)/tests/fuzz -I$(top_srcdir)/tests -D_GLIBCXX_ASSERTIONS \
+  $(CRYPTO_CFLAGS)
 FUZZ_COMMON_OPTS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SANITIZE)
 FUZZ_CXXOPTS = -std=c++17 $(FUZZ_COMMON_OPTS)
 FUZZ_COPTS = -std=gnu11 $(FUZZ_COMMON_OPTS)
@@ -37,7 +38,7 @@ FUZZ_LIB = $(FUZZ_OBJDIR)/libtopoaware_fuzz.a
 FUZZ_HDRS = $(wildcard $(top_srcdir)/corelib/*.hpp $(top_srcdir)/capi/*.h $(top_srcdir)/capi/*.hpp \
   $(top_srcdir)/discovery/ibnetdiscover_parser.hpp $(top_srcdir)/discovery/lft_dump.hpp \
   $(top_srcdir)/discovery/generator.hpp $(top_srcdir)/plugins/common/ta_env.h \
-  $(top_srcdir)/tests/fuzz/*.hpp)
+  $(top_srcdir)/tests/fuzz/*.hpp $(top_srcdir)/tests/empty_leaf.hpp)
 
 fuzz:
 	@command -v '$(FUZZ_CXX)' >/dev/null 2>&1 && command -v '$(FUZZ_CC)' >/dev/null 2>&1 || { \
