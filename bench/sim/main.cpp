@@ -66,7 +66,7 @@ struct Config {
   int seeds;
   int jobs;
   bool target = false;
-  std::string topology;  // FAMILY:NODES[:LOAD]@FILE: the cluster read from this topology.json
+  std::string topology = "";  // FAMILY:NODES[:LOAD]@FILE: the cluster read from this topology.json
 };
 
 std::string cfg_name(const Config &c) {
