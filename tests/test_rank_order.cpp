@@ -153,16 +153,21 @@ void test_rail_groups(void **) {
   assert_names(got, {"n0001", "n0002", "n0007", "n0008"});
 }
 
-// The entry classes (of the first host of each split part) of a job on hosts 0..held-1 of every
-// leaf of a 4 x 8 fat tree with 4 uplinks per leaf, with forwarding tables when `routed` (LIDs in a
-// random order, so that a host's class has nothing to do with its index or name).
-std::vector<uint32_t> split_entries(int held, const Layout &layout, bool routed = true) {
+// 4 leaves x 8 hosts, 4 uplinks per leaf to 2 spines: the fabric of the entry-class tests.
+Topology fat_tree_4x8() {
   FatTreeSpec s;
   s.leaves = 4;
   s.hosts_per_leaf = 8;
   s.uplinks_per_leaf = 4;
   s.spines = 2;
-  Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  return classify(generate_fat_tree(s), ClassifyOptions{});
+}
+
+// The entry classes (of the first host of each split part) of a job on hosts 0..held-1 of every
+// leaf of a 4 x 8 fat tree with 4 uplinks per leaf, with forwarding tables when `routed` (LIDs in a
+// random order, so that a host's class has nothing to do with its index or name).
+std::vector<uint32_t> split_entries(int held, const Layout &layout, bool routed = true) {
+  Topology t = fat_tree_4x8();
   if (routed) enginetest::add_test_routes(t, 3);
   TopoIndex ix(t);
   assert_true(ix.has_entry_classes() == routed);
@@ -209,12 +214,7 @@ std::vector<uint32_t> split_entries(int held, const Layout &layout, bool routed 
 // The routes give each host the uplink its incoming traffic takes (its entry class), not its index:
 // with LIDs in a random order some host's class differs from its index mod 4.
 void test_entry_classes_from_routes(void **) {
-  FatTreeSpec s;
-  s.leaves = 4;
-  s.hosts_per_leaf = 8;
-  s.uplinks_per_leaf = 4;
-  s.spines = 2;
-  Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  Topology t = fat_tree_4x8();
   enginetest::add_test_routes(t, 3);
   TopoIndex ix(t);
   assert_true(ix.has_entry_classes());
@@ -259,12 +259,7 @@ void test_split_entries_canonical_without_routes(void **) {
 // remainders of 2 form two rings over two leaves each. They enter by classes the job holds whole
 // in the leaf (no other job's host there, so no other job's flow comes down that cable).
 void test_split_entries_by_held_classes(void **) {
-  FatTreeSpec s;
-  s.leaves = 4;
-  s.hosts_per_leaf = 8;
-  s.uplinks_per_leaf = 4;
-  s.spines = 2;
-  Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  Topology t = fat_tree_4x8();
   enginetest::add_test_routes(t, 3);
   TopoIndex ix(t);
   // Classes held whole on each leaf by the job's hosts (the first 6 of each leaf).
