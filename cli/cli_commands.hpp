@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ibnd_walk.hpp"
 #include "show_model.hpp"
 #include "status.hpp"
 #include "topology.hpp"
@@ -107,6 +108,28 @@ struct ShowSources {
 };
 void gather_show_sources(const std::string &topology, const std::string &status, int timeout, bool slurm_state,
                          ShowSources &src);
+
+// topoaware monitor (cli/monitor.cpp): switch port counters into per-direction load and congestion,
+// attributed to the running jobs.
+struct MonitorOptions {
+  CLI::App *command = nullptr;
+  std::string topology, status, output, state;
+  std::string format = "text";
+  std::vector<std::string> cas;
+  int port = 0;
+  bool once = false, no_slurm = false;
+  double interval = 10;
+  int count = 0;  // reports before stopping; 0 = run until stopped (without --once)
+  int window = 64, mad_timeout = 500, retries = 2;
+  double utilization = 0.8, wait_ratio = 0.1;
+  int top = 20;
+  int timeout = 60;
+  bool quiet = false;
+};
+void add_monitor_command(CLI::App &app, MonitorOptions &options);
+int run_monitor(const MonitorOptions &options);
+// The local ports of --ca NAME[:PORT] (cli/main.cpp); throws Failure on a bad port.
+std::vector<WalkTarget> ca_targets(const std::vector<std::string> &cas, int port);
 
 // topoaware metrics (cli/metrics.cpp): the status file as Prometheus text (node_exporter's
 // textfile collector).

@@ -32,6 +32,30 @@
 #include "topology_json.hpp"
 
 namespace topoaware {
+
+// --ca NAME[:PORT] of discover and monitor, one target per subnet; --port for those without :PORT.
+std::vector<WalkTarget> ca_targets(const std::vector<std::string> &cas, int port) {
+  std::vector<WalkTarget> targets;
+  for (const auto &spec : cas) {
+    WalkTarget t;
+    auto colon = spec.find(':');
+    t.ca = spec.substr(0, colon);
+    t.port = port;
+    if (colon != std::string::npos) {
+      try {
+        size_t used = 0;
+        t.port = std::stoi(spec.substr(colon + 1), &used);
+        if (used != spec.size() - colon - 1 || t.port < 1 || t.port > 255) throw std::invalid_argument("port");
+      } catch (const std::exception &) {
+        throw Failure("--ca " + spec + ": the port after ':' must be a number from 1 to 255", kExitUsage);
+      }
+    }
+    targets.push_back(t);
+  }
+  if (targets.empty() && port) targets.push_back({"", port});
+  return targets;
+}
+
 namespace {
 
 constexpr int kExitPartial = 3;
@@ -175,23 +199,7 @@ Fabric read_fabric(const DiscoverOptions &o) {
     return fabric;
   }
   WalkOptions w;
-  for (const auto &spec : o.cas) {
-    WalkTarget t;
-    auto colon = spec.find(':');
-    t.ca = spec.substr(0, colon);
-    t.port = o.port;
-    if (colon != std::string::npos) {
-      try {
-        size_t used = 0;
-        t.port = std::stoi(spec.substr(colon + 1), &used);
-        if (used != spec.size() - colon - 1 || t.port < 1 || t.port > 255) throw std::invalid_argument("port");
-      } catch (const std::exception &) {
-        throw Failure("--ca " + spec + ": the port after ':' must be a number from 1 to 255", kExitUsage);
-      }
-    }
-    w.targets.push_back(t);
-  }
-  if (w.targets.empty() && o.port) w.targets.push_back({"", o.port});
+  w.targets = ca_targets(o.cas, o.port);
   if (o.counters && !o.cache_load.empty())
     throw Failure("--counters reads the ports of a live fabric; it cannot be combined with --cache", kExitUsage);
   w.counters = o.counters;
@@ -474,6 +482,8 @@ int main(int argc, char **argv) {
   add_node_command(app, node_opts);
   DefragOptions defrag_opts;
   add_defrag_command(app, defrag_opts);
+  MonitorOptions monitor_opts;
+  add_monitor_command(app, monitor_opts);
 
   // Show FILE rather than CLI11's TEXT for options that take a path.
   for (auto *sub : app.get_subcommands({}))
@@ -509,6 +519,7 @@ int main(int argc, char **argv) {
     if (metrics_opts.command && *metrics_opts.command) return run_metrics(metrics_opts);
     if (node_opts.command && *node_opts.command) return run_node(node_opts);
     if (defrag_opts.command && *defrag_opts.command) return run_defrag(defrag_opts);
+    if (monitor_opts.command && *monitor_opts.command) return run_monitor(monitor_opts);
     if (diff_opts.command && *diff_opts.command) {
       try {
         return run_diff(diff_opts);

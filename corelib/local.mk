@@ -20,6 +20,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/select_policy.hpp corelib/select_policy.cpp \
   corelib/cost.hpp corelib/cost.cpp \
   corelib/traffic.hpp corelib/traffic.cpp \
+  corelib/congestion.hpp corelib/congestion.cpp \
   corelib/config.hpp corelib/config.cpp \
   corelib/status.hpp corelib/status.cpp \
   corelib/safe_folder.hpp corelib/safe_folder.cpp \

@@ -7,6 +7,7 @@ discovery_libtopoaware_discovery_la_SOURCES = \
   discovery/node_name_map.hpp discovery/node_name_map.cpp \
   discovery/ibnd_walk.hpp discovery/ibnd_walk.cpp \
   discovery/lft_dump.hpp discovery/lft_dump.cpp \
+  discovery/pma_sampler.hpp discovery/pma_sampler.cpp \
   discovery/generator.hpp discovery/generator.cpp
 discovery_libtopoaware_discovery_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) -I$(top_srcdir)/discovery \
   $(IBNETDISC_CFLAGS)

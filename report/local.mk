@@ -7,6 +7,6 @@ report_libtopoaware_report_la_SOURCES = \
   report/job_report.hpp report/job_report.cpp \
   report/show.hpp report/show_model.hpp report/show_model.cpp report/show_format.hpp report/show_format.cpp \
   report/show_text.cpp report/show_json.cpp report/show_dot.cpp report/metrics.hpp report/metrics.cpp \
-  report/defrag.hpp report/defrag.cpp
+  report/defrag.hpp report/defrag.cpp report/congestion_out.hpp report/congestion_out.cpp
 report_libtopoaware_report_la_CPPFLAGS = $(TA_BASE_CPPFLAGS) $(TA_CORE_INCLUDES) -I$(top_srcdir)/report $(FMT_CFLAGS)
 report_libtopoaware_report_la_LIBADD = $(FMT_LIBS)

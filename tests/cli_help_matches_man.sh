@@ -8,7 +8,7 @@ man="$top_srcdir/man/topoaware.1"
 rc=0
 # Roff escapes "\-" for "-": undo them to compare.
 doc=$(sed 's/\\-/-/g' "$man")
-for cmd in discover convert generate plan show diff route metrics node defrag; do
+for cmd in discover convert generate plan show diff route metrics monitor node defrag; do
   help=$("$bin" "$cmd" --help 2>&1) || { echo "FAIL: topoaware $cmd --help failed"; rc=1; continue; }
   for opt in $(printf '%s\n' "$help" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
     [ "$opt" = --help ] && continue
@@ -19,7 +19,7 @@ for cmd in discover convert generate plan show diff route metrics node defrag; d
   done
 done
 # The options a command's section lists (the line after each .TP), in the other direction.
-for cmd in plan show diff route metrics node defrag; do
+for cmd in plan show diff route metrics monitor node defrag; do
   section=$(awk -v s=".SH ${cmd^^}" '$0 == s {on = 1; next} /^\.SH / {on = 0} on' <<<"$doc")
   help=$("$bin" "$cmd" --help 2>&1)
   for opt in $(awk 'prev == ".TP" {print} {prev = $0}' <<<"$section" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
@@ -29,5 +29,5 @@ for cmd in plan show diff route metrics node defrag; do
     fi
   done
 done
-[ $rc -eq 0 ] && echo "every option of topoaware's --help is in topoaware(1), and the reverse for plan, show, diff, route, metrics, node and defrag"
+[ $rc -eq 0 ] && echo "every option of topoaware's --help is in topoaware(1), and the reverse for plan, show, diff, route, metrics, monitor, node and defrag"
 exit $rc

@@ -17,8 +17,9 @@ EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh
 # Every file the command writes, as root into a folder another user may write to (SKIP unless root).
 TESTS += tests/cli_safe_write.sh
 EXTRA_DIST += tests/cli_safe_write.sh
-TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh
-EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh
+TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh tests/ibsim_monitor.sh
+EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh \
+  tests/ibsim_monitor.sh
 # The guard around every C++ CMocka case (tests/lib/cmocka_cxx.hpp): a throwing case fails alone.
 check_PROGRAMS += tests/cmocka_guard_probe
 TESTS += tests/cmocka_guard.sh
@@ -53,3 +54,9 @@ tests_test_routes_LDADD = $(TESTS_LIBS)
 # plan --flows on a routed fabric from saved ibnetdiscover and dump_fts output (tests/fixtures/routes).
 TESTS += tests/cli_plan_flows.sh
 EXTRA_DIST += tests/cli_plan_flows.sh
+
+check_PROGRAMS += tests/test_congestion
+TESTS += tests/test_congestion
+tests_test_congestion_SOURCES = tests/test_congestion.cpp
+tests_test_congestion_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_test_congestion_LDADD = $(TESTS_LIBS)

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// topoaware monitor's outputs of a congestion report (corelib/congestion.hpp): text for people,
+// Prometheus text for node_exporter's textfile collector, JSON for scripts and defrag.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "congestion.hpp"
+
+namespace topoaware {
+
+// Plain text for people: congested directions first, then the jobs paying, then problems.
+std::string congestion_text(const Topology &topo, const CongestionReport &r, size_t max_links);
+
+// Prometheus text exposition. Label sets stay bounded at any fabric size: per-cable series only for
+// congested directions plus the `top` most utilized, per-job series only for jobs crossing a
+// congested direction; fabric-wide counts and histograms for everything else.
+std::string congestion_prometheus(const Topology &topo, const CongestionReport &r, size_t top);
+
+// JSON (for defrag and scripts): every measured direction's utilization and wait ratio, the
+// congested ones with their jobs, every job's share.
+std::string congestion_json(const Topology &topo, const CongestionReport &r);
+
+}  // namespace topoaware
