@@ -84,6 +84,7 @@ struct ShowOptions {
   std::string output;
   double comm_fraction = 0.3;
   int timeout = 60;  // seconds per Slurm command
+  std::string congestion;  // a `monitor --format json` report to draw
 };
 void add_show_command(CLI::App &app, ShowOptions &options);
 // --job: the status file's node order differs from the rank order of the node set over the

@@ -151,7 +151,7 @@ int run_monitor(const MonitorOptions &o) {
     CounterSnapshot s = sample_ports(topo, ports, so, problems);
     for (const std::string &p : problems) std::fprintf(stderr, "topoaware: warning: %s\n", p.c_str());
     if (!o.quiet)
-      std::fprintf(stderr, "topoaware: read %zu switch ports in %.2f s (%.0f queries/s)\n", s.ports.size(),
+      std::fprintf(stderr, "topoaware: read %zu switch ports in %.3f s (%.0f queries/s)\n", s.ports.size(),
                    s.duration_s, s.duration_s > 0 ? 2.0 * double(s.ports.size()) / s.duration_s : 0.0);
     return s;
   };

@@ -26,6 +26,8 @@
 #include "config.hpp"
 #include "show.hpp"
 #include "status.hpp"
+#include "congestion_out.hpp"
+#include "file_read.hpp"
 #include "text.hpp"
 #include "topology_json.hpp"
 
@@ -50,6 +52,8 @@ void add_show_command(CLI::App &app, ShowOptions &o) {
   show->add_option("--comm-fraction", o.comm_fraction,
                    "Share of step time that is communication (for the slowdown estimate; default 0.3)")
       ->check(CLI::Range(0.0, 1.0));
+  show->add_option("--congestion", o.congestion,
+                   "Also show the congested cables of a report of topoaware monitor --format json (FILE)");
   show->add_option("--timeout", o.timeout, "Seconds each Slurm command may take (squeue, sinfo, scontrol; default 60)")
       ->check(CLI::Range(1, 3600))
       ->type_name("S");
@@ -434,6 +438,14 @@ int run_show(const ShowOptions &o) {
   const ShowInput &in = src.in;
   const std::vector<std::string> &warnings = src.warnings;
   ShowModel m = build_show(topo, in);
+  if (!o.congestion.empty()) {
+    try {
+      m.hot = hot_cables_from_json(read_regular_file(o.congestion, 256u << 20, "256 MiB"), topo, m.congestion_interval);
+    } catch (const std::exception &e) {
+      throw ShowFailure(o.congestion + ": " + e.what());
+    }
+    m.congestion_file = o.congestion;
+  }
   for (const std::string &w : warnings) std::fprintf(stderr, "topoaware: warning: %s\n", w.c_str());
   if (m.hash_mismatch)
     std::fprintf(stderr, "topoaware: warning: the status file was written with topology %s, %s is %s\n",

@@ -3,6 +3,8 @@
 #include "congestion_out.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -168,6 +170,13 @@ std::string congestion_json(const Topology &topo, const CongestionReport &r) {
     e["name"] = link_name(topo, l);
     e["switch"] = topo.switches[size_t(l.sw)].name;
     e["port"] = l.port;
+    if (l.peer.kind == RouteTracer::Peer::Switch) {
+      e["peer_switch"] = topo.switches[size_t(l.peer.index)].name;
+      e["peer_port"] = l.peer.port;
+    } else if (l.peer.kind == RouteTracer::Peer::HostPort) {
+      e["peer_host"] = topo.hosts[size_t(l.peer.index)].name;
+      e["peer_port"] = topo.hosts[size_t(l.peer.index)].ports[size_t(l.peer.port)].port;
+    }
     e["gbps"] = l.gbps;
     e["measured"] = l.measured;
     if (l.measured) {
@@ -199,6 +208,40 @@ std::string congestion_json(const Topology &topo, const CongestionReport &r) {
   }
   o["problems"] = r.problems;
   return o.dump(1) + "\n";
+}
+
+std::vector<HotCable> hot_cables_from_json(const std::string &text, const Topology &topo, double &interval) {
+  std::unordered_map<std::string, int> sw, host;
+  for (size_t i = 0; i < topo.switches.size(); ++i) sw[topo.switches[i].name] = int(i);
+  for (size_t i = 0; i < topo.hosts.size(); ++i) host[topo.hosts[i].name] = int(i);
+  auto find = [](const std::unordered_map<std::string, int> &m, const std::string &name) {
+    auto it = m.find(name);
+    if (it == m.end()) throw std::runtime_error("names " + name + ", which is not in the topology");
+    return it->second;
+  };
+  std::vector<HotCable> hot;
+  try {
+    const nlohmann::json o = nlohmann::json::parse(text);
+    interval = o.at("interval_s").get<double>();
+    for (const auto &d : o.at("directions")) {
+      if (!d.value("congested", false)) continue;
+      HotCable h;
+      h.sw = find(sw, d.at("switch").get<std::string>());
+      h.port = d.at("port").get<int>();
+      if (d.contains("peer_switch")) h.peer_sw = find(sw, d.at("peer_switch").get<std::string>());
+      if (d.contains("peer_host")) h.peer_host = find(host, d.at("peer_host").get<std::string>());
+      h.peer_port = d.value("peer_port", 0);
+      h.utilization = d.value("utilization", 0.0);
+      h.wait_ratio = d.value("wait_ratio", 0.0);
+      if (d.contains("jobs"))
+        for (const auto &j : d.at("jobs")) h.jobs.push_back(j.at("job").get<uint32_t>());
+      if (d.contains("unknown_jobs")) h.unknown_jobs = d.at("unknown_jobs").get<std::vector<uint32_t>>();
+      hot.push_back(std::move(h));
+    }
+  } catch (const nlohmann::json::exception &e) {
+    throw std::runtime_error(std::string("not a report of topoaware monitor --format json: ") + e.what());
+  }
+  return hot;
 }
 
 }  // namespace topoaware

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "congestion.hpp"
+#include "show_model.hpp"
 
 namespace topoaware {
 
@@ -21,5 +22,10 @@ std::string congestion_prometheus(const Topology &topo, const CongestionReport &
 // JSON (for defrag and scripts): every measured direction's utilization and wait ratio, the
 // congested ones with their jobs, every job's share.
 std::string congestion_json(const Topology &topo, const CongestionReport &r);
+
+// The congested directions of a `monitor --format json` report over `topo` (for show
+// --congestion); throws std::runtime_error when the text is not such a report or names a switch or
+// host the topology does not have (a report of another fabric).
+std::vector<HotCable> hot_cables_from_json(const std::string &text, const Topology &topo, double &interval);
 
 }  // namespace topoaware

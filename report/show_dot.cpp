@@ -23,6 +23,42 @@ const char *const kPalette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80
 constexpr size_t kPaletteSize = sizeof kPalette / sizeof kPalette[0];
 constexpr size_t kCellsPerRow = 8;
 
+// show --congestion: every congested direction as a red edge between its two ends (a leaf group
+// for a leaf switch or a host, a box for a switch above the leaves), labelled with its load.
+std::string hot_cables_dot(const ShowModel &m) {
+  if (m.hot.empty()) return "";
+  const Topology &t = *m.topo;
+  std::string out;
+  std::set<int> boxes;
+  auto end = [&](int sw, int host) -> std::string {
+    if (host >= 0) return fmt::format("lg{}", t.hosts[size_t(host)].leaf_group);
+    const Switch &s = t.switches[size_t(sw)];
+    if (s.level == 1 && s.leaf_group >= 0) return fmt::format("lg{}", s.leaf_group);
+    if (boxes.insert(sw).second)
+      out += fmt::format("  sw{} [shape=box, style=rounded, color=\"#d02020\", label=\"{}\"];\n", sw,
+                         dot_escape(s.name));
+    return fmt::format("sw{}", sw);
+  };
+  for (const HotCable &h : m.hot) {
+    const std::string a = end(h.sw, -1), b = end(h.peer_sw, h.peer_host);
+    std::vector<std::string> lines{fmt::format("{} p{}: {:.0f}%", t.switches[size_t(h.sw)].name, h.port,
+                                               100 * h.utilization)};
+    if (h.wait_ratio >= 0.01) lines[0] += fmt::format(", wait {:.2f}", std::min(h.wait_ratio, 1e6));
+    if (!h.jobs.empty()) {
+      std::vector<uint64_t> ids(h.jobs.begin(), h.jobs.end());
+      std::sort(ids.begin(), ids.end());
+      lines.push_back("jobs " + ranges(ids));
+    }
+    if (!h.unknown_jobs.empty()) lines.push_back(fmt::format("+{} without layout", h.unknown_jobs.size()));
+    std::string label;
+    for (const std::string &l : lines) label += (label.empty() ? "" : "\\n") + dot_escape(l);
+    out += fmt::format("  {} -- {} [color=\"#d02020\", penwidth=3, fontcolor=\"#d02020\", fontsize=8, "
+                       "constraint=false, dir=forward, label=\"{}\"];\n",
+                       a, b, label);
+  }
+  return out;
+}
+
 // focus: 0 = every job in colour; else that job in colour with its ranks, the others grey.
 std::string dot(const ShowModel &m, uint32_t focus) {
   const Topology &t = *m.topo;
@@ -125,6 +161,7 @@ std::string dot(const ShowModel &m, uint32_t focus) {
       prev = g;
     }
   }
+  out += hot_cables_dot(m);
   // Legend: every job holding nodes (or the focused one), and the waiting jobs.
   std::string leg = "<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"3\">";
   leg += "<TR><TD COLSPAN=\"2\"><B>jobs</B></TD></TR>";

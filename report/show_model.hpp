@@ -123,6 +123,17 @@ struct ShowPod {
   uint32_t whole_free_groups = 0;       // leaf groups with every node free
 };
 
+// A congested cable direction as `topoaware monitor --format json` reported it, for show
+// --congestion: the sending switch port, where the cable leads, and the jobs behind it.
+struct HotCable {
+  int sw = -1, port = 0;           // the switch port that sends
+  int peer_sw = -1, peer_host = -1;  // the other end: a switch, or a host
+  int peer_port = 0;
+  double utilization = 0, wait_ratio = 0;
+  std::vector<uint32_t> jobs;      // layout jobs whose flows take it, most bytes first
+  std::vector<uint32_t> unknown_jobs;
+};
+
 struct ShowModel {
   std::shared_ptr<const Topology> topo;  // a copy, at a fixed address: the index points into it
   std::unique_ptr<TopoIndex> index;
@@ -143,6 +154,9 @@ struct ShowModel {
   uint32_t largest_free_block = 0;      // most free nodes in one leaf group
   int largest_free_group = -1;
   std::vector<std::string> notes;       // about the whole picture (status file, topology)
+  std::string congestion_file;          // show --congestion: the monitor report read
+  double congestion_interval = 0;
+  std::vector<HotCable> hot;            // its congested directions
 
   const ShowJob *find(uint32_t job_id) const;
 };

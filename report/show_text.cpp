@@ -243,6 +243,25 @@ std::string show_text(const ShowModel &m) {
     out += "\nNotes:\n";
     for (const std::string &n : notes) out += "  " + n + "\n";
   }
+  if (!m.congestion_file.empty()) {
+    out += fmt::format("\nCongested cables ({}, over {:.0f} s): {}\n", m.congestion_file, m.congestion_interval,
+                       m.hot.empty() ? "none" : std::to_string(m.hot.size()));
+    for (const HotCable &h : m.hot) {
+      std::string peer = h.peer_sw >= 0 ? m.topo->switches[size_t(h.peer_sw)].name
+                                        : (h.peer_host >= 0 ? m.topo->hosts[size_t(h.peer_host)].name : "?");
+      out += fmt::format("  {} p{} -> {}: {:.0f}% of line rate, wait ratio {:.3f}", m.topo->switches[size_t(h.sw)].name,
+                         h.port, peer, 100 * h.utilization, std::min(h.wait_ratio, 1e6));
+      if (!h.jobs.empty()) {
+        out += "; jobs";
+        for (uint32_t id : h.jobs) out += fmt::format(" {}", id);
+      }
+      if (!h.unknown_jobs.empty()) {
+        out += "; without a layout:";
+        for (uint32_t id : h.unknown_jobs) out += fmt::format(" {}", id);
+      }
+      out += "\n";
+    }
+  }
   return out;
 }
 

@@ -215,3 +215,44 @@ mon --mad-timeout 100 --retries 0 >"$work/gone.txt" 2>"$work/gone.err" || rc=$?
 [ "$rc" -eq 0 ] || ta_fail "monitor with a vanished switch exited $rc: $(tail -3 "$work/gone.err")"
 grep -q 'not read: .*no answer' "$work/gone.txt" || ta_fail "the vanished switch's ports are not reported: $(head -20 "$work/gone.txt")"
 ta_pass "a switch gone mid-series: its ports reported as not read, the rest measured, exit 0"
+
+# show --congestion draws that report on the fabric: stand-in squeue and sinfo (first in PATH) list
+# the snapshot's jobs and one more (105, on n0007 n0008) that the status file does not know.
+mkdir -p "$work/bin"
+cat >"$work/bin/squeue" <<SH
+#!/bin/sh
+printf '%s\n' '101|RUNNING|a|gpu|4|None|n[0001-0002,0005-0006]|ring1' '102|RUNNING|b|gpu|4|None|n[0009-0010,0013-0014]|ring2' \
+  '103|RUNNING|c|gpu|2|None|n[0003-0004]|pair' '104|RUNNING|d|gpu|2|None|n[0011-0012]|other' '105|RUNNING|e|gpu|2|None|n[0007-0008]|new'
+SH
+cat >"$work/bin/sinfo" <<SH
+#!/bin/sh
+for i in \$(seq 1 16); do printf 'n%04d|allocated|none\n' \$i; done
+SH
+chmod +x "$work/bin/"*
+PATH="$work/bin:$PATH" "$bin" show --topology "$t" --status "$work/status.json" --congestion "$work/report.json" \
+  >"$work/show.txt" 2>"$work/show.err" || ta_fail "show --congestion failed: $(cat "$work/show.err")"
+grep -q "^Congested cables ($work/report.json, over 10 s): $n$" "$work/show.txt" ||
+  ta_fail "show --congestion text: $(grep -A3 Congested "$work/show.txt")"
+[ "$(grep -cE '^  [a-z0-9]+ p[0-9]+ -> [a-z0-9]+: [0-9]+% of line rate' "$work/show.txt")" = "$n" ] ||
+  ta_fail "show --congestion does not list the $n directions: $(grep -A9 Congested "$work/show.txt")"
+PATH="$work/bin:$PATH" "$bin" show --topology "$t" --status "$work/status.json" --congestion "$work/report.json" \
+  --format dot >"$work/show.dot" 2>/dev/null || ta_fail "show --congestion --format dot failed"
+[ "$(grep -c 'color="#d02020", penwidth=3' "$work/show.dot")" = "$n" ] ||
+  ta_fail "show --congestion draws $(grep -c 'color="#d02020", penwidth=3' "$work/show.dot") red cables, not $n"
+rc=0
+PATH="$work/bin:$PATH" "$bin" show --topology "$t" --status "$work/status.json" --congestion "$work/status.json" >/dev/null 2>"$work/bad.err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'not a report of topoaware monitor' "$work/bad.err" ||
+  ta_fail "show --congestion with a file that is not a report: rc $rc, $(cat "$work/bad.err")"
+ta_pass "show --congestion lists and draws the $n congested directions; another file is refused"
+
+# With squeue: job 105 runs without an entry in the status file: unknown traffic, not ignored.
+back10
+PATH="$work/bin:$PATH" sim "$bin" monitor --once -q -t "$t" --status "$work/status.json" --state "$work/state.json" \
+  --format json >"$work/sq.json" 2>"$work/sq.err" || ta_fail "monitor with squeue failed: $(cat "$work/sq.err")"
+python3 -c '
+import json, sys
+jobs = {j["job"]: j for j in json.load(open(sys.argv[1]))["jobs"]}
+assert sorted(jobs) == [101, 102, 103, 104, 105], sorted(jobs)
+assert not jobs[105]["known"] and jobs[101]["known"], (jobs[105], jobs[101])
+' "$work/sq.json" || ta_fail "monitor with squeue: the jobs it reports: $(head -c 600 "$work/sq.json")"
+ta_pass "with squeue, a running job the status file does not know is reported as unknown traffic"
