@@ -154,6 +154,8 @@ struct DefragOptions {
   int max_moves = 1;
   int checkpoint_wait = -1;  // -1: the job's --signal time
   int restart_wait = 300;
+  std::string congestion;    // a `monitor --format json` report: relocate only jobs it finds congested
+  double min_congested_share = 0.2;
 };
 // --apply: a move was not done (signal or requeue failed, the job changed): the job keeps running.
 inline constexpr int kDefragExitMoveFailed = 7;

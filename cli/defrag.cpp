@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +24,8 @@
 #include "safe_folder.hpp"
 #include "show.hpp"
 #include "topology_json.hpp"
+#include "congestion_out.hpp"
+#include "file_read.hpp"
 
 namespace topoaware {
 
@@ -58,6 +62,13 @@ void add_defrag_command(CLI::App &app, DefragOptions &o) {
       ->check(CLI::Range(0, 86400))
       ->type_name("S");
   d->add_option("--log", o.log, "--apply: also append every step to FILE");
+  d->add_option("--congestion", o.congestion,
+                "Move running jobs only where a report of topoaware monitor --format json measured their traffic "
+                "congested (FILE)");
+  d->add_option("--min-congested-share", o.min_congested_share,
+                "--congestion: a job is congested when at least this share of its cross-leaf bytes takes a "
+                "congested cable (default 0.2)")
+      ->check(CLI::Range(0.0, 1.0));
 }
 
 namespace {
@@ -96,7 +107,41 @@ struct Snapshot {
   ShowModel model;
   std::map<uint32_t, DefragJobTimes> times;
   DefragPlan plan;
+  std::map<uint32_t, JobCongestion> measured;  // --congestion: by job id
 };
+
+// --congestion: keep the relocations of the jobs the monitor measured congested (the engine already
+// predicts each kept move to help), and say which were left out and why.
+void keep_congested(const DefragOptions &o, Snapshot &s) {
+  std::vector<JobCongestion> jobs;
+  try {
+    jobs = job_congestion_from_json(read_regular_file(o.congestion, 256u << 20, "256 MiB"));
+  } catch (const std::exception &e) {
+    throw Failure(o.congestion + ": " + e.what());
+  }
+  for (const JobCongestion &j : jobs) s.measured[j.job_id] = j;
+  const std::vector<uint32_t> hot = congested_jobs(jobs, o.min_congested_share);
+  std::vector<DefragRelocation> kept;
+  for (DefragRelocation &r : s.plan.relocations) {
+    const auto m = s.measured.find(r.job_id);
+    const std::string id = "job " + std::to_string(r.job_id);
+    if (std::find(hot.begin(), hot.end(), r.job_id) != hot.end()) {
+      s.plan.notes.push_back(fmt::format("{}: measured {:.0f}% of its cross-leaf bytes on congested cables ({}); "
+                                         "proposed",
+                                         id, 100 * m->second.share(), o.congestion));
+      kept.push_back(std::move(r));
+    } else if (m == s.measured.end()) {
+      s.plan.notes.push_back(id + ": not in " + o.congestion + " (not running when it was measured): not proposed");
+    } else if (!m->second.known) {
+      s.plan.notes.push_back(id + ": its traffic was unknown when measured (" + m->second.note + "): not proposed");
+    } else {
+      s.plan.notes.push_back(fmt::format("{}: measured {:.0f}% of its cross-leaf bytes on congested cables, below "
+                                         "{:.0f}%: not proposed",
+                                         id, 100 * m->second.share(), 100 * o.min_congested_share));
+    }
+  }
+  s.plan.relocations = std::move(kept);
+}
 
 void take_snapshot(const DefragOptions &o, Snapshot &s, bool warn) {
   gather_show_sources(o.topology, o.status, o.timeout, true, s.src);
@@ -112,6 +157,7 @@ void take_snapshot(const DefragOptions &o, Snapshot &s, bool warn) {
   DefragParams p;
   p.comm_fraction = o.comm_fraction;
   s.plan = plan_defrag(s.model, s.times, p);
+  if (!o.congestion.empty()) keep_congested(o, s);
 }
 
 bool job_state(uint32_t id, int timeout, DefragJobState &st) {
@@ -143,6 +189,9 @@ std::string first_line_of(const std::string &s) {
 int apply_move(const DefragOptions &o, const Snapshot &s, const DefragMove &mv, const Logger &log) {
   const Topology &t = *s.model.topo;
   const std::string id = std::to_string(mv.job_id);
+  if (auto m = s.measured.find(mv.job_id); m != s.measured.end() && m->second.known)
+    log(fmt::format("job {}: measured {:.0f}% of its cross-leaf bytes on congested cables ({})", id,
+                    100 * m->second.share(), o.congestion));
   log("job " + id + ": move from " + names(t, mv.from) + " to " + names(t, mv.to) + " (predicted " +
       place_status_name(mv.predicted) + "; est. slowdown " + std::to_string(mv.slowdown_now).substr(0, 4) + " -> " +
       std::to_string(mv.slowdown_after).substr(0, 4) + ")");

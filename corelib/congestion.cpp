@@ -206,6 +206,13 @@ void attribute_jobs(const Topology &topo, const std::vector<RunningJob> &jobs, C
             [](const JobCongestion &a, const JobCongestion &b) { return a.job_id < b.job_id; });
 }
 
+std::vector<uint32_t> congested_jobs(const std::vector<JobCongestion> &jobs, double min_share) {
+  std::vector<uint32_t> out;
+  for (const JobCongestion &j : jobs)
+    if (j.known && j.cross_leaf_bytes > 0 && j.share() >= min_share) out.push_back(j.job_id);
+  return out;
+}
+
 std::string link_name(const Topology &topo, const LinkLoad &l) {
   std::string s = topo.switches[size_t(l.sw)].name + " p" + std::to_string(l.port) + " -> ";
   switch (l.peer.kind) {

@@ -110,6 +110,10 @@ void attribute_jobs(const Topology &topo, const std::vector<RunningJob> &jobs, C
 // "leaf01 p33 -> spine02 p5" (switch to switch) or "leaf01 p3 -> n0001 mlx5_0" (to a host).
 std::string link_name(const Topology &topo, const LinkLoad &l);
 
+// defrag's trigger: the jobs whose measured share of cross-leaf bytes on congested directions is at
+// least `min_share` (jobs of unknown traffic never are: nothing says a move would help them).
+std::vector<uint32_t> congested_jobs(const std::vector<JobCongestion> &jobs, double min_share);
+
 // The state --once keeps between runs: the last snapshot, keyed to the topology's cabling hash so a
 // snapshot of another fabric is never compared. Throws std::runtime_error on a damaged file.
 std::string snapshot_to_json(const CounterSnapshot &s, const std::string &topo_hash);

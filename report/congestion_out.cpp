@@ -210,6 +210,29 @@ std::string congestion_json(const Topology &topo, const CongestionReport &r) {
   return o.dump(1) + "\n";
 }
 
+std::vector<JobCongestion> job_congestion_from_json(const std::string &text) {
+  std::vector<JobCongestion> jobs;
+  try {
+    const nlohmann::json o = nlohmann::json::parse(text);
+    for (const auto &e : o.at("jobs")) {
+      JobCongestion j;
+      j.job_id = e.at("job").get<uint32_t>();
+      j.known = e.at("known").get<bool>();
+      if (j.known) {
+        j.cross_leaf_bytes = e.at("cross_leaf_bytes").get<double>();
+        j.congested_bytes = e.at("congested_bytes").get<double>();
+        if (j.hot_cables.empty() && e.contains("hot_directions"))
+          j.hot_cables = e.at("hot_directions").get<std::vector<std::string>>();
+      }
+      j.note = e.value("note", "");
+      jobs.push_back(std::move(j));
+    }
+  } catch (const nlohmann::json::exception &e) {
+    throw std::runtime_error(std::string("not a report of topoaware monitor --format json: ") + e.what());
+  }
+  return jobs;
+}
+
 std::vector<HotCable> hot_cables_from_json(const std::string &text, const Topology &topo, double &interval) {
   std::unordered_map<std::string, int> sw, host;
   for (size_t i = 0; i < topo.switches.size(); ++i) sw[topo.switches[i].name] = int(i);

@@ -28,4 +28,8 @@ std::string congestion_json(const Topology &topo, const CongestionReport &r);
 // host the topology does not have (a report of another fabric).
 std::vector<HotCable> hot_cables_from_json(const std::string &text, const Topology &topo, double &interval);
 
+// Every job of a `monitor --format json` report with its measured bytes (for defrag --congestion);
+// throws std::runtime_error when the text is not such a report.
+std::vector<JobCongestion> job_congestion_from_json(const std::string &text);
+
 }  // namespace topoaware

@@ -108,6 +108,36 @@ grep -q "move job $m: n\[0001-0002,0005-0006\] -> n\[0009-0012\]" "$SEL_WORK/pla
   ta_fail "text plan: $(cat "$SEL_WORK/plan.txt")"
 ta_pass "defrag lists M and N for leaf 3 (ideal, lower hop-bytes), only M applicable"
 
+# 3b. Measured congestion as the trigger: a report of topoaware monitor (written here: this cluster
+# has no fabric to measure) finds M's traffic congested and N's not: only M is proposed, and the
+# notes say why N is not. A file that is not such a report is refused.
+cat >"$SEL_WORK/congestion.json" <<JSON
+{"interval_s": 10, "ports_sampled": 48, "ports_measured": 48, "directions": [],
+ "jobs": [{"job": $m, "known": true, "cross_leaf_bytes": 4e9, "congested_bytes": 2e9, "congested_share": 0.5,
+           "hot_directions": ["leaf001 p5 -> spine01 p1"]},
+          {"job": $n, "known": true, "cross_leaf_bytes": 4e9, "congested_bytes": 2e8, "congested_share": 0.05,
+           "hot_directions": []}],
+ "problems": []}
+JSON
+defrag --json --congestion "$SEL_WORK/congestion.json" >"$SEL_WORK/plan-c.json" 2>"$SEL_WORK/plan-c.err" ||
+  ta_fail "defrag --congestion failed: $(cat "$SEL_WORK/plan-c.err")"
+python3 - "$SEL_WORK/plan-c.json" "$m" "$n" <<'EOF' || ta_fail "plan with --congestion: $(cat "$SEL_WORK/plan-c.json")"
+import json, sys
+p = json.load(open(sys.argv[1])); m, n = int(sys.argv[2]), int(sys.argv[3])
+assert [r["job_id"] for r in p["relocations"]] == [m], p["relocations"]
+notes = " | ".join(p["notes"])
+assert f"job {m}: measured 50% of its cross-leaf bytes on congested cables" in notes, notes
+assert f"job {n}: measured 5% of its cross-leaf bytes on congested cables, below 20%: not proposed" in notes, notes
+EOF
+defrag --json --congestion "$SEL_WORK/congestion.json" --min-congested-share 0.01 >"$SEL_WORK/plan-c2.json" 2>&1 &&
+  python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["relocations"]) == 2' "$SEL_WORK/plan-c2.json" ||
+  ta_fail "defrag --min-congested-share 0.01 does not propose both: $(cat "$SEL_WORK/plan-c2.json")"
+rc=0
+defrag --congestion "$STATUS" >/dev/null 2>"$SEL_WORK/plan-c3.err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'not a report of topoaware monitor' "$SEL_WORK/plan-c3.err" ||
+  ta_fail "defrag --congestion with the status file: rc $rc, $(cat "$SEL_WORK/plan-c3.err")"
+ta_pass "defrag --congestion proposes only the job measured congested (M: 50%; N: 5% < 20%), says why"
+
 # 4. --apply.
 t0=$SECONDS
 set +e
