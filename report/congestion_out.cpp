@@ -92,6 +92,10 @@ std::string congestion_text(const Topology &topo, const CongestionReport &r, siz
   return out;
 }
 
+// Label sets stay bounded whatever the fabric: at most this many per-direction and per-job series.
+constexpr size_t kMaxDirectionSeries = 1000;
+constexpr size_t kMaxJobSeries = 1000;
+
 std::string congestion_prometheus(const Topology &topo, const CongestionReport &r, size_t top) {
   std::string out;
   out += "# HELP topoaware_fabric_ports_sampled Switch ports whose counters were read.\n"
@@ -126,9 +130,13 @@ std::string congestion_prometheus(const Topology &topo, const CongestionReport &
   out += fmt::format("topoaware_link_utilization_ratio_bucket{{le=\"+Inf\"}} {}\n", n);
   out += fmt::format("topoaware_link_utilization_ratio_sum {}\ntopoaware_link_utilization_ratio_count {}\n", sum, n);
   // Per direction: the congested ones and the `top` busiest.
+  // The worst congested directions first, at most kMaxDirectionSeries of them, then `top` others.
   std::vector<const LinkLoad *> shown;
-  for (const LinkLoad *l : hot_first(r))
-    if (l->congested || shown.size() < r.congested() + top) shown.push_back(l);
+  size_t others = 0;
+  for (const LinkLoad *l : hot_first(r)) {
+    if (l->congested ? shown.size() >= kMaxDirectionSeries : others++ >= top) continue;
+    shown.push_back(l);
+  }
   out += "# HELP topoaware_link_direction_utilization Transmit rate over line rate (congested and busiest directions).\n"
          "# TYPE topoaware_link_direction_utilization gauge\n";
   for (const LinkLoad *l : shown)
@@ -146,13 +154,20 @@ std::string congestion_prometheus(const Topology &topo, const CongestionReport &
   out += "# HELP topoaware_job_congested_share Share of a job's cross-leaf bytes on congested directions.\n"
          "# TYPE topoaware_job_congested_share gauge\n";
   size_t unknown = 0;
+  std::vector<const JobCongestion *> paying;
   for (const JobCongestion &j : r.jobs) {
-    if (!j.known) {
+    if (!j.known)
       ++unknown;
-      continue;
-    }
-    if (j.congested_bytes > 0) out += fmt::format("topoaware_job_congested_share{{job=\"{}\"}} {:.4f}\n", j.job_id, j.share());
+    else if (j.congested_bytes > 0)
+      paying.push_back(&j);
   }
+  std::stable_sort(paying.begin(), paying.end(),
+                   [](const JobCongestion *a, const JobCongestion *b) { return a->share() > b->share(); });
+  if (paying.size() > kMaxJobSeries) paying.resize(kMaxJobSeries);
+  std::sort(paying.begin(), paying.end(),
+            [](const JobCongestion *a, const JobCongestion *b) { return a->job_id < b->job_id; });
+  for (const JobCongestion *j : paying)
+    out += fmt::format("topoaware_job_congested_share{{job=\"{}\"}} {:.4f}\n", j->job_id, j->share());
   out += "# HELP topoaware_jobs_unknown_traffic Running jobs whose traffic is unknown (no layout).\n"
          "# TYPE topoaware_jobs_unknown_traffic gauge\n";
   out += fmt::format("topoaware_jobs_unknown_traffic {}\n", unknown);

@@ -14,9 +14,10 @@ namespace topoaware {
 // Plain text for people: congested directions first, then the jobs paying, then problems.
 std::string congestion_text(const Topology &topo, const CongestionReport &r, size_t max_links);
 
-// Prometheus text exposition. Label sets stay bounded at any fabric size: per-cable series only for
-// congested directions plus the `top` most utilized, per-job series only for jobs crossing a
-// congested direction; fabric-wide counts and histograms for everything else.
+// Prometheus text exposition. Label sets stay bounded at any fabric size: per-direction series for
+// the congested directions (the 1,000 worst) and the `top` busiest others, per-job series for the
+// jobs crossing a congested direction (the 1,000 with the largest share); fabric-wide counts and a
+// histogram of every measured direction for the rest.
 std::string congestion_prometheus(const Topology &topo, const CongestionReport &r, size_t top);
 
 // JSON (for defrag and scripts): every measured direction's utilization and wait ratio, the

@@ -275,6 +275,33 @@ void prometheus_label_sets_stay_bounded(void **) {
   assert_true(text.find("topoaware_fabric_congested_directions 0\n") != std::string::npos);
 }
 
+// 40 leaves x 32 uplinks: 2,560 switch-to-switch directions, every one congested: still 1,000
+// per-direction series (the worst), and the fabric-wide count says how many there are.
+void prometheus_caps_the_congested_series(void **) {
+  Topology t = enginetest::make_topology(0, 40, 4);
+  enginetest::add_spines(t, 2, 16);
+  CounterSnapshot a, b;
+  a.time_s = 0;
+  b.time_s = 1;
+  for (const auto &[sw, port] : sampled_ports(t)) {
+    PortSample s;
+    s.sw = sw;
+    s.port = port;
+    s.ok = s.wide = true;
+    a.ports.push_back(s);
+    s.xmit_words = uint64_t(195e9 / 32) - uint64_t(port);  // all above 80%, not all equal
+    b.ports.push_back(s);
+  }
+  CongestionReport r = link_loads(t, a, b, CongestionThresholds{});
+  assert_int_equal(r.congested(), 2560);
+  const std::string text = congestion_prometheus(t, r, 20);
+  size_t series = 0;
+  for (size_t at = 0; (at = text.find("\ntopoaware_link_direction_congested{", at)) != std::string::npos; ++at)
+    ++series;
+  assert_int_equal(series, 1000);
+  assert_contains(text, "topoaware_fabric_congested_directions 2560\n");
+}
+
 }  // namespace
 
 int main() {
@@ -286,6 +313,7 @@ int main() {
       cmocka_unit_test(without_routes_the_jobs_say_so),
       cmocka_unit_test(state_round_trip_and_other_fabric),
       cmocka_unit_test(prometheus_label_sets_stay_bounded),
+      cmocka_unit_test(prometheus_caps_the_congested_series),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
