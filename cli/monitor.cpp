@@ -50,6 +50,10 @@ std::vector<RunningJob> running_jobs(const ShowModel &m) {
       r.step.nodes = j.order;
       r.step.dp_bytes = params.grad_bytes_per_rank(j.layout);
       r.step.pp_bytes = params.micro_batches * params.activation_bytes(j.layout);
+      // EP: one dispatch and one combine of every micro-batch's tokens per step. A MoE model does
+      // that once per MoE layer, so this weighs EP low against DP and PP in a job's share; it
+      // decides which cables the EP flows take, which is what attribution needs.
+      if (j.layout.ep > 1) r.step.ep_bytes = 2 * params.micro_batches * params.activation_bytes(j.layout);
     } else if (!j.layout_error.empty()) {
       r.why_unknown = "its layout cannot be used: " + j.layout_error;
     } else if (!j.outside.empty()) {

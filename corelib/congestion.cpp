@@ -119,6 +119,12 @@ CongestionReport link_loads(const Topology &topo, const CounterSnapshot &prev, c
         l.note = "PortXmitWait saturated: reset it with perfquery -R";
       }
       l.congested = (l.gbps > 0 && l.utilization >= th.utilization) || l.wait_ratio >= th.wait_ratio;
+      // Error counters saturate rather than wrap: a lower value is a reset, counted from zero.
+      for (size_t e = 0; e < 12; ++e) {
+        const uint64_t d = c.errors[e] >= p->errors[e] ? c.errors[e] - p->errors[e] : c.errors[e];
+        if (d) l.errors.push_back({kPortCounterNames[e], d});
+      }
+      r.ports_with_errors += !l.errors.empty();
       ++r.ports_measured;
     }
     if (!l.measured) r.problems.push_back(link_name(topo, l) + ": " + l.note);
@@ -233,14 +239,18 @@ std::string snapshot_to_json(const CounterSnapshot &s, const std::string &topo_h
   // Switches by index: the state is keyed to the topology's hash, and a topology with that hash
   // lists its switches in one canonical order.
   nlohmann::ordered_json o;
-  o["schema"] = "topoaware-counters/1";
+  o["schema"] = "topoaware-counters/2";
   o["topology_hash"] = topo_hash;
   o["time"] = s.time_s;
   o["duration"] = s.duration_s;
   auto &ports = o["ports"] = nlohmann::ordered_json::array();
   for (const PortSample &p : s.ports) {
-    if (p.ok)
-      ports.push_back({p.sw, p.port, p.wide ? 1 : 0, p.xmit_words, p.rcv_words, p.xmit_wait});
+    if (p.ok) {
+      nlohmann::ordered_json e = {p.sw, p.port, p.wide ? 1 : 0, p.xmit_words, p.rcv_words, p.xmit_wait};
+      auto &errs = e.emplace_back(nlohmann::ordered_json::array());
+      for (uint64_t v : p.errors) errs.push_back(v);
+      ports.push_back(std::move(e));
+    }
     else
       ports.push_back({p.sw, p.port, p.error});
   }
@@ -253,8 +263,8 @@ CounterSnapshot snapshot_from_json(const std::string &text, const std::string &t
   nlohmann::json o;
   try {
     o = nlohmann::json::parse(text);
-    if (!o.is_object() || o.value("schema", "") != "topoaware-counters/1")
-      throw std::runtime_error("not a topoaware-counters/1 file");
+    if (!o.is_object() || o.value("schema", "") != "topoaware-counters/2")
+      throw std::runtime_error("not a topoaware-counters/2 file");
     if (o.at("topology_hash").get<std::string>() != topo_hash) return s;
     s.time_s = o.at("time").get<double>();
     s.duration_s = o.at("duration").get<double>();
@@ -262,12 +272,15 @@ CounterSnapshot snapshot_from_json(const std::string &text, const std::string &t
       PortSample p;
       p.sw = e.at(0).get<int>();
       p.port = e.at(1).get<int>();
-      if (e.size() == 6) {
+      if (e.size() == 7) {
         p.ok = true;
         p.wide = e.at(2).get<int>() != 0;
         p.xmit_words = e.at(3).get<uint64_t>();
         p.rcv_words = e.at(4).get<uint64_t>();
         p.xmit_wait = e.at(5).get<uint64_t>();
+        const auto &errs = e.at(6);
+        if (errs.size() != 12) throw std::runtime_error("a port entry without its 12 error counters");
+        for (size_t i = 0; i < 12; ++i) p.errors[i] = errs.at(i).get<uint64_t>();
       } else if (e.size() == 3) {
         p.error = e.at(2).get<std::string>();
       } else {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "port_counters.hpp"
 #include "route_trace.hpp"
 #include "topology.hpp"
 #include "traffic.hpp"
@@ -30,6 +31,9 @@ struct PortSample {
   bool wide = false;
   uint64_t xmit_words = 0, rcv_words = 0;
   uint64_t xmit_wait = 0;  // PortXmitWait ticks (32 bits, saturating)
+  // PortCounters' error counters, in the order of kPortCounterNames (port_counters.hpp); each
+  // stops at its maximum (8 to 16 bits).
+  uint64_t errors[12] = {};
 };
 
 struct CounterSnapshot {
@@ -58,6 +62,8 @@ struct LinkLoad {
   double utilization = 0;          // xmit_gbps / gbps
   double wait_ratio = 0;           // delta PortXmitWait / delta PortXmitData (words)
   bool congested = false;
+  // Error counters that rose over the interval: (kPortCounterNames entry, increase).
+  std::vector<std::pair<std::string, uint64_t>> errors;
   // Attribution: the jobs whose predicted flows take this direction, by predicted bytes per step,
   // and the jobs without a layout whose traffic could take it (unknown traffic).
   std::vector<std::pair<uint32_t, double>> jobs;  // (job id, predicted bytes per step), largest first
@@ -87,6 +93,7 @@ struct JobCongestion {
 struct CongestionReport {
   double interval_s = 0;
   size_t ports_sampled = 0, ports_measured = 0;
+  size_t ports_with_errors = 0;         // measured ports whose error counters rose
   std::vector<LinkLoad> links;          // every sampled switch port, sorted by (sw, port)
   std::vector<JobCongestion> jobs;      // by job id
   std::vector<std::string> problems;    // ports not read, resets, routes missing: one line each

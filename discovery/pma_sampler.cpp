@@ -269,6 +269,15 @@ CounterSnapshot sample_ports(const Topology &topo, const std::vector<std::pair<i
       uint32_t wait = 0;
       mad_decode_field(const_cast<uint8_t *>(pc.data), IB_PC_XMT_WAIT_F, &wait);
       p.xmit_wait = wait;
+      static const int kErrorFields[12] = {
+          IB_PC_ERR_SYM_F,        IB_PC_LINK_RECOVERS_F, IB_PC_LINK_DOWNED_F,   IB_PC_ERR_RCV_F,
+          IB_PC_ERR_PHYSRCV_F,    IB_PC_ERR_SWITCH_REL_F, IB_PC_XMT_DISCARDS_F, IB_PC_ERR_XMTCONSTR_F,
+          IB_PC_ERR_RCVCONSTR_F,  IB_PC_ERR_LOCALINTEG_F, IB_PC_ERR_EXCESS_OVR_F, IB_PC_VL15_DROPPED_F};
+      for (size_t e = 0; e < 12; ++e) {
+        uint32_t v = 0;
+        mad_decode_field(const_cast<uint8_t *>(pc.data), static_cast<enum MAD_FIELDS>(kErrorFields[e]), &v);
+        p.errors[e] = v;
+      }
       if (ext.ok) {
         p.wide = true;
         mad_decode_field(const_cast<uint8_t *>(ext.data), IB_PC_EXT_XMT_BYTES_F, &p.xmit_words);

@@ -68,6 +68,11 @@ std::string congestion_text(const Topology &topo, const CongestionReport &r, siz
     }
     ++shown;
   }
+  if (r.ports_with_errors) {
+    out += fmt::format("Error counters rose on {} port(s):\n", r.ports_with_errors);
+    for (const LinkLoad &l : r.links)
+      for (const auto &[name, n] : l.errors) out += fmt::format("  {}: {} +{}\n", link_name(topo, l), name, n);
+  }
   bool header = false;
   for (const JobCongestion &j : r.jobs) {
     if (!header) out += "Jobs:\n";
@@ -107,6 +112,9 @@ std::string congestion_prometheus(const Topology &topo, const CongestionReport &
   out += "# HELP topoaware_fabric_congested_directions Cable directions above a congestion threshold.\n"
          "# TYPE topoaware_fabric_congested_directions gauge\n";
   out += fmt::format("topoaware_fabric_congested_directions {}\n", r.congested());
+  out += "# HELP topoaware_fabric_ports_with_errors Switch ports whose error counters rose over the interval.\n"
+         "# TYPE topoaware_fabric_ports_with_errors gauge\n";
+  out += fmt::format("topoaware_fabric_ports_with_errors {}\n", r.ports_with_errors);
   // Every measured direction in a histogram: bounded whatever the fabric's size.
   static const double kLe[] = {0.1, 0.25, 0.5, 0.75, 0.9, 1.0};
   size_t counts[7] = {};
@@ -179,6 +187,7 @@ std::string congestion_json(const Topology &topo, const CongestionReport &r) {
   o["interval_s"] = r.interval_s;
   o["ports_sampled"] = r.ports_sampled;
   o["ports_measured"] = r.ports_measured;
+  o["ports_with_errors"] = r.ports_with_errors;
   auto &links = o["directions"] = nlohmann::ordered_json::array();
   for (const LinkLoad &l : r.links) {
     nlohmann::ordered_json e;
@@ -198,6 +207,10 @@ std::string congestion_json(const Topology &topo, const CongestionReport &r) {
       e["utilization"] = l.utilization;
       e["wait_ratio"] = std::min(l.wait_ratio, 1e6);
       e["congested"] = l.congested;
+    }
+    if (!l.errors.empty()) {
+      auto &errs = e["errors"] = nlohmann::ordered_json::object();
+      for (const auto &[name, n] : l.errors) errs[name] = n;
     }
     if (!l.note.empty()) e["note"] = l.note;
     if (!l.jobs.empty()) {

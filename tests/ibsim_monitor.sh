@@ -18,6 +18,7 @@
 #   - congested: exactly the directions at >= 80% of the busiest (>= 0.8 utilization) and the one
 #     with the wait ratio; each named with exactly the jobs the judge puts on it (none on the last);
 #   - every job's share: 103 none (no cross-leaf bytes), 104 unknown traffic;
+#   - the SymbolErrorCounter set to 25 on one port, as that port's only error;
 # and after that: a counter reset (lower values) is a note, not a negative load; a spine unlinked
 # mid-series is reported as ports not read, never a crash; Prometheus output parses.
 set -u
@@ -128,9 +129,12 @@ with open(f"{work}/set.console", "w") as f:
         f.write(f'PerformanceSet "{sim_id[sw]}"[{port}] PortCountersExtended.PortXmitData={w}\n')
     sw, port = wait_dir
     f.write(f'PerformanceSet "{sim_id[sw]}"[{port}] PortCounters.PortXmitWait={wait}\n')
+    # And a cable going bad on the first hot direction: its SymbolErrorCounter rises by 25.
+    bad = sorted(hot)[0]
+    f.write(f'PerformanceSet "{sim_id[bad[0]]}"[{bad[1]}] PortCounters.SymbolErrorCounter=25\n')
 json.dump({"hot": sorted(f"{s}:{p}" for s, p in hot | {wait_dir}),
            "jobs": {f"{s}:{p}": v for (s, p), v in jobs.items()},
-           "wait": f"{wait_dir[0]}:{wait_dir[1]}", "wait_ratio": wait / words[wait_dir]}, open(f"{work}/expect.json", "w"), indent=1)
+           "wait": f"{wait_dir[0]}:{wait_dir[1]}", "errored": f"{bad[0]}:{bad[1]}", "wait_ratio": wait / words[wait_dir]}, open(f"{work}/expect.json", "w"), indent=1)
 print(len(hot), "hot directions by load, 1 by wait")
 EOF
 
@@ -162,6 +166,9 @@ if abs(got[want["wait"]]["wait_ratio"] - want["wait_ratio"]) > 0.01 * want["wait
 bad = [d for d in r["directions"] if not d["measured"]]
 if bad or r["ports_measured"] != r["ports_sampled"]:
     sys.exit(f"{len(bad)} directions not measured: {bad[:2]}")
+errs = {key(d): d["errors"] for d in r["directions"] if d.get("errors")}
+if errs != {want["errored"]: {"SymbolErrorCounter": 25}} or r["ports_with_errors"] != 1:
+    sys.exit(f"error counters: {errs}")
 jobs = {j["job"]: j for j in r["jobs"]}
 if jobs[103]["cross_leaf_bytes"] != 0 or jobs[103]["congested_share"] != 0:
     sys.exit(f"job 103 (inside a leaf): {jobs[103]}")

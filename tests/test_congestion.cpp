@@ -125,6 +125,12 @@ void resets_saturation_and_missing_answers_are_notes(void **) {
   at(p.b, 2, ups[2]).ok = false;
   at(p.b, 2, ups[2]).error = "no answer after 3 tries";
   at(p.b, 2, ups[3]).wide = false;  // width changed between the readings
+  // Error counters: a rise is reported, a lower value (a reset) counts from zero.
+  const int host_port = 1;
+  at(p.a, 2, host_port).errors[0] = 7;
+  at(p.b, 2, host_port).errors[0] = 12;  // SymbolErrorCounter +5
+  at(p.a, 2, host_port).errors[2] = 9;
+  at(p.b, 2, host_port).errors[2] = 2;   // LinkDownedCounter reset, then 2
   const CongestionReport r = link_loads(t, p.a, p.b, CongestionThresholds{});
   assert_int_equal(r.ports_measured, r.ports_sampled - 4);
   assert_int_equal(r.problems.size(), 4);
@@ -134,6 +140,14 @@ void resets_saturation_and_missing_answers_are_notes(void **) {
   assert_true(load(r, 2, ups[2]).note.find("no answer") != std::string::npos);
   assert_true(load(r, 2, ups[3]).note.find("width") != std::string::npos);
   assert_int_equal(r.congested(), 0);
+  const LinkLoad &h = load(r, 2, host_port);
+  assert_int_equal(h.errors.size(), 2);
+  assert_string_equal(h.errors[0].first.c_str(), "SymbolErrorCounter");
+  assert_int_equal(h.errors[0].second, 5);
+  assert_string_equal(h.errors[1].first.c_str(), "LinkDownedCounter");
+  assert_int_equal(h.errors[1].second, 2);
+  assert_int_equal(r.ports_with_errors, 1);
+  assert_contains(congestion_text(t, r, 5), "SymbolErrorCounter +5");
   // No time between the readings: nothing measured, nothing divided by zero.
   p.b.time_s = p.a.time_s;
   assert_int_equal(link_loads(t, p.a, p.b, CongestionThresholds{}).ports_measured, 0);
@@ -235,6 +249,7 @@ void state_round_trip_and_other_fabric(void **) {
   const Topology t = fabric();
   Pair p = snapshots(t, 3);
   p.b.ports[3].xmit_words = 123456789012345ull;
+  p.b.ports[3].errors[11] = 65535;
   p.b.ports[4].ok = false;
   p.b.ports[4].error = "no answer";
   const std::string text = snapshot_to_json(p.b, "sha256:abc");
@@ -243,6 +258,7 @@ void state_round_trip_and_other_fabric(void **) {
   assert_true(same);
   assert_int_equal(back.ports.size(), p.b.ports.size());
   assert_true(back.ports[3].xmit_words == 123456789012345ull);
+  assert_int_equal(back.ports[3].errors[11], 65535);
   assert_false(back.ports[4].ok);
   assert_string_equal(back.ports[4].error.c_str(), "no answer");
   assert_true(snapshot_to_json(back, "sha256:abc") == text);
@@ -250,7 +266,7 @@ void state_round_trip_and_other_fabric(void **) {
   assert_false(same);
   bool threw = false;
   try {
-    snapshot_from_json("{\"schema\":\"topoaware-counters/1\",\"topology_hash\":\"sha256:abc\",\"time\":1,"
+    snapshot_from_json("{\"schema\":\"topoaware-counters/2\",\"topology_hash\":\"sha256:abc\",\"time\":1,"
                        "\"duration\":0,\"ports\":[[1,2,3,4]]}",
                        "sha256:abc", same);
   } catch (const std::runtime_error &) {
