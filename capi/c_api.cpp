@@ -22,6 +22,9 @@ using namespace topoaware;
 struct topoaware_topo {
   Topology topo;
   std::unique_ptr<TopoIndex> index;
+  // The file it was read from and the SHA-256 of the bytes read: the last good copy is those very
+  // bytes, copied in pieces (never the whole file, nor a JSON tree of it, in slurmctld's memory).
+  std::string source, source_sha256;
 };
 
 struct topoaware_placer {
@@ -81,7 +84,11 @@ extern "C" {
 topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen) {
   return c_boundary<topoaware_topo_t *>(err, errlen, nullptr, [&] {
     if (!path) throw LayoutError("no topology path given");
-    return make_topo(load_topology_file(path));
+    std::string digest;
+    topoaware_topo_t *t = make_topo(load_topology_file(path, &digest));
+    t->source = path;
+    t->source_sha256 = std::move(digest);
+    return t;
   });
 }
 
@@ -90,6 +97,10 @@ void topoaware_topo_free(topoaware_topo_t *topo) { delete topo; }
 int topoaware_topo_save(const topoaware_topo_t *topo, const char *path, char *err, size_t errlen) {
   return c_boundary<int>(err, errlen, -1, [&] {
     if (!topo || !path || !*path) throw LayoutError("no topology or no path to save it to");
+    if (!topo->source.empty()) {
+      copy_status_file(topo->source, path, topo->source_sha256);
+      return 0;
+    }
     Topology copy = topo->topo;  // to_json fills in the hash: never on the topology in use
     write_status_file(path, to_json(copy));
     return 0;

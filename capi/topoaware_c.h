@@ -29,9 +29,12 @@ typedef struct topoaware_placer topoaware_placer_t;
 /* Reads and validates topology.json. NULL on error. */
 topoaware_topo_t *topoaware_topo_load(const char *path, char *err, size_t errlen);
 void topoaware_topo_free(topoaware_topo_t *topo);
-/* Writes the topology as its canonical topology.json (the same hash) to path, atomically, in a folder
- * checked as the status file's is (reached safely from /; mode 0644): the select plugin's last good
- * copy, which it loads when the configured file cannot be read at start-up. 0, or -1 with err. */
+/* Writes the topology to path, atomically, in a folder checked as the status file's is (reached
+ * safely from /; mode 0644): the select plugin's last good copy, which it loads when the configured
+ * file cannot be read at start-up. A topology read by topoaware_topo_load is copied from its file 1
+ * MiB at a time and kept only if the bytes are the ones it was read from (a file replaced since is
+ * refused: the next load saves the new one); memory stays bounded whatever the file's size.
+ * 0, or -1 with err. */
 int topoaware_topo_save(const topoaware_topo_t *topo, const char *path, char *err, size_t errlen);
 /* "sha256:<hex>" of the topology, for checking that both sides use the same file: its hash, or with
  * routes a hash of its hash and its routes hash (the rank order reads the routes). */

@@ -161,6 +161,10 @@ void check_replaceable_at(int dir_fd, const std::string &name) {
 }  // namespace
 
 void replace_file_at(int dir_fd, const std::string &name, const std::string &text, mode_t mode) {
+  replace_file_at(dir_fd, name, mode, [&](int fd) { return write_all(fd, text); });
+}
+
+void replace_file_at(int dir_fd, const std::string &name, mode_t mode, const std::function<int(int fd)> &fill) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
     throw std::runtime_error("'" + name + "' is not a plain file name");
   // Checked first for a clear message; a link planted after the check is replaced by the rename
@@ -174,7 +178,15 @@ void replace_file_at(int dir_fd, const std::string &name, const std::string &tex
     throw std::runtime_error(what + ": " + std::strerror(e));
   };
   if (fchmod(fd, mode) != 0) fail("cannot set the mode of " + tmp, errno);  // the umask does not apply
-  if (const int e = write_all(fd, text)) fail("cannot write " + tmp, e);
+  int e = 0;
+  try {
+    e = fill(fd);
+  } catch (...) {
+    close(fd);
+    unlinkat(dir_fd, tmp.c_str(), 0);
+    throw;
+  }
+  if (e) fail("cannot write " + tmp, e);
   if (fsync(fd) != 0) fail("cannot write " + tmp + " to disk", errno);
   const int c = close(fd);
   fd = -1;

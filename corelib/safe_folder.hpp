@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ int open_folder_safely(const std::string &path, const FolderTrust &trust, bool c
 // link, FIFO, folder, device or socket) is refused, not replaced. Throws std::runtime_error saying
 // what failed; the temporary file is removed on every failure.
 void replace_file_at(int dir_fd, const std::string &name, const std::string &text, mode_t mode);
+// The same with the content written by `fill(fd)`, which returns 0 or an errno value and may throw
+// (the temporary file is removed either way): for content too large to hold in memory at once.
+void replace_file_at(int dir_fd, const std::string &name, mode_t mode, const std::function<int(int fd)> &fill);
 
 // Throws std::runtime_error ("PATH: not replaced: it is a FIFO; ...") when `path` exists and is not
 // a regular file (lstat: a link is never followed); a missing path is fine. Lets a caller that

@@ -17,6 +17,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <openssl/evp.h>
+
+#include <memory>
+#include <vector>
 
 namespace topoaware {
 
@@ -240,6 +244,65 @@ void write_status_file(const std::string &path, const std::string &text) {
     throw StatusError("status file " + path + ": " + e.what());
   }
   ::close(dir_fd);
+}
+
+void copy_status_file(const std::string &source, const std::string &path, const std::string &sha256) {
+  if (path.empty() || path[0] != '/') throw StatusError("copy '" + path + "': not an absolute path");
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == 0 ? "/" : path.substr(0, slash), name = path.substr(slash + 1);
+  if (name.empty()) throw StatusError("copy '" + path + "': names a folder, not a file");
+  const int src = ::open(source.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (src < 0) throw StatusError("cannot copy " + source + ": cannot open it: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(src);
+    throw StatusError("cannot copy " + source + ": not a regular file");
+  }
+  std::string why;
+  FolderTrust trust;
+  trust.also_owner = ::geteuid();
+  trust.what = "the copy's folder";
+  const int dir_fd = open_folder_safely(folder, trust, false, &why);
+  if (dir_fd < 0) {
+    ::close(src);
+    throw StatusError("copy " + path + ": " + why);
+  }
+  try {
+    replace_file_at(dir_fd, name, 0644, [&](int fd) {
+      std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX *)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+      if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+        throw std::runtime_error("SHA-256 failed (OpenSSL)");
+      std::vector<char> buf(size_t(1) << 20);
+      for (;;) {
+        const ssize_t n = ::read(src, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw std::runtime_error("cannot read " + source + ": " + std::strerror(errno));
+        if (n == 0) break;
+        if (EVP_DigestUpdate(ctx.get(), buf.data(), size_t(n)) != 1) throw std::runtime_error("SHA-256 failed (OpenSSL)");
+        for (ssize_t done = 0; done < n;) {
+          const ssize_t w = ::write(fd, buf.data() + done, size_t(n - done));
+          if (w < 0 && errno == EINTR) continue;
+          if (w < 0) return errno;
+          done += w;
+        }
+      }
+      unsigned char md[EVP_MAX_MD_SIZE];
+      unsigned len = 0;
+      if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) throw std::runtime_error("SHA-256 failed (OpenSSL)");
+      static const char kHex[] = "0123456789abcdef";
+      std::string hex;
+      for (unsigned i = 0; i < len; ++i) hex += {kHex[md[i] >> 4], kHex[md[i] & 15]};
+      if (hex != sha256)
+        throw std::runtime_error(source + " changed since it was read (its bytes are no longer the ones loaded)");
+      return 0;
+    });
+  } catch (const std::runtime_error &e) {
+    ::close(dir_fd);
+    ::close(src);
+    throw StatusError("copy " + path + ": " + e.what());
+  }
+  ::close(dir_fd);
+  ::close(src);
 }
 
 void StatusBook::set_topology(std::string file, std::string hash, std::string error) {

@@ -88,6 +88,12 @@ Status load_status_file(const std::string &path);  // throws StatusError
 // 0644 less the process umask, never through a symbolic link), then rename(2). Throws StatusError
 // naming the path and the system's reason.
 void write_status_file(const std::string &path, const std::string &text);
+// Copies the regular file `source` to `path` the way write_status_file writes (same folder checks,
+// a temporary file renamed over it), 1 MiB at a time, and keeps the copy only if the bytes copied
+// have the SHA-256 `sha256` (64 lower-case hex digits): a source changed since it was read is never
+// kept as its copy. Memory stays at the piece size whatever the file's. Throws StatusError naming
+// the paths and what failed; `path` is then unchanged.
+void copy_status_file(const std::string &source, const std::string &path, const std::string &sha256);
 
 // What the plugin keeps in memory between writes.
 class StatusBook {

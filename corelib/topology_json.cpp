@@ -775,13 +775,16 @@ void release_freed_heap() {
 
 }  // namespace
 
-Topology load_topology_file(const std::string &path) {
+Topology load_topology_file(const std::string &path) { return load_topology_file(path, nullptr); }
+
+Topology load_topology_file(const std::string &path, std::string *file_sha256) {
   std::string text;
   try {
     text = read_regular_file(path, kMaxTopologyBytes, "the 1 GiB a topology file may have");
   } catch (const FileReadError &e) {
     throw TopologyError(path + ": " + e.what());
   }
+  if (file_sha256) *file_sha256 = sha256_hex({text});
   try {
     Topology t = topology_from_json(text);
     release_freed_heap();

@@ -24,5 +24,8 @@ inline constexpr size_t kMaxTopologyBytes = size_t(1) << 30;
 // Reads a regular file of at most kMaxTopologyBytes, opened without blocking: a FIFO, a device
 // (/dev/zero) or a folder is refused at once, never read (slurmctld reads it at reconfigure).
 Topology load_topology_file(const std::string &path);  // throws TopologyError("<path>: ...")
+// The same, and the SHA-256 (64 lower-case hex digits) of the file's bytes as read, so that a copy
+// of exactly those bytes can be checked later (the select plugin's last good copy).
+Topology load_topology_file(const std::string &path, std::string *file_sha256);
 
 }  // namespace topoaware

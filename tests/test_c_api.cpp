@@ -203,10 +203,56 @@ void test_select_avoids_degraded_leaf(void **) {
   }
 }
 
+std::string slurp(const std::string &path) {
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) return "<missing>";
+  std::string s;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+// The last good copy: exactly the bytes the topology was read from, and only those: a file
+// replaced after the load is not copied (the previous copy stays), and the copy loads again.
+void test_save_copies_the_bytes_read(void **) {
+  char dir[] = "/tmp/ta-capi-save-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string src = std::string(dir) + "/topology.json", copy = std::string(dir) + "/last-good.json";
+  topoaware::Topology four = enginetest::make_topology(0, 4, 4), two = enginetest::make_topology(0, 2, 4);
+  const std::string text = topoaware::to_json(four);
+  topoaware::write_file_safely(src, text);
+  char err[256] = "";
+  topoaware_topo_t *topo = topoaware_topo_load(src.c_str(), err, sizeof err);
+  if (!topo) fail_msg("%s", err);
+  assert_int_equal(topoaware_topo_save(topo, copy.c_str(), err, sizeof err), 0);
+  assert_true(slurp(copy) == text);
+  topoaware_topo_t *again = topoaware_topo_load(copy.c_str(), err, sizeof err);
+  assert_non_null(again);
+  assert_string_equal(topoaware_topo_hash(again), topoaware_topo_hash(topo));
+  topoaware_topo_free(again);
+  // The file changes after the load: the save refuses, the copy keeps the old bytes.
+  topoaware::write_file_safely(src, topoaware::to_json(two));
+  err[0] = '\0';
+  assert_int_equal(topoaware_topo_save(topo, copy.c_str(), err, sizeof err), -1);
+  assert_contains(err, "changed since it was read");
+  assert_true(slurp(copy) == text);
+  // The source gone: refused with the reason, the copy kept.
+  unlink(src.c_str());
+  assert_int_equal(topoaware_topo_save(topo, copy.c_str(), err, sizeof err), -1);
+  assert_contains(err, "cannot open it");
+  assert_true(slurp(copy) == text);
+  topoaware_topo_free(topo);
+  unlink(copy.c_str());
+  rmdir(dir);
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_place_and_order),
-                                     cmocka_unit_test(test_select_avoids_degraded_leaf)};
+                                     cmocka_unit_test(test_select_avoids_degraded_leaf),
+                                     cmocka_unit_test(test_save_copies_the_bytes_read)};
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
