@@ -205,6 +205,13 @@ grep -q '^topoaware_fabric_congested_directions 0$' "$work/m.prom" ||
   ta_fail "counters that did not move since the last reading still show congestion: $(grep congested "$work/m.prom" | head -3)"
 ta_pass "Prometheus exposition parses; counters that did not move since the last run show no congestion"
 
+# The long-running form: two reports half a second apart into one file, rewritten each time.
+sim "$bin" monitor --no-slurm -q -t "$t" --status "$work/status.json" --interval 0.5 --count 2 --format json \
+  -o "$work/live.json" 2>"$work/live.err" || ta_fail "monitor --count 2 failed: $(cat "$work/live.err")"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["ports_measured"] == r["ports_sampled"] > 0, r["ports_measured"]; assert 0.4 < r["interval_s"] < 5, r["interval_s"]' \
+  "$work/live.json" || ta_fail "monitor --count 2: $(head -c 300 "$work/live.json")"
+ta_pass "the long-running form reports every --interval into -o FILE and stops after --count reports"
+
 # A counter reset: lower values than the saved ones are a note, never a negative load.
 for line in $(sed -n 's/^PerformanceSet "\([^"]*\)"\[\([0-9]*\)\] PortCountersExtended.PortXmitData=.*/\1:\2/p' "$work/set.console" | head -3); do
   ibsim_console "PerformanceSet \"${line%%:*}\"[${line##*:}] PortCountersExtended.PortXmitData=1" >/dev/null
