@@ -51,6 +51,17 @@
 #   --ctld-nice N     renice every thread of slurmctld to N after start-up (e.g. -10: fewer
 #                     preemptions by other work inside the timed calls on a shared machine)
 #   --analyze-only    re-run the analysis on the results already in DIR
+#   --fabric 64|512   64: 8 leaves x 8 nodes, 4 spines (default); 512: 16 leaves x 32 nodes, 16 uplinks
+#                     per leaf (2:1), 8 spines. Names n0001.. in leaf order either way.
+#   --routed          the fabric cabled out of name order (generate --shuffle-cabling 1), run under
+#                     ibsim and routed once by OpenSM's ftree (bench/netsim/routes.sh): topology.json
+#                     carries the forwarding tables (the select plugin's rank order follows them), and
+#                     the same fabric routed by minhop is a second judge (topology-minhop.json); the
+#                     network judge scores every run as-routed through both, adaptive and D-mod-K
+#   --sleep-only      every job's batch script only sleeps (no srun step in bare/whole/nosel/epilog):
+#                     slurmd costs little, so larger clusters fit the machine
+#   --start-second S  start each replay's trace at second S of a minute (0-59), so that runs meet the
+#                     same phase of periodic work (cron, the status writer, Slurm's timers)
 # Env: top_srcdir, top_builddir (set by `make bench-slurm`), OUT (default
 # $top_builddir/bench/slurm-results). Needs root and Debian's slurmctld/slurmd.
 set -euo pipefail
@@ -61,6 +72,7 @@ export top_srcdir top_builddir
 . "$top_srcdir/tests/lib/slurm_cluster.sh"
 
 SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no PAIRS=0 NICE=0 SEEDS="" REPEAT=1 NOLAT=no
+FABRIC=64 ROUTED=no SLEEP_ONLY=no START_SECOND=""
 ARGS=("$@")
 OUT=${OUT:-$top_builddir/bench/slurm-results}
 while [ $# -gt 0 ]; do
@@ -77,6 +89,10 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
     --no-latency) NOLAT=yes ;;
+    --fabric) FABRIC=$2; shift ;;
+    --routed) ROUTED=yes ;;
+    --sleep-only) SLEEP_ONLY=yes ;;
+    --start-second) START_SECOND=$2; shift ;;
     -h|--help) sed -n '3,55p' "$0"; exit 0 ;;
     *) echo "slurm_replay.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -136,19 +152,46 @@ if [ -n "$SEEDS" ]; then
   exit 0
 fi
 
-NODES=64 PER_LEAF=8
+case $FABRIC in
+  64) LEAVES=8 PER_LEAF=8 UPLINKS=4 SPINES=4 MAX_NODES=16 ;;
+  # Jobs of up to 4 leaves (128 nodes), log-uniform, so that most multi-leaf choices are there.
+  512) LEAVES=16 PER_LEAF=32 UPLINKS=16 SPINES=8 MAX_NODES=128 ;;
+  *) echo "slurm_replay.sh: --fabric 64 or 512" >&2; exit 2 ;;
+esac
+NODES=$((LEAVES * PER_LEAF))
+case $START_SECOND in
+  "" | [0-9] | [0-5][0-9]) ;;
+  *) echo "slurm_replay.sh: --start-second takes 0 to 59" >&2; exit 2 ;;
+esac
 
 # ---- the fabric, the trace ----------------------------------------------------------------------
 setup() {
-  "$BIN" generate fat-tree --leaves 8 --hosts-per-leaf "$PER_LEAF" --uplinks 4 --spines 4 \
-    --json "$OUT/topology.json" >/dev/null
+  local gen=(fat-tree --leaves "$LEAVES" --hosts-per-leaf "$PER_LEAF" --uplinks "$UPLINKS" --spines "$SPINES")
+  if [ "$ROUTED" = yes ]; then
+    # The tables a subnet manager really programs, on cabling that does not follow host names.
+    for engine in ftree minhop; do
+      local f=$OUT/topology.json
+      [ "$engine" = ftree ] || f=$OUT/topology-$engine.json
+      top_builddir=$B bash "$top_srcdir/bench/netsim/routes.sh" --engine "$engine" --seed 1 "$f" -- "${gen[@]}" \
+        >"$OUT/routes-$engine.log" 2>&1 ||
+        { echo "slurm_replay.sh: routing the fabric with OpenSM $engine failed:" >&2; tail -5 "$OUT/routes-$engine.log" >&2; exit 1; }
+    done
+    python3 -c 'import json, sys; a, b = (json.load(open(f))["hash"] for f in sys.argv[1:]); sys.exit(a != b)' \
+      "$OUT/topology.json" "$OUT/topology-minhop.json" ||
+      { echo "slurm_replay.sh: the ftree and minhop runs saw different cabling" >&2; exit 1; }
+  else
+    "$BIN" generate "${gen[@]}" --json "$OUT/topology.json" >/dev/null
+  fi
   "$BIN" convert "$OUT/topology.json" -f tree -o "$OUT/topology.conf"
-  grep -q '^SwitchName=leaf008 Nodes=n\[0057-0064\]' "$OUT/topology.conf" ||
+  local last_leaf last_nodes
+  last_leaf=$(printf 'leaf%03d' "$LEAVES")
+  last_nodes=$(printf 'n\\[%04d-%04d\\]' "$((NODES - PER_LEAF + 1))" "$NODES")
+  grep -q "^SwitchName=$last_leaf Nodes=$last_nodes" "$OUT/topology.conf" ||
     { echo "slurm_replay.sh: unexpected topology.conf:" >&2; cat "$OUT/topology.conf" >&2; exit 1; }
   "$TOOL" trace --seed "$SEED" --nodes "$NODES" --per-leaf "$PER_LEAF" --span "$SPAN" --load "$LOAD" --frag \
-    >"$OUT/trace.txt"
+    --max-nodes "$MAX_NODES" >"$OUT/trace.txt"
   "$TOOL" trace --seed "$((SEED + 1000))" --nodes "$NODES" --per-leaf "$PER_LEAF" --span 60 --load "$LOAD" --frag \
-    >"$OUT/trace-timing.txt"
+    --max-nodes "$MAX_NODES" >"$OUT/trace-timing.txt"
   echo "required $SPANK" >"$OUT/plugstack.conf"
   : >"$OUT/plugstack.empty"  # bare: no SPANK plugin (and not the system's /etc/slurm/plugstack.conf)
   # whole: one plugin folder with the select and job_submit plugins of this build
@@ -201,6 +244,10 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
     sleep 0.5
   done
   log "$tag: fragmented start in place ($(wc -l <"$dir/submitted.txt") pinned jobs); replaying the trace"
+  if [ -n "$START_SECOND" ]; then
+    sleep "$(awk -v s="$START_SECOND" -v n="$(date +%s.%N)" 'BEGIN { w = s - (n % 60); if (w < 0) w += 60; print w }')"
+    echo "$tag trace started at $(date +%H:%M:%S.%N)" >>"$dir/load.txt"
+  fi
   t0=$(date +%s.%N)
   while read -r idx arr rt n tp pp dp kind node; do
     [ "$kind" != frag ] || continue
@@ -280,6 +327,7 @@ if [ "$ANALYZE_ONLY" = no ]; then
       epilog) sel=select/cons_tres R_PLUGDIR="" R_PLUGSTACK=$OUT/plugstack.empty R_LAYOUT=no R_STEP=yes R_EPILOG=yes ;;
       *) echo "slurm_replay.sh: unknown run $tag" >&2; exit 2 ;;
     esac
+    [ "$SLEEP_ONLY" = no ] || R_STEP=no
     start_s=$SECONDS
     ( replay "$tag" "$sel" "$debug" "$OUT/trace.txt" ) || { echo "slurm_replay.sh: replay $tag failed" >&2; exit 1; }
     echo "$tag $((SECONDS - start_s))" >>"$OUT/walltime.txt"
@@ -299,5 +347,6 @@ if [ "$ANALYZE_ONLY" = no ]; then
   fi
 fi
 
+[ ! -f "$OUT/topology-minhop.json" ] || [ ${#JUDGE[@]} -eq 0 ] || JUDGE+=(--judge-topology "minhop=$OUT/topology-minhop.json")
 python3 "$top_srcdir/bench/slurm_replay/analyze.py" --out "$OUT" --topoaware "$BIN" --tool "$TOOL" "${JUDGE[@]}" |
   tee "$OUT/report.txt"

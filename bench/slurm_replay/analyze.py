@@ -417,10 +417,12 @@ def native_order(tag, j, scorer):
     return sorted(j["nodes"])  # Slurm's node-index order (names n0001..n0064 in slurm.conf order)
 
 
-def judge(tag, jobs, scorer, topo_path, netsim, workdir):
+def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=()):
     """Run the network judge over one run's schedule; fills j["net"] = {routing: mean shared step
-    time (s)}, j["net_bound"] (NIC-bound time) and j["net_alone"] for every scored job. Returns
-    the count of snapshots."""
+    time (s)}, j["net_bound"] (NIC-bound time) and j["net_alone"] for every scored job. The routings:
+    adaptive and D-mod-K (synthetic), and as-routed through the forwarding tables when topology.json
+    has them; `extra` = [(name, topology.json)]: the same fabric with other recorded tables (another
+    subnet manager engine), judged as-routed as "as-routed-<name>". Returns the count of snapshots."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     from netsim_report import run_netsim  # bench/netsim_report.py: runs netsim, caches the result
     topo = json.load(open(topo_path))
@@ -429,7 +431,7 @@ def judge(tag, jobs, scorer, topo_path, netsim, workdir):
               and j["end"] > j["start"]]
     times = sorted({j["start"] for j in scored} | {j["end"] for j in scored})
     os.makedirs(workdir, exist_ok=True)
-    acc = {j["id"]: {"adaptive": 0.0, "dmodk": 0.0, "alone": 0.0, "w": 0.0} for j in scored}
+    acc = {j["id"]: {"alone": 0.0, "w": 0.0} for j in scored}
     snaps = 0
     for a, b in zip(times, times[1:]):
         running = [j for j in scored if j["start"] <= a < j["end"]]
@@ -441,23 +443,30 @@ def judge(tag, jobs, scorer, topo_path, netsim, workdir):
             doc["jobs"].append({"name": str(j["id"]), "layout": {k: j["t"][k] for k in ("tp", "pp", "dp")},
                                 "order": "given", "dp_bytes": dp_b, "pp_bytes": pp_b,
                                 "nodes": native_order(tag, j, scorer)})
-        path = os.path.join(workdir, f"snap{snaps:04d}.json")
         text = json.dumps(doc, sort_keys=True)
-        if not os.path.exists(path) or open(path).read() != text:  # keeps netsim's cached result
-            with open(path, "w") as f:
-                f.write(text)
-        _, res, _ = run_netsim(netsim, topo_path, path, "pair")
+        for name, tp in [("", topo_path)] + list(extra):
+            d = os.path.join(workdir, name) if name else workdir
+            os.makedirs(d, exist_ok=True)
+            path = os.path.join(d, f"snap{snaps:04d}.json")
+            if not os.path.exists(path) or open(path).read() != text:  # keeps netsim's cached result
+                with open(path, "w") as f:
+                    f.write(text)
+            _, res, _ = run_netsim(netsim, tp, path, "pair")
+            for r in res["jobs"]:
+                s = acc[int(r["name"])]
+                for rt in ("adaptive", "dmodk", "as-routed"):
+                    if rt not in r or (name and rt != "as-routed"):
+                        continue
+                    key = rt + ("-" + name if name else "")
+                    s[key] = s.get(key, 0.0) + (b - a) * r[rt]["shared_s"]
+                if not name:
+                    s["alone"] += (b - a) * r["dmodk"]["alone_s"]
+                    s["w"] += b - a
         snaps += 1
-        for r in res["jobs"]:
-            s = acc[int(r["name"])]
-            s["adaptive"] += (b - a) * r["adaptive"]["shared_s"]
-            s["dmodk"] += (b - a) * r["dmodk"]["shared_s"]
-            s["alone"] += (b - a) * r["dmodk"]["alone_s"]
-            s["w"] += b - a
     for j in scored:
         s = acc[j["id"]]
         if s["w"] > 0:
-            j["net"] = {rt: s[rt] / s["w"] for rt in ("adaptive", "dmodk")}
+            j["net"] = {rt: v / s["w"] for rt, v in s.items() if rt not in ("alone", "w")}
             j["net_alone"] = s["alone"] / s["w"]
             j["net_bound"] = nic_bound(j["t"], len(j["nodes"]), bw[j["nodes"][0]])
     return snaps
@@ -466,9 +475,9 @@ def judge(tag, jobs, scorer, topo_path, netsim, workdir):
 def paired_net(bare_jobs, whole_jobs, routing="dmodk"):
     """Job by job (the same trace job in both runs): whole's step communication time / bare's.
     None without judged jobs in common."""
-    b = {j["idx"]: j for j in bare_jobs if "net" in j}
+    b = {j["idx"]: j for j in bare_jobs if "net" in j and routing in j["net"]}
     rs = sorted(j["net"][routing] / b[j["idx"]]["net"][routing] for j in whole_jobs
-                if "net" in j and j["idx"] in b and b[j["idx"]]["net"][routing] > 0)
+                if "net" in j and routing in j["net"] and j["idx"] in b and b[j["idx"]]["net"][routing] > 0)
     if not rs:
         return None
     return dict(jobs=len(rs), median=median(rs), p95=pct(rs, 0.95), p05=pct(rs, 0.05),
@@ -483,7 +492,7 @@ def judge_metrics(jobs, m):
     if not judged:
         return
     nb = sum(len(j["nodes"]) * j["net_bound"] for j in judged)
-    for rt in ("adaptive", "dmodk"):
+    for rt in sorted(set.intersection(*(set(j["net"]) for j in judged))):
         m["net_" + rt] = sum(len(j["nodes"]) * j["net"][rt] for j in judged) / nb
         m["net_p95_" + rt] = pct([j["net"][rt] / j["net_bound"] for j in judged], 0.95)
     m["net_alone_dmodk"] = sum(len(j["nodes"]) * j["net_alone"] for j in judged) / nb
@@ -777,9 +786,11 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}"),
       ("... of them held by plans starting later", "plan_held_free_now", "{:.1f}"),
       ("idle nodes open to 1-4-node jobs' backfill tests", "small_open", "{:.1%}"),
+      ("netsim stretch, as-routed (OpenSM ftree)", "net_as-routed", "{:.3f}"),
+      ("netsim stretch, as-routed (OpenSM minhop)", "net_as-routed-minhop", "{:.3f}"),
       ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}"),
-      ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}"),
-      ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}")]
+      ("netsim stretch, D-mod-K (synthetic)", "net_dmodk", "{:.3f}"),
+      ("netsim p95 job stretch, as-routed ftree", "net_p95_as-routed", "{:.3f}")]
 HIGHER_BETTER = ("ideal_rate_n", "util")
 
 
@@ -864,12 +875,15 @@ def summary(out):
             continue
         print(f"\n## {other}/{base} ratio: {SPLITS[(base, other)]}")
         ratio_rows(pc, pv)
-    paired = [(c, vals[c][1].get("net_paired")) for c in cols if vals[c][1].get("net_paired")]
-    if paired:
-        print("\n## network judge, job by job: whole/bare step communication time of each trace job under D-mod-K")
-        for c, pj in paired:
-            print(f"{c}: {pj['jobs']} jobs, median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
-                  f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
+    for rt, key in (("as-routed (OpenSM ftree)", "net_paired_as-routed"),
+                    ("as-routed (OpenSM minhop)", "net_paired_as-routed-minhop"),
+                    ("adaptive", "net_paired_adaptive"), ("D-mod-K (synthetic)", "net_paired")):
+        paired = [(c, vals[c][1].get(key)) for c in cols if vals[c][1].get(key)]
+        if paired:
+            print(f"\n## network judge, job by job: whole/bare step communication time of each trace job, {rt}")
+            for c, pj in paired:
+                print(f"{c}: {pj['jobs']} jobs, median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
+                      f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
     print("\n## absolute values: median over seeds and repetitions (min..max)")
     print(f"{'metric':40s}{'bare':>26s}{'whole':>26s}")
     for label, key, fmt in VS:
@@ -892,6 +906,8 @@ def main():
     ap.add_argument("--tool")
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--netsim", help="bench/netsim/netsim: score every run's schedule with the network judge")
+    ap.add_argument("--judge-topology", action="append", default=[], metavar="NAME=FILE",
+                    help="also judge as-routed through FILE's forwarding tables (the same cabling), as NAME")
     a = ap.parse_args()
     out = a.out
     if a.summary:
@@ -901,7 +917,9 @@ def main():
         sys.exit("analyze.py: --topoaware and --tool are needed (or --summary)")
     topo_json, topo_conf = os.path.join(out, "topology.json"), os.path.join(out, "topology.conf")
     trace = read_trace(os.path.join(out, "trace.txt"))
-    all_nodes = [f"n{k:04d}" for k in range(1, 65)]
+    topo_doc = json.load(open(topo_json))
+    all_nodes = sorted(h["name"] for h in topo_doc["hosts"])
+    extra = [tuple(x.split("=", 1)) for x in a.judge_topology]
     scorer = Scorer(a.topoaware, topo_json)
     runs, res = {}, {}
     for tag in run_tags(out):
@@ -914,7 +932,7 @@ def main():
         main_cycles(os.path.join(out, tag, "sdiag.txt"), res[tag])
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
-                                              os.path.join(out, tag, "netsim"))
+                                              os.path.join(out, tag, "netsim"), extra)
             judge_metrics(runs[tag], res[tag])
     if not runs:
         sys.exit("analyze.py: no run results in " + out)
@@ -930,7 +948,9 @@ def main():
     ntr = [t for t in trace.values() if t["kind"] != "frag"]
     print(f"# trace: {len(ntr)} jobs ({sum(t['kind'] == 'layout' for t in ntr)} with a layout, "
           f"{sum(t['kind'] == 'plain' for t in ntr)} plain), {sum(t['kind'] == 'frag' for t in trace.values())} "
-          f"pinned single-node jobs first (fragmented start); 64 nodes, 8 leaves x 8, 2:1")
+          f"pinned single-node jobs first (fragmented start); {len(all_nodes)} nodes, "
+          f"{sum(1 for sw in topo_doc['switches'] if sw.get('level') == 1)} leaves"
+          f"{', forwarding tables recorded' if topo_doc.get('routes') else ''}")
     for tag, m in res.items():
         if m["done"] != m["jobs"]:
             print(f"# WARNING: {tag}: {m['jobs'] - m['done']} of {m['jobs']} trace jobs have no complete record")
@@ -964,9 +984,11 @@ def main():
         ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}", False),
         ("... of them held by plans starting later", "plan_held_free_now", "{:.1f}", False),
         ("idle nodes open to 1-4-node jobs' backfill tests", "small_open", "{:.3f}", False),
+        ("netsim stretch, as-routed (OpenSM ftree)", "net_as-routed", "{:.3f}", True),
+        ("netsim stretch, as-routed (OpenSM minhop)", "net_as-routed-minhop", "{:.3f}", True),
         ("netsim stretch, adaptive routing", "net_adaptive", "{:.3f}", True),
-        ("netsim stretch, D-mod-K", "net_dmodk", "{:.3f}", True),
-        ("netsim p95 job stretch, D-mod-K", "net_p95_dmodk", "{:.3f}", True),
+        ("netsim stretch, D-mod-K (synthetic)", "net_dmodk", "{:.3f}", True),
+        ("netsim p95 job stretch, as-routed ftree", "net_p95_as-routed", "{:.3f}", True),
     ]
     if a.netsim:
         print("## netsim stretch = sum(nodes x step communication time) / sum(nodes x NIC-bound time) over the "
@@ -1028,12 +1050,13 @@ def main():
         for r, b, w in wb:
             print(f"job states {r}: bare {nat[b]['states']}, whole {nat[w]['states']}")
         for r, b, w in wb:
-            pj = paired_net(runs[b], runs[w]) if a.netsim else None
-            if pj:
-                nat[w]["net_paired"] = pj
-                print(f"netsim D-mod-K, job by job {r}: whole/bare step communication time over {pj['jobs']} jobs: "
-                      f"median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
-                      f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
+            for rt in ("as-routed", "as-routed-minhop", "adaptive", "dmodk"):
+                pj = paired_net(runs[b], runs[w], rt) if a.netsim else None
+                if pj:
+                    nat[w]["net_paired" + ("" if rt == "dmodk" else "_" + rt)] = pj
+                    print(f"netsim {rt}, job by job {r}: whole/bare step communication time over {pj['jobs']} jobs: "
+                          f"median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
+                          f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
     with open(os.path.join(out, "metrics.json"), "w") as f:
         json.dump(nat, f, indent=1, sort_keys=True)
 
@@ -1042,7 +1065,8 @@ def main():
         w = csv.writer(f)
         w.writerow(["run", "jobid", "idx", "kind", "nodes", "tp", "pp", "dp", "runtime", "submit", "start", "end", "wait",
                     "nodelist", "per_leaf", "ideal_topo_order", "ideal_node_order", "hop_ratio_topo_order",
-                    "hop_ratio_node_order", "netsim_adaptive_s", "netsim_dmodk_s", "netsim_nic_bound_s"])
+                    "hop_ratio_node_order", "netsim_adaptive_s", "netsim_dmodk_s", "netsim_as_routed_s",
+                    "netsim_nic_bound_s"])
         for tag in tags:
             for j in runs[tag]:
                 sc = j.get("score")
@@ -1055,6 +1079,7 @@ def main():
                             f"{sc['first_fit_cost']['ratio_to_ideal']:.5f}" if sc else "",
                             f"{j['net']['adaptive']:.6g}" if "net" in j else "",
                             f"{j['net']['dmodk']:.6g}" if "net" in j else "",
+                            f"{j['net']['as-routed']:.6g}" if "as-routed" in j.get("net", {}) else "",
                             f"{j['net_bound']:.6g}" if "net" in j else ""])
 
     # Replica agreement
