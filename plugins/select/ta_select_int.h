@@ -2,7 +2,9 @@
 /* What the three parts of the topoaware build of the select plugin share (private to it):
  *   ta_select_state.c  the plugin's state: topoaware.conf and the topology, (re)loaded at node_init
  *   ta_select_load.c   the topology parsed and mapped onto the node table off slurmctld's locks
+ *   ta_select_job.c    a job's layout options
  *   ta_select_place.c  select_p_job_test of layout jobs: read the job, run the core's decision
+ *   ta_select_ends.c   when nodes free up, for will-run (ta_select_ends.h)
  *   ta_select_book.c   the status book (placements, waits, ends)
  *   ta_select_writer.c the status file's writer thread
  * Everything below is behind ta_lock, taken after slurmctld's locks (every select_p_* call holds
@@ -94,7 +96,7 @@ int ta_load_pending_locked(void);
 /* Stops the loader thread (fini). ta_lock NOT held. */
 void ta_load_stop(void);
 
-/* ---- the job (ta_select_place.c) ------------------------------------------------------------- */
+/* ---- the job (ta_select_job.c) --------------------------------------------------------------- */
 
 typedef struct {
 	topoaware_options_t opts;

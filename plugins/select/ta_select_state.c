@@ -6,6 +6,7 @@
  * ta_lock (job_test is called by the main and the backfill scheduler, node_init by reconfigure,
  * the status writer from its own thread). */
 #include "ta_select_int.h"
+#include "ta_select_ends.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ void ta_select_fini(void)
 	ta_status = NULL;
 	xfree(ta_free);
 	xfree(ta_free_all);
-	ta_select_place_free_locked();
+	ta_ends_free_locked();
 	FREE_NULL_BITMAP(ta_known);
 	ta_nodes = 0;
 	pthread_mutex_unlock(&ta_lock);
