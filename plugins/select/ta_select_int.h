@@ -115,12 +115,12 @@ int ta_job_options(job_record_t *job_ptr, ta_job_t *j);
 /* A waiting verdict into the status book (hint: from will-run). */
 void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int hint);
 /* The writer thread: started at the first node_init, woken to write soon, stopped at shutdown. */
-void ta_book_writer_start_locked(void);
-void ta_book_writer_wake_locked(void);
-void ta_book_writer_stop(void); /* ta_lock NOT held */
+void ta_writer_start_locked(void);
+void ta_writer_wake_locked(void);
+void ta_writer_end(void); /* ta_lock NOT held */
 /* The status file's error for a new StatusFile path is new: logged again. */
-void ta_book_path_changed_locked(void);
+void ta_writer_path_changed_locked(void);
 /* Slurm's functions for the sweep of cancelled pending jobs (slurmctld only). */
-void ta_book_init(void);
+void ta_writer_init(void);
 
 #endif

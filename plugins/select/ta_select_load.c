@@ -264,7 +264,7 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 	}
 	ta_gen_done = gen;
 	pthread_cond_broadcast(&ta_loaded_cond);
-	ta_book_writer_wake_locked(); /* the new topology into the status file soon */
+	ta_writer_wake_locked(); /* the new topology into the status file soon */
 	pthread_mutex_unlock(&ta_lock);
 	ta_retired_free(old_placer, old_known, old_free, old_free_all, old_names, old_n);
 	topoaware_topo_free(old_topo);

@@ -158,7 +158,7 @@ static void *ta_writer_main(void *arg)
 }
 
 /* ta_lock held (ta_select_int.h). */
-void ta_book_writer_start_locked(void)
+void ta_writer_start_locked(void)
 {
 	pthread_attr_t attr;
 
@@ -175,7 +175,7 @@ void ta_book_writer_start_locked(void)
 }
 
 /* ta_lock NOT held. */
-void ta_book_writer_stop(void)
+void ta_writer_end(void)
 {
 	pthread_t t;
 
@@ -194,17 +194,17 @@ void ta_book_writer_stop(void)
 	pthread_mutex_unlock(&ta_lock);
 }
 
-void ta_book_writer_wake_locked(void)
+void ta_writer_wake_locked(void)
 {
 	pthread_cond_signal(&ta_writer_cond);
 }
 
-void ta_book_path_changed_locked(void)
+void ta_writer_path_changed_locked(void)
 {
 	ta_status_err[0] = '\0';
 }
 
-void ta_book_init(void)
+void ta_writer_init(void)
 {
 	*(void **)&ta_lock_ctld = dlsym(RTLD_DEFAULT, "lock_slurmctld");
 	*(void **)&ta_unlock_ctld = dlsym(RTLD_DEFAULT, "unlock_slurmctld");
@@ -213,7 +213,7 @@ void ta_book_init(void)
 
 void ta_select_shutdown(void)
 {
-	ta_book_writer_stop();
+	ta_writer_end();
 	pthread_mutex_lock(&ta_lock);
 	ta_status_flush_locked(1);
 	pthread_mutex_unlock(&ta_lock);
