@@ -142,6 +142,22 @@ int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_int
 
 void topoaware_status_text_free(char *text) { std::free(text); }
 
+int topoaware_status_snapshot(topoaware_status_t *st, int64_t now, int64_t min_interval, int force,
+                              topoaware_status_t **snap, char *err, size_t errlen) {
+  copy_c_error("", err, errlen);
+  if (snap) *snap = nullptr;
+  if (!st || !snap) {
+    copy_c_error("no status book or no place for the copy", err, errlen);
+    return -1;
+  }
+  return c_boundary(err, errlen, -1, [&] {
+    if (!st->book.should_write(now, min_interval, force != 0)) return 0;
+    auto *copy = new topoaware_status{st->book.snapshot(now)};
+    *snap = copy;
+    return 1;
+  });
+}
+
 int topoaware_status_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen) {
   copy_c_error("", err, errlen);
   if (!path || !*path || !text) {

@@ -70,6 +70,12 @@ void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_
 int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_interval, int force, char **text,
                             size_t *len, char *err, size_t errlen);
 void topoaware_status_text_free(char *text);
+/* The same split with the text built outside the lock too: topoaware_status_snapshot (under the
+ * lock) returns in *snap a copy of the book if a write is due (as topoaware_status_render decides)
+ * and counts it as written: 1, 0 not due, -1 error. Render the copy with
+ * topoaware_status_render(*snap, now, 0, 1, ...) with no lock held, then topoaware_status_free it. */
+int topoaware_status_snapshot(topoaware_status_t *st, int64_t now, int64_t min_interval, int force,
+                              topoaware_status_t **snap, char *err, size_t errlen);
 int topoaware_status_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen);
 void topoaware_status_write_failed(topoaware_status_t *st);
 

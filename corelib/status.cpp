@@ -392,6 +392,13 @@ void StatusBook::written(int64_t now) {
   last_render_ = now;
 }
 
+StatusBook StatusBook::snapshot(int64_t now) {
+  prune(now);
+  StatusBook copy = *this;
+  written(now);
+  return copy;
+}
+
 bool StatusBook::should_write(int64_t now, int64_t min_interval, bool force) const {
   if (force) return true;
   if (!dirty_) return false;

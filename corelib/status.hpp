@@ -130,6 +130,10 @@ class StatusBook {
   // Drops stale waiting entries, then the JSON text with written_at = now.
   std::string render(int64_t now);
   void written(int64_t now);  // the last render reached the file (or is on its way: see write_failed)
+  // Drops stale waiting entries, counts the book as written (as render does) and returns a copy of
+  // it, so that the caller renders the copy outside the lock that guards this book: copying the
+  // entries costs far less than building the JSON text.
+  StatusBook snapshot(int64_t now);
   void write_failed() { dirty_ = true; }  // it did not: the next due write retries
   // True if something changed since the last render and at least `min_interval` seconds passed
   // (or `force`). Counters alone do not make the book dirty.

@@ -463,6 +463,46 @@ void test_c_api_render_write(void **) {
 
 }  // namespace
 
+// The writer's snapshot: a copy of the book taken when a write is due (and counted as written),
+// rendered after the book changed: the text is the book as it was at the snapshot.
+void test_c_api_snapshot(void **) {
+  char err[512];
+  char *text = nullptr;
+  size_t len = 0;
+  topoaware_status_t *st = topoaware_status_create("select/cons_tres_topoaware");
+  topoaware_status_t *snap = nullptr;
+  topoaware_status_job_t j{};
+  j.job_id = 9;
+  j.layout = "tp=8";
+  j.mode = "strict";
+  j.reason = "before the snapshot";
+  assert_int_equal(topoaware_status_waiting(st, &j, 200), 0);
+  assert_int_equal(topoaware_status_snapshot(st, 200, 5, 0, &snap, err, sizeof err), 1);
+  assert_non_null(snap);
+  // Counted as written: not due again within the interval.
+  topoaware_status_t *again = nullptr;
+  assert_int_equal(topoaware_status_snapshot(st, 201, 5, 0, &again, err, sizeof err), 0);
+  assert_null(again);
+  j.reason = "after the snapshot";
+  topoaware_status_waiting(st, &j, 201);
+  topoaware_status_finished(st, 9);
+  assert_int_equal(topoaware_status_job_phase(st, 9), -1);
+  assert_int_equal(topoaware_status_job_phase(snap, 9), 0);
+  assert_int_equal(topoaware_status_render(snap, 200, 0, 1, &text, &len, err, sizeof err), 1);
+  Status s = status_from_json(std::string(text, len), "snapshot");
+  assert_int_equal(s.jobs.size(), 1);
+  assert_string_equal(s.jobs[0].reason.c_str(), "before the snapshot");
+  assert_int_equal(s.written_at, 200);
+  topoaware_status_text_free(text);
+  topoaware_status_free(snap);
+  // The change after the snapshot makes the book due again once the interval passed.
+  assert_int_equal(topoaware_status_snapshot(st, 205, 5, 0, &snap, err, sizeof err), 1);
+  assert_int_equal(topoaware_status_job_phase(snap, 9), -1);
+  topoaware_status_free(snap);
+  assert_int_equal(topoaware_status_snapshot(nullptr, 205, 5, 1, &snap, err, sizeof err), -1);
+  topoaware_status_free(st);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
@@ -477,6 +517,7 @@ int main() {
       cmocka_unit_test(test_waiting_hint),
       cmocka_unit_test(test_set_counters),
       cmocka_unit_test(test_c_api_render_write),
+      cmocka_unit_test(test_c_api_snapshot),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -7,8 +7,9 @@
 # (forwarding to cons_tres: 2205 = 22.05, 2311 = 23.11 .. 24.11, 2505 = 25.05 .. 26.05) and
 # ta_select_counters.c the job_test counters, all in both builds;
 # the topoaware build adds ta_select_state.c (topoaware.conf, topology), ta_select_load.c (the
-# topology parsed and mapped off slurmctld's locks), ta_select_place.c
-# (job_test of layout jobs), ta_select_book.c (the status book) and ta_select_writer.c (its writer):
+# topology parsed and mapped off slurmctld's locks), ta_select_job.c (a job's layout options),
+# ta_select_place.c (job_test of layout jobs), ta_select_ends.c (when nodes free up, for will-run),
+# ta_select_book.c (the status book) and ta_select_writer.c (its writer):
 #   select_cons_tres_passthrough.so  forwards every call to select/cons_tres (benchmark baseline)
 #   select_cons_tres_topoaware.so    the same plus placement of tp/pp/dp jobs (C++ core via C API)
 EXTRA_DIST += plugins/select/select.map plugins/select/ta_select_entry_2205.c plugins/select/ta_select_entry_2311.c \
@@ -47,7 +48,8 @@ if HAVE_SLURM_SOURCE
 taselect_LTLIBRARIES += plugins/select/select_cons_tres_topoaware.la
 plugins_select_select_cons_tres_topoaware_la_SOURCES = plugins/select/select_cons_tres_topoaware.c \
   $(TA_SELECT_ENTRY) plugins/select/ta_select.h plugins/select/ta_select_counters.c plugins/select/ta_select_int.h \
-  plugins/select/ta_select_state.c plugins/select/ta_select_load.c plugins/select/ta_select_place.c \
+  plugins/select/ta_select_state.c plugins/select/ta_select_load.c plugins/select/ta_select_job.c \
+  plugins/select/ta_select_place.c plugins/select/ta_select_ends.h plugins/select/ta_select_ends.c \
   plugins/select/ta_select_book.c plugins/select/ta_select_writer.c \
   plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_gres.h plugins/common/ta_gres.c \
   plugins/common/ta_cons_start.h plugins/common/ta_cons_start.c

@@ -115,10 +115,8 @@ void ta_select_job_fini(job_record_t *job_ptr);
 /* ended (may be NULL) gave its nodes away and ends; changed has another node set now. */
 void ta_select_job_resized(job_record_t *ended, job_record_t *changed);
 /* A job began, ended or changed its nodes (any job, layout or not): the nodes' end times that
- * will-run reads are read again (ta_select_place.c). */
+ * will-run reads are read again (ta_select_ends.c). */
 void ta_select_jobs_changed(void);
-/* Memory of the will-run end times (fini; ta_lock held). */
-void ta_select_place_free_locked(void);
 
 #endif
 

@@ -2,7 +2,9 @@
 /* What the three parts of the topoaware build of the select plugin share (private to it):
  *   ta_select_state.c  the plugin's state: topoaware.conf and the topology, (re)loaded at node_init
  *   ta_select_load.c   the topology parsed and mapped onto the node table off slurmctld's locks
+ *   ta_select_job.c    a job's layout options
  *   ta_select_place.c  select_p_job_test of layout jobs: read the job, run the core's decision
+ *   ta_select_ends.c   when nodes free up, for will-run (ta_select_ends.h)
  *   ta_select_book.c   the status book (placements, waits, ends)
  *   ta_select_writer.c the status file's writer thread
  * Everything below is behind ta_lock, taken after slurmctld's locks (every select_p_* call holds
@@ -94,7 +96,7 @@ int ta_load_pending_locked(void);
 /* Stops the loader thread (fini). ta_lock NOT held. */
 void ta_load_stop(void);
 
-/* ---- the job (ta_select_place.c) ------------------------------------------------------------- */
+/* ---- the job (ta_select_job.c) --------------------------------------------------------------- */
 
 typedef struct {
 	topoaware_options_t opts;
@@ -113,12 +115,12 @@ int ta_job_options(job_record_t *job_ptr, ta_job_t *j);
 /* A waiting verdict into the status book (hint: from will-run). */
 void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int hint);
 /* The writer thread: started at the first node_init, woken to write soon, stopped at shutdown. */
-void ta_book_writer_start_locked(void);
-void ta_book_writer_wake_locked(void);
-void ta_book_writer_stop(void); /* ta_lock NOT held */
+void ta_writer_start_locked(void);
+void ta_writer_wake_locked(void);
+void ta_writer_end(void); /* ta_lock NOT held */
 /* The status file's error for a new StatusFile path is new: logged again. */
-void ta_book_path_changed_locked(void);
+void ta_writer_path_changed_locked(void);
 /* Slurm's functions for the sweep of cancelled pending jobs (slurmctld only). */
-void ta_book_init(void);
+void ta_writer_init(void);
 
 #endif

@@ -28,10 +28,22 @@ static pthread_cond_t ta_loaded_cond = PTHREAD_COND_INITIALIZER; /* a request wa
 static int ta_loader_running, ta_loader_stop;
 static uint64_t ta_gen_requested, ta_gen_taken, ta_gen_done;
 
-/* The latest request (ta_lock). */
+/* The latest request (ta_lock). ta_req_names NULL with ta_req_same: the node table is the one the
+ * current placer was built for (ta_map_names, which the loader copies off the locks). */
 static char ta_req_path[TA_PATH_MAX];
 static char **ta_req_names;
 static uint32_t ta_req_n;
+static int ta_req_same;
+
+/* What node_init took out of use, left for the loader to free with no lock held (ta_lock). */
+typedef struct {
+	topoaware_placer_t *placer;
+	bitstr_t *known;
+	uint16_t *free_now, *free_all;
+	char **names;
+	uint32_t n;
+} ta_retired_t;
+static ta_retired_t ta_retired;
 
 /* The names the current placer was built for, and the identity of ta_topo's file (written by the
  * loader only, under ta_lock). */
@@ -51,55 +63,69 @@ static void ta_names_free(char **names, uint32_t n)
 	xfree(names);
 }
 
-static int ta_names_equal(char **a, uint32_t na, char **b, uint32_t nb)
+static const char *ta_node_name(uint32_t i)
 {
-	if (na != nb || !a || !b)
+	node_record_t *node_ptr = node_record_table_ptr[i];
+
+	/* Defunct/future slots of the node table: a name no topology has, never chosen. */
+	return (node_ptr && node_ptr->name) ? node_ptr->name : "";
+}
+
+/* 1 if slurmctld's node table has exactly the names `names` (slurmctld's locks held). */
+static int ta_table_equal(char **names, uint32_t n_names, uint32_t n)
+{
+	if (n != n_names || !names)
 		return 0;
-	for (uint32_t i = 0; i < na; i++)
-		if (strcmp(a[i], b[i]))
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(ta_node_name(i), names[i]))
 			return 0;
 	return 1;
 }
 
-/* Which Slurm nodes the placer does not know: ta_known, and one log line with their names. The
- * placer lists them in node-table order. ta_lock held. */
-static void ta_map_missing_locked(char **names, uint32_t n)
+/* Frees what node_init took out of use (taken from ta_retired under ta_lock). No lock held. */
+static void ta_retired_free(topoaware_placer_t *placer, bitstr_t *known, uint16_t *free_now, uint16_t *free_all,
+			    char **names, uint32_t n)
 {
-	uint32_t missing = topoaware_placer_missing(ta_placer), k = 0, named = 0;
-	ta_hostlist_t *hl;
-	char *list;
+	topoaware_placer_free(placer);
+	FREE_NULL_BITMAP(known);
+	xfree(free_now);
+	xfree(free_all);
+	ta_names_free(names, n);
+}
 
-	FREE_NULL_BITMAP(ta_known);
+/* Which Slurm nodes `placer` does not know: *known (NULL: every real node is) and, xmalloc'd in
+ * *list, their names (*named of them). The placer lists them in node-table order. No lock held: the
+ * placer is not in use yet. */
+static void ta_map_missing(const topoaware_placer_t *placer, char **names, uint32_t n, bitstr_t **known,
+			   char **list, uint32_t *named)
+{
+	uint32_t missing = topoaware_placer_missing(placer), k = 0;
+	ta_hostlist_t *hl;
+
+	*known = NULL;
+	*list = NULL;
+	*named = 0;
 	if (!missing)
 		return;
-	ta_known = bit_alloc(n);
-	bit_set_all(ta_known);
+	*known = bit_alloc(n);
+	bit_set_all(*known);
 	hl = hostlist_create(NULL);
 	for (uint32_t i = 0; i < n && k < missing; i++) {
-		const char *m = topoaware_placer_missing_name(ta_placer, k);
+		const char *m = topoaware_placer_missing_name(placer, k);
 
 		if (!m || strcmp(names[i], m))
 			continue;
 		k++;
-		bit_clear(ta_known, i);
+		bit_clear(*known, i);
 		if (!*m)
 			continue; /* a defunct slot of the node table, not a node */
-		named++;
+		(*named)++;
 		hostlist_push_host(hl, m);
 	}
-	if (named) {
-		list = hostlist_ranged_string_xmalloc(hl);
-		/* At every LogLevel (a topology problem), once per load. */
-		info("%s: %u of %u Slurm nodes are not in topology %s: %.2000s; %s", TA, named, n, ta_topo_path, list,
-		     topoaware_conf_missing_nodes(ta_conf) == TOPOAWARE_MISSING_FALLBACK
-			 ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that the "
-			   "topology's nodes cannot hold now"
-			 : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover again to "
-			   "add them)");
-		xfree(list);
-	} else {
-		FREE_NULL_BITMAP(ta_known); /* only empty slots: every real node is known */
-	}
+	if (*named)
+		*list = hostlist_ranged_string_xmalloc(hl);
+	else
+		FREE_NULL_BITMAP(*known); /* only empty slots: every real node is known */
 	hostlist_destroy(hl);
 }
 
@@ -116,9 +142,13 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 {
 	char err[TOPOAWARE_ERR_LEN], map_err[TOPOAWARE_ERR_LEN], save_err[TOPOAWARE_ERR_LEN];
 	char last_good[TA_PATH_MAX];
-	topoaware_topo_t *topo = NULL, *fallback = NULL;
-	topoaware_placer_t *placer = NULL;
+	topoaware_topo_t *topo = NULL, *fallback = NULL, *old_topo = NULL;
+	topoaware_placer_t *placer = NULL, *old_placer;
 	const topoaware_topo_t *use;
+	bitstr_t *known = NULL, *old_known;
+	uint16_t *free_now = NULL, *free_all = NULL, *old_free, *old_free_all;
+	char **old_names, *missing_list = NULL;
+	uint32_t old_n, named = 0;
 	struct stat st;
 	int same, have_st;
 
@@ -144,14 +174,20 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 	use = topo ? topo : fallback ? fallback : ta_topo;
 	if (use && n)
 		placer = topoaware_placer_create(use, (const char *const *)names, n, map_err, sizeof(map_err));
+	/* Everything proportional to the topology or the node table is made here, before ta_lock. */
+	if (placer) {
+		ta_map_missing(placer, names, n, &known, &missing_list, &named);
+		free_now = xcalloc(n, sizeof(*free_now));
+		free_all = xcalloc(n, sizeof(*free_all));
+	}
 
 	pthread_mutex_lock(&ta_lock);
 	if (gen != ta_gen_requested || ta_loader_stop) {
 		pthread_mutex_unlock(&ta_lock);
-		topoaware_placer_free(placer);
+		ta_retired_free(placer, known, free_now, free_all, names, n);
 		topoaware_topo_free(topo);
 		topoaware_topo_free(fallback);
-		ta_names_free(names, n);
+		xfree(missing_list);
 		return;
 	}
 	if (topo) {
@@ -182,12 +218,18 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 		      TA, path, err);
 		ta_book_topology("", "", err);
 	}
-	/* The placer refers to its topology: the old placer goes before the old topology. */
-	topoaware_placer_free(ta_placer);
+	/* Swapped under ta_lock; the old placer, topology and node names are freed after it is released
+	 * (the old placer refers to the old topology: freed first). */
+	old_placer = ta_placer;
+	old_known = ta_known;
+	old_free = ta_free;
+	old_free_all = ta_free_all;
 	ta_placer = NULL;
-	FREE_NULL_BITMAP(ta_known);
+	ta_known = NULL;
+	ta_free = ta_free_all = NULL;
+	ta_nodes = 0;
 	if (topo) {
-		topoaware_topo_free(ta_topo);
+		old_topo = ta_topo;
 		ta_topo = topo;
 		snprintf(ta_topo_path, sizeof(ta_topo_path), "%s", path);
 		ta_topo_id.dev = st.st_dev;
@@ -200,38 +242,62 @@ static void ta_load(const char *path, char **names, uint32_t n, uint64_t gen)
 		      TA, ta_topo_path, map_err);
 		ta_book_topology(ta_topo_path, topoaware_topo_hash(ta_topo), map_err);
 	}
-	ta_names_free(ta_map_names, ta_map_n);
+	old_names = ta_map_names;
+	old_n = ta_map_n;
 	ta_map_names = names;
 	ta_map_n = n;
-	xfree(ta_free);
-	xfree(ta_free_all);
-	ta_nodes = 0;
 	if (placer) {
 		ta_placer = placer;
-		ta_map_missing_locked(names, n);
+		ta_known = known;
 		ta_nodes = n;
-		ta_free = xcalloc(n, sizeof(*ta_free));
-		ta_free_all = xcalloc(n, sizeof(*ta_free_all));
+		ta_free = free_now;
+		ta_free_all = free_all;
+		if (named)
+			/* At every LogLevel (a topology problem), once per load. */
+			info("%s: %u of %u Slurm nodes are not in topology %s: %.2000s; %s", TA, named, n, ta_topo_path,
+			     missing_list,
+			     topoaware_conf_missing_nodes(ta_conf) == TOPOAWARE_MISSING_FALLBACK
+				     ? "MissingNodes=fallback: plain select/cons_tres may give them to layout jobs that "
+				       "the topology's nodes cannot hold now"
+				     : "MissingNodes=avoid: they are never chosen for layout jobs (run topoaware discover "
+				       "again to add them)");
 	}
 	ta_gen_done = gen;
 	pthread_cond_broadcast(&ta_loaded_cond);
-	ta_book_writer_wake_locked(); /* the new topology into the status file soon */
+	ta_writer_wake_locked(); /* the new topology into the status file soon */
 	pthread_mutex_unlock(&ta_lock);
+	ta_retired_free(old_placer, old_known, old_free, old_free_all, old_names, old_n);
+	topoaware_topo_free(old_topo);
+	xfree(missing_list);
 }
 
-/* Takes the latest request and carries it out with ta_lock released. ta_lock held. */
+/* Takes the latest request and carries it out with ta_lock released, after freeing what node_init
+ * took out of use. ta_lock held. */
 static void ta_load_latest_locked(void)
 {
 	char path[TA_PATH_MAX];
 	char **names = ta_req_names;
 	uint32_t n = ta_req_n;
 	uint64_t gen = ta_gen_requested;
+	int same = ta_req_same;
+	ta_retired_t retired = ta_retired;
 
 	snprintf(path, sizeof(path), "%s", ta_req_path);
 	ta_req_names = NULL;
 	ta_req_n = 0;
+	ta_req_same = 0;
+	memset(&ta_retired, 0, sizeof(ta_retired));
 	ta_gen_taken = gen;
 	pthread_mutex_unlock(&ta_lock);
+	ta_retired_free(retired.placer, retired.known, retired.free_now, retired.free_all, retired.names, retired.n);
+	if (same) {
+		/* The node table the current placer was built for: only this thread replaces ta_map_names
+		 * (under ta_lock), so reading them here without it is safe. */
+		n = ta_map_n;
+		names = xcalloc(n ? n : 1, sizeof(*names));
+		for (uint32_t i = 0; i < n; i++)
+			names[i] = xstrdup(ta_map_names[i]);
+	}
 	ta_load(path, names, n, gen);
 	pthread_mutex_lock(&ta_lock);
 }
@@ -250,29 +316,49 @@ static void *ta_loader_main(void *arg)
 	return NULL;
 }
 
+/* Moves what the previous request or mapping leaves behind to ta_retired for the loader to free
+ * off the locks (a slot still full is freed here: only when no loader thread could take it). */
+static void ta_retire_names_locked(char **names, uint32_t n)
+{
+	if (ta_retired.names)
+		ta_names_free(ta_retired.names, ta_retired.n);
+	ta_retired.names = names;
+	ta_retired.n = n;
+}
+
 void ta_load_request_locked(const char *path, uint32_t n)
 {
-	char **names = xcalloc(n ? n : 1, sizeof(*names));
 	struct timespec until;
 
-	/* Defunct/future slots of the node table: a name no topology has, never chosen. */
-	for (uint32_t i = 0; i < n; i++) {
-		node_record_t *node_ptr = node_record_table_ptr[i];
-
-		names[i] = xstrdup((node_ptr && node_ptr->name) ? node_ptr->name : "");
-	}
-	/* The current mapping serves until the new one is in only while the node table is the same. */
-	if (!ta_names_equal(names, n, ta_map_names, ta_map_n)) {
-		topoaware_placer_free(ta_placer);
+	/* slurmctld's write locks are held: only the node table's names are read here, and copied only
+	 * when they differ from the ones the current placer was built for (start-up, nodes added or
+	 * removed); a reconfigure over the same nodes copies nothing. */
+	ta_retire_names_locked(ta_req_names, ta_req_n);
+	ta_req_names = NULL;
+	ta_req_n = 0;
+	ta_req_same = ta_map_names && ta_table_equal(ta_map_names, ta_map_n, n);
+	if (!ta_req_same) {
+		ta_req_names = xcalloc(n ? n : 1, sizeof(*ta_req_names));
+		for (uint32_t i = 0; i < n; i++)
+			ta_req_names[i] = xstrdup(ta_node_name(i));
+		ta_req_n = n;
+		/* The current mapping serves until the new one is in only while the node table is the
+		 * same; otherwise it goes out of use now and the loader frees it. */
+		if (ta_retired.placer || ta_retired.known || ta_retired.free_now || ta_retired.free_all) {
+			topoaware_placer_free(ta_retired.placer);
+			FREE_NULL_BITMAP(ta_retired.known);
+			xfree(ta_retired.free_now);
+			xfree(ta_retired.free_all);
+		}
+		ta_retired.placer = ta_placer;
+		ta_retired.known = ta_known;
+		ta_retired.free_now = ta_free;
+		ta_retired.free_all = ta_free_all;
 		ta_placer = NULL;
-		FREE_NULL_BITMAP(ta_known);
-		xfree(ta_free);
-		xfree(ta_free_all);
+		ta_known = NULL;
+		ta_free = ta_free_all = NULL;
 		ta_nodes = 0;
 	}
-	ta_names_free(ta_req_names, ta_req_n);
-	ta_req_names = names;
-	ta_req_n = n;
 	snprintf(ta_req_path, sizeof(ta_req_path), "%s", path);
 	ta_gen_requested++;
 
@@ -328,5 +414,8 @@ void ta_load_stop(void)
 	ta_names_free(ta_map_names, ta_map_n);
 	ta_map_names = NULL;
 	ta_map_n = 0;
+	ta_retired_free(ta_retired.placer, ta_retired.known, ta_retired.free_now, ta_retired.free_all, ta_retired.names,
+			ta_retired.n);
+	memset(&ta_retired, 0, sizeof(ta_retired));
 	pthread_mutex_unlock(&ta_lock);
 }

@@ -22,8 +22,7 @@
 #include <string.h>
 
 #include "ta_cons_start.h"
-#include "ta_env.h"
-#include "ta_gres.h"
+#include "ta_select_ends.h"
 
 static uint64_t ta_ms(void)
 {
@@ -31,33 +30,6 @@ static uint64_t ta_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* ta_select_int.h */
-int ta_job_options(job_record_t *job_ptr, ta_job_t *j)
-{
-	char err[TOPOAWARE_ERR_LEN];
-	const char *part = (job_ptr->part_ptr && job_ptr->part_ptr->name) ? job_ptr->part_ptr->name : NULL;
-
-	if (!job_ptr->spank_job_env || !job_ptr->spank_job_env_size)
-		return 0;
-	if (ta_options_from_env(&j->opts, job_ptr->spank_job_env, job_ptr->spank_job_env_size, err, sizeof(err)) !=
-		    0 ||
-	    (topoaware_options_has_layout(&j->opts) && topoaware_options_check(&j->opts, err, sizeof(err)) != 0)) {
-		if (ta_should_log(job_ptr->job_id, 1))
-			error("%s: %pJ: unusable layout options (%s); placed by plain select/cons_tres", TA, job_ptr,
-			      err);
-		return 0;
-	}
-	if (!topoaware_options_has_layout(&j->opts))
-		return 0;
-	j->mode = (j->opts.set & TOPOAWARE_OPT_TOPO_MODE) ? j->opts.mode : topoaware_conf_mode(ta_conf, part);
-	j->max_wait =
-		(j->opts.set & TOPOAWARE_OPT_MAX_WAIT) ? j->opts.max_wait : topoaware_conf_max_wait(ta_conf, part);
-	if (topoaware_layout_string(&j->opts.layout, j->layout, sizeof(j->layout)) != 0)
-		j->layout[0] = '\0';
-	j->nodes = j->gpus_per_node = 0;
-	return 1;
 }
 
 /* 1: a layout job we place; 0: not a layout job; -1: a layout job we leave to plain cons_tres,
@@ -135,130 +107,6 @@ static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free, 
 		}
 		free[i] = ta_node_gpus(node_ptr, all_free);
 	}
-}
-
-/* ---- when nodes free up (will-run) --------------------------------------------------------------
- * Per node-table index, the first and the last end time of the running, suspended and completing
- * jobs on the node (0: none), read from slurmctld's job list as cons_tres's own will-run reads it.
- * Backfill asks will-run for many jobs in a row over the same running jobs: the ends are read
- * again only when a job began, ended or changed its nodes (ta_select_jobs_changed, from the entry
- * points) or the second changed (time limits edited, suspensions). */
-static struct {
-	uint32_t n;
-	int64_t *first_end, *last_end;
-	int64_t *all_free_at, *earliest_free_at; /* per call, for the core */
-	uint64_t gen;
-	time_t at;
-	int valid;
-} ta_ends;
-static uint64_t ta_jobs_gen;
-
-void ta_select_jobs_changed(void)
-{
-	__atomic_add_fetch(&ta_jobs_gen, 1, __ATOMIC_RELAXED);
-}
-
-void ta_select_place_free_locked(void)
-{
-	xfree(ta_ends.first_end);
-	xfree(ta_ends.last_end);
-	xfree(ta_ends.all_free_at);
-	xfree(ta_ends.earliest_free_at);
-	memset(&ta_ends, 0, sizeof(ta_ends));
-}
-
-/* 1 with ta_ends read for the current jobs; 0 when slurmctld's job list is not reachable. */
-static int ta_ends_read(time_t now)
-{
-	ta_list_t *jobs = ta_ctld_job_list();
-	uint64_t gen = __atomic_load_n(&ta_jobs_gen, __ATOMIC_RELAXED);
-	ta_list_itr_t *it;
-	job_record_t *jp;
-
-	if (!jobs || !ta_nodes)
-		return 0;
-	if (ta_ends.n != ta_nodes) {
-		ta_select_place_free_locked();
-		ta_ends.n = ta_nodes;
-		ta_ends.first_end = xcalloc(ta_nodes, sizeof(int64_t));
-		ta_ends.last_end = xcalloc(ta_nodes, sizeof(int64_t));
-		ta_ends.all_free_at = xcalloc(ta_nodes, sizeof(int64_t));
-		ta_ends.earliest_free_at = xcalloc(ta_nodes, sizeof(int64_t));
-	}
-	if (ta_ends.valid && ta_ends.gen == gen && ta_ends.at == now)
-		return 1;
-	memset(ta_ends.first_end, 0, ta_nodes * sizeof(int64_t));
-	memset(ta_ends.last_end, 0, ta_nodes * sizeof(int64_t));
-	it = list_iterator_create(jobs);
-	while ((jp = list_next(it))) {
-		int64_t end, first, last;
-
-		if (!jp->node_bitmap || !(IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp) || IS_JOB_COMPLETING(jp)))
-			continue;
-		/* Completing, or past its end (cons_tres guesses a little later): from now on. */
-		end = (IS_JOB_COMPLETING(jp) || jp->end_time < now) ? (int64_t)now : (int64_t)jp->end_time;
-		first = bit_ffs(jp->node_bitmap);
-		last = bit_fls(jp->node_bitmap);
-		if (first < 0)
-			continue;
-		if (last >= (int64_t)ta_nodes)
-			last = (int64_t)ta_nodes - 1;
-		for (int64_t i = first; i <= last; i++) {
-			if (!bit_test(jp->node_bitmap, i))
-				continue;
-			if (!ta_ends.first_end[i] || end < ta_ends.first_end[i])
-				ta_ends.first_end[i] = end;
-			if (end > ta_ends.last_end[i])
-				ta_ends.last_end[i] = end;
-		}
-	}
-	list_iterator_destroy(it);
-	ta_ends.gen = gen;
-	ta_ends.at = now;
-	ta_ends.valid = 1;
-	return 1;
-}
-
-/* GPUs per node plain cons_tres must give the job (its --gpus-per-node), 0 if it asks no such count. */
-static uint32_t ta_job_node_gpus(job_record_t *job_ptr)
-{
-	char err[TOPOAWARE_ERR_LEN];
-	uint32_t gpus = 0;
-
-	if (!job_ptr->tres_per_node || ta_tres_gpus(job_ptr->tres_per_node, "--gpus-per-node", &gpus, err, sizeof(err)))
-		return 0;
-	return gpus;
-}
-
-/* For the core's will-run (topoaware_select_request_t): when every job on a usable node has ended,
- * and the earliest time plain cons_tres could give this job the node: now when its GPUs are free
- * now, else the first end of a job there, the last for an exclusive job; never when the node has
- * fewer GPUs than the job asks per node. Every estimate errs early, so that the core leaves plain
- * cons_tres out only when it truly cannot start the job sooner. 0: not known (the job list). */
-static int ta_fill_ends(job_record_t *job_ptr, bitstr_t *bitmap, time_t now)
-{
-	int exclusive = job_ptr->details && (!job_ptr->details->share_res || job_ptr->details->whole_node);
-	uint32_t per_node = ta_job_node_gpus(job_ptr);
-
-	if (!ta_ends_read(now))
-		return 0;
-	for (uint32_t i = 0; i < ta_nodes; i++) {
-		int64_t *all = &ta_ends.all_free_at[i], *earliest = &ta_ends.earliest_free_at[i];
-		node_record_t *node_ptr = node_record_table_ptr[i];
-		int has_jobs = ta_ends.last_end[i] != 0;
-
-		*all = *earliest = INT64_MAX;
-		if (!node_ptr || !bit_test(bitmap, i))
-			continue;
-		*all = has_jobs ? ta_ends.last_end[i] : (int64_t)now;
-		if (ta_free_all[i] < per_node)
-			continue; /* never */
-		if (exclusive)
-			*earliest = has_jobs ? ta_ends.last_end[i] : (int64_t)now;
-		else
-			*earliest = (ta_free[i] >= per_node || !has_jobs) ? (int64_t)now : ta_ends.first_end[i];
-	}
-	return 1;
 }
 
 /* cons_tres inside a layout call, timed apart (the counters line: layout_cons_calls, _us). */
@@ -438,10 +286,7 @@ static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, 
 	if (will_run) {
 		ta_fill_free(job_ptr, bitmap, 1, ta_free_all);
 		req.free_all = ta_free_all;
-		if (ta_fill_ends(job_ptr, bitmap, (time_t)req.now)) {
-			req.all_free_at = ta_ends.all_free_at;
-			req.earliest_free_at = ta_ends.earliest_free_at;
-		}
+		ta_ends_fill(job_ptr, bitmap, (time_t)req.now, &req.all_free_at, &req.earliest_free_at);
 	}
 	req.max_tries = topoaware_conf_max_tries(ta_conf);
 	req.max_time_ms = topoaware_conf_max_time_ms(ta_conf);

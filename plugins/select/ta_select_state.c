@@ -6,6 +6,7 @@
  * ta_lock (job_test is called by the main and the backfill scheduler, node_init by reconfigure,
  * the status writer from its own thread). */
 #include "ta_select_int.h"
+#include "ta_select_ends.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ int ta_decided_take(uint32_t job_id, char *placement, size_t placement_len, char
 void ta_select_init(void)
 {
 	ta_gpu_id = gres_build_id("gpu");
-	ta_book_init();
+	ta_writer_init();
 	pthread_mutex_lock(&ta_lock);
 	if (!ta_status)
 		ta_status = topoaware_status_create(TA);
@@ -98,7 +99,7 @@ void ta_select_init(void)
 
 void ta_select_fini(void)
 {
-	ta_book_writer_stop();
+	ta_writer_end();
 	ta_load_stop();
 	pthread_mutex_lock(&ta_lock);
 	topoaware_placer_free(ta_placer);
@@ -111,7 +112,7 @@ void ta_select_fini(void)
 	ta_status = NULL;
 	xfree(ta_free);
 	xfree(ta_free_all);
-	ta_select_place_free_locked();
+	ta_ends_free_locked();
 	FREE_NULL_BITMAP(ta_known);
 	ta_nodes = 0;
 	pthread_mutex_unlock(&ta_lock);
@@ -147,7 +148,7 @@ static void ta_apply_settings_locked(const char *conf_path)
 	r = topoaware_conf_status_file(ta_conf, slurm_conf.state_save_location, buf, sizeof(buf));
 	if (r == 0) {
 		if (strcmp(buf, ta_status_path))
-			ta_book_path_changed_locked(); /* a new file: its errors are new */
+			ta_writer_path_changed_locked(); /* a new file: its errors are new */
 		snprintf(ta_status_path, sizeof(ta_status_path), "%s", buf);
 		snprintf(shown, sizeof(shown), "%s", buf);
 	} else {
@@ -208,6 +209,6 @@ void ta_select_node_init(void)
 	pthread_mutex_lock(&ta_lock);
 	ta_window_linear = ta_read_window_linear();
 	ta_reload_locked();
-	ta_book_writer_start_locked();
+	ta_writer_start_locked();
 	pthread_mutex_unlock(&ta_lock);
 }

@@ -37,15 +37,17 @@ static void ta_status_error(const char *path, const char *err)
 	      TA, path, err);
 }
 
-/* Writes the status file if a write is due (or `force`). Called with ta_lock held; the file is
- * written with ta_lock released (never with slurmctld's locks: from the writer thread, or at
- * shutdown). */
+/* Writes the status file if a write is due (or `force`). Called with ta_lock held; the text is
+ * rendered from a copy of the book and the file written with ta_lock released (never with
+ * slurmctld's locks: from the writer thread, or at shutdown). */
 static void ta_status_flush_locked(int force)
 {
 	char *text = NULL, err[TOPOAWARE_ERR_LEN], path[TA_PATH_MAX];
 	size_t len = 0;
 	ta_counters_t c;
 	topoaware_call_counters_t cc;
+	topoaware_status_t *snap = NULL;
+	int64_t now;
 	int r;
 
 	if (!ta_status || !ta_status_path[0])
@@ -62,8 +64,11 @@ static void ta_status_flush_locked(int force)
 	cc.counts = c.counts;
 	cc.layout_counts = c.layout_counts;
 	topoaware_status_set_counters(ta_status, &cc);
-	r = topoaware_status_render(ta_status, (int64_t)time(NULL), (int64_t)topoaware_conf_status_interval(ta_conf),
-				    force, &text, &len, err, sizeof(err));
+	/* Under ta_lock only a copy of the book (job_test waits on ta_lock); the JSON text is built
+	 * from the copy and written with the lock released. */
+	now = (int64_t)time(NULL);
+	r = topoaware_status_snapshot(ta_status, now, (int64_t)topoaware_conf_status_interval(ta_conf), force, &snap,
+				      err, sizeof(err));
 	if (r < 0) {
 		ta_status_error(ta_status_path, err);
 		return;
@@ -72,8 +77,14 @@ static void ta_status_flush_locked(int force)
 		return;
 	snprintf(path, sizeof(path), "%s", ta_status_path);
 	pthread_mutex_unlock(&ta_lock);
-	r = topoaware_status_write_text(path, text, len, err, sizeof(err));
-	topoaware_status_text_free(text);
+	r = topoaware_status_render(snap, now, 0, 1, &text, &len, err, sizeof(err));
+	topoaware_status_free(snap);
+	if (r == 1) {
+		r = topoaware_status_write_text(path, text, len, err, sizeof(err));
+		topoaware_status_text_free(text);
+	} else {
+		r = -1;
+	}
 	pthread_mutex_lock(&ta_lock);
 	if (r != 0) {
 		if (ta_status)
@@ -147,7 +158,7 @@ static void *ta_writer_main(void *arg)
 }
 
 /* ta_lock held (ta_select_int.h). */
-void ta_book_writer_start_locked(void)
+void ta_writer_start_locked(void)
 {
 	pthread_attr_t attr;
 
@@ -164,7 +175,7 @@ void ta_book_writer_start_locked(void)
 }
 
 /* ta_lock NOT held. */
-void ta_book_writer_stop(void)
+void ta_writer_end(void)
 {
 	pthread_t t;
 
@@ -183,17 +194,17 @@ void ta_book_writer_stop(void)
 	pthread_mutex_unlock(&ta_lock);
 }
 
-void ta_book_writer_wake_locked(void)
+void ta_writer_wake_locked(void)
 {
 	pthread_cond_signal(&ta_writer_cond);
 }
 
-void ta_book_path_changed_locked(void)
+void ta_writer_path_changed_locked(void)
 {
 	ta_status_err[0] = '\0';
 }
 
-void ta_book_init(void)
+void ta_writer_init(void)
 {
 	*(void **)&ta_lock_ctld = dlsym(RTLD_DEFAULT, "lock_slurmctld");
 	*(void **)&ta_unlock_ctld = dlsym(RTLD_DEFAULT, "unlock_slurmctld");
@@ -202,7 +213,7 @@ void ta_book_init(void)
 
 void ta_select_shutdown(void)
 {
-	ta_book_writer_stop();
+	ta_writer_end();
 	pthread_mutex_lock(&ta_lock);
 	ta_status_flush_locked(1);
 	pthread_mutex_unlock(&ta_lock);
