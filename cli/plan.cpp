@@ -16,6 +16,7 @@
 #include "job_report.hpp"
 #include "layout.hpp"
 #include "placement.hpp"
+#include "policies.hpp"
 #include "rank_order.hpp"
 #include "route_trace.hpp"
 #include "text.hpp"
@@ -56,8 +57,9 @@ struct Plan {
   uint32_t nodes = 0;
   PlaceResult result;
   std::vector<int> first_fit;  // in node-index order (Slurm's rank order)
-  JobCost cost, ff_cost;
+  JobCost cost, ff_cost, tree_cost;
   bool has_ff = false;
+  bool has_tree = false;  // stock Slurm's topology/tree best fit placed the job (corelib slurm-tree)
 };
 
 // Leaf groups whose uplinks carry less than the fabric's nominal bandwidth, as (name of the
@@ -274,8 +276,12 @@ std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
   out += cost_lines("topoaware:", p.cost);
   if (p.has_ff) {
     out += cost_lines("first-fit by node index:", p.ff_cost);
+    if (p.has_tree) out += cost_lines("Slurm topology/tree:", p.tree_cost);
     if (p.ff_cost.hop_bytes > 0)
       out += fmt::format("  topoaware moves {:.2f} of first-fit's hop-bytes\n", p.cost.hop_bytes / p.ff_cost.hop_bytes);
+    if (p.has_tree && p.tree_cost.hop_bytes > 0)
+      out += fmt::format("  topoaware moves {:.2f} of Slurm topology/tree's hop-bytes\n",
+                         p.cost.hop_bytes / p.tree_cost.hop_bytes);
   }
   return out;
 }
@@ -304,6 +310,7 @@ std::string json_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
   if (!p.result.nodes.empty()) {
     j["cost"] = cost_json(p.cost, f);
     if (p.has_ff) j["first_fit_cost"] = cost_json(p.ff_cost, f);
+    if (p.has_tree) j["slurm_tree_cost"] = cost_json(p.tree_cost, f);
   }
   return j.dump(1) + "\n";
 }
@@ -403,6 +410,19 @@ int run_plan(const PlanOptions &o) {
     p.first_fit.assign(hosts.begin(), hosts.begin() + req.nodes);
     p.ff_cost = job_cost(idx, p.first_fit, l, params);
     p.has_ff = true;
+    // Stock Slurm with topology/tree (the topology.conf topoaware writes), whole nodes, ranks in
+    // node-index order.
+    SlurmFabricView view;
+    build_slurm_view(idx, view);
+    auto tree = make_placement_policy("slurm-tree", idx, view);
+    PolicyRequest tr;
+    tr.job = job;
+    std::vector<uint8_t> free(usable.begin(), usable.end());
+    PolicyChoice choice;
+    if (tree->place(tr, free, choice)) {
+      p.tree_cost = job_cost(idx, choice.nodes, l, params);
+      p.has_tree = true;
+    }
   }
   std::string out;
   if (o.flows && (o.format == "dot" || o.format == "svg"))
