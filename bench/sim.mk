@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Trace-driven placement benchmark (bench/README.md, docs/design.md): simulator library + driver.
 noinst_LTLIBRARIES += bench/libtopoaware_sim.la
-bench_libtopoaware_sim_la_SOURCES = bench/sim/cluster.cpp bench/sim/cluster.hpp bench/sim/slurm_tree.cpp \
-	bench/sim/slurm_block.cpp bench/sim/slurm_replica.hpp bench/sim/policies.cpp bench/sim/sim.cpp \
+bench_libtopoaware_sim_la_SOURCES = bench/sim/cluster.cpp bench/sim/cluster.hpp \
+	bench/sim/policies.cpp bench/sim/sim.cpp \
 	bench/sim/sim.hpp bench/sim/optimum.cpp bench/sim/optimum.hpp bench/sim/replay_trace.cpp \
 	bench/sim/replay_trace.hpp
 bench_libtopoaware_sim_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/sim

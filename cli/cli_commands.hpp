@@ -67,6 +67,7 @@ struct PlanOptions {
   int gpus_per_node = 8;
   std::string free, busy;
   std::string mode = "prefer";
+  std::string policy = "slurm-tree";  // --policy: the stock Slurm placement to compare with
   double comm_fraction = 0.3;
   std::string format = "text";
   bool flows = false;  // --flows: the job's flows that leave a leaf, and the cables they take

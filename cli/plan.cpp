@@ -16,6 +16,7 @@
 #include "job_report.hpp"
 #include "layout.hpp"
 #include "placement.hpp"
+#include "policies.hpp"
 #include "rank_order.hpp"
 #include "route_trace.hpp"
 #include "text.hpp"
@@ -39,6 +40,9 @@ void add_plan_command(CLI::App &app, PlanOptions &o) {
   plan->add_option("--busy", o.busy, "Slurm host list of the hosts busy now");
   plan->add_option("--mode", o.mode, "strict (only an ideal block) or prefer (best available)")
       ->check(CLI::IsMember({"strict", "prefer"}));
+  plan->add_option("--policy", o.policy,
+                   "Stock Slurm placement to compare with: slurm-tree (topology/tree) or slurm-block (topology/block)")
+      ->check(CLI::IsMember({"slurm-tree", "slurm-block"}));
   plan->add_option("--comm-fraction", o.comm_fraction,
                    "Share of step time that is communication (for the slowdown estimate)")
       ->check(CLI::Range(0.0, 1.0));
@@ -56,8 +60,10 @@ struct Plan {
   uint32_t nodes = 0;
   PlaceResult result;
   std::vector<int> first_fit;  // in node-index order (Slurm's rank order)
-  JobCost cost, ff_cost;
+  JobCost cost, ff_cost, tree_cost;
   bool has_ff = false;
+  bool has_tree = false;  // the stock Slurm policy (--policy) placed the job
+  std::string policy;     // slurm-tree or slurm-block
 };
 
 // Leaf groups whose uplinks carry less than the fabric's nominal bandwidth, as (name of the
@@ -246,6 +252,11 @@ nlohmann::ordered_json flows_json(const Topology &t, const FlowsReport &r) {
   return j;
 }
 
+// The stock Slurm placement plan compares with (--policy), as the cost lines name it.
+std::string stock_name(const std::string &policy) {
+  return policy == "slurm-block" ? "Slurm topology/block" : "Slurm topology/tree";
+}
+
 std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, double f) {
   std::string out;
   const Layout &l = p.layout;
@@ -274,8 +285,12 @@ std::string text_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
   out += cost_lines("topoaware:", p.cost);
   if (p.has_ff) {
     out += cost_lines("first-fit by node index:", p.ff_cost);
+    if (p.has_tree) out += cost_lines((stock_name(p.policy) + ":").c_str(), p.tree_cost);
     if (p.ff_cost.hop_bytes > 0)
       out += fmt::format("  topoaware moves {:.2f} of first-fit's hop-bytes\n", p.cost.hop_bytes / p.ff_cost.hop_bytes);
+    if (p.has_tree && p.tree_cost.hop_bytes > 0)
+      out += fmt::format("  topoaware moves {:.2f} of {}'s hop-bytes\n", p.cost.hop_bytes / p.tree_cost.hop_bytes,
+                         stock_name(p.policy));
   }
   return out;
 }
@@ -304,6 +319,7 @@ std::string json_report(const Topology &t, const TopoIndex &idx, const Plan &p, 
   if (!p.result.nodes.empty()) {
     j["cost"] = cost_json(p.cost, f);
     if (p.has_ff) j["first_fit_cost"] = cost_json(p.ff_cost, f);
+    if (p.has_tree) j[p.policy == "slurm-block" ? "slurm_block_cost" : "slurm_tree_cost"] = cost_json(p.tree_cost, f);
   }
   return j.dump(1) + "\n";
 }
@@ -403,6 +419,20 @@ int run_plan(const PlanOptions &o) {
     p.first_fit.assign(hosts.begin(), hosts.begin() + req.nodes);
     p.ff_cost = job_cost(idx, p.first_fit, l, params);
     p.has_ff = true;
+    // Stock Slurm with topology/tree or topology/block (the topology.conf topoaware writes), whole
+    // nodes, ranks in node-index order.
+    SlurmFabricView view;
+    build_slurm_view(idx, view);
+    p.policy = o.policy;
+    auto tree = make_placement_policy(o.policy, idx, view);
+    PolicyRequest tr;
+    tr.job = job;
+    std::vector<uint8_t> free(usable.begin(), usable.end());
+    PolicyChoice choice;
+    if (tree->place(tr, free, choice)) {
+      p.tree_cost = job_cost(idx, choice.nodes, l, params);
+      p.has_tree = true;
+    }
   }
   std::string out;
   if (o.flows && (o.format == "dot" || o.format == "svg"))

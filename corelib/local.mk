@@ -17,6 +17,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/layout.hpp corelib/layout.cpp \
   corelib/rank_order.hpp corelib/rank_order.cpp \
   corelib/placement.hpp corelib/placement.cpp \
+  corelib/policies.hpp corelib/policies.cpp corelib/slurm_tree.cpp corelib/slurm_block.cpp \
   corelib/select_policy.hpp corelib/select_policy.cpp \
   corelib/cost.hpp corelib/cost.cpp \
   corelib/traffic.hpp corelib/traffic.cpp \

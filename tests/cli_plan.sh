@@ -46,6 +46,14 @@ grep -q "^Placement: fallback" <<<"$out" && ok "prefer: best fallback" || bad "p
 # Cost against first-fit is printed.
 out=$(plan --tp 8 --pp 4 --dp 4 --busy 'n[0001-0005,0017-0020,0040-0050]')
 grep -q "first-fit by node index" <<<"$out" && ok "cost against first-fit" || bad "first-fit cost: $out"
+# ... and against stock Slurm's topology/tree best fit, which here takes one whole free leaf too.
+grep -q "^  Slurm topology/tree: .*DP rings at ideal 32/32" <<<"$out" && ok "cost against Slurm tree" || bad "tree cost: $out"
+grep -q "topoaware moves 1.00 of Slurm topology/tree's hop-bytes" <<<"$out" && ok "tree ratio" || bad "tree ratio: $out"
+out=$(plan --tp 8 --pp 4 --dp 4 --busy 'n[0001-0005,0017-0020,0040-0050]' --format json)
+grep -q '"slurm_tree_cost"' <<<"$out" && ok "json: slurm_tree_cost" || bad "json tree cost: $out"
+out=$(plan --tp 8 --pp 4 --dp 4 --busy 'n[0001-0005,0017-0020,0040-0050]' --policy slurm-block)
+grep -q "^  Slurm topology/block: .*DP rings at ideal 32/32" <<<"$out" && ok "--policy slurm-block" || bad "block cost: $out"
+plan --tp 8 --dp 2 --policy best-fit >/dev/null 2>&1 && bad "--policy best-fit accepted" || ok "unknown --policy refused"
 
 # Bad layouts: exit 1 with the checker's message.
 err=$(plan --tp 3 2>&1 >/dev/null); rc=$?

@@ -53,3 +53,10 @@ TESTS += tests/test_select_policy
 tests_test_select_policy_SOURCES = tests/test_select_policy.cpp
 tests_test_select_policy_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_select_policy_LDADD = $(TESTS_LIBS)
+
+# corelib's named placement policies (first-fit, slurm-tree, slurm-block, topoaware)
+check_PROGRAMS += tests/test_policies
+TESTS += tests/test_policies
+tests_test_policies_SOURCES = tests/test_policies.cpp
+tests_test_policies_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_policies_LDADD = $(TESTS_LIBS)

@@ -11,7 +11,7 @@
 #include "optimum.hpp"
 #include "replay_trace.hpp"
 #include "sim.hpp"
-#include "slurm_replica.hpp"
+#include "policies.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;

@@ -13,84 +13,8 @@ namespace {
 
 void finish(Cluster &c) {
   c.index = std::make_unique<TopoIndex>(c.topo);
-  const TopoIndex &ix = *c.index;
-  c.nodes = ix.host_count();
-  // Leaf groups in canonical order (pod, then leaf group index as TopoIndex lists them).
-  std::vector<int> lgs;
-  for (int p = 0; p < ix.pod_count(); ++p)
-    for (int g : ix.pod_leaf_groups(p)) lgs.push_back(g);
-  // --- topology/tree switch table, in the order topology.conf lists it: leaves, pods, root.
-  c.sw.clear();
-  c.host_leaf_switch.assign(size_t(c.nodes), -1);
-  std::vector<int> lg_sw(size_t(ix.leaf_group_count()), -1);
-  for (int g : lgs) {
-    SlurmSwitch s;
-    s.level = 0;
-    s.nodes = ix.leaf_group_hosts(g);
-    std::sort(s.nodes.begin(), s.nodes.end());
-    lg_sw[size_t(g)] = int(c.sw.size());
-    for (int h : s.nodes) c.host_leaf_switch[size_t(h)] = int(c.sw.size());
-    c.sw.push_back(std::move(s));
-  }
-  const int nleaf = int(c.sw.size());
-  std::vector<int> pod_sw;
-  if (ix.pod_count() > 1) {
-    for (int p = 0; p < ix.pod_count(); ++p) {
-      SlurmSwitch s;
-      s.level = 1;
-      for (int g : ix.pod_leaf_groups(p)) {
-        c.sw[size_t(lg_sw[size_t(g)])].parent = int(c.sw.size());
-        for (int h : ix.leaf_group_hosts(g)) s.nodes.push_back(h);
-      }
-      std::sort(s.nodes.begin(), s.nodes.end());
-      pod_sw.push_back(int(c.sw.size()));
-      c.sw.push_back(std::move(s));
-    }
-  }
-  if (nleaf > 1) {
-    SlurmSwitch root;
-    root.level = ix.pod_count() > 1 ? 2 : 1;
-    const int r = int(c.sw.size());
-    for (int h = 0; h < c.nodes; ++h) root.nodes.push_back(h);
-    root.parent = r;
-    if (pod_sw.empty())
-      for (int i = 0; i < nleaf; ++i) c.sw[size_t(i)].parent = r;
-    else
-      for (int p : pod_sw) c.sw[size_t(p)].parent = r;
-    c.sw.push_back(std::move(root));
-  } else {
-    c.sw[0].parent = 0;
-  }
-  // Distances (topology_tree.c:487-551): 0 to itself, 1 parent<->child, Floyd-Warshall.
-  const size_t n = c.sw.size();
-  c.sw_dist.assign(n, std::vector<unsigned>(n, Cluster::kInf));
-  for (size_t i = 0; i < n; ++i) {
-    c.sw_dist[i][i] = 0;
-    const int p = c.sw[i].parent;
-    if (p >= 0 && size_t(p) != i) c.sw_dist[i][size_t(p)] = c.sw_dist[size_t(p)][i] = 1;
-  }
-  for (size_t k = 0; k < n; ++k)
-    for (size_t i = 0; i < n; ++i)
-      if (c.sw_dist[i][k] != Cluster::kInf)
-        for (size_t j = 0; j < n; ++j)
-          if (c.sw_dist[k][j] != Cluster::kInf && c.sw_dist[i][j] > c.sw_dist[i][k] + c.sw_dist[k][j])
-            c.sw_dist[i][j] = c.sw_dist[i][k] + c.sw_dist[k][j];
-  // --- topology/block: one base block per leaf group, pod by pod.
-  c.blocks.clear();
-  c.host_block.assign(size_t(c.nodes), -1);
-  size_t base = 0;
-  for (int g : lgs) {
-    std::vector<int> b = ix.leaf_group_hosts(g);
-    std::sort(b.begin(), b.end());
-    for (int h : b) c.host_block[size_t(h)] = int(c.blocks.size());
-    base = base ? std::min(base, b.size()) : b.size();
-    c.blocks.push_back(std::move(b));
-  }
-  c.bblock_node_cnt = int(base);
-  size_t min_pod = size_t(-1);
-  for (int p = 0; p < ix.pod_count(); ++p) min_pod = std::min(min_pod, ix.pod_leaf_groups(p).size());
-  c.block_levels.assign(16, false);
-  for (size_t k = 0, v = 1; v <= min_pod && k < 16; ++k, v *= 2) c.block_levels[k] = true;
+  c.nodes = c.index->host_count();
+  build_slurm_view(*c.index, c);
 }
 
 // Two levels, one cable from every leaf to every spine (none when there is one leaf).

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A simulated cluster: a generated fabric, classified exactly as `topoaware discover` would
-// (generator -> Fabric -> classify -> Topology -> TopoIndex), plus the two views Slurm has of it:
-//  - the topology/tree switch table (topology.conf written as topoaware writes it: one leaf
-//    switch per leaf group, one switch per pod when there are several pods, one root), with
-//    Slurm's switch distances (topology_tree.c: parent<->child 1, then shortest paths) and parents;
-//  - the topology/block records (one base block per leaf group in canonical order, BlockSizes =
-//    base * 2^k up to the largest power of two every pod can hold, as to_topology_conf_block()).
+// (generator -> Fabric -> classify -> Topology -> TopoIndex), plus the two views Slurm has of it
+// (topology/tree and topology/block, build_slurm_view in corelib/policies.hpp).
 // Slurm's node table is in host-name order (n0001, n0002, ...), which is topology host index
 // order, so "node index" below means topology host index.
 #pragma once
@@ -15,32 +11,19 @@
 #include <vector>
 
 #include "placement.hpp"
+#include "policies.hpp"
 #include "topology.hpp"
 
 namespace topoaware::sim {
 
-struct SlurmSwitch {
-  int level = 0;             // 0 = leaf (Slurm's numbering)
-  int parent = -1;           // itself for a root, as topology_tree.c leaves it
-  std::vector<int> nodes;    // host indices below, ascending (the switch's node_bitmap)
-};
-
-struct Cluster {
+// Slurm's views (SlurmFabricView, corelib/policies.hpp) are the base, so the corelib replicas take a
+// Cluster as it is.
+struct Cluster : SlurmFabricView {
   std::string name;          // "ft2-2to1-2048"
   std::string family;        // ft2-1to1, ft2-2to1, ft3-7to1, rail8, dfly
   Topology topo;
   std::unique_ptr<TopoIndex> index;
   int nodes = 0;
-  // topology/tree
-  std::vector<SlurmSwitch> sw;
-  std::vector<std::vector<unsigned>> sw_dist;  // INFINITE = kInf
-  static constexpr unsigned kInf = 0xffffffffu;
-  std::vector<int> host_leaf_switch;           // host -> index into sw (level 0)
-  // topology/block
-  std::vector<std::vector<int>> blocks;        // base blocks (host indices ascending)
-  std::vector<int> host_block;
-  int bblock_node_cnt = 0;
-  std::vector<bool> block_levels;              // bit k: BlockSizes holds base * 2^k
 };
 
 // family: ft2-1to1 | ft2-2to1 | ft2-2to1-8 | ft3-7to1 | rail8 | dfly; nodes: 32-node leaf groups

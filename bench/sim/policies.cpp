@@ -1,29 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Node-selection policies for the simulator. Every policy sees the same input: the free nodes
-// (exclusive whole nodes, 8 GPUs each) and the job.
+// (exclusive whole nodes, 8 GPUs each) and the job. The placements themselves are corelib's named
+// policies (corelib/policies.hpp); here only what the scheduler adds: --switches and strict waits,
+// --segment sizes, and the random baseline.
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
 #include "placement.hpp"
 #include "sim.hpp"
-#include "slurm_replica.hpp"
+#include "policies.hpp"
 
 namespace topoaware::sim {
 
 namespace {
 
+// The corelib policy `name` on whole nodes of 8 GPUs; the sim's job becomes a PolicyRequest.
+class Named {
+ public:
+  Named(const Cluster &c, const char *name) : p_(make_placement_policy(name, *c.index, c)) {}
+  bool place(const std::vector<uint8_t> &free, const TraceJob &job, PlaceMode mode, int segment) {
+    req_.job.nodes = uint32_t(job.nodes);
+    req_.job.gpus_per_node = 8;
+    req_.job.layout = job.layout;
+    req_.mode = mode;
+    req_.segment = segment;
+    return p_->place(req_, free, choice_);
+  }
+  PolicyChoice &choice() { return choice_; }
+
+ private:
+  std::unique_ptr<PlacementPolicy> p_;
+  PolicyRequest req_;
+  PolicyChoice choice_;
+};
+
 class FirstFit : public Policy {
  public:
+  explicit FirstFit(const Cluster &c) : ff_(c, "first-fit") {}
   std::string name() const override { return "firstfit"; }
   bool select(const std::vector<uint8_t> &free, int free_count, const TraceJob &job, double,
               std::vector<int> &out) override {
     out.clear();
     if (free_count < job.nodes) return false;
-    for (size_t h = 0; h < free.size() && int(out.size()) < job.nodes; ++h)
-      if (free[h]) out.push_back(int(h));
+    ff_.place(free, job, PlaceMode::Prefer, 0);
+    out.swap(ff_.choice().nodes);
     return true;
   }
+
+ private:
+  Named ff_;
 };
 
 class Random : public Policy {
@@ -57,13 +83,15 @@ class Random : public Policy {
 // cons_common/job_test.c:947 then fails the test (the job stays pending).
 class SlurmTree : public Policy {
  public:
-  SlurmTree(const Cluster &c, double wait) : c_(&c), wait_(wait) {}
+  SlurmTree(const Cluster &c, double wait) : c_(&c), tree_(c, "slurm-tree"), wait_(wait) {}
   std::string name() const override { return wait_ > 0 ? "slurm-tree-switches" : "slurm-tree"; }
   bool select(const std::vector<uint8_t> &free, int free_count, const TraceJob &job, double waited,
               std::vector<int> &out) override {
     if (free_count < job.nodes) return false;
-    int leaves = 0;
-    if (!slurm_tree_select(*c_, free, job.nodes, out, &leaves)) return false;
+    const bool ok = tree_.place(free, job, PlaceMode::Prefer, 0);
+    out.swap(tree_.choice().nodes);
+    if (!ok) return false;
+    const int leaves = tree_.choice().leaf_switches;
     if (wait_ > 0) {
       const int leaf = c_->bblock_node_cnt;
       const int req_switch = (job.nodes + leaf - 1) / leaf;
@@ -75,6 +103,7 @@ class SlurmTree : public Policy {
 
  private:
   const Cluster *c_;
+  Named tree_;
   double wait_;
 };
 
@@ -85,7 +114,7 @@ class SlurmTree : public Policy {
 // (24.11 refuses segments larger than the base block, eval_nodes_block.c:231).
 class SlurmBlock : public Policy {
  public:
-  SlurmBlock(const Cluster &c, bool segment) : c_(&c), segment_(segment) {}
+  SlurmBlock(const Cluster &c, bool segment) : c_(&c), block_(c, "slurm-block"), segment_(segment) {}
   std::string name() const override { return segment_ ? "slurm-block-segment" : "slurm-block"; }
   static int segment_for(int nodes, int dp, int bb) {
     if (dp <= bb) {
@@ -102,55 +131,51 @@ class SlurmBlock : public Policy {
               std::vector<int> &out) override {
     if (free_count < job.nodes) return false;
     const int seg = segment_ ? segment_for(job.nodes, int(job.layout.dp), c_->bblock_node_cnt) : 0;
-    return slurm_block_select(*c_, free, job.nodes, seg, out);
+    const bool ok = block_.place(free, job, PlaceMode::Prefer, seg);
+    out.swap(block_.choice().nodes);
+    return ok;
   }
 
  private:
   const Cluster *c_;
+  Named block_;
   bool segment_;
 };
 
 class Topoaware : public Policy {
  public:
-  Topoaware(const Cluster &c, bool strict, double wait) : c_(&c), placer_(*c.index), strict_(strict), wait_(wait) {}
+  Topoaware(const Cluster &c, bool strict, double wait)
+      : engine_(c, "topoaware"), tree_(c, "slurm-tree"), strict_(strict), wait_(wait) {}
   std::string name() const override { return strict_ ? "topoaware-strict" : "topoaware"; }
   bool select(const std::vector<uint8_t> &free, int free_count, const TraceJob &job, double waited,
               std::vector<int> &out) override {
     if (free_count < job.nodes) return false;
     // A job without a layout: the select plugin hands it to cons_tres unchanged.
-    if (job.plain) return slurm_tree_select(*c_, free, job.nodes, out, nullptr);
-    hosts_.clear();
-    for (size_t h = 0; h < free.size(); ++h)
-      if (free[h]) hosts_.push_back(int(h));
-    gpus_.assign(hosts_.size(), 8);
-    Job j;
-    j.nodes = uint32_t(job.nodes);
-    j.gpus_per_node = 8;
-    j.layout = job.layout;
-    const PlaceStatus s = placer_.place(hosts_.data(), gpus_.data(), hosts_.size(), j,
-                                        strict_ ? PlaceMode::Strict : PlaceMode::Prefer, res_);
+    if (job.plain) {
+      const bool ok = tree_.place(free, job, PlaceMode::Prefer, 0);
+      out.swap(tree_.choice().nodes);
+      return ok;
+    }
+    engine_.place(free, job, strict_ ? PlaceMode::Strict : PlaceMode::Prefer, 0);
+    const PlaceStatus s = engine_.choice().status;
     if (s == PlaceStatus::NoNodes) return false;
     if (s == PlaceStatus::NoBlock && waited < wait_) return false;
-    out = res_.nodes;  // rank order (NoBlock after the wait: the best fallback)
+    out = engine_.choice().nodes;  // rank order (NoBlock after the wait: the best fallback)
     return true;
   }
   double retry_after() const override { return strict_ ? wait_ : 0; }
   bool native_topo_order() const override { return true; }
 
  private:
-  const Cluster *c_;
-  Placer placer_;
+  Named engine_, tree_;
   bool strict_;
   double wait_;
-  std::vector<int> hosts_;
-  std::vector<uint32_t> gpus_;
-  PlaceResult res_;
 };
 
 }  // namespace
 
 std::unique_ptr<Policy> make_policy(const Cluster &c, const PolicySpec &spec, uint64_t seed) {
-  if (spec.kind == "firstfit") return std::make_unique<FirstFit>();
+  if (spec.kind == "firstfit") return std::make_unique<FirstFit>(c);
   if (spec.kind == "random") return std::make_unique<Random>(seed);
   if (spec.kind == "slurm-tree") return std::make_unique<SlurmTree>(c, 0);
   if (spec.kind == "slurm-tree-switches") return std::make_unique<SlurmTree>(c, spec.wait);

@@ -16,7 +16,7 @@
 //     offered load (sum nodes*runtime over nodes*span; frag jobs not counted).
 //
 //   slurm_replay_tool replica --topology-conf FILE --node-order HOSTLIST
-//     The simulator's replica of Slurm 22.05.8's topology/tree best fit (bench/sim/slurm_tree.cpp,
+//     The simulator's replica of Slurm 22.05.8's topology/tree best fit (corelib/slurm_tree.cpp,
 //     _eval_nodes_topo) on the switch table Slurm builds from FILE (topology_tree.c:
 //     _validate_switches, read here the same way: table in file order, leaf level 0, a parent
 //     level 1 + max child level, parent = the last switch listing it, 0 for the switches nobody
@@ -39,7 +39,7 @@
 #include "cluster.hpp"
 #include "hostlist.hpp"
 #include "replay_trace.hpp"
-#include "slurm_replica.hpp"
+#include "policies.hpp"
 
 using namespace topoaware;
 using namespace topoaware::sim;

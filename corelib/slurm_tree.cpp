@@ -5,9 +5,9 @@
 // usable node). Paths that need required nodes or several weights are left out, and say so.
 #include <algorithm>
 
-#include "slurm_replica.hpp"
+#include "policies.hpp"
 
-namespace topoaware::sim {
+namespace topoaware {
 
 namespace {
 
@@ -15,7 +15,7 @@ namespace {
 bool enough_nodes(int avail, int rem) { return avail >= rem; }
 
 // job_test.c:1393 _topo_compare_switches
-int compare_switches(const Cluster &c, int i, int j, int rem_nodes, const std::vector<int> &cnt) {
+int compare_switches(const SlurmFabricView &c, int i, int j, int rem_nodes, const std::vector<int> &cnt) {
   while (true) {
     const bool i_fit = cnt[size_t(i)] >= rem_nodes;
     const bool j_fit = cnt[size_t(j)] >= rem_nodes;
@@ -44,10 +44,10 @@ int compare_switches(const Cluster &c, int i, int j, int rem_nodes, const std::v
 }
 
 // job_test.c:1436 _topo_choose_best_switch
-void choose_best_switch(const Cluster &c, const std::vector<unsigned> &dist, const std::vector<int> &cnt,
+void choose_best_switch(const SlurmFabricView &c, const std::vector<unsigned> &dist, const std::vector<int> &cnt,
                         int rem_nodes, int i, int &best) {
-  if (best == -1 || dist[size_t(i)] == Cluster::kInf || !cnt[size_t(i)]) {
-    if (cnt[size_t(i)] && dist[size_t(i)] < Cluster::kInf) best = i;  // first possibility
+  if (best == -1 || dist[size_t(i)] == SlurmFabricView::kInf || !cnt[size_t(i)]) {
+    if (cnt[size_t(i)] && dist[size_t(i)] < SlurmFabricView::kInf) best = i;  // first possibility
     return;
   }
   const int tcs = compare_switches(c, i, best, rem_nodes, cnt);
@@ -56,10 +56,10 @@ void choose_best_switch(const Cluster &c, const std::vector<unsigned> &dist, con
 }
 
 // job_test.c:1381 _topo_add_dist
-void add_dist(const Cluster &c, std::vector<unsigned> &dist, int inx) {
+void add_dist(const SlurmFabricView &c, std::vector<unsigned> &dist, int inx) {
   for (size_t i = 0; i < dist.size(); ++i) {
-    if (c.sw_dist[size_t(inx)][i] == Cluster::kInf || dist[i] == Cluster::kInf)
-      dist[i] = Cluster::kInf;
+    if (c.sw_dist[size_t(inx)][i] == SlurmFabricView::kInf || dist[i] == SlurmFabricView::kInf)
+      dist[i] = SlurmFabricView::kInf;
     else
       dist[i] += c.sw_dist[size_t(inx)][i];
   }
@@ -67,7 +67,7 @@ void add_dist(const Cluster &c, std::vector<unsigned> &dist, int inx) {
 
 }  // namespace
 
-bool slurm_tree_select(const Cluster &c, const std::vector<uint8_t> &free, int nodes, std::vector<int> &out,
+bool slurm_tree_select(const SlurmFabricView &c, const std::vector<uint8_t> &free, int nodes, std::vector<int> &out,
                        int *leaf_switches) {
   out.clear();
   if (leaf_switches) *leaf_switches = 0;
@@ -146,4 +146,4 @@ bool slurm_tree_select(const Cluster &c, const std::vector<uint8_t> &free, int n
   return true;
 }
 
-}  // namespace topoaware::sim
+}  // namespace topoaware

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <functional>
 
-#include "slurm_replica.hpp"
+#include "policies.hpp"
 
-namespace topoaware::sim {
+namespace topoaware {
 
 namespace {
 
@@ -85,7 +85,7 @@ void choose_best_bblock(const std::vector<uint8_t> &required, int nrec, int llbl
 
 }  // namespace
 
-bool slurm_block_select(const Cluster &c, const std::vector<uint8_t> &free, int nodes, int segment,
+bool slurm_block_select(const SlurmFabricView &c, const std::vector<uint8_t> &free, int nodes, int segment,
                         std::vector<int> &out) {
   out.clear();
   const int nrec = int(c.blocks.size());
@@ -234,4 +234,4 @@ bool slurm_block_select(const Cluster &c, const std::vector<uint8_t> &free, int 
   return int(out.size()) == nodes;
 }
 
-}  // namespace topoaware::sim
+}  // namespace topoaware
