@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,6 +26,8 @@
 #include "ibnetdiscover_parser.hpp"
 #include "lft_dump.hpp"
 #include "node_name_map.hpp"
+#include "nvlink.hpp"
+#include "file_read.hpp"
 #include "outputs.hpp"
 #include "topology.hpp"
 #include "port_counters.hpp"
@@ -143,8 +146,34 @@ struct DiscoverOptions {
   bool counters = false;               // --counters: PMA PortCounters of every connected port
   bool routes = false;                 // --routes: every switch's forwarding table and every port's LID
   std::vector<std::string> lfts;       // --lfts: saved dump_fts / ibroute output, one per subnet
+  std::string nvlink_domains;          // --nvlink-domains: per-node NVLink domain lines
   OutputOptions out;
 };
+
+// --nvlink-domains: the per-node lines (nvlink.hpp) merged into the topology. Hosts the fabric does
+// not have are reported, not fatal: a node may be listed in Slurm and down in the fabric.
+void add_nvlink_domains(Topology &topo, const std::string &path) {
+  std::vector<NodeNvlink> nodes;
+  try {
+    nodes = parse_nvlink_lines(read_regular_file(path, size_t(1) << 28, "256 MiB"), path);
+  } catch (const FileReadError &e) {
+    throw Failure(path + ": " + e.what());
+  } catch (const NvlinkError &e) {
+    throw Failure(e.what());
+  }
+  std::vector<std::string> unknown, warnings;
+  apply_nvlink_domains(topo, nodes, &unknown, &warnings);
+  if (!unknown.empty()) {
+    std::sort(unknown.begin(), unknown.end(), natural_less);
+    std::fprintf(stderr, "topoaware: %s: %zu host(s) not in the fabric, ignored: %s\n", path.c_str(), unknown.size(),
+                 hostlist_compress(unknown).c_str());
+  }
+  for (const auto &w : warnings) std::fprintf(stderr, "topoaware: %s: %s\n", path.c_str(), w.c_str());
+  size_t in = 0;
+  for (const auto &d : topo.nvlink_domains) in += d.hosts.size();
+  std::fprintf(stderr, "topoaware: %s: %zu NVLink domain(s), %zu of %zu hosts in one\n", path.c_str(),
+               topo.nvlink_domains.size(), in, topo.hosts.size());
+}
 
 // --lfts: one file of saved forwarding tables per subnet, resolved against the fabric's cabling.
 void add_saved_routes(Fabric &fabric, const std::vector<std::string> &files) {
@@ -261,6 +290,7 @@ int discover(const DiscoverOptions &o) {
   if (topo.hosts.empty())
     throw Failure(from + ": no compute hosts found (" + std::to_string(topo.ignored.size()) +
                   " CAs ignored; see --nodes, --node-name-map, --keep-unnamed)");
+  if (!o.nvlink_domains.empty()) add_nvlink_domains(topo, o.nvlink_domains);
 
   if (!fabric.problems.empty()) {
     std::fprintf(stderr, "topoaware: the walk was incomplete: %zu problem(s):\n", fabric.problems.size());
@@ -324,8 +354,9 @@ int discover(const DiscoverOptions &o) {
   return 0;
 }
 
-int convert(const std::string &path, const OutputOptions &out) {
+int convert(const std::string &path, const std::string &nvlink_domains, const OutputOptions &out) {
   Topology topo = load_topology_file(path);
+  if (!nvlink_domains.empty()) add_nvlink_domains(topo, nvlink_domains);
   emit(topo, out);
   return 0;
 }
@@ -411,12 +442,19 @@ int main(int argc, char **argv) {
   disc->add_option("--compare", d.compare,
                    "Write the outputs only if the fabric differs from FILE (a topology.json), and say what changed "
                    "(exit status 6 when it did)");
+  disc->add_option("--nvlink-domains", d.nvlink_domains,
+                   "Per-node NVLink domain lines (FILE): topoaware node --nvlink or nvidia-smi "
+                   "--query-gpu=fabric.clusterUuid,fabric.cliqueId --format=csv,noheader, collected with pdsh")
+      ->check(CLI::ExistingFile);
   add_output_options(disc, d.out);
 
-  std::string convert_in;
+  std::string convert_in, convert_nvlink;
   OutputOptions conv_out;
   auto *conv = app.add_subcommand("convert", "Read a topology.json and write it in other formats");
   conv->add_option("topology", convert_in, "topology.json to read")->required()->check(CLI::ExistingFile);
+  conv->add_option("--nvlink-domains", convert_nvlink,
+                   "Per-node NVLink domain lines (FILE) to record in place of the file's, as discover --nvlink-domains")
+      ->check(CLI::ExistingFile);
   add_output_options(conv, conv_out);
 
   GenerateOptions g;
@@ -491,7 +529,7 @@ int main(int argc, char **argv) {
   }
   try {
     if (*disc) return discover(d);
-    if (*conv) return convert(convert_in, conv_out);
+    if (*conv) return convert(convert_in, convert_nvlink, conv_out);
     if (*gen) {
       if (speed_from_name(speed) == LinkSpeed::Unknown)
         throw Failure("--speed " + speed + ": unknown speed", kExitUsage);
