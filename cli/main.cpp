@@ -43,13 +43,19 @@ constexpr int kExitChanged = 6;  // discover --compare
 const std::vector<std::string> kFormats = {"json", "tree", "block", "dot", "svg", "summary"};
 
 // Renders one output format of a topology. "svg" runs Graphviz's dot on the DOT text.
+// Hosts are drawn (each NVLink domain a box around its hosts) when the fabric has multi-node NVLink
+// domains and few enough hosts for a readable picture; otherwise they are folded into their leaf.
+constexpr size_t kMaxDrawnHosts = 1152;  // 16 NVL72 racks
+
+bool draw_hosts(const Topology &topo) { return !topo.nvlink_domains.empty() && topo.hosts.size() <= kMaxDrawnHosts; }
+
 std::string render(Topology &topo, const std::string &format, const std::string &json) {
   if (format == "json") return json;
   if (format == "tree" || format == "topology-conf") return to_topology_conf_tree(topo);
   if (format == "block") return to_topology_conf_block(topo);
-  if (format == "dot") return to_dot(topo);
+  if (format == "dot") return to_dot(topo, draw_hosts(topo));
   if (format == "summary") return to_summary(topo);
-  if (format == "svg") return dot_to_svg(to_dot(topo));
+  if (format == "svg") return dot_to_svg(to_dot(topo, draw_hosts(topo)));
   throw Failure("unknown format \"" + format + "\"; use one of json, tree, block, dot, svg, summary", kExitUsage);
 }
 
@@ -368,6 +374,9 @@ struct GenerateOptions {
   DragonflySpec dfly;
   std::string net, dump, json;
   bool print_ibsim_args = false;
+  int nvlink_domain_size = 0;       // --nvlink-domain-size: hosts per NVLink domain, 0 = none
+  int nvlink_gpus = 4;              // --nvlink-gpus-per-node
+  std::string nvlink_lines;         // --nvlink-lines: the domains as pdsh-prefixed node --nvlink lines
 };
 
 int generate(const GenerateOptions &g) {
@@ -379,9 +388,20 @@ int generate(const GenerateOptions &g) {
   std::vector<std::pair<std::string, std::string>> files;
   if (!g.net.empty()) files.emplace_back(g.net, to_ibsim_net(fabric));
   if (!g.dump.empty()) files.emplace_back(g.dump, to_ibnetdiscover_text(fabric));
-  if (!g.json.empty()) {
+  if (g.nvlink_domain_size == 0 && !g.nvlink_lines.empty())
+    throw Failure("--nvlink-lines needs --nvlink-domain-size", kExitUsage);
+  if (!g.json.empty() || !g.nvlink_lines.empty()) {
     Topology topo = classify(fabric, {});
-    files.emplace_back(g.json, to_json(topo));
+    if (g.nvlink_domain_size > 0) {
+      const std::vector<NodeNvlink> nodes = synthetic_nvlink_domains(topo, g.nvlink_domain_size, g.nvlink_gpus);
+      apply_nvlink_domains(topo, nodes, nullptr, nullptr);
+      if (!g.nvlink_lines.empty()) {
+        std::string lines;
+        for (const auto &n : nodes) lines += n.host + ": " + format_node_nvlink(n) + "\n";
+        files.emplace_back(g.nvlink_lines, lines);
+      }
+    }
+    if (!g.json.empty()) files.emplace_back(g.json, to_json(topo));
   }
   for (const auto &[p, text] : files) check_replaceable(p);
   for (const auto &[p, text] : files) write_file_safely(p, text);
@@ -467,6 +487,13 @@ int main(int argc, char **argv) {
   gen->add_option("--ibnetdiscover", g.dump, "Write ibnetdiscover text output to FILE");
   gen->add_option("--json", g.json, "Write the expected topology.json to FILE");
   gen->add_flag("--ibsim-args", g.print_ibsim_args, "Print the ibsim options (-N/-S/-P) this fabric needs");
+  gen->add_option("--nvlink-domain-size", g.nvlink_domain_size,
+                  "Hosts per multi-node NVLink domain (18 for NVL72 racks), in host name order; 0 = none")
+      ->check(CLI::Range(0, 1024));
+  gen->add_option("--nvlink-gpus-per-node", g.nvlink_gpus, "GPUs of each host in an NVLink domain (default 4)")
+      ->check(CLI::Range(1, 1024));
+  gen->add_option("--nvlink-lines", g.nvlink_lines,
+                  "Write the domains as pdsh-prefixed topoaware node --nvlink lines to FILE");
   gen->add_option("--levels", g.fat.levels, "fat-tree: 2 or 3 levels")->check(CLI::Range(2, 3));
   gen->add_option("--leaves", g.fat.leaves, "fat-tree: number of leaves");
   gen->add_option("--hosts-per-leaf", g.fat.hosts_per_leaf, "fat-tree: hosts on each leaf");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -220,6 +221,24 @@ void apply_nvlink_domains(Topology &topo, const std::vector<NodeNvlink> &nodes, 
     for (int h : d.hosts) topo.hosts[h].nvlink_domain = id;
     topo.nvlink_domains.push_back(std::move(d));
   }
+}
+
+std::vector<NodeNvlink> synthetic_nvlink_domains(const Topology &topo, int size, int gpus) {
+  if (size < 1 || gpus < 1) throw NvlinkError("NVLink domain size and GPUs per node must be at least 1");
+  std::vector<NodeNvlink> out;
+  for (size_t h = 0; h < topo.hosts.size(); h++) {
+    NodeNvlink n;
+    n.host = topo.hosts[h].name;
+    n.in_domain = true;
+    char uuid[48];
+    std::snprintf(uuid, sizeof uuid, "00000000-0000-4000-8000-%012llx",
+                  static_cast<unsigned long long>(h / static_cast<size_t>(size) + 1) & 0xffffffffffffULL);
+    n.cluster_uuid = uuid;
+    n.clique_id = 1;
+    n.gpus = gpus;
+    out.push_back(std::move(n));
+  }
+  return out;
 }
 
 }  // namespace topoaware

@@ -51,4 +51,9 @@ std::vector<NodeNvlink> parse_nvlink_lines(const std::string &text, const std::s
 void apply_nvlink_domains(Topology &topo, const std::vector<NodeNvlink> &nodes, std::vector<std::string> *unknown,
                           std::vector<std::string> *warnings);
 
+// NVL72-style domains for generated fabrics: the hosts in natural name order, in consecutive runs of
+// `size` (the last may be shorter), each run one domain of `gpus` GPUs per node with a synthetic
+// cluster UUID (00000000-0000-4000-8000-<run number, 12 hex digits>) and clique ID 1.
+std::vector<NodeNvlink> synthetic_nvlink_domains(const Topology &topo, int size, int gpus);
+
 }  // namespace topoaware

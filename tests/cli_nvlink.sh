@@ -45,6 +45,25 @@ cmp -s "$tmp/d0.json" "$tmp/plain.json" || fail "a fabric without domains change
 grep -q nvlink "$tmp/plain.json" && fail "a fabric without domains mentions nvlink"
 echo "ok: domains merged from both formats, unknown host and GPU count reported, no change without domains"
 
+# generate: NVL72-style domains (18 trays of 4 GPUs per leaf here); the lines it writes discover to
+# the same topology.json; summary and DOT draw the domains.
+"$bin" generate fat-tree --leaves 4 --hosts-per-leaf 18 --nvlink-domain-size 18 --ibnetdiscover "$tmp/g.ibnd" \
+  --json "$tmp/g.json" --nvlink-lines "$tmp/g.lines" || fail "generate --nvlink-domain-size"
+[ "$(grep -c '^n[0-9]*: nvlink cluster_uuid=.* clique_id=1 gpus=4$' "$tmp/g.lines")" = 72 ] || fail "generated lines"
+"$bin" discover --ibnetdiscover "$tmp/g.ibnd" --nvlink-domains "$tmp/g.lines" --json "$tmp/g2.json" -q 2>/dev/null \
+  || fail "discover of generated lines"
+cmp -s "$tmp/g.json" "$tmp/g2.json" || fail "discovered domains differ from generate's expected topology.json"
+"$bin" convert "$tmp/g.json" -f summary | grep -qx 'NVLink domains: 4 (hosts per domain: 18; GPUs per host: 4; hosts in no domain: 0)' \
+  || fail "summary: $("$bin" convert "$tmp/g.json" -f summary)"
+"$bin" convert "$tmp/g.json" -f dot >"$tmp/g.dot" || fail "dot"
+[ "$(grep -c 'subgraph cluster_nvl' "$tmp/g.dot")" = 4 ] || fail "DOT has not 4 NVLink domain boxes"
+grep -q 'label="NVLink domain 3 (18 x 4 GPUs)"' "$tmp/g.dot" || fail "DOT domain label"
+if command -v dot >/dev/null; then
+  dot -Tsvg "$tmp/g.dot" >/dev/null 2>"$tmp/err" || fail "Graphviz refuses the DOT: $(cat "$tmp/err")"
+fi
+"$bin" convert "$tmp/plain.json" -f dot | grep -q cluster_nvl && fail "DOT of a fabric without domains has domain boxes"
+echo "ok: generate --nvlink-domain-size, its lines discover to the same file, summary and DOT draw domains"
+
 bad() {  # bad LINE NEEDLE
   printf 'n0001: nvlink none\n%s\n' "$1" >"$tmp/bad"
   if "$bin" convert "$tmp/plain.json" --nvlink-domains "$tmp/bad" --json "$tmp/x.json" 2>"$tmp/err"; then
