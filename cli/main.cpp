@@ -49,57 +49,81 @@ constexpr size_t kMaxDrawnHosts = 1152;  // 16 NVL72 racks
 
 bool draw_hosts(const Topology &topo) { return !topo.nvlink_domains.empty() && topo.hosts.size() <= kMaxDrawnHosts; }
 
-std::string render(Topology &topo, const std::string &format, const std::string &json) {
+std::string render(Topology &topo, const std::string &format, const std::string &json,
+                   const std::vector<int> &block_sizes = {}) {
   if (format == "json") return json;
+  if (format == "yaml") {
+    try {
+      return to_topology_yaml(topo, block_sizes);
+    } catch (const std::invalid_argument &e) {
+      throw Failure(e.what());
+    }
+  }
   if (format == "tree" || format == "topology-conf") return to_topology_conf_tree(topo);
   if (format == "block") return to_topology_conf_block(topo);
   if (format == "dot") return to_dot(topo, draw_hosts(topo));
   if (format == "summary") return to_summary(topo);
   if (format == "svg") return dot_to_svg(to_dot(topo, draw_hosts(topo)));
-  throw Failure("unknown format \"" + format + "\"; use one of json, tree, block, dot, svg, summary", kExitUsage);
+  throw Failure("unknown format \"" + format + "\"; use one of json, tree, block, yaml, dot, svg, summary", kExitUsage);
 }
 
 struct OutputOptions {
   std::vector<std::string> formats;    // printed on stdout, in order
   std::string output;                  // -o: the single format goes there instead
-  std::string json, tree, block, dot, svg;  // files written beside
+  std::string json, tree, block, yaml, dot, svg;  // files written beside
+  std::vector<int> block_sizes;        // --block-sizes: topology.yaml's block_sizes instead of inferred ones
 };
 
 void add_output_options(CLI::App *cmd, OutputOptions &o) {
   cmd->add_option("-f,--format", o.formats,
                   "What to print on stdout: json, tree (topology.conf for topology/tree), block "
-                  "(topology.conf for topology/block), dot, svg, summary; several may be given, comma-separated")
+                  "(topology.conf for topology/block), yaml (Slurm 25.05+ topology.yaml), dot, svg, summary; several "
+                  "may be given, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"json", "tree", "topology-conf", "block", "dot", "svg", "summary"}));
+      ->check(CLI::IsMember({"json", "tree", "topology-conf", "block", "yaml", "dot", "svg", "summary"}));
   cmd->add_option("-o,--output", o.output, "Write the (single) --format to FILE instead of stdout, atomically");
   cmd->add_option("--json", o.json, "Also write topology.json to FILE");
   cmd->add_option("--tree", o.tree, "Also write a topology/tree topology.conf to FILE");
   cmd->add_option("--block", o.block, "Also write a topology/block topology.conf to FILE");
+  cmd->add_option("--yaml", o.yaml,
+                  "Also write Slurm's topology.yaml (25.05+: tree \"fabric\", cluster_default, and block \"nvlink\" "
+                  "or \"leaves\") to FILE");
+  cmd->add_option("--block-sizes", o.block_sizes,
+                  "topology.yaml block_sizes, comma-separated: the base block size, then it times powers of two "
+                  "(default: inferred)")
+      ->delimiter(',');
   cmd->add_option("--dot", o.dot, "Also write the Graphviz DOT picture to FILE");
   cmd->add_option("--svg", o.svg, "Also write an SVG picture to FILE (needs Graphviz's dot)");
 }
 
 void emit(Topology &topo, const OutputOptions &o) {
   std::vector<std::string> formats = o.formats;
-  bool any_file = !o.json.empty() || !o.tree.empty() || !o.block.empty() || !o.dot.empty() || !o.svg.empty();
+  bool any_file = !o.json.empty() || !o.tree.empty() || !o.block.empty() || !o.yaml.empty() || !o.dot.empty() ||
+                  !o.svg.empty();
+  try {
+    check_block_sizes(o.block_sizes);
+  } catch (const std::invalid_argument &e) {
+    throw Failure(std::string("--block-sizes: ") + e.what(), kExitUsage);
+  }
   if (formats.empty() && !any_file) formats.push_back(o.output.empty() ? "summary" : "json");
   if (!o.output.empty() && formats.size() != 1)
     throw Failure("-o/--output takes exactly one --format (got " + std::to_string(formats.size()) +
-                      "); use --json/--tree/--block/--dot/--svg to write several files",
+                      "); use --json/--tree/--block/--yaml/--dot/--svg to write several files",
                   kExitUsage);
   const std::string json = to_json(topo);  // also computes the content hash the other formats quote
   // Render everything first: a failure in one format must not leave some files replaced.
   std::vector<std::pair<std::string, std::string>> files;
   auto add = [&](const std::string &path, const char *fmt) {
-    if (!path.empty()) files.emplace_back(path, render(topo, fmt, json));
+    if (!path.empty()) files.emplace_back(path, render(topo, fmt, json, o.block_sizes));
   };
   add(o.json, "json");
   add(o.tree, "tree");
   add(o.block, "block");
+  add(o.yaml, "yaml");
   add(o.dot, "dot");
   add(o.svg, "svg");
   std::vector<std::string> printed;
-  for (const auto &f : formats) printed.push_back(render(topo, f, json));
+  for (const auto &f : formats) printed.push_back(render(topo, f, json, o.block_sizes));
   // A target that cannot be replaced (a link, FIFO or folder there) stops before any file is.
   for (const auto &[path, text] : files) check_replaceable(path);
   if (!o.output.empty()) check_replaceable(o.output);
