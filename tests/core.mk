@@ -13,8 +13,8 @@ tests_test_nvlink_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_nvlink_LDADD = $(TESTS_LIBS)
 TESTS += tests/cli_help_matches_man.sh
 EXTRA_DIST += tests/cli_help_matches_man.sh
-TESTS += tests/cli_discover.sh tests/cli_nvlink.sh
-EXTRA_DIST += tests/cli_discover.sh tests/cli_nvlink.sh
+TESTS += tests/cli_discover.sh tests/cli_nvlink.sh tests/cli_topology_yaml.sh
+EXTRA_DIST += tests/cli_discover.sh tests/cli_nvlink.sh tests/cli_topology_yaml.sh
 TESTS += tests/cli_plan.sh tests/cli_metrics.sh
 EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh
 # Every file the command writes, as root into a folder another user may write to (SKIP unless root).
