@@ -50,7 +50,12 @@ struct NodeOptions {
   std::string order, nodes, self, topology;
   int local_rank = -1;
   std::string format = "text";
+  bool nvlink = false;  // --nvlink: only this node's NVLink domain line
 };
+// This node's NVLink domain through NVML (dlopen of `library`); never throws: a node without NVML,
+// GPU or fabric gets in_domain false and the reason.
+struct NodeNvlink;
+NodeNvlink probe_nvlink_domain(const std::string &library);
 void add_node_command(CLI::App &app, NodeOptions &options);
 int run_node(const NodeOptions &options);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,6 +26,8 @@
 #include "ibnetdiscover_parser.hpp"
 #include "lft_dump.hpp"
 #include "node_name_map.hpp"
+#include "nvlink.hpp"
+#include "file_read.hpp"
 #include "outputs.hpp"
 #include "topology.hpp"
 #include "port_counters.hpp"
@@ -64,57 +67,87 @@ constexpr int kExitChanged = 6;  // discover --compare
 const std::vector<std::string> kFormats = {"json", "tree", "block", "dot", "svg", "summary"};
 
 // Renders one output format of a topology. "svg" runs Graphviz's dot on the DOT text.
-std::string render(Topology &topo, const std::string &format, const std::string &json) {
+// Hosts are drawn (each NVLink domain a box around its hosts) when the fabric has multi-node NVLink
+// domains and few enough hosts for a readable picture; otherwise they are folded into their leaf.
+constexpr size_t kMaxDrawnHosts = 1152;  // 16 NVL72 racks
+
+bool draw_hosts(const Topology &topo) { return !topo.nvlink_domains.empty() && topo.hosts.size() <= kMaxDrawnHosts; }
+
+std::string render(Topology &topo, const std::string &format, const std::string &json,
+                   const std::vector<int> &block_sizes = {}) {
   if (format == "json") return json;
+  if (format == "yaml") {
+    try {
+      return to_topology_yaml(topo, block_sizes);
+    } catch (const std::invalid_argument &e) {
+      throw Failure(e.what());
+    }
+  }
   if (format == "tree" || format == "topology-conf") return to_topology_conf_tree(topo);
   if (format == "block") return to_topology_conf_block(topo);
-  if (format == "dot") return to_dot(topo);
+  if (format == "dot") return to_dot(topo, draw_hosts(topo));
   if (format == "summary") return to_summary(topo);
-  if (format == "svg") return dot_to_svg(to_dot(topo));
-  throw Failure("unknown format \"" + format + "\"; use one of json, tree, block, dot, svg, summary", kExitUsage);
+  if (format == "svg") return dot_to_svg(to_dot(topo, draw_hosts(topo)));
+  throw Failure("unknown format \"" + format + "\"; use one of json, tree, block, yaml, dot, svg, summary", kExitUsage);
 }
 
 struct OutputOptions {
   std::vector<std::string> formats;    // printed on stdout, in order
   std::string output;                  // -o: the single format goes there instead
-  std::string json, tree, block, dot, svg;  // files written beside
+  std::string json, tree, block, yaml, dot, svg;  // files written beside
+  std::vector<int> block_sizes;        // --block-sizes: topology.yaml's block_sizes instead of inferred ones
 };
 
 void add_output_options(CLI::App *cmd, OutputOptions &o) {
   cmd->add_option("-f,--format", o.formats,
                   "What to print on stdout: json, tree (topology.conf for topology/tree), block "
-                  "(topology.conf for topology/block), dot, svg, summary; several may be given, comma-separated")
+                  "(topology.conf for topology/block), yaml (Slurm 25.05+ topology.yaml), dot, svg, summary; several "
+                  "may be given, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"json", "tree", "topology-conf", "block", "dot", "svg", "summary"}));
+      ->check(CLI::IsMember({"json", "tree", "topology-conf", "block", "yaml", "dot", "svg", "summary"}));
   cmd->add_option("-o,--output", o.output, "Write the (single) --format to FILE instead of stdout, atomically");
   cmd->add_option("--json", o.json, "Also write topology.json to FILE");
   cmd->add_option("--tree", o.tree, "Also write a topology/tree topology.conf to FILE");
   cmd->add_option("--block", o.block, "Also write a topology/block topology.conf to FILE");
+  cmd->add_option("--yaml", o.yaml,
+                  "Also write Slurm's topology.yaml (25.05+: tree \"fabric\", cluster_default, and block \"nvlink\" "
+                  "or \"leaves\") to FILE");
+  cmd->add_option("--block-sizes", o.block_sizes,
+                  "topology.yaml block_sizes, comma-separated: the base block size, then it times powers of two "
+                  "(default: inferred)")
+      ->delimiter(',');
   cmd->add_option("--dot", o.dot, "Also write the Graphviz DOT picture to FILE");
   cmd->add_option("--svg", o.svg, "Also write an SVG picture to FILE (needs Graphviz's dot)");
 }
 
 void emit(Topology &topo, const OutputOptions &o) {
   std::vector<std::string> formats = o.formats;
-  bool any_file = !o.json.empty() || !o.tree.empty() || !o.block.empty() || !o.dot.empty() || !o.svg.empty();
+  bool any_file = !o.json.empty() || !o.tree.empty() || !o.block.empty() || !o.yaml.empty() || !o.dot.empty() ||
+                  !o.svg.empty();
+  try {
+    check_block_sizes(o.block_sizes);
+  } catch (const std::invalid_argument &e) {
+    throw Failure(std::string("--block-sizes: ") + e.what(), kExitUsage);
+  }
   if (formats.empty() && !any_file) formats.push_back(o.output.empty() ? "summary" : "json");
   if (!o.output.empty() && formats.size() != 1)
     throw Failure("-o/--output takes exactly one --format (got " + std::to_string(formats.size()) +
-                      "); use --json/--tree/--block/--dot/--svg to write several files",
+                      "); use --json/--tree/--block/--yaml/--dot/--svg to write several files",
                   kExitUsage);
   const std::string json = to_json(topo);  // also computes the content hash the other formats quote
   // Render everything first: a failure in one format must not leave some files replaced.
   std::vector<std::pair<std::string, std::string>> files;
   auto add = [&](const std::string &path, const char *fmt) {
-    if (!path.empty()) files.emplace_back(path, render(topo, fmt, json));
+    if (!path.empty()) files.emplace_back(path, render(topo, fmt, json, o.block_sizes));
   };
   add(o.json, "json");
   add(o.tree, "tree");
   add(o.block, "block");
+  add(o.yaml, "yaml");
   add(o.dot, "dot");
   add(o.svg, "svg");
   std::vector<std::string> printed;
-  for (const auto &f : formats) printed.push_back(render(topo, f, json));
+  for (const auto &f : formats) printed.push_back(render(topo, f, json, o.block_sizes));
   // A target that cannot be replaced (a link, FIFO or folder there) stops before any file is.
   for (const auto &[path, text] : files) check_replaceable(path);
   if (!o.output.empty()) check_replaceable(o.output);
@@ -167,8 +200,34 @@ struct DiscoverOptions {
   bool counters = false;               // --counters: PMA PortCounters of every connected port
   bool routes = false;                 // --routes: every switch's forwarding table and every port's LID
   std::vector<std::string> lfts;       // --lfts: saved dump_fts / ibroute output, one per subnet
+  std::string nvlink_domains;          // --nvlink-domains: per-node NVLink domain lines
   OutputOptions out;
 };
+
+// --nvlink-domains: the per-node lines (nvlink.hpp) merged into the topology. Hosts the fabric does
+// not have are reported, not fatal: a node may be listed in Slurm and down in the fabric.
+void add_nvlink_domains(Topology &topo, const std::string &path) {
+  std::vector<NodeNvlink> nodes;
+  try {
+    nodes = parse_nvlink_lines(read_regular_file(path, size_t(1) << 28, "256 MiB"), path);
+  } catch (const FileReadError &e) {
+    throw Failure(path + ": " + e.what());
+  } catch (const NvlinkError &e) {
+    throw Failure(e.what());
+  }
+  std::vector<std::string> unknown, warnings;
+  apply_nvlink_domains(topo, nodes, &unknown, &warnings);
+  if (!unknown.empty()) {
+    std::sort(unknown.begin(), unknown.end(), natural_less);
+    std::fprintf(stderr, "topoaware: %s: %zu host(s) not in the fabric, ignored: %s\n", path.c_str(), unknown.size(),
+                 hostlist_compress(unknown).c_str());
+  }
+  for (const auto &w : warnings) std::fprintf(stderr, "topoaware: %s: %s\n", path.c_str(), w.c_str());
+  size_t in = 0;
+  for (const auto &d : topo.nvlink_domains) in += d.hosts.size();
+  std::fprintf(stderr, "topoaware: %s: %zu NVLink domain(s), %zu of %zu hosts in one\n", path.c_str(),
+               topo.nvlink_domains.size(), in, topo.hosts.size());
+}
 
 // --lfts: one file of saved forwarding tables per subnet, resolved against the fabric's cabling.
 void add_saved_routes(Fabric &fabric, const std::vector<std::string> &files) {
@@ -269,6 +328,7 @@ int discover(const DiscoverOptions &o) {
   if (topo.hosts.empty())
     throw Failure(from + ": no compute hosts found (" + std::to_string(topo.ignored.size()) +
                   " CAs ignored; see --nodes, --node-name-map, --keep-unnamed)");
+  if (!o.nvlink_domains.empty()) add_nvlink_domains(topo, o.nvlink_domains);
 
   if (!fabric.problems.empty()) {
     std::fprintf(stderr, "topoaware: the walk was incomplete: %zu problem(s):\n", fabric.problems.size());
@@ -332,8 +392,9 @@ int discover(const DiscoverOptions &o) {
   return 0;
 }
 
-int convert(const std::string &path, const OutputOptions &out) {
+int convert(const std::string &path, const std::string &nvlink_domains, const OutputOptions &out) {
   Topology topo = load_topology_file(path);
+  if (!nvlink_domains.empty()) add_nvlink_domains(topo, nvlink_domains);
   emit(topo, out);
   return 0;
 }
@@ -345,6 +406,9 @@ struct GenerateOptions {
   DragonflySpec dfly;
   std::string net, dump, json;
   bool print_ibsim_args = false;
+  int nvlink_domain_size = 0;       // --nvlink-domain-size: hosts per NVLink domain, 0 = none
+  int nvlink_gpus = 4;              // --nvlink-gpus-per-node
+  std::string nvlink_lines;         // --nvlink-lines: the domains as pdsh-prefixed node --nvlink lines
 };
 
 int generate(const GenerateOptions &g) {
@@ -356,9 +420,20 @@ int generate(const GenerateOptions &g) {
   std::vector<std::pair<std::string, std::string>> files;
   if (!g.net.empty()) files.emplace_back(g.net, to_ibsim_net(fabric));
   if (!g.dump.empty()) files.emplace_back(g.dump, to_ibnetdiscover_text(fabric));
-  if (!g.json.empty()) {
+  if (g.nvlink_domain_size == 0 && !g.nvlink_lines.empty())
+    throw Failure("--nvlink-lines needs --nvlink-domain-size", kExitUsage);
+  if (!g.json.empty() || !g.nvlink_lines.empty()) {
     Topology topo = classify(fabric, {});
-    files.emplace_back(g.json, to_json(topo));
+    if (g.nvlink_domain_size > 0) {
+      const std::vector<NodeNvlink> nodes = synthetic_nvlink_domains(topo, g.nvlink_domain_size, g.nvlink_gpus);
+      apply_nvlink_domains(topo, nodes, nullptr, nullptr);
+      if (!g.nvlink_lines.empty()) {
+        std::string lines;
+        for (const auto &n : nodes) lines += n.host + ": " + format_node_nvlink(n) + "\n";
+        files.emplace_back(g.nvlink_lines, lines);
+      }
+    }
+    if (!g.json.empty()) files.emplace_back(g.json, to_json(topo));
   }
   for (const auto &[p, text] : files) check_replaceable(p);
   for (const auto &[p, text] : files) write_file_safely(p, text);
@@ -419,12 +494,19 @@ int main(int argc, char **argv) {
   disc->add_option("--compare", d.compare,
                    "Write the outputs only if the fabric differs from FILE (a topology.json), and say what changed "
                    "(exit status 6 when it did)");
+  disc->add_option("--nvlink-domains", d.nvlink_domains,
+                   "Per-node NVLink domain lines (FILE): topoaware node --nvlink or nvidia-smi "
+                   "--query-gpu=fabric.clusterUuid,fabric.cliqueId --format=csv,noheader, collected with pdsh")
+      ->check(CLI::ExistingFile);
   add_output_options(disc, d.out);
 
-  std::string convert_in;
+  std::string convert_in, convert_nvlink;
   OutputOptions conv_out;
   auto *conv = app.add_subcommand("convert", "Read a topology.json and write it in other formats");
   conv->add_option("topology", convert_in, "topology.json to read")->required()->check(CLI::ExistingFile);
+  conv->add_option("--nvlink-domains", convert_nvlink,
+                   "Per-node NVLink domain lines (FILE) to record in place of the file's, as discover --nvlink-domains")
+      ->check(CLI::ExistingFile);
   add_output_options(conv, conv_out);
 
   GenerateOptions g;
@@ -437,6 +519,13 @@ int main(int argc, char **argv) {
   gen->add_option("--ibnetdiscover", g.dump, "Write ibnetdiscover text output to FILE");
   gen->add_option("--json", g.json, "Write the expected topology.json to FILE");
   gen->add_flag("--ibsim-args", g.print_ibsim_args, "Print the ibsim options (-N/-S/-P) this fabric needs");
+  gen->add_option("--nvlink-domain-size", g.nvlink_domain_size,
+                  "Hosts per multi-node NVLink domain (18 for NVL72 racks), in host name order; 0 = none")
+      ->check(CLI::Range(0, 1024));
+  gen->add_option("--nvlink-gpus-per-node", g.nvlink_gpus, "GPUs of each host in an NVLink domain (default 4)")
+      ->check(CLI::Range(1, 1024));
+  gen->add_option("--nvlink-lines", g.nvlink_lines,
+                  "Write the domains as pdsh-prefixed topoaware node --nvlink lines to FILE");
   gen->add_option("--levels", g.fat.levels, "fat-tree: 2 or 3 levels")->check(CLI::Range(2, 3));
   gen->add_option("--leaves", g.fat.leaves, "fat-tree: number of leaves");
   gen->add_option("--hosts-per-leaf", g.fat.hosts_per_leaf, "fat-tree: hosts on each leaf");
@@ -501,7 +590,7 @@ int main(int argc, char **argv) {
   }
   try {
     if (*disc) return discover(d);
-    if (*conv) return convert(convert_in, conv_out);
+    if (*conv) return convert(convert_in, convert_nvlink, conv_out);
     if (*gen) {
       if (speed_from_name(speed) == LinkSpeed::Unknown)
         throw Failure("--speed " + speed + ": unknown speed", kExitUsage);

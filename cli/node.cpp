@@ -15,6 +15,7 @@
 #include "config.hpp"
 #include "hostlist.hpp"
 #include "hwloc_probe.hpp"
+#include "nvlink.hpp"
 #include "layout_c.h"
 #include "task_c.h"
 #include "topoaware_c.h"
@@ -41,6 +42,9 @@ void add_node_command(CLI::App &app, NodeOptions &o) {
   node->add_option("--topology", o.topology,
                    "topology.json (FILE; default: TopologyFile= of topoaware.conf, else topology.json beside it)");
   node->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  node->add_flag("--nvlink", o.nvlink,
+                 "Print only this node's NVLink domain (NVML fabric cluster UUID, clique ID, GPUs), one line for "
+                 "discover --nvlink-domains");
 }
 
 namespace {
@@ -108,6 +112,11 @@ std::vector<TaskVars> task_plans(const NodeOptions &o, const topoaware_layout_t 
 }  // namespace
 
 int run_node(const NodeOptions &o) {
+  if (o.nvlink) {
+    // A node without a domain is an answer, not an error: exit 0 so that pdsh collects every node.
+    std::cout << format_node_nvlink(probe_nvlink_domain("libnvidia-ml.so.1")) << "\n";
+    return 0;
+  }
   ProbeOptions po;
   po.xml = o.hwloc_xml;
   po.exclude_nics = split_names(o.exclude_nics);

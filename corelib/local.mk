@@ -9,6 +9,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/fabric.hpp corelib/fabric.cpp \
   corelib/topology.hpp corelib/classify.cpp \
   corelib/topology_json.hpp corelib/topology_json.cpp \
+  corelib/nvlink.hpp corelib/nvlink.cpp \
   corelib/topology_diff.hpp corelib/topology_diff.cpp \
   corelib/routes.hpp corelib/routes.cpp \
   corelib/route_trace.hpp corelib/route_trace.cpp \

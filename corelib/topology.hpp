@@ -38,6 +38,7 @@ struct Host {
   int leaf_group = -1;         // index into Topology::leaf_groups
   int pod = -1;                // index into Topology::pods
   int dragonfly_group = -1;    // index into Topology::dragonfly_groups, -1 if not a dragonfly
+  int nvlink_domain = -1;      // index into Topology::nvlink_domains; -1: its own domain (no fabric info)
 };
 
 struct Switch {
@@ -80,6 +81,16 @@ struct DragonflyGroup {
   std::vector<int> hosts;
 };
 
+// A multi-node NVLink domain (GB200/GB300 NVL72: 18 trays of 4 GPUs), as NVML reports it per GPU:
+// the fabric's cluster UUID and clique ID. Hosts without fabric information are in no domain: each
+// is its own (NVLink inside the node only), and is not listed, so that files stay small.
+struct NvlinkDomain {
+  std::string cluster_uuid;    // lower-case, as NVML prints it
+  uint32_t clique_id = 0;
+  int gpus_per_node = 0;       // GPUs of each host in the domain (the smallest reported, if they differ)
+  std::vector<int> hosts;      // host indices, in name order
+};
+
 struct LevelStats {
   int level = 0;
   int switches = 0;
@@ -110,6 +121,10 @@ struct Topology {
   std::vector<LevelStats> levels;
   std::vector<Anomaly> anomalies;
   std::vector<IgnoredCa> ignored;
+  // In (cluster UUID, clique ID) order. Part of `hash`: which hosts share NVLink decides where a
+  // TP group may go, so both plugins must agree on it; absent from the file when empty, so a
+  // fabric without domains keeps the bytes and hash it always had.
+  std::vector<NvlinkDomain> nvlink_domains;
   int max_level = 0;
   bool rail_optimized = false;  // leaf groups hold several leaves, one per rail
   std::string hash;             // "sha256:<hex>" of the canonical JSON without this field and routes

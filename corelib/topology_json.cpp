@@ -26,6 +26,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "hostlist.hpp"
@@ -215,6 +216,21 @@ ojson build(const Topology &t) {
   for (const auto &i : t.ignored)
     ignored.push_back({{"guid", guid_str(i.guid)}, {"name", i.name}, {"desc", i.desc}, {"reason", i.reason}});
   j["ignored"] = ignored;
+  if (!t.nvlink_domains.empty()) {
+    ojson doms = ojson::array();
+    for (size_t d = 0; d < t.nvlink_domains.size(); d++) {
+      const NvlinkDomain &nd = t.nvlink_domains[d];
+      ojson o = ojson::object();
+      o["id"] = d;
+      o["cluster_uuid"] = nd.cluster_uuid;
+      o["clique_id"] = nd.clique_id;
+      o["gpus_per_node"] = nd.gpus_per_node;
+      o["nhosts"] = nd.hosts.size();
+      o["hosts"] = host_names(nd.hosts);
+      doms.push_back(std::move(o));
+    }
+    j["nvlink_domains"] = std::move(doms);
+  }
   if (!t.routes.empty()) j["routes"] = build_routes(t.routes);
   return j;
 }
@@ -628,6 +644,28 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
     std::string ctx = "ignored[" + std::to_string(i) + "]";
     t.ignored.push_back({r.guid(ignored[i], "guid", ctx), r.str(ignored[i], "desc", ctx),
                          r.str(ignored[i], "name", ctx), r.str(ignored[i], "reason", ctx)});
+  }
+  if (j.contains("nvlink_domains")) {
+    const auto &doms = r.array(j, "nvlink_domains", "top level");
+    for (size_t d = 0; d < doms.size(); d++) {
+      std::string ctx = "nvlink_domains[" + std::to_string(d) + "]";
+      NvlinkDomain nd;
+      nd.cluster_uuid = r.str(doms[d], "cluster_uuid", ctx);
+      if (nd.cluster_uuid.empty()) r.fail(ctx + ": empty cluster_uuid");
+      nd.clique_id = static_cast<uint32_t>(r.integer(doms[d], "clique_id", ctx, 0, 0xffffffffL));
+      nd.gpus_per_node = static_cast<int>(r.integer(doms[d], "gpus_per_node", ctx, 1, 1024));
+      nd.hosts = host_list(doms[d], ctx);
+      if (nd.hosts.empty()) r.fail(ctx + ": no hosts");
+      if (!t.nvlink_domains.empty() &&
+          std::tie(t.nvlink_domains.back().cluster_uuid, t.nvlink_domains.back().clique_id) >=
+              std::tie(nd.cluster_uuid, nd.clique_id))
+        r.fail(ctx + ": domains not in (cluster_uuid, clique_id) order");
+      for (int h : nd.hosts) {
+        if (t.hosts[h].nvlink_domain >= 0) r.fail(ctx + ": host " + t.hosts[h].name + " is in two domains");
+        t.hosts[h].nvlink_domain = static_cast<int>(d);
+      }
+      t.nvlink_domains.push_back(std::move(nd));
+    }
   }
   if (j.contains("routes")) t.routes = parse_routes(j["routes"], r);
   // Cross-checks that keep the engine's assumptions true.

@@ -10,6 +10,7 @@
 // Deterministic: everything is written in the Topology's canonical order.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -59,8 +60,18 @@ std::string to_dot(const Topology &topo, bool show_hosts) {
   auto switch_node = [&](size_t i, const std::string &indent) {
     const Switch &sw = topo.switches[i];
     std::string label = sw.name;
-    if (sw.level == 1 && !show_hosts && !sw.hosts.empty())
+    if (sw.level == 1 && !show_hosts && !sw.hosts.empty()) {
       label += fmt::format("\n{} host{}", sw.hosts.size(), sw.hosts.size() == 1 ? "" : "s");
+      // Hosts folded into their leaf: name the NVLink domains they are in.
+      std::set<int> doms;
+      for (int h : sw.hosts)
+        if (topo.hosts[static_cast<size_t>(h)].nvlink_domain >= 0) doms.insert(topo.hosts[static_cast<size_t>(h)].nvlink_domain);
+      if (!doms.empty()) {
+        std::string list;
+        for (int d : doms) list += (list.empty() ? "" : ",") + std::to_string(d);
+        label += fmt::format("\nNVLink domain{} {}", doms.size() == 1 ? "" : "s", list);
+      }
+    }
     std::string attrs = fmt::format("label=\"{}\"", dot_escape(label));
     if (sw.level <= 0) attrs += ", style=dashed";  // not reached from any compute host
     if (sw.level == 1) attrs += ", style=filled, fillcolor=\"#e8f0fe\"";
@@ -141,10 +152,24 @@ std::string to_dot(const Topology &topo, bool show_hosts) {
     if (!placed[s]) rest.push_back(static_cast<int>(s));
   out += ranked(rest, "  ");
 
-  if (show_hosts)
+  if (show_hosts) {
+    // A multi-node NVLink domain is the innermost level: a box around its hosts.
+    for (size_t d = 0; d < topo.nvlink_domains.size(); ++d) {
+      const NvlinkDomain &nd = topo.nvlink_domains[d];
+      out += fmt::format("  subgraph cluster_nvl{} {{\n", d);
+      out += fmt::format("    label=\"NVLink domain {} ({} x {} GPUs)\"; style=\"rounded,filled\"; color=\"#76b900\"; "
+                         "fillcolor=\"#f0f8e0\"; fontsize=9;\n",
+                         d, nd.hosts.size(), nd.gpus_per_node);
+      for (int h : nd.hosts)
+        out += fmt::format("    {} [label=\"{}\", shape=ellipse, fontsize=8];\n", host_id(static_cast<size_t>(h)),
+                           dot_escape(topo.hosts[static_cast<size_t>(h)].name));
+      out += "  }\n";
+    }
     for (size_t h = 0; h < topo.hosts.size(); ++h)
-      out +=
-          fmt::format("  {} [label=\"{}\", shape=ellipse, fontsize=8];\n", host_id(h), dot_escape(topo.hosts[h].name));
+      if (topo.hosts[h].nvlink_domain < 0)
+        out += fmt::format("  {} [label=\"{}\", shape=ellipse, fontsize=8];\n", host_id(h),
+                           dot_escape(topo.hosts[h].name));
+  }
 
   for (const Link &l : topo.links) {
     auto a = sw_of.find(l.a), b = sw_of.find(l.b);

@@ -3,7 +3,7 @@
 # the per-job report shared by `topoaware plan` and `show`, and `show` itself. Uses corelib/ and fmt.
 noinst_LTLIBRARIES += report/libtopoaware_report.la
 report_libtopoaware_report_la_SOURCES = \
-  report/outputs.hpp report/topology_conf.cpp report/dot.cpp report/summary.cpp \
+  report/outputs.hpp report/topology_conf.cpp report/topology_yaml.cpp report/dot.cpp report/summary.cpp \
   report/job_report.hpp report/job_report.cpp \
   report/show.hpp report/show_model.hpp report/show_model.cpp report/show_format.hpp report/show_format.cpp \
   report/show_text.cpp report/show_json.cpp report/show_dot.cpp report/metrics.hpp report/metrics.cpp \

@@ -41,6 +41,24 @@ std::string header_text(const ShowModel &m) {
     nodes += fmt::format("; largest free block {} node{} (leaf group {})", m.largest_free_block,
                          m.largest_free_block == 1 ? "" : "s", m.largest_free_group);
   out += nodes + "\n";
+  const Topology &t = *m.topo;
+  if (!t.nvlink_domains.empty()) {
+    // Free nodes per multi-node NVLink domain: a wholly free domain is where a job needing NVLink
+    // across trays could go.
+    std::vector<size_t> free(t.nvlink_domains.size(), 0);
+    for (const ShowLeafGroup &lg : m.leaf_groups)
+      for (int h : lg.free_hosts) {
+        const int d = t.hosts[static_cast<size_t>(h)].nvlink_domain;
+        if (d >= 0) free[static_cast<size_t>(d)]++;
+      }
+    size_t whole = 0, largest = 0;
+    for (size_t d = 0; d < free.size(); ++d) {
+      whole += free[d] == t.nvlink_domains[d].hosts.size();
+      largest = std::max(largest, free[d]);
+    }
+    out += fmt::format("NVLink domains: {}, {} wholly free; most free nodes in one domain: {}\n",
+                       t.nvlink_domains.size(), whole, largest);
+  }
   return out;
 }
 

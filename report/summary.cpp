@@ -150,6 +150,20 @@ std::string to_summary(const Topology &topo) {
                      topo.dragonfly_groups.size(), range_text(slo, shi), range_text(hlo, hhi));
   }
 
+  if (!topo.nvlink_domains.empty()) {
+    std::vector<size_t> hosts, gpus;
+    size_t in = 0;
+    for (const auto &d : topo.nvlink_domains) {
+      hosts.push_back(d.hosts.size());
+      gpus.push_back(static_cast<size_t>(d.gpus_per_node));
+      in += d.hosts.size();
+    }
+    auto [hlo, hhi] = min_max(hosts);
+    auto [glo, ghi] = min_max(gpus);
+    o += fmt::format("NVLink domains: {} (hosts per domain: {}; GPUs per host: {}; hosts in no domain: {})\n",
+                     topo.nvlink_domains.size(), range_text(hlo, hhi), range_text(glo, ghi), topo.hosts.size() - in);
+  }
+
   o += fmt::format("\nAnomalies: {}\n",
                    topo.anomalies.empty() ? std::string("none") : std::to_string(topo.anomalies.size()));
   for (const auto &a : topo.anomalies) o += fmt::format("  [{}] {}: {}\n", a.kind, a.where, a.detail);

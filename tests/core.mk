@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tests: classification and topology.json
-check_PROGRAMS += tests/test_classify tests/test_topology_json
-TESTS += tests/test_classify tests/test_topology_json
+check_PROGRAMS += tests/test_classify tests/test_topology_json tests/test_nvlink
+TESTS += tests/test_classify tests/test_topology_json tests/test_nvlink
 tests_test_classify_SOURCES = tests/test_classify.cpp tests/empty_leaf.hpp
 tests_test_classify_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_classify_LDADD = $(TESTS_LIBS)
 tests_test_topology_json_SOURCES = tests/test_topology_json.cpp
 tests_test_topology_json_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_topology_json_LDADD = $(TESTS_LIBS)
+tests_test_nvlink_SOURCES = tests/test_nvlink.cpp
+tests_test_nvlink_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_test_nvlink_LDADD = $(TESTS_LIBS)
 TESTS += tests/cli_help_matches_man.sh
 EXTRA_DIST += tests/cli_help_matches_man.sh
-TESTS += tests/cli_discover.sh
-EXTRA_DIST += tests/cli_discover.sh
+TESTS += tests/cli_discover.sh tests/cli_nvlink.sh tests/cli_topology_yaml.sh
+EXTRA_DIST += tests/cli_discover.sh tests/cli_nvlink.sh tests/cli_topology_yaml.sh
 TESTS += tests/cli_plan.sh tests/cli_metrics.sh
 EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh
 # Every file the command writes, as root into a folder another user may write to (SKIP unless root).

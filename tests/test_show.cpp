@@ -21,6 +21,7 @@
 #include "status.hpp"
 #include "topology.hpp"
 #include "topology_json.hpp"
+#include "nvlink.hpp"
 #include "fat16.hpp"
 #include "cmocka_cxx.hpp"
 
@@ -176,6 +177,15 @@ void test_node_use(void **) {
   assert_true(node_use_of("idle-") == NodeUse::Planned);
   assert_true(node_use_of("ALLOCATED") == NodeUse::Allocated);
   assert_true(node_use_of("") == NodeUse::Unknown);
+}
+
+// With multi-node NVLink domains (4 of 4 hosts here), the text says how many are wholly free.
+void test_nvlink_domains_line(void **) {
+  Topology t = fat16();
+  assert_true(show_text(build_show(t, input(nullptr, {}, nodes_of(t, "", "")))).find("NVLink") == std::string::npos);
+  apply_nvlink_domains(t, synthetic_nvlink_domains(t, 4, 4), nullptr, nullptr);
+  ShowModel m = build_show(t, input(nullptr, {running(3, "n[0002,0009]")}, nodes_of(t, "n[0002,0009]", "n0016")));
+  assert_true(contains(show_text(m), "NVLink domains: 4, 1 wholly free; most free nodes in one domain: 4\n"));
 }
 
 // Who holds what, free nodes and free blocks per leaf group.
@@ -563,6 +573,7 @@ void test_bad_inputs(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_node_use),        cmocka_unit_test(test_leaf_groups_and_free_blocks),
+      cmocka_unit_test(test_nvlink_domains_line),
       cmocka_unit_test(test_cost_equals_plan), cmocka_unit_test(test_span_matches_engine),
       cmocka_unit_test(test_order_mismatch),  cmocka_unit_test(test_status_nodes_differ),
       cmocka_unit_test(test_rank_map),        cmocka_unit_test(test_waiting),

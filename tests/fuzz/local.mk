@@ -11,9 +11,9 @@
 FUZZ_CXX = clang++
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
-FUZZ_NAMES = ibnetdiscover topology_json config options status hostlist lft_dump
+FUZZ_NAMES = ibnetdiscover topology_json config options status hostlist lft_dump nvlink
 FUZZ_BINS = tests/fuzz/fuzz_ibnetdiscover tests/fuzz/fuzz_topology_json tests/fuzz/fuzz_config \
-  tests/fuzz/fuzz_options tests/fuzz/fuzz_status tests/fuzz/fuzz_hostlist tests/fuzz/fuzz_lft_dump
+  tests/fuzz/fuzz_options tests/fuzz/fuzz_status tests/fuzz/fuzz_hostlist tests/fuzz/fuzz_lft_dump tests/fuzz/fuzz_nvlink
 FUZZ_OBJDIR = tests/fuzz/obj
 # Objects: -fsanitize=fuzzer-no-link instruments for coverage without libFuzzer's main().
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -70,5 +70,5 @@ clean-local: fuzz-clean
 
 EXTRA_DIST += tests/fuzz/FUZZING.md tests/fuzz/run-fuzz.sh tests/fuzz/fuzz_common.hpp \
   tests/fuzz/fuzz_ibnetdiscover.cpp tests/fuzz/fuzz_topology_json.cpp tests/fuzz/fuzz_config.cpp \
-  tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp tests/fuzz/fuzz_lft_dump.cpp \
+  tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp tests/fuzz/fuzz_lft_dump.cpp tests/fuzz/fuzz_nvlink.cpp \
   tests/fuzz/dict tests/fuzz/seeds tests/fuzz/regressions

@@ -9,7 +9,7 @@
 #   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000)
 #   --max-seconds S  with --runs: stop a target after S seconds all the same
-#   TARGET      ibnetdiscover topology_json config options status hostlist (default: all)
+#   TARGET      ibnetdiscover topology_json config options status hostlist lft_dump nvlink (default: all)
 #
 # Prints one line per target (executions, exec/s, coverage and features, corpus) and exits 1 if a
 # target crashed, leaked, hit a sanitizer or an invariant (the input is kept as
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist lft_dump)
+[ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist lft_dump nvlink)
 build=$(cd "$build" 2>/dev/null && pwd) ||
   { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
 work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
@@ -68,7 +68,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 max_len() {
   case $1 in
     topology_json|lft_dump) echo 16384 ;; ibnetdiscover|status) echo 8192 ;; config) echo 4096 ;;
-    options) echo 1024 ;; hostlist) echo 512 ;;
+    options|nvlink) echo 1024 ;; hostlist) echo 512 ;;
   esac
 }
 dict() {
