@@ -75,5 +75,5 @@ clean-local: fuzz-clean
 EXTRA_DIST += tests/fuzz/FUZZING.md tests/fuzz/run-fuzz.sh tests/fuzz/fuzz_common.hpp \
   tests/fuzz/fuzz_ibnetdiscover.cpp tests/fuzz/fuzz_topology_json.cpp tests/fuzz/fuzz_config.cpp \
   tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp tests/fuzz/fuzz_lft_dump.cpp \
-  tests/fuzz/fuzz_gres.cpp tests/fuzz/fuzz_task.cpp tests/fuzz/fuzz_placement.cpp \
+  tests/fuzz/fuzz_gres.cpp tests/fuzz/fuzz_task.cpp tests/fuzz/fuzz_placement.cpp tests/fuzz/corpus \
   tests/fuzz/dict tests/fuzz/seeds tests/fuzz/regressions
