@@ -22,7 +22,7 @@ TESTS += tests/cli_safe_write.sh
 EXTRA_DIST += tests/cli_safe_write.sh
 TESTS += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh tests/ibsim_monitor.sh
 EXTRA_DIST += tests/ibsim_discover.sh tests/ibsim_diff.sh tests/ibsim_counters.sh tests/ibsim_degraded.sh tests/ibsim_routes.sh \
-  tests/ibsim_monitor.sh
+  tests/ibsim_monitor.sh tests/lib/ib_routes.sh
 # The guard around every C++ CMocka case (tests/lib/cmocka_cxx.hpp): a throwing case fails alone.
 check_PROGRAMS += tests/cmocka_guard_probe
 TESTS += tests/cmocka_guard.sh

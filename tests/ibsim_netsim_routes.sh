@@ -33,6 +33,7 @@
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
+. "$top_srcdir/tests/lib/ib_routes.sh"
 ta_require_daemon_tests
 grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null ||
   ta_skip "libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
@@ -47,73 +48,13 @@ netsim="$top_builddir/bench/netsim/netsim"
 [ -x "$netsim" ] || ta_fail "$netsim not built"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ta-ibnetsim.XXXXXX")
 ta_on_exit "ibsim_stop; rm -rf '$work'"
-sim() { timeout 120 env IBSIM_SOCKNAME="$IBSIM_SOCKNAME" LD_PRELOAD="$UMAD2SIM_LIB" "$@"; }
+sim() { ib_sim "$@"; }
 
 "$bin" generate fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 --shuffle-cabling 1 \
   --net "$work/ft.net" >/dev/null || ta_fail "topoaware generate failed"
 ibsim_start "$work/ft.net" "$work/sim" || ta_fail "ibsim did not start"
 
-# LIDs of host ports, from topology.json's routes ("ports": [guid, port, base LID, LMC]).
-lids() {  # topology.json host... -> their base LIDs
-  python3 - "$@" <<'EOF'
-import json, sys
-topo = json.load(open(sys.argv[1]))
-lid = {(p[0], p[1]): p[2] for sn in topo["routes"]["subnets"] for p in sn["ports"]}
-port = {h["name"]: h["ports"][0] for h in topo["hosts"]}
-print(*(lid[(port[n]["ca_guid"], port[n]["port"])] for n in sys.argv[2:]))
-EOF
-}
-# ibtracert's path as "switch-guid out-port" lines: a switch line "[out] -> switch port {guid}[in]"
-# is left by the [out] of the line after it.
-tracert_hops() {  # slid dlid
-  sim ibtracert "$1" "$2" 2>/dev/null | python3 -c '
-import re, sys
-outs = re.findall(r"^\[(\d+)\] -> (switch|ca) port \{0x([0-9a-f]+)\}\[(\d+)\]", sys.stdin.read(), re.M)
-assert outs and outs[-1][1] == "ca", "ibtracert did not reach a CA"
-for i, (_, kind, guid, _) in enumerate(outs[:-1]):
-    print("0x%016x %d" % (int(guid, 16), int(outs[i + 1][0])))'
-}
-
-# (a) every switch's LFT in topology.json against ibroute's, by the switch's LID.
-check_ibroute() {  # topology.json
-  local t=$1 guid lid
-  python3 -c '
-import json, sys
-for sn in json.load(open(sys.argv[1]))["routes"]["subnets"]:
-    for s in sn["switches"]:
-        print(s["guid"], s["lid"])' "$t" >"$work/switches"
-  [ "$(wc -l <"$work/switches")" -eq 6 ] || { echo "expected 6 switch tables, got $(wc -l <"$work/switches")"; return 1; }
-  while read -r guid lid; do
-    sim ibroute "$lid" >"$work/ibroute.$lid" 2>/dev/null || { echo "ibroute $lid failed"; return 1; }
-    python3 - "$t" "$guid" "$work/ibroute.$lid" <<'EOF' || return 1
-import base64, json, re, sys
-topo, guid, text = json.load(open(sys.argv[1])), int(sys.argv[2], 16), open(sys.argv[3]).read()
-lft = next(base64.b64decode(s["lft"]) for sn in topo["routes"]["subnets"] for s in sn["switches"]
-           if int(s["guid"], 16) == guid)
-head = re.search(r"Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .* guid 0x([0-9a-f]+)", text)
-assert head and int(head.group(3), 16) == guid, "ibroute answered for another switch"
-# ibroute lists the LIDs a switch routes, "0x0021 005 : (Channel Adapter portguid ...)"; 255 = none.
-theirs = {int(l, 16): int(p) for l, p in re.findall(r"^0x([0-9a-f]{4}) (\d{3}) ", text, re.M)}
-ours = {l: p for l, p in enumerate(lft) if p != 255}
-if not theirs or theirs != ours:
-    diff = sorted(set(theirs.items()) ^ set(ours.items()))[:5]
-    sys.exit("switch %s: ibroute and topology.json differ (LID, port): %s" % (sys.argv[2], diff))
-EOF
-  done <"$work/switches"
-}
-
-# (b) topoaware route against ibtracert: the same switches, the same output ports.
-check_pair() {  # topology.json src dst
-  local t=$1 slid dlid
-  read -r slid dlid < <(lids "$t" "$2" "$3")
-  tracert_hops "$slid" "$dlid" >"$work/theirs" || { echo "ibtracert $slid $dlid failed"; return 1; }
-  "$bin" route -t "$t" "$2" "$3" --format json >"$work/route.json" || { echo "route $2 $3 failed"; return 1; }
-  python3 -c '
-import json, sys
-mine = ["0x%016x %d" % (int(h["guid"], 16), h["out"]) for h in json.load(open(sys.argv[1]))["hops"]]
-theirs = open(sys.argv[2]).read().split("\n")[:-1]
-sys.exit(0 if mine == theirs else "ibtracert %s, topoaware route %s" % (theirs, mine))' "$work/route.json" "$work/theirs"
-}
+# (a) ibroute and (b) ibtracert against topology.json: tests/lib/ib_routes.sh.
 
 # (c) the ring's expected link loads from ibtracert's paths, against netsim's as-routed loads.
 # Ring n1 n5 n2 n6 n9 n13 n10 n14 (dp=8, S = 1 GB: 2*7/8 GB a flow): every edge joins two leaves,
@@ -132,8 +73,8 @@ check_loads() {  # topology.json engine
   while [ $# -gt 0 ]; do
     s=$1 d=${2:-$first}
     shift
-    read -r slid dlid < <(lids "$t" "$s" "$d")
-    echo "$s $d $(tracert_hops "$slid" "$dlid" | tr '\n' ' ')" >>"$work/flows"
+    read -r slid dlid < <(ib_lids "$t" "$s" "$d")
+    echo "$s $d $(ib_tracert_hops "$slid" "$dlid" | tr '\n' ' ')" >>"$work/flows"
   done
   "$netsim" --topology "$t" --snapshot "$work/ring.json" --routing as-routed,dmodk --link-loads --format json \
     >"$work/loads-$engine.json" || { echo "netsim failed"; return 1; }
@@ -192,13 +133,13 @@ for h in hosts:
 sys.exit(0 if any(sorted(v) != sorted(v, key=lambda x: x[1]) for v in leaves.values()) else 1)' "$t" ||
       ta_fail "--shuffle-cabling 1: every leaf still has its hosts in name order"
   fi
-  msg=$(check_ibroute "$t") || ta_fail "$engine: $msg"
+  msg=$(ib_check_ibroute "$t" 6) || ta_fail "$engine: $msg"
   ta_pass "$engine: (a) the 6 switch tables of topology.json equal ibroute's"
   for pair in "n0001 n0005" "n0002 n0006" "n0005 n0001" "n0006 n0002" "n0003 n0016" "n0012 n0008" "n0016 n0009" \
     "n0007 n0004" "n0010 n0011"; do
-    msg=$(check_pair "$t" $pair) || ta_fail "$engine: (b) $pair: $msg"
+    msg=$(ib_check_pair "$t" $pair) || ta_fail "$engine: (b) $pair: $msg"
   done
-  ta_pass "$engine: (b) topoaware route = ibtracert on 9 host pairs (switches and output ports)"
+  ta_pass "$engine: (b) topoaware route = ibtracert on 9 host pairs (switches, input and output ports)"
   n=$(check_loads "$t" "$engine" 2>&1) || ta_fail "$engine: (c) $n"
   ta_pass "$engine: (c) as-routed loads on every cable direction ($n loaded) = ibtracert's paths of the 8 ring" \
     "flows; D-mod-K's loads differ"
@@ -213,8 +154,8 @@ sim "$bin" discover --quiet --routes --json "$t" 2>/dev/null || ta_fail "discove
 declare -A up
 for s in n0001 n0002; do
   for d in n0005 n0006 n0007 n0008; do
-    read -r slid dlid < <(lids "$t" "$s" "$d")
-    tracert_hops "$slid" "$dlid" >"$work/hops" || ta_fail "ibtracert $slid $dlid failed"
+    read -r slid dlid < <(ib_lids "$t" "$s" "$d")
+    ib_tracert_hops "$slid" "$dlid" >"$work/hops" || ta_fail "ibtracert $slid $dlid failed"
     up[$s.$d]=$(sed -n 1p "$work/hops")
   done
 done

@@ -16,6 +16,7 @@
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
+. "$top_srcdir/tests/lib/ib_routes.sh"
 ta_require_daemon_tests
 ta_require_cmd ibsim ibsim-utils
 ta_require_cmd opensm opensm
@@ -25,7 +26,7 @@ ta_require_cmd python3 python3
 bin="$top_builddir/topoaware"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ta-ibroutes.XXXXXX")
 ta_on_exit "ibsim_stop; rm -rf '$work'"
-sim() { timeout 120 env IBSIM_SOCKNAME="$IBSIM_SOCKNAME" LD_PRELOAD="$UMAD2SIM_LIB" "$@"; }
+sim() { ib_sim "$@"; }
 
 # 4 leaves x 4 hosts, 2 spines, 2 uplinks per leaf: 16 hosts, 2 ways up from every leaf.
 "$bin" generate fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 --net "$work/ft.net" >/dev/null ||
@@ -39,7 +40,7 @@ sim "$bin" discover --quiet --routes --json "$work/nosm.json" 2>"$work/nosm.err"
   ta_fail "without a subnet manager: exit $rc, $(grep -v ibwarn "$work/nosm.err" | head -3)"
 ta_pass "no subnet manager: --routes says so and writes nothing"
 
-# The routes member of two topology.json files, compared; and each switch's table against ibroute.
+# The routes member of two topology.json files, compared (ibroute and ibtracert: tests/lib/ib_routes.sh).
 same_routes() {
   python3 - "$1" "$2" <<'EOF'
 import json, sys
@@ -48,58 +49,6 @@ a.pop("hash"), b.pop("hash")
 sys.exit(0 if a == b else 1)
 EOF
 }
-check_ibroute() {  # topology.json: every switch's LFT as ibroute prints it
-  local t=$1 guid lid
-  python3 - "$t" >"$work/switches" <<'EOF'
-import json, sys
-for sn in json.load(open(sys.argv[1]))["routes"]["subnets"]:
-    for s in sn["switches"]:
-        print(s["guid"], s["lid"])
-EOF
-  while read -r guid lid; do
-    sim ibroute "$lid" >"$work/ibroute.$lid" 2>/dev/null || { echo "ibroute $lid failed"; return 1; }
-    python3 - "$t" "$guid" "$work/ibroute.$lid" <<'EOF' || return 1
-import base64, json, re, sys
-topo, guid, text = json.load(open(sys.argv[1])), int(sys.argv[2], 16), open(sys.argv[3]).read()
-lft = next(base64.b64decode(s["lft"]) for sn in topo["routes"]["subnets"] for s in sn["switches"]
-           if int(s["guid"], 16) == guid)
-head = re.search(r"Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .* guid 0x([0-9a-f]+)", text)
-assert head and int(head.group(3), 16) == guid, "ibroute answered for another switch"
-theirs = {int(l, 16): int(p) for l, p in re.findall(r"^0x([0-9a-f]{4}) (\d{3}) ", text, re.M)}
-ours = {l: p for l, p in enumerate(lft) if p != 255}
-if theirs != ours or int(head.group(2), 16) != len(lft) - 1:
-    diff = sorted(set(theirs.items()) ^ set(ours.items()))[:5]
-    sys.exit("switch %s: ibroute and topology.json differ: %s" % (sys.argv[2], diff))
-EOF
-  done <"$work/switches"
-}
-# ibtracert between two hosts' LIDs against topoaware route: the same switches, the same out ports.
-check_ibtracert() {  # topology.json src dst
-  local t=$1 src=$2 dst=$3 slid dlid
-  read -r slid dlid < <(python3 - "$t" "$src" "$dst" <<'EOF'
-import json, sys
-topo = json.load(open(sys.argv[1]))
-lid = {tuple(p[:2]): p[2] for sn in topo["routes"]["subnets"] for p in sn["ports"]}
-host = {h["name"]: h["ports"][0] for h in topo["hosts"]}
-print(*(lid[(host[n]["ca_guid"], host[n]["port"])] for n in sys.argv[2:4]))
-EOF
-)
-  sim ibtracert "$slid" "$dlid" >"$work/tracert" 2>/dev/null || { echo "ibtracert $slid $dlid failed"; return 1; }
-  "$bin" route -t "$t" "$src" "$dst" --format json >"$work/route.json" || { echo "route $src $dst failed"; return 1; }
-  python3 - "$work/tracert" "$work/route.json" <<'EOF'
-import json, re, sys
-text, ours = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
-# "[2] -> switch {0x...}[33] lid 1-1 "leaf01"": the hop leaves the previous node by [2] and enters this
-# switch at [33]; we list per switch its in and out ports.
-theirs, outs = [], re.findall(r"^\[(\d+)\] -> (?:switch|ca) port \{0x([0-9a-f]+)\}\[(\d+)\]", text, re.M)
-for i, (out, guid, inp) in enumerate(outs[:-1]):
-    theirs.append((int(guid, 16), int(inp), int(outs[i + 1][0])))
-mine = [(int(h["guid"], 16), h["in"], h["out"]) for h in ours["hops"]]
-if theirs != mine:
-    sys.exit("ibtracert %s, topoaware route %s" % (theirs, mine))
-EOF
-}
-
 # Which engine routed: opensm says "<engine> tables configured on all switches" (a failing engine
 # falls back to minhop and says so).
 # With log level 0x43 (routing) OpenSM also writes what it programmed to opensm-lfts.dump.
@@ -123,7 +72,7 @@ for engine in ftree updn minhop dfsssp; do
     ta_fail "$engine: discover --lfts opensm-lfts.dump failed: $(head -3 "$work/osm-$engine.err")"
   same_routes "$live" "$work/osm-$engine.json" ||
     ta_fail "$engine: the live routes and those of OpenSM's own opensm-lfts.dump differ"
-  msg=$(check_ibroute "$live") || ta_fail "$engine: $msg"
+  msg=$(ib_check_ibroute "$live") || ta_fail "$engine: $msg"
   broken=0
   hosts=$(python3 -c 'import json,sys; print(" ".join(h["name"] for h in json.load(open(sys.argv[1]))["hosts"]))' "$live")
   for s in $hosts; do
@@ -134,7 +83,7 @@ for engine in ftree updn minhop dfsssp; do
   done
   [ "$broken" -eq 0 ] || ta_fail "$engine: $broken host pairs have no route: $(head -3 "$work/broken-$engine")"
   for pair in "n0001 n0016" "n0006 n0011" "n0016 n0002"; do
-    msg=$(check_ibtracert "$live" $pair) || ta_fail "$engine: $pair: $msg"
+    msg=$(ib_check_pair "$live" $pair) || ta_fail "$engine: $pair: $msg"
   done
   ta_pass "$engine: live routes = dump_fts's = OpenSM's opensm-lfts.dump = ibroute's per switch; 240 host pairs routed; paths = ibtracert's"
 done

@@ -143,6 +143,20 @@ static void test_strings(void **state) {
   assert_contains(err, "longer than 4096 bytes");
 }
 
+/* The request string is the client's: its bytes reach slurmctld's log and the user's terminal only as
+ * printable ASCII. */
+static void test_messages_printable(void **state) {
+  uint32_t g = 0;
+  const char *bad[] = {"gpu:a:b\xba" "2:,gpu::2", "gres:gpu:\x1b[31m:0", "gpu:\n:2,gpu:1", "gpu:1,gpu:\x7f\xff:2"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    assert_int_equal(ta_tres_gpus(bad[i], "--gpus-per-node", &g, err, sizeof(err)), -1);
+    for (const char *c = err; *c; c++)
+      if (*c < 0x20 || *c >= 0x7f) fail_msg("case %zu: byte 0x%02x in '%s'", i, (unsigned char)*c, err);
+  }
+  assert_int_equal(ta_tres_gpus("gres:gpu:\x1b[31m:0", "--gpus", &g, err, sizeof(err)), -1);
+  assert_contains(err, "'gres:gpu:?[31m:0'");
+}
+
 static void test_without_and_type(void **state) {
   char buf[64];
   assert_int_equal(ta_tres_without_gpu("gres:nic:1,gres:gpu:a100:8;gres:shard:2", buf, sizeof(buf)), 23);
@@ -166,7 +180,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prefixes), cmocka_unit_test(test_types),   cmocka_unit_test(test_suffixes),
       cmocka_unit_test(test_not_gpus), cmocka_unit_test(test_invalid), cmocka_unit_test(test_strings),
-      cmocka_unit_test(test_without_and_type),
+      cmocka_unit_test(test_without_and_type), cmocka_unit_test(test_messages_printable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

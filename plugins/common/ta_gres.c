@@ -116,8 +116,21 @@ enum ta_gres_entry ta_gres_gpu_entry(const char *e, size_t len, uint64_t *count,
 	return r;
 }
 
+/* At most max bytes of s (or up to its NUL) as printable ASCII into buf ('?' for any other byte): the
+ * request string is the client's, and the message goes to slurmctld's log and the user's terminal. */
+static const char *ta_shown(const char *s, size_t max, char *buf)
+{
+	size_t i = 0;
+
+	for (; i < max && s[i]; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
 int ta_tres_gpus(const char *tres, const char *option, uint32_t *gpus, char *err, size_t errlen)
 {
+	char shown[65];
 	const char *p;
 	int found = 0;
 
@@ -132,25 +145,25 @@ int ta_tres_gpus(const char *tres, const char *option, uint32_t *gpus, char *err
 		size_t n = strcspn(p, ",;");
 		uint64_t c = 0;
 		enum ta_gres_entry r = ta_gres_gpu_entry(p, n, &c, NULL, NULL);
-		int shown = (int)(n > 64 ? 64 : n);
+		size_t cut = n > 64 ? 64 : n;
 
 		if (r == TA_GRES_INVALID) {
 			snprintf(err, errlen,
-				 "%s: cannot read the GPU count of '%.*s'; give a number, optionally after a type "
+				 "%s: cannot read the GPU count of '%s'; give a number, optionally after a type "
 				 "(e.g. %s=8 or gpu:a100:8)",
-				 option, shown, p, option);
+				 option, ta_shown(p, cut, shown), option);
 			return -1;
 		}
 		if (r == TA_GRES_GPU) {
 			if (c == 0 || c > TA_GRES_MAX_GPUS) {
-				snprintf(err, errlen, "%s: '%.*s' asks for %llu GPUs; a tp/pp/dp layout needs 1 to %u",
-					 option, shown, p, (unsigned long long)c, TA_GRES_MAX_GPUS);
+				snprintf(err, errlen, "%s: '%s' asks for %llu GPUs; a tp/pp/dp layout needs 1 to %u",
+					 option, ta_shown(p, cut, shown), (unsigned long long)c, TA_GRES_MAX_GPUS);
 				return -1;
 			}
 			if (found) {
 				snprintf(err, errlen,
-					 "%s names GPUs twice (%.64s); a tp/pp/dp layout needs one GPU count per node",
-					 option, tres);
+					 "%s names GPUs twice (%s); a tp/pp/dp layout needs one GPU count per node",
+					 option, ta_shown(tres, 64, shown));
 				return -1;
 			}
 			found = 1;

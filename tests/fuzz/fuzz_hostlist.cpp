@@ -2,8 +2,12 @@
 // libFuzzer target: Slurm host lists (corelib/hostlist.hpp), as topology.json's leaf groups,
 // `topoaware plan --busy` and the SPANK plugin (SLURM_JOB_NODELIST, node/task_c.cpp) expand them.
 //
+// At the production caps: the step's node list in slurmstepd (node/task_c.cpp) expands to at most
+// TOPOAWARE_NODELIST_MAX_HOSTS (131,072) names of TOPOAWARE_NODELIST_MAX_NAME_BYTES (16 MB)
+// together (capi/task_c.h), so "n[0-131071]" is a legal input and costs what it costs there.
+//
 // Invariants: std::invalid_argument is the only error, its message starts with "host list";
-// no expansion exceeds its bound; what expands compresses (unless a name holds a character a host
+// no expansion exceeds either bound; what expands compresses (unless a name holds a character a host
 // list cannot), and the compressed list expands to the same set of names and compresses to
 // itself again.
 #include <algorithm>
@@ -15,13 +19,16 @@
 
 #include "fuzz_common.hpp"
 #include "hostlist.hpp"
+#include "task_c.h"
 
 namespace {
 
-// Small bound: "n[0-99999]" would spend the run in expansion; the bound's check is what matters, not
-// its size. With 4096 the corpus filled with lists at the bound and each input cost ~2 ms under ASan
-// (~490 exec/s); 256 reaches the same code (ranges, padding, the bound itself) an order faster.
-constexpr size_t kMaxHosts = 256;
+constexpr size_t kMaxHosts = TOPOAWARE_NODELIST_MAX_HOSTS;
+constexpr size_t kMaxBytes = TOPOAWARE_NODELIST_MAX_NAME_BYTES;
+// The round trip (compress, expand, compress) of a list this long costs four passes over up to
+// 131,072 names under ASan (~0.2 s): lists up to this many names take it, longer ones are checked
+// against the bounds only, so that the corpus does not fill with lists that run at 5 exec/s.
+constexpr size_t kRoundTripHosts = 4096;
 
 std::vector<std::string> sorted_unique(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
@@ -36,14 +43,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string list(reinterpret_cast<const char *>(data), size);
   std::vector<std::string> names;
   try {
-    names = hostlist_expand(list, kMaxHosts);
+    names = hostlist_expand(list, kMaxHosts, kMaxBytes);
   } catch (const std::invalid_argument &e) {
     FUZZ_CHECK(std::string(e.what()).rfind("host list", 0) == 0);
     return 0;
   }
   FUZZ_CHECK(names.size() <= kMaxHosts);
-  for (const auto &n : names) FUZZ_CHECK(!n.empty());
-  if (names.empty()) return 0;
+  size_t bytes = 0;
+  for (const auto &n : names) {
+    FUZZ_CHECK(!n.empty());
+    bytes += n.size();
+  }
+  FUZZ_CHECK(bytes <= kMaxBytes);
+  if (names.empty() || names.size() > kRoundTripHosts) return 0;
 
   std::string compressed;
   try {
@@ -53,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(std::string(e.what()).rfind("host list: ", 0) == 0);
     return 0;
   }
-  const std::vector<std::string> again = hostlist_expand(compressed, kMaxHosts);  // throws (uncaught) if bad
+  const std::vector<std::string> again = hostlist_expand(compressed, kMaxHosts, kMaxBytes);  // throws (uncaught) if bad
   FUZZ_CHECK(sorted_unique(again) == sorted_unique(names));
   FUZZ_CHECK(hostlist_compress(again) == compressed);
   return 0;

@@ -11,33 +11,37 @@
 FUZZ_CXX = clang++
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
-FUZZ_NAMES = ibnetdiscover topology_json config options status hostlist lft_dump nvlink
+FUZZ_NAMES = ibnetdiscover topology_json config options status hostlist lft_dump gres task placement nvlink
 FUZZ_BINS = tests/fuzz/fuzz_ibnetdiscover tests/fuzz/fuzz_topology_json tests/fuzz/fuzz_config \
-  tests/fuzz/fuzz_options tests/fuzz/fuzz_status tests/fuzz/fuzz_hostlist tests/fuzz/fuzz_lft_dump tests/fuzz/fuzz_nvlink
+  tests/fuzz/fuzz_options tests/fuzz/fuzz_status tests/fuzz/fuzz_hostlist tests/fuzz/fuzz_lft_dump \
+  tests/fuzz/fuzz_gres tests/fuzz/fuzz_task tests/fuzz/fuzz_placement tests/fuzz/fuzz_nvlink
 FUZZ_OBJDIR = tests/fuzz/obj
 # Objects: -fsanitize=fuzzer-no-link instruments for coverage without libFuzzer's main().
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CPPOPTS = -I$(top_builddir) -I$(top_srcdir)/corelib -I$(top_srcdir)/capi -I$(top_srcdir)/discovery \
-  -I$(top_srcdir)/plugins/common -I$(top_srcdir)/tests/fuzz -I$(top_srcdir)/tests -D_GLIBCXX_ASSERTIONS \
-  $(CRYPTO_CFLAGS)
+  -I$(top_srcdir)/plugins/common -I$(top_srcdir)/node -I$(top_srcdir)/tests/fuzz -I$(top_srcdir)/tests \
+  -D_GLIBCXX_ASSERTIONS -DFUZZ_TOP_SRCDIR='"$(abs_top_srcdir)"' $(CRYPTO_CFLAGS) $(HWLOC_CFLAGS)
 FUZZ_COMMON_OPTS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SANITIZE)
 FUZZ_CXXOPTS = -std=c++17 $(FUZZ_COMMON_OPTS)
 FUZZ_COPTS = -std=gnu11 $(FUZZ_COMMON_OPTS)
 FUZZ_LINKOPTS = -fsanitize=fuzzer $(FUZZ_SANITIZE)
-FUZZ_LINKLIBS = $(CRYPTO_LIBS)
+FUZZ_LINKLIBS = $(CRYPTO_LIBS) $(HWLOC_LIBS)
 
 # What the targets reach: the core (all of it, from corelib/local.mk's list), the C API the plugins
-# call, the ibnetdiscover parser and the plugins' plain-C environment reader.
+# call, the ibnetdiscover parser, the plugins' plain-C environment and TRES readers, and what
+# spank_topoaware runs in slurmstepd (node/: the task plan, the job's placement file, hwloc).
 FUZZ_LIB_CXX_SRCS = $(filter %.cpp,$(corelib_libtopoaware_core_la_SOURCES)) \
   capi/layout_c.cpp capi/c_api.cpp capi/status_c.cpp \
-  discovery/ibnetdiscover_parser.cpp discovery/lft_dump.cpp discovery/generator.cpp
-FUZZ_LIB_C_SRCS = plugins/common/ta_env.c
+  discovery/ibnetdiscover_parser.cpp discovery/lft_dump.cpp discovery/generator.cpp \
+  $(filter %.cpp,$(node_libtopoaware_node_la_SOURCES))
+FUZZ_LIB_C_SRCS = plugins/common/ta_env.c plugins/common/ta_gres.c
 FUZZ_LIB_OBJS = $(FUZZ_LIB_CXX_SRCS:%.cpp=$(FUZZ_OBJDIR)/%.o) $(FUZZ_LIB_C_SRCS:%.c=$(FUZZ_OBJDIR)/%.o)
 FUZZ_LIB = $(FUZZ_OBJDIR)/libtopoaware_fuzz.a
 # Every header they may include: a changed header rebuilds everything (coarse, but always right).
 FUZZ_HDRS = $(wildcard $(top_srcdir)/corelib/*.hpp $(top_srcdir)/capi/*.h $(top_srcdir)/capi/*.hpp \
   $(top_srcdir)/discovery/ibnetdiscover_parser.hpp $(top_srcdir)/discovery/lft_dump.hpp \
   $(top_srcdir)/discovery/generator.hpp $(top_srcdir)/plugins/common/ta_env.h \
+  $(top_srcdir)/plugins/common/ta_gres.h $(top_srcdir)/node/*.hpp \
   $(top_srcdir)/tests/fuzz/*.hpp $(top_srcdir)/tests/empty_leaf.hpp)
 
 fuzz:
@@ -70,5 +74,6 @@ clean-local: fuzz-clean
 
 EXTRA_DIST += tests/fuzz/FUZZING.md tests/fuzz/run-fuzz.sh tests/fuzz/fuzz_common.hpp \
   tests/fuzz/fuzz_ibnetdiscover.cpp tests/fuzz/fuzz_topology_json.cpp tests/fuzz/fuzz_config.cpp \
-  tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp tests/fuzz/fuzz_lft_dump.cpp tests/fuzz/fuzz_nvlink.cpp \
+  tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp tests/fuzz/fuzz_lft_dump.cpp \
+  tests/fuzz/fuzz_gres.cpp tests/fuzz/fuzz_task.cpp tests/fuzz/fuzz_placement.cpp tests/fuzz/fuzz_nvlink.cpp tests/fuzz/corpus \
   tests/fuzz/dict tests/fuzz/seeds tests/fuzz/regressions

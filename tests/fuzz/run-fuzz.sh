@@ -2,17 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer targets (`make fuzz` in the build folder) and runs them, one after another,
 # each nice'd and single-process: replays tests/fuzz/regressions/<target>/ first, then fuzzes from the
-# seeds (tests/fuzz/seeds/<target>/ and the fixtures named below) and a corpus kept in the work folder.
+# minimised corpus kept in the repository (tests/fuzz/corpus/<target>/), the seeds
+# (tests/fuzz/seeds/<target>/ and the fixtures named below) and a corpus kept in the work folder.
 #
-#   tests/fuzz/run-fuzz.sh [--build-dir DIR] [--smoke SECONDS | --runs N] [--work DIR] [TARGET ...]
+#   tests/fuzz/run-fuzz.sh [--build-dir DIR] [--smoke SECONDS | --runs N] [--work DIR]
+#                          [--update-corpus] [TARGET ...]
 #
-#   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this
+#   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this. Also fails a
+#               target whose coverage at the end of the run is below what its stored corpus alone
+#               gives (libFuzzer's "cov:" of a -runs=0 replay of tests/fuzz/corpus/<target>)
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000)
 #   --max-seconds S  with --runs: stop a target after S seconds all the same
-#   TARGET      ibnetdiscover topology_json config options status hostlist lft_dump nvlink (default: all)
+#   --update-corpus  after the run, minimise the stored corpus, the run's corpus and the seeds
+#               (libFuzzer -merge=1 into an empty folder) into tests/fuzz/corpus/<target>/
+#   TARGET      ibnetdiscover topology_json config options status hostlist lft_dump gres task
+#               placement nvlink (default: all)
 #
-# Prints one line per target (executions, exec/s, coverage and features, corpus) and exits 1 if a
-# target crashed, leaked, hit a sanitizer or an invariant (the input is kept as
+# Prints one line per target (executions, exec/s, coverage and features, corpus; base: the stored
+# corpus's coverage) and exits 1 if a target crashed, leaked, hit a sanitizer or an invariant (the input is kept as
 # WORK/artifacts/<target>/crash-*; replay with "tests/fuzz/fuzz_<target> FILE" in the build folder).
 # Without clang it prints SKIP and exits 77, except under CI=true, where it fails (the packages are
 # in tools/setup.sh's list). Environment: FUZZ_WORK (work folder, default BUILD/fuzz-work).
@@ -21,7 +28,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=$top/_build
-mode=time amount=60 work="" cap=""
+mode=time amount=60 work="" cap="" update=0
 targets=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -30,13 +37,14 @@ while [ $# -gt 0 ]; do
     --runs) mode=runs amount=$2; shift ;;
     --max-seconds) cap=$2; shift ;;
     --work) work=$2; shift ;;
-    -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --update-corpus) update=1 ;;
+    -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-fuzz.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) targets+=("$1") ;;
   esac
   shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist lft_dump nvlink)
+[ ${#targets[@]} -gt 0 ] || targets=(ibnetdiscover topology_json config options status hostlist lft_dump gres task placement nvlink)
 build=$(cd "$build" 2>/dev/null && pwd) ||
   { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
 work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
@@ -68,9 +76,17 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 max_len() {
   case $1 in
     topology_json|lft_dump) echo 16384 ;; ibnetdiscover|status) echo 8192 ;; config) echo 4096 ;;
-    options|nvlink) echo 1024 ;; hostlist) echo 512 ;;
+    options|gres|task|nvlink) echo 1024 ;; placement) echo 2048 ;; hostlist) echo 512 ;;
   esac
 }
+# Per-input wall-time limit (libFuzzer -timeout). The host list expands at the production cap
+# (131,072 names, ~0.1 s under ASan on a free core): 30 s is a hang, even at nice 19 on a busy
+# machine. The others: see the comment at the run below.
+time_limit() {
+  case $1 in hostlist|gres|placement) echo 30 ;; *) echo 120 ;; esac
+}
+# libFuzzer's coverage ("cov: N" of its last status line) in a log; empty if none.
+cov_of() { grep -E '^#[0-9]+.*cov: ' "$1" | tail -n1 | sed -n 's/.* cov: \([0-9]*\).*/\1/p'; }
 dict() {
   case $1 in
     ibnetdiscover) echo ibnetdiscover ;; topology_json|status) echo json ;; *) echo "$1" ;;
@@ -96,7 +112,7 @@ seed_dirs() {
 }
 
 failed=0
-printf '%-14s %-6s %12s %8s %7s %10s %7s %9s\n' target result execs seconds exec/s cov ft corpus
+printf '%-14s %-6s %12s %8s %7s %10s %7s %9s %6s\n' target result execs seconds exec/s cov ft corpus base
 for t in "${targets[@]}"; do
   bin=$build/tests/fuzz/fuzz_$t
   [ -x "$bin" ] || { echo "run-fuzz.sh: no $bin" >&2; failed=1; continue; }
@@ -111,7 +127,14 @@ for t in "${targets[@]}"; do
       continue
     fi
   fi
-  # 2. fuzz.
+  # 2. what the stored corpus alone covers: the run must end at or above it.
+  stored=$here/corpus/$t base=""
+  if [ -d "$stored" ] && ls "$stored"/* >/dev/null 2>&1; then
+    nice -n 19 "$bin" -runs=0 -max_len="$(max_len "$t")" -timeout="$(time_limit "$t")" -rss_limit_mb=2048 \
+      "$stored" >"$log/$t.base.log" 2>&1
+    base=$(cov_of "$log/$t.base.log")
+  fi
+  # 3. fuzz.
   limit=-max_total_time=$amount
   [ "$mode" = runs ] && limit="-runs=$amount${cap:+ -max_total_time=$cap}"
   t0=$SECONDS
@@ -120,9 +143,9 @@ for t in "${targets[@]}"; do
   # naming 200,000 hosts takes 0.4-0.8 s under ASan) took 12 s while a CI run had both cores; a hang
   # is still caught.
   # shellcheck disable=SC2046
-  (cd "$work" && nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout=120 -rss_limit_mb=2048 \
+  (cd "$work" && nice -n 19 "$bin" $limit -max_len="$(max_len "$t")" -timeout="$(time_limit "$t")" -rss_limit_mb=2048 \
     -dict="$here/dict/$(dict "$t").dict" -artifact_prefix="$art/" -print_final_stats=1 \
-    "$corpus" $(seed_dirs "$t")) >"$log/$t.log" 2>&1
+    "$corpus" $([ -d "$stored" ] && echo "$stored") $(seed_dirs "$t")) >"$log/$t.log" 2>&1
   rc=$?
   secs=$((SECONDS - t0))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log/$t.log" | tail -n1)
@@ -133,11 +156,32 @@ for t in "${targets[@]}"; do
   corp=$(sed -n 's/.* corp: \([^ ]*\).*/\1/p' <<<"$last")
   result=ok
   [ $rc -eq 0 ] || { result=FAIL; failed=1; }
-  printf '%-14s %-6s %12s %8s %7s %10s %7s %9s\n' "$t" "$result" "${execs:-?}" "$secs" "${rate:-?}" \
-    "${cov:-?}" "${ft:-?}" "${corp:-?}"
+  # A smoke run that ends below its stored corpus's coverage did not start from it (a corpus cut by
+  # -max_len, a target that no longer reaches what it did): coverage lost, not a crash, still a FAIL.
+  lowcov=0
+  if [ "$mode" = time ] && [ $rc -eq 0 ] && [ -n "$base" ] && { [ -z "$cov" ] || [ "$cov" -lt "$base" ]; }; then
+    result=FAIL failed=1 lowcov=1
+  fi
+  printf '%-14s %-6s %12s %8s %7s %10s %7s %9s %6s\n' "$t" "$result" "${execs:-?}" "$secs" "${rate:-?}" \
+    "${cov:-?}" "${ft:-?}" "${corp:-?}" "${base:--}"
+  [ $lowcov -eq 1 ] && echo "    coverage ${cov:-?} at the end is below the stored corpus's $base (log: $log/$t.log)"
   if [ $rc -ne 0 ]; then
     grep -E 'ERROR: |invariant failed|runtime error|SUMMARY' "$log/$t.log" | head -n 5 | sed 's/^/    /'
     echo "    log: $log/$t.log; inputs: $(ls "$art" | head -n 3 | tr '\n' ' ')"
+  fi
+  # 4. the stored corpus, minimised again with what this run found (only after a clean run).
+  if [ $update -eq 1 ] && [ $rc -eq 0 ]; then
+    fresh=$work/merge/$t
+    rm -rf "$fresh" && mkdir -p "$fresh"
+    # shellcheck disable=SC2046
+    if (cd "$work" && nice -n 19 "$bin" -merge=1 -max_len="$(max_len "$t")" -timeout="$(time_limit "$t")" \
+          -rss_limit_mb=2048 "$fresh" $([ -d "$stored" ] && echo "$stored") "$corpus" $(seed_dirs "$t")) \
+          >"$log/$t.merge.log" 2>&1; then
+      rm -rf "$stored" && mkdir -p "$stored" && cp "$fresh"/* "$stored"/ 2>/dev/null
+      echo "    corpus: $(ls "$stored" | wc -l) inputs, $(du -sk "$stored" | cut -f1) KB in $stored"
+    else
+      echo "    corpus: merge failed (log: $log/$t.merge.log)"; failed=1
+    fi
   fi
 done
 exit $failed
