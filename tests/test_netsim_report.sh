@@ -34,7 +34,7 @@ for f in sorted(glob.glob(d + "/s1/*/snap*.json")):
     if f.endswith(".result.json"):
         continue
     s = json.load(open(f))
-    res = {j["name"]: j for j in json.load(open(f[:-5] + ".pair.result.json"))["jobs"]}
+    res = {j["name"]: j for j in json.load(open(f[:-5] + ".pair.legacy.result.json"))["jobs"]}
     seen = set()
     for j in s["jobs"]:
         nodes = [idx[n] for n in j["nodes"]]
