@@ -4,7 +4,7 @@
 
 Input: a snapshot folder written by `placement_sim --snapshots DIR` (DIR/<cluster>/topology.json and
 DIR/<cluster>/s<seed>/<policy>/snapNNN.json) and placement_sim's runs.csv (utilization, p95 wait).
-Runs netsim on every snapshot (results cached next to it as snapNNN.<fairness>.result.json) and reports,
+Runs netsim on every snapshot (results cached next to it as snapNNN.<fairness>[.legacy].result.json) and reports,
 per fabric family and policy, against slurm-tree on the same seed (same trace, same instants):
   - stretch: node-weighted step communication time, each job in units of its own uncontended time
     (nic_bound_s, written by placement_sim: every flow limited by its NIC only), i.e.
@@ -167,13 +167,14 @@ def p95(xs):
     return s[min(len(s) - 1, max(0, int(-(-0.95 * len(s) // 1)) - 1))]
 
 
-def run_netsim(netsim, topo, snap, fairness):
-    res = snap[:-len(".json")] + "." + fairness + ".result.json"
+def run_netsim(netsim, topo, snap, fairness, traffic):
+    res = snap[:-len(".json")] + "." + fairness + ("" if traffic == "today" else "." + traffic) + ".result.json"
     if os.path.exists(res) and os.path.getmtime(res) >= os.path.getmtime(snap):
         with open(res) as f:
             return snap, json.load(f), 0.0
     t0 = time.time()
-    p = subprocess.run([netsim, "--topology", topo, "--snapshot", snap, "--format", "json", "--fairness", fairness],
+    p = subprocess.run([netsim, "--topology", topo, "--snapshot", snap, "--format", "json", "--fairness", fairness,
+                        "--traffic", traffic],
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError("netsim failed on %s: %s" % (snap, p.stderr.strip()))
@@ -197,6 +198,8 @@ def main():
     ap.add_argument("--runs", help="placement_sim runs.csv (utilization, p95 wait)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--fairness", default="pair", choices=("flow", "pair"))
+    ap.add_argument("--traffic", default="today", choices=("today", "legacy"),
+                    help="netsim --traffic: today (default) or legacy (the snapshot's bytes, all jobs in phase)")
     ap.add_argument("--parallel", type=int, default=1)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -216,7 +219,7 @@ def main():
     with cf.ThreadPoolExecutor(max_workers=max(1, a.parallel)) as ex:
         futs = {}
         for topo, snap in work:
-            futs[ex.submit(run_netsim, a.netsim, topo, snap, a.fairness)] = (topo, snap)
+            futs[ex.submit(run_netsim, a.netsim, topo, snap, a.fairness, a.traffic)] = (topo, snap)
         for fu in cf.as_completed(futs):
             topo, snap = futs[fu]
             cluster = os.path.basename(os.path.dirname(topo))
@@ -269,8 +272,8 @@ def main():
     clusters = sorted({k[0] for k in agg})
     policies = sorted({k[2] for k in agg}, key=lambda p: (p != "slurm-tree", p))
     out_rows = []
-    print("# network judge: netsim --fairness %s on %d snapshots, %.0f s wall (%.0f s of netsim runs)"
-          % (a.fairness, len(work), wall, sim_s))
+    print("# network judge: netsim --fairness %s --traffic %s on %d snapshots, %.0f s wall (%.0f s of netsim runs)"
+          % (a.fairness, a.traffic, len(work), wall, sim_s))
     print("# ratios are policy / slurm-tree on the same seed (same trace, same instants); mean (min..max over seeds)")
     print("# stretch = sum(nodes x shared step comm time) / sum(nodes x uncontended time); raw = plain node-weighted")
     print("# shared time; alone = each job alone on the fabric; "

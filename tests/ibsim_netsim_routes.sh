@@ -76,7 +76,7 @@ check_loads() {  # topology.json engine
     read -r slid dlid < <(ib_lids "$t" "$s" "$d")
     echo "$s $d $(ib_tracert_hops "$slid" "$dlid" | tr '\n' ' ')" >>"$work/flows"
   done
-  "$netsim" --topology "$t" --snapshot "$work/ring.json" --routing as-routed,dmodk --link-loads --format json \
+  "$netsim" --topology "$t" --snapshot "$work/ring.json" --traffic legacy --routing as-routed,dmodk --link-loads --format json \
     >"$work/loads-$engine.json" || { echo "netsim failed"; return 1; }
   python3 - "$t" "$work/flows" "$work/loads-$engine.json" <<'EOF'
 import collections, json, sys
@@ -173,10 +173,10 @@ cat >"$work/hand.json" <<JSON
 {"jobs": [{"name": "A", "layout": "tp=1,dp=2", "nodes": ["n0001", "$X"], "dp_bytes": 1e9},
           {"name": "B", "layout": "tp=1,dp=2", "nodes": ["n0002", "$Y"], "dp_bytes": 1e9}]}
 JSON
-"$netsim" --topology "$t" --snapshot "$work/hand.json" >"$work/hand.txt" || ta_fail "netsim (text) failed"
+"$netsim" --topology "$t" --snapshot "$work/hand.json" --traffic legacy >"$work/hand.txt" || ta_fail "netsim (text) failed"
 grep -q 'dmodk (synthetic)' "$work/hand.txt" && grep -q 'as-routed' "$work/hand.txt" ||
   ta_fail "netsim's text does not label dmodk as synthetic next to as-routed: $(head -2 "$work/hand.txt")"
-"$netsim" --topology "$t" --snapshot "$work/hand.json" --format json >"$work/hand.out" || ta_fail "netsim failed"
+"$netsim" --topology "$t" --snapshot "$work/hand.json" --traffic legacy --format json >"$work/hand.out" || ta_fail "netsim failed"
 python3 - "$work/hand.out" <<'EOF' || ta_fail "hand case"
 import json, sys
 res = json.load(open(sys.argv[1]))
@@ -197,9 +197,9 @@ ta_pass "hand case: jobs A, B alone 40 ms; shared 40 ms adaptive and D-mod-K, 80
 # Without routes, as-routed is refused by name; by default only the routings the topology supports.
 "$bin" generate fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 --json "$work/plain.json" >/dev/null
 rc=0
-"$netsim" --topology "$work/plain.json" --snapshot "$work/hand.json" --routing as-routed 2>"$work/plain.err" || rc=$?
+"$netsim" --topology "$work/plain.json" --snapshot "$work/hand.json" --traffic legacy --routing as-routed 2>"$work/plain.err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q 'has no routes' "$work/plain.err" || ta_fail "as-routed without routes: exit $rc"
-"$netsim" --topology "$work/plain.json" --snapshot "$work/hand.json" --format json >"$work/plain.out" &&
+"$netsim" --topology "$work/plain.json" --snapshot "$work/hand.json" --traffic legacy --format json >"$work/plain.out" &&
   python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["routings"] != ["adaptive", "dmodk"])' \
     "$work/plain.out" || ta_fail "without routes, the default routings are not adaptive and dmodk"
 ta_pass "without routes: --routing as-routed refused, the default runs adaptive and dmodk only"

@@ -77,17 +77,17 @@ cat > "$tmp/df2.json" <<JSON
           {"name": "DB", "layout": "tp=1,dp=2", "nodes": ["n0002", "n0008"], "dp_bytes": 1e9}]}
 JSON
 start=$(date +%s%N)
-"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" || { echo "FAIL: netsim (text)"; exit 1; }
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --traffic legacy || { echo "FAIL: netsim (text)"; exit 1; }
 for c in ab a pp; do
-  "$bin" --topology "$tmp/t.json" --snapshot "$tmp/$c.json" --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
+  "$bin" --topology "$tmp/t.json" --snapshot "$tmp/$c.json" --traffic legacy --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
 done
-"$bin" --topology "$tmp/rail.json" --snapshot "$tmp/rail_snap.json" --format json >"$tmp/rail.out" || exit 1
-"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --fairness pair >"$tmp/pair.out" || exit 1
-"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --format json --ring steps >"$tmp/steps.out" || exit 1
+"$bin" --topology "$tmp/rail.json" --snapshot "$tmp/rail_snap.json" --traffic legacy --format json >"$tmp/rail.out" || exit 1
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --traffic legacy --format json --fairness pair >"$tmp/pair.out" || exit 1
+"$bin" --topology "$tmp/t.json" --snapshot "$tmp/ab.json" --traffic legacy --format json --ring steps >"$tmp/steps.out" || exit 1
 for c in df1 df2; do
-  "$bin" --topology "$tmp/dfly.json" --snapshot "$tmp/$c.json" --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
+  "$bin" --topology "$tmp/dfly.json" --snapshot "$tmp/$c.json" --traffic legacy --format json >"$tmp/$c.out" || { echo "FAIL: $c"; exit 1; }
 done
-"$bin" --topology "$tmp/dfly.json" --snapshot "$tmp/df2.json" --format json --ring steps >"$tmp/df2steps.out" || exit 1
+"$bin" --topology "$tmp/dfly.json" --snapshot "$tmp/df2.json" --traffic legacy --format json --ring steps >"$tmp/df2steps.out" || exit 1
 end=$(date +%s%N)
 echo "ten runs: $(((end - start) / 1000000)) ms wall"
 python3 - "$tmp/ab.out" "$tmp/a.out" "$tmp/pp.out" "$tmp/rail.out" "$tmp/df1.out" "$tmp/df2.out" \
@@ -144,13 +144,13 @@ cat > "$tmp/routed_snap.json" <<JSON
 {"jobs": [{"name": "A", "layout": "tp=1,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9},
           {"name": "B", "layout": "tp=1,dp=2", "nodes": ["n0002", "n0006"], "dp_bytes": 1e9}]}
 JSON
-"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" >"$tmp/routed.txt" || { echo "FAIL: netsim (routed, text)"; exit 1; }
+"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" --traffic legacy >"$tmp/routed.txt" || { echo "FAIL: netsim (routed, text)"; exit 1; }
 head -2 "$tmp/routed.txt"
 grep -q 'dmodk (synthetic)' "$tmp/routed.txt" && grep -q 'as-routed' "$tmp/routed.txt" ||
   { echo "FAIL: the text output does not head D-mod-K as synthetic beside as-routed"; exit 1; }
-"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" --format json --link-loads >"$tmp/routed.out" ||
+"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" --traffic legacy --format json --link-loads >"$tmp/routed.out" ||
   { echo "FAIL: netsim (routed)"; exit 1; }
-"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" --format json --routing as-routed \
+"$bin" --topology "$tmp/routed.json" --snapshot "$tmp/routed_snap.json" --traffic legacy --format json --routing as-routed \
   >"$tmp/routed_only.out" || { echo "FAIL: netsim --routing as-routed"; exit 1; }
 python3 - "$tmp/routed.out" "$tmp/routed_only.out" <<'PY'
 import json, sys

@@ -8,6 +8,7 @@
 //   down; a spine sends every host LID down to its leaf. With LMC 1, base + 1 goes up to spine02.
 // So every flow between the leaves crosses spine01, whatever its destination's index, while the
 // synthetic D-mod-K sends half of them (odd destination index) through spine02.
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -238,8 +239,154 @@ static void test_routing_names(void **) {
   assert_true(threw);
 }
 
+// Today's traffic (model.hpp: apply_today, model_sizes, unit_draw; corelib job_traffic).
+
+// n hosts of `ports` NIC ports each, no switches: job_traffic only needs the ports.
+Topology hosts_with_ports(int n, int ports) {
+  Topology t;
+  for (int h = 0; h < n; ++h) {
+    Host host;
+    host.name = "n" + std::to_string(h);
+    host.ports.resize(size_t(ports));
+    t.hosts.push_back(host);
+  }
+  return t;
+}
+
+static void test_per_nic_rings(void **) {
+  // tp=8 on 8-GPU nodes, dp=2 over 2 nodes, 8 NICs each: the DP ring of the rank on GPU g is
+  // the g-th ring and leaves and enters by NIC g, so the 8 rings use 8 different NICs.
+  const Topology t = hosts_with_ports(2, 8);
+  StepJob job;
+  job.layout = parse_layout("tp=8,pp=1,dp=2");
+  job.nodes = {0, 1};
+  job.dp_bytes = 1e9;
+  const JobTraffic tr = job_traffic(t, job);
+  const auto &dp = tr.phase[int(Phase::DP)];
+  assert_int_equal(dp.size(), 16);  // 8 rings x 2 edges between the nodes
+  assert_int_equal(tr.rings.size(), 8);
+  std::vector<int> used(8, 0);
+  for (size_t r = 0; r < tr.rings.size(); ++r)
+    for (int e : tr.rings[r]) {
+      assert_true(e >= 0);
+      const Flow &f = dp[size_t(e)];
+      assert_int_equal(f.src_port, int(r));  // ring r: the ranks on GPU r, NIC r
+      assert_int_equal(f.dst_port, int(r));
+      used[r]++;
+    }
+  for (int u : used) assert_int_equal(u, 2);
+  // PP (tp=8, pp=2 over 2 nodes): the rank on GPU g sends to its next stage by NIC g.
+  job.layout = parse_layout("tp=8,pp=2,dp=1");
+  job.dp_bytes = 0;
+  job.pp_bytes = 1e6;
+  const JobTraffic pp = job_traffic(t, job);
+  assert_int_equal(pp.phase[int(Phase::PP)].size(), 16);
+  for (const Flow &f : pp.phase[int(Phase::PP)]) assert_int_equal(f.src_port, f.dst_port);
+  std::vector<int> ports(8, 0);
+  for (const Flow &f : pp.phase[int(Phase::PP)]) ports[size_t(f.src_port)]++;
+  for (int u : ports) assert_int_equal(u, 2);
+}
+
+static void test_ep_all_to_all(void **) {
+  // tp=8, dp=4 over 4 nodes, ep=4: per tp rank one expert group of 4 members, each sending
+  // ep_bytes/4 to the 3 others: 8 x 12 flows, ep_bytes * 3/4 leaving each rank.
+  const Topology t = hosts_with_ports(4, 8);
+  StepJob job;
+  job.layout = parse_layout("tp=8,pp=1,dp=4,ep=4");
+  job.nodes = {0, 1, 2, 3};
+  job.ep_bytes = 4e6;
+  const JobTraffic tr = job_traffic(t, job);
+  const auto &ep = tr.phase[int(Phase::EP)];
+  assert_int_equal(ep.size(), 8 * 12);
+  std::map<std::pair<int, int>, double> out;  // (host, port) -> bytes sent
+  for (const Flow &f : ep) {
+    assert_true(f.bytes == 1e6);
+    assert_int_equal(f.src_port, f.dst_port);
+    out[{f.src_host, f.src_port}] += f.bytes;
+  }
+  assert_int_equal(out.size(), 32);
+  for (const auto &[k, b] : out) assert_true(b == 3e6);
+}
+
+static void test_phases_reproducible(void **) {
+  SnapshotJob a;
+  a.name = "j42";
+  a.layout = parse_layout("tp=8,pp=2,dp=8");
+  a.nodes.resize(16);
+  a.pp_bytes = 1e8;
+  SnapshotJob b = a;
+  const TodayJob ta = apply_today(a, 101), tb = apply_today(b, 101);
+  assert_true(ta.phase == tb.phase);  // same seed and name: same draw, same model
+  assert_true(ta.model == tb.model && ta.moe == tb.moe && a.layout == b.layout && a.dp_bytes == b.dp_bytes);
+  // Different seeds give different phases; draws are uniform in [0, 1).
+  int differ = 0;
+  double sum = 0;
+  const int N = 2000;
+  for (int s = 0; s < N; ++s) {
+    const double u = unit_draw(uint64_t(s), "j42", 1);
+    assert_true(u >= 0 && u < 1);
+    sum += u;
+    differ += u != ta.phase;
+  }
+  assert_true(differ >= N - 1);
+  assert_true(std::abs(sum / N - 0.5) < 0.03);
+  // The MoE share over many jobs is near the stated 25%.
+  int moe = 0;
+  for (int j = 0; j < N; ++j) {
+    SnapshotJob x = a;
+    x.name = "j" + std::to_string(j);
+    moe += apply_today(x, 7).moe;
+  }
+  assert_true(std::abs(double(moe) / N - TodayParams{}.moe_share) < 0.04);
+}
+
+static void test_model_sizes_fit(void **) {
+  const TodayParams p;
+  const double budget = p.state_share * p.gpu_bytes;
+  // tp*pp = 8: 60 GB / 16 B = 3.75 G params per GPU, 30 G in all: 13B fits, 34B does not.
+  const ModelSize *m = largest_fitting(parse_layout("tp=8,pp=1,dp=4"), 1, false);
+  assert_non_null(m);
+  assert_string_equal(m->name, "13B");
+  // tp*pp = 64: 240 G: 175B fits, 405B does not.
+  m = largest_fitting(parse_layout("tp=8,pp=8,dp=2"), 1, false);
+  assert_non_null(m);
+  assert_string_equal(m->name, "175B");
+  // Every layout's pick fits, and the next larger model of its kind does not.
+  for (uint32_t pp : {1u, 2u, 4u, 8u, 16u})
+    for (uint32_t ep : {1u, 8u}) {
+      const Layout l = parse_layout("tp=8,pp=" + std::to_string(pp) + ",dp=8");
+      const ModelSize *got = largest_fitting(l, ep, ep > 1);
+      assert_non_null(got);
+      assert_true(state_bytes_per_gpu(*got, l, ep) <= budget);
+      const auto &all = model_sizes();
+      const size_t i = size_t(got - all.data());
+      if (i + 1 < all.size() && (all[i + 1].expert_params > 0) == (ep > 1))
+        assert_true(state_bytes_per_gpu(all[i + 1], l, ep) > budget);
+    }
+  // A MoE job: ep divides cp*dp, dp_bytes are the bf16 gradients of its shard.
+  SnapshotJob j;
+  j.layout = parse_layout("tp=8,pp=2,dp=8");
+  j.nodes.resize(16);
+  j.pp_bytes = 1e8;
+  for (int k = 0; k < 200; ++k) {
+    SnapshotJob x = j;
+    x.name = "m" + std::to_string(k);
+    const TodayJob t = apply_today(x, 3);
+    assert_non_null(t.model);
+    assert_int_equal((x.layout.cp * x.layout.dp) % x.layout.ep, 0);
+    assert_true(t.moe == (x.layout.ep > 1));
+    assert_true(t.moe == (x.ep_bytes > 0));
+    const double want = 2 * (t.model->dense_params / 16 + t.model->expert_params / (16.0 * x.layout.ep));
+    assert_true(std::abs(x.dp_bytes / want - 1) < 1e-12);
+  }
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_per_nic_rings),
+      cmocka_unit_test(test_ep_all_to_all),
+      cmocka_unit_test(test_phases_reproducible),
+      cmocka_unit_test(test_model_sizes_fit),
       cmocka_unit_test(test_as_routed_follows_tables),
       cmocka_unit_test(test_as_routed_base_lid),
       cmocka_unit_test(test_as_routed_errors),

@@ -22,7 +22,7 @@ d="$tmp/snap/ft2-2to1-256"
 n=$(ls "$d"/s1/slurm-tree/snap*.json "$d"/s1/topoaware/snap*.json 2>/dev/null | wc -l)
 [ "$n" = 4 ] || { echo "FAIL: expected 2 snapshots per policy, found $n files"; exit 1; }
 python3 "$top_srcdir/bench/netsim_report.py" --snapshots "$tmp/snap" --netsim "$bin" --runs "$tmp/out/runs.csv" \
-  --out "$tmp/rep" >"$tmp/rep.txt" || { cat "$tmp/rep.txt"; echo "FAIL: netsim_report.py"; exit 1; }
+  --out "$tmp/rep" --traffic legacy >"$tmp/rep.txt" || { cat "$tmp/rep.txt"; echo "FAIL: netsim_report.py"; exit 1; }
 cat "$tmp/rep.txt"
 python3 - "$d" "$tmp/rep" <<'PY'
 import csv, glob, json, sys
@@ -34,7 +34,7 @@ for f in sorted(glob.glob(d + "/s1/*/snap*.json")):
     if f.endswith(".result.json"):
         continue
     s = json.load(open(f))
-    res = {j["name"]: j for j in json.load(open(f[:-5] + ".pair.result.json"))["jobs"]}
+    res = {j["name"]: j for j in json.load(open(f[:-5] + ".pair.legacy.result.json"))["jobs"]}
     seen = set()
     for j in s["jobs"]:
         nodes = [idx[n] for n in j["nodes"]]

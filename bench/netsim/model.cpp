@@ -107,6 +107,7 @@ Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index) {
     job.ep_bytes = bytes_field(j, "ep_bytes", job.name);
     snap.jobs.push_back(std::move(job));
   }
+  if (doc.contains("seed") && doc.at("seed").is_number_integer()) snap.seed = doc.at("seed").get<int64_t>();
   return snap;
 }
 
@@ -445,6 +446,72 @@ void FabricModel::route_flat(int src, int dst, uint64_t d, std::vector<std::vect
         break;
       }
   }
+}
+
+const std::vector<ModelSize> &model_sizes() {
+  // Public model shapes (rounded): GPT-3 XL 1.3B, Llama-2 7B/13B, Code Llama 34B, Llama-2/3 70B,
+  // GPT-3 175B, Llama-3.1 405B; MoE: Mixtral 8x7B (46.7B total), Mixtral 8x22B (141B total),
+  // DeepSeek-V3 (671B total, ~14B outside the experts).
+  static const std::vector<ModelSize> sizes = {
+      {"1.3B", 1.3e9, 0, 24, 0},         {"7B", 7e9, 0, 32, 0},
+      {"13B", 13e9, 0, 40, 0},           {"34B", 34e9, 0, 48, 0},
+      {"70B", 70e9, 0, 80, 0},           {"175B", 175e9, 0, 96, 0},
+      {"405B", 405e9, 0, 126, 0},        {"8x7B-MoE", 1.6e9, 45.1e9, 32, 2},
+      {"8x22B-MoE", 5e9, 136e9, 56, 2}, {"671B-MoE", 14e9, 657e9, 61, 8},
+  };
+  return sizes;
+}
+
+double state_bytes_per_gpu(const ModelSize &m, const Layout &l, uint32_t ep) {
+  const double shard = double(l.tp) * l.pp;
+  return TodayParams{}.bytes_per_param * (m.dense_params / shard + m.expert_params / (shard * std::max(1u, ep)));
+}
+
+const ModelSize *largest_fitting(const Layout &l, uint32_t ep, bool moe, const TodayParams &p) {
+  const ModelSize *best = nullptr;
+  const double shard = double(l.tp) * l.pp;
+  for (const ModelSize &m : model_sizes()) {
+    if ((m.expert_params > 0) != moe) continue;
+    const double bytes =
+        p.bytes_per_param * (m.dense_params / shard + m.expert_params / (shard * std::max(1u, ep)));
+    if (bytes <= p.state_share * p.gpu_bytes) best = &m;  // ascending: the last that fits
+  }
+  return best;
+}
+
+double unit_draw(uint64_t seed, const std::string &name, uint64_t salt) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the name
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  uint64_t z = h ^ (seed * 0x9e3779b97f4a7c15ull) ^ (salt * 0xbf58476d1ce4e5b9ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64 finaliser
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-53;
+}
+
+TodayJob apply_today(SnapshotJob &job, uint64_t seed, const TodayParams &p) {
+  TodayJob t;
+  t.phase = unit_draw(seed, job.name, 1);
+  Layout &l = job.layout;
+  uint32_t ep = 1;
+  if (unit_draw(seed, job.name, 2) < p.moe_share)
+    for (uint32_t e : {8u, 4u, 2u})
+      if ((l.cp * l.dp) % e == 0) {
+        ep = e;
+        break;
+      }
+  if (ep > 1) t.model = largest_fitting(l, ep, true, p);
+  t.moe = t.model != nullptr;
+  if (!t.moe) {
+    ep = 1;
+    t.model = largest_fitting(l, 1, false, p);
+  }
+  if (!t.model) return t;
+  const double shard = double(l.tp) * l.pp;
+  job.dp_bytes = 2 * (t.model->dense_params / shard + t.model->expert_params / (shard * ep));  // bf16 grads
+  l.ep = ep;
+  job.ep_bytes = t.moe ? 2.0 * 2.0 * t.model->top_k * (double(t.model->layers) / l.pp) * job.pp_bytes : 0;
+  return t;
 }
 
 }  // namespace topoaware::netsim

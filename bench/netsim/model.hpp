@@ -34,6 +34,7 @@ struct SnapshotJob : StepJob {
 
 struct Snapshot {
   std::vector<SnapshotJob> jobs;
+  int64_t seed = -1;  // the snapshot's "seed" field (placement_sim's trace seed), -1 when absent
 };
 
 // Parses a snapshot (see README.md for the format); host names are looked up in the topology;
@@ -123,5 +124,45 @@ class FabricModel {
   std::vector<std::vector<Edge>> adj_;
   mutable std::map<int, std::vector<int>> dist_to_;
 };
+
+// Today's traffic (--traffic today, bench/netsim/README.md "Traffic like today's"): the job's
+// model is the largest of model_sizes() whose training state fits its GPUs, a share of the jobs
+// are mixture-of-experts models with an expert all-to-all, and each job's communication starts at
+// a random phase of its step. Every draw is a function of (seed, job name) only, so the same trace
+// job gets the same model, MoE choice and phase under every placement policy (paired comparison).
+struct ModelSize {
+  const char *name;
+  double dense_params;   // parameters sharded over tp*pp only (attention, embeddings, dense MLPs)
+  double expert_params;  // parameters sharded over tp*pp*ep as well (MoE experts; 0 for dense)
+  uint32_t layers;
+  uint32_t top_k;        // experts per token (MoE)
+};
+// Dense models first (ascending), then MoE models (ascending).
+const std::vector<ModelSize> &model_sizes();
+struct TodayParams {
+  double gpu_bytes = 80e9;        // HBM per GPU (H100/A100-80G class)
+  double state_share = 0.75;      // of it for parameters, gradients and optimizer state
+  double bytes_per_param = 16;    // bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m, v 8
+  double moe_share = 0.25;        // share of jobs that are MoE (when their layout allows ep >= 2)
+  double comm_fraction = 0.3;     // communication time / step time
+};
+// Training-state bytes per GPU of model m under layout l with expert parallelism ep.
+double state_bytes_per_gpu(const ModelSize &m, const Layout &l, uint32_t ep);
+// The largest model of the kind (dense or MoE) whose state fits l's GPUs; nullptr if none fits.
+const ModelSize *largest_fitting(const Layout &l, uint32_t ep, bool moe, const TodayParams &p = {});
+// A uniform draw in [0, 1) from (seed, name, salt), the same on every platform (FNV-1a + splitmix64).
+double unit_draw(uint64_t seed, const std::string &name, uint64_t salt);
+// The step of a job under today's traffic: bytes and layout (ep) rewritten, and the phase in
+// [0, 1) of its step at which its communication starts.
+struct TodayJob {
+  bool moe = false;
+  const ModelSize *model = nullptr;  // nullptr: nothing fits (bytes left as the snapshot gave them)
+  double phase = 0;
+};
+// pp_bytes (the snapshot's per-boundary activations per step) stays; dp_bytes becomes the bf16
+// gradients of the model's shard; a MoE job gets ep = the largest of 8, 4, 2 dividing cp*dp and
+// ep_bytes = dispatch + combine, forward + backward, top_k copies of the stage's activations in
+// each of its layers/pp MoE layers.
+TodayJob apply_today(SnapshotJob &job, uint64_t seed, const TodayParams &p = {});
 
 }  // namespace topoaware::netsim

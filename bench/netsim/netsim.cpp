@@ -241,8 +241,13 @@ void run_step(const JobPlan &jp, bool lockstep, const sg4::Host *where) {
 }
 
 // Alone: every job by itself, one after the other (the fabric is idle in between, links have no
-// latency, so each measurement is independent); shared: all jobs started together.
-void drive(const Platform &pf, size_t routings, size_t jobs, bool lockstep, std::vector<std::vector<Times>> &out) {
+// latency, so each measurement is independent). Shared, legacy traffic (phase empty): all jobs
+// started together. Shared, today's traffic: a job's step lasts T = alone / comm_fraction; it
+// starts its communication at phase * T, computes for T - alone, and communicates again: its
+// shared time is the mean of its two communication windows (the second sees the neighbours that
+// wrapped around, as in a steady state of repeating steps).
+void drive(const Platform &pf, size_t routings, size_t jobs, bool lockstep, const std::vector<double> &phase,
+           double comm_fraction, std::vector<std::vector<Times>> &out) {
   for (size_t r = 0; r < routings; ++r) {
     const Plan &plan = pf.plan(r);
     for (size_t j = 0; j < jobs; ++j) {
@@ -253,10 +258,23 @@ void drive(const Platform &pf, size_t routings, size_t jobs, bool lockstep, std:
     const double t0 = sg4::Engine::get_clock();
     std::vector<sg4::ActorPtr> actors;
     for (size_t j = 0; j < jobs; ++j)
-      actors.push_back(
-          sg4::Actor::create("job" + std::to_string(j), pf.driver(), [&plan, &out, &pf, lockstep, r, j, t0]() {
+      actors.push_back(sg4::Actor::create(
+          "job" + std::to_string(j), pf.driver(), [&plan, &out, &pf, &phase, comm_fraction, lockstep, r, j, t0]() {
+            if (phase.empty()) {
+              run_step(plan[j], lockstep, pf.driver());
+              out[size_t(r)][j].shared = sg4::Engine::get_clock() - t0;
+              return;
+            }
+            const double alone = out[size_t(r)][j].alone;
+            const double step = alone / comm_fraction;
+            sg4::this_actor::sleep_for(phase[j] * step);
+            double t = sg4::Engine::get_clock();
             run_step(plan[j], lockstep, pf.driver());
-            out[size_t(r)][j].shared = sg4::Engine::get_clock() - t0;
+            const double first = sg4::Engine::get_clock() - t;
+            sg4::this_actor::sleep_for(std::max(0.0, step - alone));
+            t = sg4::Engine::get_clock();
+            run_step(plan[j], lockstep, pf.driver());
+            out[size_t(r)][j].shared = (first + sg4::Engine::get_clock() - t) / 2;
           }));
     for (auto &a : actors) a->join();
   }
@@ -302,6 +320,15 @@ int main(int argc, char **argv) {
                  "flows: a DP ring is one flow of 2(d-1)/d S per edge, all at once (default); steps: 2(d-1) "
                  "lock-step chunks of S/d (slower to simulate; a ring's fast edges wait for its slowest)")
       ->check(CLI::IsMember({"flows", "steps"}));
+  std::string traffic = "today";
+  app.add_option("--traffic", traffic,
+                 "today: model sizes that fit the GPUs, a MoE share with expert all-to-all, each job's "
+                 "communication at a random phase of its step (default); legacy: the snapshot's bytes, all jobs "
+                 "in phase")
+      ->check(CLI::IsMember({"today", "legacy"}));
+  int64_t seed = -1;
+  app.add_option("--seed", seed,
+                 "today's traffic: the seed of its draws (default: the snapshot's \"seed\" field, else 1)");
   CLI11_PARSE(app, argc, argv);
 
   if (ring == "steps" && fairness == "pair") {
@@ -316,7 +343,17 @@ int main(int argc, char **argv) {
   try {
     Topology topo = load_topology_file(topo_path);
     TopoIndex index(topo);
-    const Snapshot snap = snapshot_from_json(read_text(snap_path), index);
+    Snapshot snap = snapshot_from_json(read_text(snap_path), index);
+    std::vector<double> phase;
+    std::vector<TodayJob> today;
+    const TodayParams today_params;
+    if (traffic == "today") {
+      const uint64_t s = uint64_t(seed >= 0 ? seed : snap.seed >= 0 ? snap.seed : 1);
+      for (SnapshotJob &j : snap.jobs) {
+        today.push_back(apply_today(j, s, today_params));
+        phase.push_back(today.back().phase);
+      }
+    }
     std::vector<Routing> routings;
     if (routing_names.empty()) {
       routings = {Routing::Adaptive, Routing::DModK};
@@ -343,7 +380,7 @@ int main(int argc, char **argv) {
     sg4::Engine::set_config("network/TCP-gamma:1e15");
     Platform pf(topo, snap, routings, fairness == "pair");
     std::vector<std::vector<Times>> times(R, std::vector<Times>(snap.jobs.size()));
-    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, R, snap.jobs.size(), ring == "steps", times); });
+    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, R, snap.jobs.size(), ring == "steps", phase, today_params.comm_fraction, times); });
     engine.run();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -368,6 +405,12 @@ int main(int argc, char **argv) {
         nlohmann::ordered_json jj;
         jj["name"] = snap.jobs[j].name;
         jj["nodes"] = snap.jobs[j].nodes.size();
+        if (!today.empty()) {
+          jj["model"] = today[j].model ? today[j].model->name : "snapshot";
+          jj["moe"] = today[j].moe;
+          jj["ep"] = snap.jobs[j].layout.ep;
+          jj["phase"] = today[j].phase;
+        }
         for (size_t r = 0; r < R; ++r) {
           const Times &t = times[r][j];
           jj[routing_name(routings[r])] = {
@@ -393,6 +436,7 @@ int main(int argc, char **argv) {
                     {"routes", pf.routes()},
                     {"fairness", fairness},
                     {"ring", ring},
+                    {"traffic", traffic},
                     {"wall_s", wall}};
       std::cout << out.dump(2) << "\n";
     } else {
