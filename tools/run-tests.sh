@@ -7,8 +7,9 @@
 #   2b. make check-deb          (the Debian packages for Slurm 24.11.5, built, installed and run on
 #                                 24.11 clusters inside the trixie root: tests/deb_trixie.sh; the host's
 #                                 own package test, tests/deb_package.sh, by `make check-deb`)
-#   3. fuzz smoke                (tests/fuzz/run-fuzz.sh --smoke 60: every libFuzzer target built with
-#                                 clang and run 60 s; fails on any crash or broken invariant)
+#   3. fuzz smoke                (tests/fuzz/run-fuzz.sh --smoke 30: every libFuzzer target built with
+#                                 clang and run 30 s from its stored corpus; fails on any crash, broken
+#                                 invariant or coverage below the stored corpus's)
 #   4. make distcheck            (the release tarball builds and its tests pass; tests that need root
 #                                 or daemons skip there)
 #   5. Slurm releases            (make check-releases: the plugins built and symbol-checked against
@@ -155,8 +156,8 @@ fi
 # Exit 77 means clang is missing (reported, not a pass); under CI=true the script fails instead.
 if [ "$fuzz" = yes ]; then
   t0=$SECONDS
-  ta_say "fuzz smoke: tests/fuzz/run-fuzz.sh --smoke ${TOPOAWARE_FUZZ_SECONDS:-60}"
-  bash "$TOPDIR/tests/fuzz/run-fuzz.sh" --build-dir "$TOPOAWARE_BUILD" --smoke "${TOPOAWARE_FUZZ_SECONDS:-60}"
+  ta_say "fuzz smoke: tests/fuzz/run-fuzz.sh --smoke ${TOPOAWARE_FUZZ_SECONDS:-30}"
+  bash "$TOPDIR/tests/fuzz/run-fuzz.sh" --build-dir "$TOPOAWARE_BUILD" --smoke "${TOPOAWARE_FUZZ_SECONDS:-30}"
   rc=$?
   if [ $rc -eq 0 ]; then
     record "fuzz smoke" ok $((SECONDS - t0))
