@@ -83,7 +83,7 @@ for run in ("bare.r1", "whole.r1"):
         fail("%s: %d snapshots, expected 2" % (run, len(snaps)))
         continue
     docs = [json.load(open(s)) for s in snaps]
-    res = [{j["name"]: j for j in json.load(open(s[:-5] + ".pair.result.json"))["jobs"]} for s in snaps]
+    res = [{j["name"]: j for j in json.load(open(s[:-5] + ".pair.legacy.result.json"))["jobs"]} for s in snaps]
     if [sorted(j["name"] for j in x["jobs"]) for x in docs] != [["1"], ["1", "2"]]:
         fail("%s: snapshot jobs %s" % (run, [[j["name"] for j in x["jobs"]] for x in docs]))
         continue
