@@ -44,13 +44,14 @@ PKGS_BUILD="autoconf automake libtool pkg-config g++ make"
 # real node (libhwloc15 only recommends it). Compute nodes need it too: spank_topoaware(8).
 PKGS_LIBS="libhwloc-dev hwloc libhwloc-plugins libibnetdisc-dev libibmad-dev libibumad-dev libibverbs-dev libcmocka-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsimgrid-dev"
-PKGS_TOOLS="graphviz ibsim-utils libumad2sim0 infiniband-diags opensm time python3"
+PKGS_TOOLS="graphviz ibsim-utils libumad2sim0 infiniband-diags opensm time python3 python3-yaml"
 PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # dpkg-dev: apt-get source; clang + libclang-rt-14-dev: the fuzz targets (libFuzzer, ASan and UBSan
 # runtimes); llvm-14: llvm-symbolizer, so sanitizer reports name functions and lines (clang-14 only
 # recommends it, and setup installs without recommends); debootstrap: the Slurm 24.11 test;
 # ca-certificates and xz-utils: fetching and unpacking sources on minimal images; time: bench/.
 # python3: a few integration tests read JSON with it; bench/netsim_report.py (standard library only).
+# python3-yaml: tests/cli_topology_yaml.sh reads the written topology.yaml back with it.
 # opensm: run once (opensm -o) against ibsim, it assigns the LIDs and routes that PMA counter queries
 # need (tests/ibsim_counters.sh); never as a service.
 # libmunge-dev: ./configure of the upstream Slurm trees stops without it (tools/slurm-matrix.sh,
