@@ -16,7 +16,6 @@
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$PWD}
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 runs=3
 windows="1 16 64 256"
 keep=
@@ -36,17 +35,14 @@ die() { echo "monitor_speed: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (ibsim/umad2sim)"
 command -v ibsim >/dev/null || die "ibsim not installed (apt-get install ibsim-utils)"
 command -v opensm >/dev/null || die "opensm not installed (apt-get install opensm)"
-[ -r "$UMAD2SIM" ] || die "$UMAD2SIM missing (apt-get install libumad2sim0)"
 TOPOAWARE=$top_builddir/topoaware
 [ -x "$TOPOAWARE" ] || die "$TOPOAWARE not built"
 
 work=${keep:-$(mktemp -d /tmp/monitor_speed.XXXXXX)}
 mkdir -p "$work" && cd "$work" || die "cannot use $work"
-export IBSIM_SOCKNAME=tamon$$  # our own ibsim, whoever else runs one
-SIM_PID=
+. "$top_srcdir/tools/lib/ibsim.sh"
 cleanup() {
-  exec 3>&- 2>/dev/null
-  [ -n "$SIM_PID" ] && { kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null; }
+  ibsim_stop
   [ -z "$keep" ] && { cd /; rm -rf "$work"; }
 }
 trap cleanup EXIT
@@ -56,22 +52,12 @@ trap 'exit 1' INT TERM
 read -r -a sim_args <<<"$("$TOPOAWARE" generate fat-tree "${gen_args[@]}" --ibsim-args)"
 echo "fabric: $(grep -c '^Switch' fabric.net) switches, $(grep -c '^Ca' fabric.net) CAs" \
   "(topoaware generate fat-tree ${gen_args[*]})"
-rm -f ctl; mkfifo ctl
-ibsim "${sim_args[@]}" -s fabric.net <ctl >sim.log 2>&1 &
-SIM_PID=$!
-exec 3>ctl
+IBSIM_START_TIMEOUT=600 ibsim_start fabric.net "$work/sim" "${sim_args[@]}" || die "ibsim did not start"
 SECONDS=0
-until grep -q "Network simulator ready" sim.log 2>/dev/null; do
-  kill -0 "$SIM_PID" 2>/dev/null || { tail sim.log; die "ibsim exited"; }
-  [ $SECONDS -lt 600 ] || die "ibsim not ready after 600 s"
-  sleep 0.5
-done
-sim() { env LD_PRELOAD="$UMAD2SIM" "$@"; }
-SECONDS=0
-timeout 1800 env LD_PRELOAD="$UMAD2SIM" opensm -o -f opensm.log >opensm.out 2>&1 || die "opensm -o failed: $(tail -3 opensm.out)"
+ibsim_run timeout 1800 opensm -o -f opensm.log >opensm.out 2>&1 || die "opensm -o failed: $(tail -3 opensm.out)"
 echo "opensm -o (LIDs and routes): ${SECONDS} s"
 SECONDS=0
-sim "$TOPOAWARE" discover --quiet --routes --json topology.json 2>discover.err || die "discover --routes failed: $(tail -3 discover.err)"
+ibsim_run "$TOPOAWARE" discover --quiet --routes --json topology.json 2>discover.err || die "discover --routes failed: $(tail -3 discover.err)"
 echo "discover --routes: ${SECONDS} s"
 echo '{"schema": "topoaware-status/1", "plugin": "select/cons_tres_topoaware", "written_at": 0, "topology": {"file": "", "hash": "", "error": ""}, "job_test": {"calls": 0, "total_us": 0, "max_us": 0, "layout_calls": 0, "layout_total_us": 0, "layout_max_us": 0}, "jobs": []}' >status.json
 
@@ -82,7 +68,7 @@ for w in $windows; do
   for i in $(seq "$runs"); do
     rm -f state.json
     # The first --once run of a series only reads and saves: its time is one full reading.
-    sim "$TOPOAWARE" monitor --once --no-slurm --window "$w" -t topology.json --status status.json \
+    ibsim_run "$TOPOAWARE" monitor --once --no-slurm --window "$w" -t topology.json --status status.json \
       --state state.json >/dev/null 2>run.err || die "monitor (window $w) failed: $(tail -3 run.err)"
     line=$(grep -m1 '^topoaware: read ' run.err) || die "no timing line: $(tail -3 run.err)"
     ports=$(sed -n 's/^topoaware: read \([0-9]*\) switch ports.*/\1/p' <<<"$line")

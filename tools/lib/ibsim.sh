@@ -12,6 +12,8 @@
 # ibsim never sees end-of-file and tests can write commands to it while it runs.
 #
 # After ibsim_start: IBSIM_PID, IBSIM_DIR (FIFO, log), IBSIM_LOG, IBSIM_SOCKNAME (exported).
+# IBSIM_START_TIMEOUT: seconds ibsim_start waits for the simulator to listen (default 10; a fabric
+# of thousands of nodes needs more).
 
 : "${UMAD2SIM_LIB:=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}"
 IBSIM_PID="" IBSIM_SLEEPER_PID="" IBSIM_DIR="" IBSIM_LOG="" IBSIM_OWN_DIR=""
@@ -40,8 +42,8 @@ ibsim_start() {
   IBSIM_PID=$!
   # ibsim prints its console prompt "sim> " once its sockets are bound and it enters its main loop.
   # (Its abstract sockets "@<name>:ctl" are not always visible in /proc/net/unix inside containers.)
-  local i
-  for i in $(seq 1 100); do
+  local i limit=${IBSIM_START_TIMEOUT:-10}
+  for i in $(seq 1 $((limit * 10))); do
     if grep -q '^sim> ' "$IBSIM_LOG" 2>/dev/null; then
       return 0
     fi
@@ -53,7 +55,7 @@ ibsim_start() {
     fi
     sleep 0.1
   done
-  echo "ibsim_start: ibsim did not listen within 10 s on $net; its log ($IBSIM_LOG):" >&2
+  echo "ibsim_start: ibsim did not listen within $limit s on $net; its log ($IBSIM_LOG):" >&2
   tail -n 20 "$IBSIM_LOG" >&2
   ibsim_stop
   return 1
