@@ -28,6 +28,10 @@ struct Failure : std::runtime_error {
   Failure(const std::string &m, int c = kExitFailure) : std::runtime_error(m), code(c) {}
 };
 
+// A command's output: to `path` through write_file_safely (atomically, never through a link), or to
+// standard output when `path` is empty.
+void write_output(const std::string &path, const std::string &text);
+
 // A Slurm command run without a shell (cli/show.cpp): argv, stdin from /dev/null, stdout and stderr
 // collected, at most `timeout` seconds (then SIGKILL).
 struct CommandResult {

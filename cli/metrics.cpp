@@ -6,10 +6,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <iostream>
 
 #include "cli_commands.hpp"
-#include "safe_folder.hpp"
 #include "metrics.hpp"
 #include "topology_json.hpp"
 
@@ -43,12 +41,7 @@ int run_metrics(const MetricsOptions &o) {
   in.now = int64_t(time(nullptr));
   const ShowModel m = build_show(src.topology, in);
   const std::string text = metrics_text(m, in.now);
-  if (!o.output.empty()) {
-    write_file_safely(o.output, text);
-  } else {
-    std::cout << text;
-    std::cout.flush();
-  }
+  write_output(o.output, text);
   return 0;
 }
 

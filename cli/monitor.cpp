@@ -12,7 +12,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <iostream>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -72,15 +71,6 @@ std::string render(const Topology &topo, const CongestionReport &r, const Monito
   return congestion_text(topo, r, size_t(o.top));
 }
 
-void emit(const std::string &text, const MonitorOptions &o) {
-  if (!o.output.empty()) {
-    write_file_safely(o.output, text);
-  } else {
-    std::cout << text;
-    std::cout.flush();
-  }
-}
-
 }  // namespace
 
 void add_monitor_command(CLI::App &app, MonitorOptions &o) {
@@ -88,7 +78,7 @@ void add_monitor_command(CLI::App &app, MonitorOptions &o) {
       "monitor", "Read every switch port's traffic counters and report congested cables and the jobs crossing them");
   o.command = cmd;
   cmd->add_option("-t,--topology", o.topology,
-                  "topology.json with routes (discover --routes or --lfts) (FILE; default: Topology= of topoaware.conf)");
+                  "topology.json with routes (discover --routes or --lfts) (FILE; default: TopologyFile= of topoaware.conf)");
   cmd->add_option("--status", o.status,
                   "The select plugin's status file (FILE; default: StatusFile= of topoaware.conf, else "
                   "topoaware-status.json in Slurm's StateSaveLocation)");
@@ -169,7 +159,7 @@ int run_monitor(const MonitorOptions &o) {
     const ShowModel m = build_show(topo, in);
     CongestionReport r = link_loads(topo, prev, cur, th);
     attribute_jobs(topo, running_jobs(m), r);
-    emit(render(topo, r, o), o);
+    write_output(o.output, render(topo, r, o));
     return r;
   };
 

@@ -474,13 +474,17 @@ int run_show(const ShowOptions &o) {
     else if (o.format == "svg") out = dot_to_svg(show_dot(m));
     else out = show_text(m);
   }
-  if (!o.output.empty()) {
-    write_file_safely(o.output, out);
+  write_output(o.output, out);
+  return rc;
+}
+
+void write_output(const std::string &path, const std::string &text) {
+  if (!path.empty()) {
+    write_file_safely(path, text);
   } else {
-    std::cout << out;
+    std::cout << text;
     std::cout.flush();
   }
-  return rc;
 }
 
 }  // namespace topoaware
