@@ -24,6 +24,7 @@
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
+. "$top_srcdir/tests/lib/ib_routes.sh"
 ta_require_daemon_tests
 grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null ||
   ta_skip "libsimgrid-dev not installed (bench/netsim, the judge this test takes its loads from, is not built)"
@@ -36,19 +37,18 @@ netsim="$top_builddir/bench/netsim/netsim"
 [ -x "$netsim" ] || ta_fail "$netsim not built"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ta-ibmonitor.XXXXXX")
 ta_on_exit "ibsim_stop; rm -rf '$work'"
-sim() { timeout 120 env IBSIM_SOCKNAME="$IBSIM_SOCKNAME" LD_PRELOAD="$UMAD2SIM_LIB" "$@"; }
 
 "$bin" generate fat-tree --leaves 4 --hosts-per-leaf 4 --spines 2 --uplinks 2 --shuffle-cabling 1 \
   --net "$work/ft.net" >/dev/null || ta_fail "topoaware generate failed"
 ibsim_start "$work/ft.net" "$work/sim" || ta_fail "ibsim did not start"
-sim opensm -o -R ftree -f "$work/opensm.log" >"$work/opensm.out" 2>&1 || ta_fail "opensm -o failed: $(tail -3 "$work/opensm.out")"
+ib_sim opensm -o -R ftree -f "$work/opensm.log" >"$work/opensm.out" 2>&1 || ta_fail "opensm -o failed: $(tail -3 "$work/opensm.out")"
 t="$work/topology.json"
-sim "$bin" discover --quiet --routes --json "$t" 2>"$work/discover.err" || ta_fail "discover --routes failed: $(tail -3 "$work/discover.err")"
+ib_sim "$bin" discover --quiet --routes --json "$t" 2>"$work/discover.err" || ta_fail "discover --routes failed: $(tail -3 "$work/discover.err")"
 
 # A topology without routes is refused before anything is read: no LIDs to ask, no paths to follow.
-sim "$bin" discover --quiet --json "$work/plain.json" 2>/dev/null || ta_fail "discover (no routes) failed"
+ib_sim "$bin" discover --quiet --json "$work/plain.json" 2>/dev/null || ta_fail "discover (no routes) failed"
 rc=0
-sim "$bin" monitor --once --no-slurm -t "$work/plain.json" --status /dev/null 2>"$work/plain.err" >/dev/null || rc=$?
+ib_sim "$bin" monitor --once --no-slurm -t "$work/plain.json" --status /dev/null 2>"$work/plain.err" >/dev/null || rc=$?
 [ "$rc" -ne 0 ] && grep -q 'no forwarding tables' "$work/plain.err" ||
   ta_fail "a topology without routes: rc $rc, $(cat "$work/plain.err")"
 ta_pass "a topology without routes is refused with the reason (rc $rc)"
@@ -138,7 +138,7 @@ json.dump({"hot": sorted(f"{s}:{p}" for s, p in hot | {wait_dir}),
 print(len(hot), "hot directions by load, 1 by wait")
 EOF
 
-mon() { sim "$bin" monitor --once --no-slurm -q -t "$t" --status "$work/status.json" --state "$work/state.json" "$@"; }
+mon() { ib_sim "$bin" monitor --once --no-slurm -q -t "$t" --status "$work/status.json" --state "$work/state.json" "$@"; }
 mon 2>"$work/first.err" >"$work/first.out" || ta_fail "monitor --once (first reading) failed: $(cat "$work/first.err")"
 [ -s "$work/state.json" ] && grep -q 'first reading saved' "$work/first.err" ||
   ta_fail "the first --once run saved no state: $(cat "$work/first.err")"
@@ -206,7 +206,7 @@ grep -q '^topoaware_fabric_congested_directions 0$' "$work/m.prom" ||
 ta_pass "Prometheus exposition parses; counters that did not move since the last run show no congestion"
 
 # The long-running form: two reports half a second apart into one file, rewritten each time.
-sim "$bin" monitor --no-slurm -q -t "$t" --status "$work/status.json" --interval 0.5 --count 2 --format json \
+ib_sim "$bin" monitor --no-slurm -q -t "$t" --status "$work/status.json" --interval 0.5 --count 2 --format json \
   -o "$work/live.json" 2>"$work/live.err" || ta_fail "monitor --count 2 failed: $(cat "$work/live.err")"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["ports_measured"] == r["ports_sampled"] > 0, r["ports_measured"]; assert 0.4 < r["interval_s"] < 5, r["interval_s"]' \
   "$work/live.json" || ta_fail "monitor --count 2: $(head -c 300 "$work/live.json")"
@@ -261,7 +261,7 @@ ta_pass "show --congestion lists and draws the $n congested directions; another 
 
 # With squeue: job 105 runs without an entry in the status file: unknown traffic, not ignored.
 back10
-PATH="$work/bin:$PATH" sim "$bin" monitor --once -q -t "$t" --status "$work/status.json" --state "$work/state.json" \
+PATH="$work/bin:$PATH" ib_sim "$bin" monitor --once -q -t "$t" --status "$work/status.json" --state "$work/state.json" \
   --format json >"$work/sq.json" 2>"$work/sq.err" || ta_fail "monitor with squeue failed: $(cat "$work/sq.err")"
 python3 -c '
 import json, sys
