@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds the libFuzzer targets (`make fuzz` in the build folder) and runs them, one after another,
-# each nice'd and single-process: replays tests/fuzz/regressions/<target>/ first, then fuzzes from the
-# minimised corpus kept in the repository (tests/fuzz/corpus/<target>/), the seeds
-# (tests/fuzz/seeds/<target>/ and the fixtures named below) and a corpus kept in the work folder.
+# Builds the libFuzzer targets (`make fuzz` in the build folder) and runs them, one per core at a
+# time (FUZZ_PARALLEL), each nice'd and single-process: replays tests/fuzz/regressions/<target>/
+# first, then fuzzes from the minimised corpus kept in the repository (tests/fuzz/corpus/<target>/),
+# the seeds (tests/fuzz/seeds/<target>/ and the fixtures named below) and a corpus kept in the
+# work folder.
 #
 #   tests/fuzz/run-fuzz.sh [--build-dir DIR] [--smoke SECONDS | --runs N] [--work DIR]
 #                          [--update-corpus] [TARGET ...]
@@ -22,7 +23,8 @@
 # corpus's coverage) and exits 1 if a target crashed, leaked, hit a sanitizer or an invariant (the input is kept as
 # WORK/artifacts/<target>/crash-*; replay with "tests/fuzz/fuzz_<target> FILE" in the build folder).
 # Without clang it prints SKIP and exits 77, except under CI=true, where it fails (the packages are
-# in tools/setup.sh's list). Environment: FUZZ_WORK (work folder, default BUILD/fuzz-work).
+# in tools/setup.sh's list). Environment: FUZZ_WORK (work folder, default BUILD/fuzz-work),
+# FUZZ_PARALLEL (targets at a time, default the number of cores).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -111,11 +113,12 @@ seed_dirs() {
   echo "$s"
 }
 
-failed=0
-printf '%-14s %-6s %12s %8s %7s %10s %7s %9s %6s\n' target result execs seconds exec/s cov ft corpus base
-for t in "${targets[@]}"; do
+# One target: regressions, base coverage, the run, the optional corpus update. Prints its lines;
+# returns 1 on any failure.
+run_target() {
+  local t=$1 bin corpus art stored base limit t0 rc secs execs rate last cov ft corp result lowcov fresh failed=0
   bin=$build/tests/fuzz/fuzz_$t
-  [ -x "$bin" ] || { echo "run-fuzz.sh: no $bin" >&2; failed=1; continue; }
+  [ -x "$bin" ] || { echo "run-fuzz.sh: no $bin" >&2; return 1; }
   corpus=$work/corpus/$t art=$work/artifacts/$t
   mkdir -p "$corpus" "$art"
   # 1. the regressions: each must run clean.
@@ -123,8 +126,7 @@ for t in "${targets[@]}"; do
     if ! "$bin" -runs=1 "$here/regressions/$t"/* >"$log/$t.regressions.log" 2>&1; then
       printf '%-14s %-6s (a regression input crashes again: %s)\n' "$t" FAIL "$log/$t.regressions.log"
       tail -n 20 "$log/$t.regressions.log" | sed 's/^/    /'
-      failed=1
-      continue
+      return 1
     fi
   fi
   # 2. what the stored corpus alone covers: the run must end at or above it.
@@ -183,5 +185,28 @@ for t in "${targets[@]}"; do
       echo "    corpus: merge failed (log: $log/$t.merge.log)"; failed=1
     fi
   fi
+  return $failed
+}
+
+# Targets run side by side, one per core (FUZZ_PARALLEL, default the number of cores): each is a
+# single libFuzzer process, so a smoke run of every target takes its seconds times the targets over
+# the cores. Each target's lines are printed in the order of the list, once all have ended.
+par=${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}
+[ "$par" -ge 1 ] 2>/dev/null || par=1
+failed=0
+declare -A pid_of=()
+running=0
+for t in "${targets[@]}"; do
+  while [ "$running" -ge "$par" ]; do wait -n 2>/dev/null || true; running=$(jobs -rp | wc -l); done
+  rm -f "$log/$t.rc"
+  { run_target "$t"; echo $? >"$log/$t.rc"; } >"$log/$t.summary" 2>&1 &
+  pid_of[$t]=$!
+  running=$(jobs -rp | wc -l)
+done
+printf '%-14s %-6s %12s %8s %7s %10s %7s %9s %6s\n' target result execs seconds exec/s cov ft corpus base
+for t in "${targets[@]}"; do
+  wait "${pid_of[$t]}" 2>/dev/null
+  cat "$log/$t.summary"
+  [ "$(cat "$log/$t.rc" 2>/dev/null)" = 0 ] || failed=1
 done
 exit $failed
