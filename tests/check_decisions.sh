@@ -8,8 +8,11 @@
 # order, their leaf groups, the span, and whether the node set alone gives the same order.
 # <fabric> is either a recorded dump of tests/fixtures/ib (<dump>.requests: the topology is what
 # `topoaware discover --ibnetdiscover <dump>` makes of it, as tests/golden.sh runs it; every dump
-# the command accepts must have its requests) or a generated fabric (gen-<name>.requests whose
-# first line is "# generate: <topoaware generate arguments>").
+# the command accepts must have its requests), a routed dump of tests/fixtures/routes
+# (routes-<dump>.requests: discovered with its recorded forwarding tables, `--lfts <dump>.dump_fts`,
+# so that the rank order picks the hosts where split rings enter their leaves by the routes) or a
+# generated fabric (gen-<name>.requests whose first line is "# generate: <topoaware generate
+# arguments>").
 #
 # Every .requests file is run with tests/decision_run and compared with its .expected by `diff -u`;
 # any difference fails. `bash tests/check_decisions.sh --update` (or TOPOAWARE_UPDATE_DECISIONS=yes,
@@ -53,6 +56,18 @@ for path in "$fixtures"/*.ibnetdiscover "$fixtures"/*.ibnetdiscover-p; do
     problem "tests/decisions/$dump.requests: topoaware refuses the dump: $(head -3 "$tmp/discover.out")"
   fi
 done
+for req in "$dir"/routes-*.requests; do
+  [ -f "$req" ] || continue
+  name=${req##*/}
+  name=${name%.requests}
+  dump=${name#routes-}
+  if (cd "$top_srcdir/tests/fixtures/routes" && "$bin" discover --ibnetdiscover "$dump.ibnetdiscover" \
+    --lfts "$dump.dump_fts" --json "$tmp/$name.json") >"$tmp/discover.out" 2>&1; then
+    fabrics+=("$name")
+  else
+    problem "tests/decisions/$name.requests: topoaware discover of tests/fixtures/routes/$dump failed: $(head -3 "$tmp/discover.out")"
+  fi
+done
 for req in "$dir"/gen-*.requests; do
   [ -f "$req" ] || continue
   name=${req##*/}
@@ -74,7 +89,7 @@ for req in "$dir"/*.requests; do
   name=${req##*/}
   name=${name%.requests}
   [ -f "$tmp/$name.json" ] || [ -f "$fixtures/$name" ] ||
-    problem "tests/decisions/$name.requests: neither a dump of tests/fixtures/ib nor gen-*"
+    problem "tests/decisions/$name.requests: neither a dump of tests/fixtures/ib nor routes-* nor gen-*"
 done
 for exp in "$dir"/*.expected; do
   [ -f "$exp" ] || continue
