@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "layout.hpp"
+#include "placement.hpp"
 #include "rank_order.hpp"
 
 namespace topoaware {
@@ -83,6 +84,14 @@ struct JobCost {
 // does not fit the node count.
 JobCost job_cost(const TopoIndex &index, const std::vector<int> &ordered, const Layout &layout,
                  const CostParams &params);
+
+// Span of an ordered node list (node k holds ranks k*G..): segments are consecutive runs of
+// job_geometry(layout).segment_nodes nodes, each against its ideal ceil(segment / largest leaf
+// group) leaf groups; the job against ceil(nodes / largest leaf group) leaf groups and
+// ceil(nodes / largest pod) pods. For the engine's own order this equals PlaceResult::quality
+// except fresh_groups and holes, which need the free set at decision time (left 0 here).
+// Throws LayoutError if the layout does not fit the node count.
+PlaceQuality job_span(const TopoIndex &index, const std::vector<int> &ordered, const Layout &layout);
 
 // Weighted links of a path topping out at `level` (0: none), on healthy leaves.
 double path_weight(const TopoIndex &index, int level);

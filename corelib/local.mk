@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # core/: the model and every decision: the switch graph and its classification, topology.json,
-# host lists, layouts, rank order, the placement engine, the cost model, topoaware.conf, the
+# host lists, layouts, rank order, the placement engine, the cost model, defrag's plan, topoaware.conf, the
 # status book, spank_topoaware's plugstack.conf arguments and hash file. Pure C++17: no Slurm, no
 # hwloc, no libibnetdisc, no formatting library; OpenSSL's libcrypto only for the topology hash
 # (SHA-256). Everything else in the tree links it.
@@ -21,6 +21,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/policies.hpp corelib/policies.cpp corelib/slurm_tree.cpp corelib/slurm_block.cpp \
   corelib/select_policy.hpp corelib/select_policy.cpp \
   corelib/cost.hpp corelib/cost.cpp \
+  corelib/defrag_plan.hpp corelib/defrag_plan.cpp \
   corelib/traffic.hpp corelib/traffic.cpp \
   corelib/congestion.hpp corelib/congestion.cpp \
   corelib/config.hpp corelib/config.cpp \

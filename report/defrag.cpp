@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// topoaware defrag's plan (defrag.hpp): simulations of requeue moves with the placement engine.
+// topoaware defrag over show's model (defrag.hpp): the core's input from the model, the plan as text and JSON.
 #include "defrag.hpp"
-
-#include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -23,76 +20,16 @@ bool movable(const ShowJob &j) {
          !j.order.empty() && j.gpus_per_node() > 0;
 }
 
-PlaceMode mode_of(const ShowJob &j) {
-  return j.status && j.status->mode == "strict" ? PlaceMode::Strict : PlaceMode::Prefer;
-}
-
-// The engine on a set of whole free nodes (each with the job's GPUs per node).
-PlaceResult place_on(Placer &p, const std::set<int> &hosts, const Layout &layout, uint32_t nodes, uint32_t gpn,
-                     PlaceMode mode) {
-  std::vector<int> h(hosts.begin(), hosts.end());
-  std::vector<uint32_t> g(h.size(), gpn);
-  Job job;
-  job.nodes = nodes;
-  job.gpus_per_node = gpn;
-  job.layout = layout;
-  PlaceResult r;
-  p.place(h.data(), g.data(), h.size(), job, mode, r);
-  return r;
-}
-
-PlaceResult replace_job(Placer &p, const ShowJob &j, const std::set<int> &free) {
-  return place_on(p, free, j.layout, uint32_t(j.order.size()), j.gpus_per_node(), mode_of(j));
-}
-
-// A placement no worse than the job's span now: no more segment excess, pods or leaf groups.
-bool no_worse(const PlaceQuality &after, const PlaceQuality &now) {
-  return after.segment_excess <= now.segment_excess && after.pods <= std::max(now.pods, now.ideal_pods) &&
-         (after.segment_excess < now.segment_excess || after.leaf_groups <= now.leaf_groups);
-}
-
-uint32_t aligned(const TopoIndex &ix, const std::set<int> &free, uint32_t seg) {
-  std::vector<uint32_t> per(size_t(ix.leaf_group_count()), 0);
-  for (int h : free) ++per[size_t(ix.host_leaf_group(h))];
-  uint32_t n = 0;
-  for (uint32_t c : per) n += seg ? c / seg * seg : c;
-  return n;
-}
-
-DefragMove make_move(const ShowModel &m, const ShowJob &j, const PlaceResult &r,
-                     const std::map<uint32_t, DefragJobTimes> &times, const DefragParams &p) {
-  const TopoIndex &ix = *m.index;
-  DefragMove mv;
-  mv.job_id = j.slurm.job_id;
-  mv.from = j.order;
-  mv.to = r.nodes;
-  mv.predicted = r.status;
-  mv.span_now = j.span;
-  mv.cost_now = j.cost;
-  mv.slowdown_now = j.cost.slowdown(p.comm_fraction);
-  if (!r.nodes.empty()) {
-    mv.span_after = job_span(ix, r.nodes, j.layout);
-    mv.cost_after = job_cost(ix, r.nodes, j.layout, m.cost);
-    mv.slowdown_after = mv.cost_after.slowdown(p.comm_fraction);
-  } else {
-    mv.slowdown_after = mv.slowdown_now;
-  }
-  DefragJobTimes t;
-  if (auto it = times.find(j.slurm.job_id); it != times.end()) t = it->second;
-  mv.time_left = t.time_left;
-  mv.run_time = t.run_time;
-  mv.restarts = t.restarts;
-  mv.checkpoint_age = t.restarts > 0 ? t.run_time : -1;
-  if (j.status) {
-    mv.signal = j.status->signal;
-    mv.signal_time = j.status->signal_time;
-    mv.signal_batch = j.status->signal_batch;
-  }
-  if (t.time_left > 0 && mv.slowdown_now > 0 && !r.nodes.empty())
-    mv.gain_seconds = double(t.time_left) * (1 - mv.slowdown_after / mv.slowdown_now);
-  mv.refusal = defrag_refusal(j, t);
-  mv.migratable = mv.refusal.empty();
-  return mv;
+DefragOptIn opt_in(const ShowJob &j) {
+  DefragOptIn o;
+  if (!j.status) return o;
+  o.known = true;
+  o.migrate = j.status->migrate;
+  o.requeue = j.status->requeue;
+  o.signal = j.status->signal;
+  o.signal_time = j.status->signal_time;
+  o.signal_batch = j.status->signal_batch;
+  return o;
 }
 
 std::string dur(int64_t s) { return s < 0 ? "unknown" : age(s); }
@@ -104,161 +41,43 @@ std::string signal_text(const DefragMove &mv) {
 
 }  // namespace
 
-std::string defrag_refusal(const ShowJob &j, const DefragJobTimes &t) {
-  if (!j.status || !j.status->migrate) return "not opted in (--topo-migrate)";
-  if (!t.batch) return "not a batch job";
-  if (t.requeue == 0 || (t.requeue < 0 && !j.status->requeue)) return "not requeueable";
-  if (!j.status->signal) return "no --signal to checkpoint on";
-  return "";
-}
-
-double DefragRelocation::gain_seconds() const {
-  double g = 0;
-  for (const DefragMove &s : steps) g += s.gain_seconds;
-  return g;
-}
-
-bool DefragRelocation::applicable() const {
-  for (const DefragMove &s : steps)
-    if (!s.migratable) return false;
-  return !steps.empty();
-}
+std::string defrag_refusal(const ShowJob &j, const DefragJobTimes &t) { return defrag_refusal(opt_in(j), t); }
 
 DefragPlan plan_defrag(const ShowModel &m, const std::map<uint32_t, DefragJobTimes> &times, const DefragParams &p) {
-  DefragPlan plan;
-  const TopoIndex &ix = *m.index;
-  Placer placer(ix);
-  std::set<int> free;
+  DefragInput in;
+  in.index = m.index.get();
+  in.cost = m.cost;
+  in.times = times;
   for (size_t h = 0; h < m.nodes.size(); ++h)
-    if (m.nodes[h].use == NodeUse::Free || m.nodes[h].use == NodeUse::Planned) free.insert(int(h));
-  plan.free_nodes = uint32_t(free.size());
-  if (m.hash_mismatch)
-    plan.notes.push_back("the status file was written with another topology: the plan is over the file given");
-
-  std::vector<const ShowJob *> running;
-  for (const ShowJob &j : m.jobs)
-    if (movable(j)) running.push_back(&j);
-
-  auto with = [](std::set<int> s, const std::vector<int> &add) {
-    s.insert(add.begin(), add.end());
-    return s;
-  };
-  auto without = [](std::set<int> s, const std::vector<int> &drop) {
-    for (int h : drop) s.erase(h);
-    return s;
-  };
-
-  // (a) relocations.
-  for (const ShowJob *j : running) {
-    if (j->span.ideal()) continue;
-    ++plan.above_ideal;
-    try {
-      const PlaceResult now = replace_job(placer, *j, with(free, j->hosts));
-      if (now.status == PlaceStatus::Ideal) {
-        DefragRelocation r;
-        r.job_id = j->slurm.job_id;
-        r.steps.push_back(make_move(m, *j, now, times, p));
-        plan.relocations.push_back(std::move(r));
-        continue;
-      }
-      // One other job moved first: re-placed where the engine puts it (its own mode), no worse
-      // than now; then this job on what is left.
-      DefragRelocation best;
-      size_t tried = 0;
-      for (const ShowJob *k : running) {
-        if (k == j) continue;
-        if (++tried > p.max_partners) break;
-        const std::set<int> free1 = with(free, k->hosts);
-        const PlaceResult rk = replace_job(placer, *k, free1);
-        if (rk.nodes.empty() || rk.status == PlaceStatus::NoBlock) continue;
-        if (!no_worse(job_span(ix, rk.nodes, k->layout), k->span)) continue;
-        const PlaceResult rj = replace_job(placer, *j, with(without(free1, rk.nodes), j->hosts));
-        if (rj.status != PlaceStatus::Ideal) continue;
-        DefragRelocation r;
-        r.job_id = j->slurm.job_id;
-        r.steps.push_back(make_move(m, *k, rk, times, p));
-        r.steps.push_back(make_move(m, *j, rj, times, p));
-        const auto rank = [](const DefragRelocation &x) { return std::make_pair(x.applicable(), x.gain_seconds()); };
-        if (best.steps.empty() || rank(best) < rank(r)) best = std::move(r);
-      }
-      if (!best.steps.empty()) plan.relocations.push_back(std::move(best));
-    } catch (const LayoutError &e) {
-      plan.notes.push_back(fmt::format("job {}: not planned: {}", j->slurm.job_id, e.what()));
-    }
+    if (m.nodes[h].use == NodeUse::Free || m.nodes[h].use == NodeUse::Planned) in.free.push_back(int(h));
+  for (const ShowJob &j : m.jobs) {
+    if (!movable(j)) continue;
+    DefragRunning r;
+    r.job_id = j.slurm.job_id;
+    r.layout = j.layout;
+    r.hosts = j.hosts;
+    r.order = j.order;
+    r.span = j.span;
+    r.cost = j.cost;
+    r.strict = j.status->mode == "strict";
+    r.opt = opt_in(j);
+    in.running.push_back(std::move(r));
   }
-  std::stable_sort(plan.relocations.begin(), plan.relocations.end(),
-                   [](const DefragRelocation &a, const DefragRelocation &b) {
-                     return std::make_tuple(!a.applicable(), !a.now(), -a.gain_seconds()) <
-                            std::make_tuple(!b.applicable(), !b.now(), -b.gain_seconds());
-                   });
-
-  // (b) waiting jobs held by fragmentation.
   for (const ShowJob &w : m.waiting) {
     if (w.slurm.state != "PENDING" || !w.has_layout || !w.status) continue;
-    const uint32_t gpn = w.status->gpus_per_node;
-    if (!gpn || w.layout.world() % gpn) continue;
-    const uint32_t nodes = uint32_t(w.layout.world() / gpn);
-    DefragWaiting dw;
-    dw.job_id = w.slurm.job_id;
-    dw.nodes = nodes;
-    dw.mode = w.status->mode;
-    dw.large = nodes >= uint32_t(std::max(1, ix.max_leaf_group_size()));
-    dw.waiting_since = w.status->since;
-    if (dw.mode != "strict" && !dw.large) continue;
-    if (free.size() < nodes) continue;  // held by capacity, not by fragmentation
-    try {
-      dw.segment_nodes = job_geometry(w.layout, nodes).segment_nodes;
-      if (place_on(placer, free, w.layout, nodes, gpn, PlaceMode::Strict).status == PlaceStatus::Ideal)
-        continue;  // an ideal block is free: it starts at the next scheduling cycle
-      dw.aligned_now = aligned(ix, free, dw.segment_nodes);
-      for (const ShowJob *k : running) {
-        // After the requeue the moved job waits out Slurm's credential window, so the waiting job
-        // is scheduled first, on the free nodes and the moved job's; the moved job then gets what
-        // the engine gives it of the rest.
-        const std::set<int> free1 = with(free, k->hosts);
-        DefragFreeing f;
-        f.aligned_before = dw.aligned_now;
-        f.aligned_after = aligned(ix, free1, dw.segment_nodes);
-        const PlaceResult rw = place_on(placer, free1, w.layout, nodes, gpn, PlaceMode::Strict);
-        f.starts_ideal = rw.status == PlaceStatus::Ideal;
-        if (!f.starts_ideal && f.aligned_after <= f.aligned_before) continue;
-        const std::set<int> rest = f.starts_ideal ? without(free1, rw.nodes) : free1;
-        PlaceResult rk;
-        if (rest.size() >= k->order.size()) rk = replace_job(placer, *k, rest);
-        f.move = make_move(m, *k, rk, times, p);
-        if (rk.nodes.empty() || rk.status == PlaceStatus::NoBlock) {
-          f.move.migratable = false;
-          f.move.refusal = "it would not restart at once after the move (no block left for it)";
-        } else if (!no_worse(f.move.span_after, k->span)) {
-          f.move.migratable = false;
-          f.move.refusal = "it would restart on a worse span than now";
-        } else if (f.move.migratable && !f.starts_ideal) {
-          f.move.migratable = false;
-          f.move.refusal = "the waiting job would still not have an ideal block";
-        }
-        dw.moves.push_back(std::move(f));
-      }
-      std::stable_sort(dw.moves.begin(), dw.moves.end(), [](const DefragFreeing &a, const DefragFreeing &b) {
-        return std::make_tuple(!a.starts_ideal, -int64_t(a.aligned_after), !a.move.migratable, -a.move.gain_seconds) <
-               std::make_tuple(!b.starts_ideal, -int64_t(b.aligned_after), !b.move.migratable, -b.move.gain_seconds);
-      });
-      if (dw.moves.size() > p.moves_per_waiting) dw.moves.resize(p.moves_per_waiting);
-    } catch (const LayoutError &e) {
-      plan.notes.push_back(fmt::format("job {}: not planned: {}", w.slurm.job_id, e.what()));
-      continue;
-    }
-    plan.waiting.push_back(std::move(dw));
+    DefragPending d;
+    d.job_id = w.slurm.job_id;
+    d.layout = w.layout;
+    d.gpus_per_node = w.status->gpus_per_node;
+    d.mode = w.status->mode;
+    d.waiting_since = w.status->since;
+    in.pending.push_back(std::move(d));
   }
+  DefragPlan plan = plan_defrag(in, p);
+  if (m.hash_mismatch)
+    plan.notes.insert(plan.notes.begin(),
+                      "the status file was written with another topology: the plan is over the file given");
   return plan;
-}
-
-const DefragMove *defrag_next_move(const DefragPlan &plan) {
-  for (const DefragRelocation &r : plan.relocations)
-    if (r.applicable()) return &r.steps.front();
-  for (const DefragWaiting &w : plan.waiting)
-    for (const DefragFreeing &f : w.moves)
-      if (f.starts_ideal && f.move.migratable) return &f.move;
-  return nullptr;
 }
 
 namespace {

@@ -10,37 +10,6 @@
 
 namespace topoaware {
 
-PlaceQuality job_span(const TopoIndex &ix, const std::vector<int> &ordered, const Layout &layout) {
-  const JobGeometry geo = job_geometry(layout, uint32_t(ordered.size()));
-  const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
-  const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
-  const uint32_t seg = geo.segment_nodes, n = geo.nodes;
-  const uint32_t ideal_seg = (seg + lmax - 1) / lmax;
-  PlaceQuality q;
-  q.segments = geo.segments();
-  q.ideal_leaf_groups = (n + lmax - 1) / lmax;
-  q.ideal_pods = (n + pmax - 1) / pmax;
-  std::vector<int> lg_stamp(size_t(ix.leaf_group_count()), -1), pod_seen(size_t(ix.pod_count()), 0),
-      lg_seen(size_t(ix.leaf_group_count()), 0);
-  for (uint32_t s = 0; s < q.segments; ++s) {
-    uint32_t span = 0;
-    for (uint32_t k = s * seg; k < (s + 1) * seg; ++k) {
-      const int g = ix.host_leaf_group(ordered[k]);
-      if (lg_stamp[size_t(g)] != int(s)) lg_stamp[size_t(g)] = int(s), ++span;
-    }
-    if (span > ideal_seg) {
-      q.segment_excess += span - ideal_seg;
-      ++q.split_segments;
-    }
-  }
-  for (int h : ordered) {
-    const int g = ix.host_leaf_group(h), p = ix.host_pod(h);
-    if (!lg_seen[size_t(g)]) lg_seen[size_t(g)] = 1, ++q.leaf_groups;
-    if (!pod_seen[size_t(p)]) pod_seen[size_t(p)] = 1, ++q.pods;
-  }
-  return q;
-}
-
 std::vector<RankRun> rank_runs(const TopoIndex &ix, const std::vector<int> &ordered, uint32_t g) {
   std::vector<RankRun> runs;
   size_t k = 0;

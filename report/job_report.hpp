@@ -18,14 +18,6 @@
 
 namespace topoaware {
 
-// Span of an ordered node list (node k holds ranks k*G..): segments are consecutive runs of
-// job_geometry(layout).segment_nodes nodes, each against its ideal ceil(segment / largest leaf
-// group) leaf groups; the job against ceil(nodes / largest leaf group) leaf groups and
-// ceil(nodes / largest pod) pods. For the engine's own order this equals PlaceResult::quality
-// except fresh_groups and holes, which need the free set at decision time (left 0 here).
-// Throws LayoutError if the layout does not fit the node count.
-PlaceQuality job_span(const TopoIndex &index, const std::vector<int> &ordered, const Layout &layout);
-
 // Consecutive nodes of the rank order on one leaf group.
 struct RankRun {
   size_t first_node = 0, end_node = 0;  // [first_node, end_node) in the rank order

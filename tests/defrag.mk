@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests: topoaware defrag (report/defrag.hpp, cli/defrag.cpp): the plan on small fat trees with
-# hand-made status files and Slurm lists, the parsers of squeue's output, the --topo-migrate option;
+# tests: topoaware defrag (corelib/defrag_plan.hpp, report/defrag.hpp, cli/defrag.cpp): the plan on small fat trees with
+# hand-made status files and Slurm lists, and the core's plan alone on a 3-level tree; the parsers of squeue's output, the --topo-migrate option;
 # and --apply end to end on a real 16-node cluster (root; skipped otherwise).
 check_PROGRAMS += tests/test_defrag
 TESTS += tests/test_defrag

@@ -60,3 +60,10 @@ TESTS += tests/test_policies
 tests_test_policies_SOURCES = tests/test_policies.cpp
 tests_test_policies_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_policies_LDADD = $(TESTS_LIBS)
+
+# The same decision on other shapes: pods, rails, 4-GPU nodes, shared nodes, PP chains.
+check_PROGRAMS += tests/test_select_policy_shapes
+TESTS += tests/test_select_policy_shapes
+tests_test_select_policy_shapes_SOURCES = tests/test_select_policy_shapes.cpp
+tests_test_select_policy_shapes_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_select_policy_shapes_LDADD = $(TESTS_LIBS)

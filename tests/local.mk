@@ -24,5 +24,6 @@ include tests/show.mk
 include tests/defrag.mk
 include tests/demo.mk
 include tests/golden.mk
+include tests/decisions.mk
 include tests/deb.mk
 include tests/fuzz/local.mk

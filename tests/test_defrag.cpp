@@ -4,13 +4,16 @@
 // that needs another job moved first, waiting strict jobs held by fragmentation and the moves that
 // free whole segments for them, who --apply may touch (opted in, requeueable, a signal), and the
 // parsers of what the command reads from squeue (cli/defrag_parse.hpp). Also the status file's
-// optional "migrate" entry and the --topo-migrate option of the core.
+// optional "migrate" entry and the --topo-migrate option of the core. The core's plan
+// (corelib/defrag_plan.hpp) is also driven directly, without show's model, on a 3-level tree.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "defrag.hpp"
 #include "defrag_parse.hpp"
+#include "defrag_plan.hpp"
+#include "engine_topologies.hpp"
 #include "generator.hpp"
 #include "hostlist.hpp"
 #include "layout_c.h"
@@ -362,6 +365,131 @@ void test_option(void **) {
   assert_int_equal(topoaware_options_check(&o, err, sizeof err), 0);
 }
 
+// The core alone (corelib/defrag_plan.hpp), on a 3-level tree of 2 pods x 2 leaf groups x 4 hosts
+// (hosts 0-3, 4-7 in pod 0; 8-11, 12-15 in pod 1): inputs built by hand, no Slurm words.
+struct CoreCase {
+  Topology t = enginetest::make_topology(2, 2, 4);
+  TopoIndex ix{t};
+  DefragInput in;
+  CoreCase() { in.index = &ix; }
+  void run(uint32_t id, std::vector<int> hosts, const char *layout, bool opted_in) {
+    DefragRunning r;
+    r.job_id = id;
+    r.layout = parse_layout(layout);
+    r.hosts = hosts;
+    RankOrderer o(ix);
+    o.order(hosts, r.layout, r.order);
+    r.span = job_span(ix, r.order, r.layout);
+    r.cost = job_cost(ix, r.order, r.layout, in.cost);
+    r.opt.known = true;
+    r.opt.migrate = opted_in;
+    r.opt.requeue = true;
+    r.opt.signal = opted_in ? 10 : 0;
+    in.running.push_back(r);
+  }
+};
+
+void test_core_plan(void **) {
+  {
+    // Job 1 (one ring of 4) split 2 + 2 over the two leaf groups of pod 0; pod 1's first group free.
+    CoreCase c;
+    c.in.free = {8, 9, 10, 11};
+    c.run(1, {2, 3, 4, 5}, kDp4, true);
+    c.run(2, {0, 1, 6, 7, 12, 13, 14, 15}, "tp=8,dp=8", false);  // the rest, not split beyond its ideal
+    const DefragPlan p = plan_defrag(c.in);
+    assert_int_equal(p.free_nodes, 4);
+    assert_int_equal(p.above_ideal, 2);  // job 2: 8 nodes on 4 groups in 2 pods, ideal 2 groups in 1 pod
+    // Job 1 goes to the free group now; so could job 2, to pod 1 whole (its own groups and the free
+    // one): two alternatives, job 2 listed after since it did not opt in.
+    assert_int_equal(p.relocations.size(), 2);
+    const DefragMove &mv = p.relocations[0].steps[0];
+    assert_int_equal(mv.job_id, 1);
+    const DefragRelocation &r2 = p.relocations[1];
+    assert_int_equal(r2.job_id, 2);
+    assert_true(r2.now());
+    assert_false(r2.applicable());
+    assert_string_equal(r2.steps[0].refusal.c_str(), "not opted in (--topo-migrate)");
+    std::vector<int> to2 = r2.steps[0].to;
+    std::sort(to2.begin(), to2.end());
+    assert_true((to2 == std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15}));
+    assert_true(r2.steps[0].span_after.ideal());
+    assert_true(p.relocations[0].now());
+    assert_true(mv.predicted == PlaceStatus::Ideal);
+    assert_true((mv.to == std::vector<int>{8, 9, 10, 11}));
+    assert_true(mv.migratable);
+    assert_ptr_equal(defrag_next_move(p), &mv);
+    assert_true(p.waiting.empty());
+  }
+  {
+    // A strict 4-node ring waits: 2 free nodes in group 0 and 2 in group 3, whose other 2 hold job
+    // 3 (2 nodes, ideal); the other nodes hold jobs without a layout. Moving job 3 lets the ring take group 3 whole, and job 3 restarts on
+    // group 0's 2 free nodes, no worse than now.
+    CoreCase c;
+    c.in.free = {2, 3, 12, 13};
+    c.run(3, {14, 15}, kDp2, true);
+    DefragPending w;
+    w.job_id = 9;
+    w.layout = parse_layout(kDp4);
+    w.gpus_per_node = 8;
+    w.mode = "strict";
+    c.in.pending.push_back(w);
+    const DefragPlan p = plan_defrag(c.in);
+    assert_int_equal(p.waiting.size(), 1);
+    const DefragWaiting &dw = p.waiting[0];
+    assert_int_equal(dw.job_id, 9);
+    assert_int_equal(dw.segment_nodes, 4);
+    assert_int_equal(dw.aligned_now, 0);
+    assert_true(!dw.moves.empty());
+    const DefragFreeing &f = dw.moves[0];
+    assert_int_equal(f.move.job_id, 3);
+    assert_true(f.starts_ideal);
+    assert_int_equal(f.aligned_after, 4);
+    assert_true((f.move.to == std::vector<int>{2, 3}));
+    assert_true(f.move.migratable);
+    // The same job in prefer mode is still listed: it is large (a leaf group of nodes); a pending
+    // job without GPUs per node is left out; one too large for the free nodes is held by capacity.
+    c.in.pending[0].mode = "prefer";
+    assert_int_equal(plan_defrag(c.in).waiting.size(), 1);
+    assert_true(plan_defrag(c.in).waiting[0].large);
+    c.in.pending[0].mode = "strict";
+    c.in.pending[0].gpus_per_node = 0;
+    assert_int_equal(plan_defrag(c.in).waiting.size(), 0);
+    c.in.pending[0].gpus_per_node = 8;
+    c.in.free = {2, 3, 12};
+    assert_int_equal(plan_defrag(c.in).waiting.size(), 0);
+  }
+  {
+    // A running job whose layout does not fit its nodes (tp=8 on 6 GPUs a node): a note, no throw.
+    CoreCase c;
+    c.in.free = {8, 9, 10, 11};
+    DefragRunning r;
+    r.job_id = 5;
+    r.layout = parse_layout("tp=8,dp=3");
+    r.hosts = r.order = {0, 1, 4, 5};
+    r.span.segment_excess = 1;  // above ideal, so that it is planned
+    c.in.running.push_back(r);
+    const DefragPlan p = plan_defrag(c.in);
+    assert_int_equal(p.notes.size(), 1);
+    assert_true(contains(p.notes[0], "job 5: not planned: "));
+    assert_true(p.relocations.empty());
+  }
+  // Who may be moved, from the job's own opt-in and the scheduler's times.
+  DefragOptIn o;
+  DefragJobTimes t;
+  assert_string_equal(defrag_refusal(o, t).c_str(), "not opted in (--topo-migrate)");
+  o.known = o.migrate = true;
+  assert_string_equal(defrag_refusal(o, t).c_str(), "not requeueable");
+  o.requeue = true;
+  assert_string_equal(defrag_refusal(o, t).c_str(), "no --signal to checkpoint on");
+  o.signal = 10;
+  assert_string_equal(defrag_refusal(o, t).c_str(), "");
+  t.requeue = 0;
+  assert_string_equal(defrag_refusal(o, t).c_str(), "not requeueable");
+  t.requeue = 1;
+  t.batch = false;
+  assert_string_equal(defrag_refusal(o, t).c_str(), "not a batch job");
+}
+
 }  // namespace
 
 int main() {
@@ -375,6 +503,7 @@ int main() {
       cmocka_unit_test(test_parsers),
       cmocka_unit_test(test_status_migrate),
       cmocka_unit_test(test_option),
+      cmocka_unit_test(test_core_plan),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
