@@ -14,6 +14,13 @@
 #define TA_SELECT_PLUGIN_ID_TOPOAWARE 10901
 #define TA_SELECT_PLUGIN_ID_PASSTHROUGH 10902
 #define TA_SELECT_PLUGIN_ID_CONS_TRES 109
+/* Each build's own id (22.05 .. 24.11, where every select plugin of PluginDir is loaded and
+ * duplicate ids are fatal). */
+#ifdef TA_SELECT_PASSTHROUGH
+#define TA_SELECT_PLUGIN_ID_OWN TA_SELECT_PLUGIN_ID_PASSTHROUGH
+#else
+#define TA_SELECT_PLUGIN_ID_OWN TA_SELECT_PLUGIN_ID_TOPOAWARE
+#endif
 
 /* The arguments of job_test after preemptee_job_list that only some releases have (22.05
  * exc_core_bitmap; 23.11+ resv_exc_ptr; 24.11+ will_run_ptr), passed through unchanged:

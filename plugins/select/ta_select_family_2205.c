@@ -17,11 +17,7 @@
  * when the state is loaded back (select.c select_g_select_jobinfo_unpack: a job whose id no plugin
  * of PluginDir has is lost): never change them. cons_tres itself is 109; duplicate ids are fatal,
  * so ours differ. */
-#ifdef TA_SELECT_PASSTHROUGH
-const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_PASSTHROUGH;
-#else
-const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_TOPOAWARE;
-#endif
+const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_OWN;
 const ta_family_t ta_family = { .saves_state = 1, .batched_will_run = 1 };
 
 typedef int (*ta_cons_job_test_fn)(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,

@@ -22,11 +22,7 @@
  * plugins when the state is loaded back (a job whose id no plugin of PluginDir has is lost): never
  * change them. cons_tres itself is 109; slurmctld loads every select plugin of PluginDir and
  * refuses duplicate ids ("Duplicate plugin_id"), so ours differ. */
-#ifdef TA_SELECT_PASSTHROUGH
-const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_PASSTHROUGH;
-#else
-const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_TOPOAWARE;
-#endif
+const uint32_t plugin_id = TA_SELECT_PLUGIN_ID_OWN;
 const ta_family_t ta_family = { .saves_state = 1, .batched_will_run = 1 };
 
 /* will_run_ptr: 24.11+. */
