@@ -167,7 +167,7 @@ static void ta_record_placed(ta_ctx_t *ctx, job_record_t *job_ptr, ta_job_t *j, 
 	topoaware_status_job_t s;
 
 	if (!placement) {
-		if (ta_decided_take(ctx, job_ptr->job_id, decided, sizeof(decided), decided_note, sizeof(decided_note))) {
+		if (ta_memo_take(ctx, job_ptr->job_id, decided, sizeof(decided), decided_note, sizeof(decided_note))) {
 			placement = decided;
 			note = decided_note;
 		} else {

@@ -3,7 +3,7 @@
  * by name into our own table, the union over the release families with #if on TA_SLURM_FAMILY
  * (configure: 2205 = 22.05, 2311 = 23.11 .. 24.11, 2505 = 25.05 .. 26.05) where a family lacks a
  * call. job_test's arguments differ in every family: its pointer is kept untyped here and called
- * through its own type by the family's file (ta_select_family.h, ta_cons_job_test). */
+ * through its own type by the family's file (ta_select_family.h, ta_family_job_test). */
 #ifndef TA_SELECT_CONS_H
 #define TA_SELECT_CONS_H
 
@@ -23,7 +23,7 @@ typedef struct {
 	int (*job_init)(ta_list_t *job_list);
 #endif
 	int (*node_init)(void);
-	void (*job_test)(void); /* the family's own type (ta_cons_job_test) */
+	void (*job_test)(void); /* the family's own type (ta_family_job_test) */
 	int (*job_begin)(job_record_t *job_ptr);
 	int (*job_ready)(job_record_t *job_ptr);
 	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);

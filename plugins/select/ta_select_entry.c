@@ -178,7 +178,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	int rc, layout = 0;
 
 #ifdef TA_SELECT_PASSTHROUGH
-	rc = ta_cons_job_test(&ctx.cons, &t, bitmap);
+	rc = ta_family_job_test(&ctx.cons, &t, bitmap);
 #else
 	rc = ta_place_job_test(&ctx, &t, &layout);
 #endif

@@ -72,9 +72,9 @@ extern const ta_family_t ta_family;
 /* Backfill's time window of a will-run call (24.11+: will_run_ptr's start and end; 0 where unset
  * and before 24.11): cons_tres frees the running jobs that end before the start first, and none
  * that ends after the end. */
-void ta_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end);
+void ta_family_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end);
 
 /* cons_tres's job_test for this call, on `bitmap` instead of t->bitmap. */
-int ta_cons_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *bitmap);
+int ta_family_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *bitmap);
 
 #endif

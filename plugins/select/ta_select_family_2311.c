@@ -38,7 +38,7 @@ typedef int (*ta_cons_job_test_fn)(job_record_t *job_ptr, bitstr_t *bitmap, uint
 				   uint32_t req_nodes, uint16_t mode, ta_list_t *preemptee_candidates,
 				   ta_list_t **preemptee_job_list, resv_exc_t *resv_exc_ptr TA_WILL_RUN_PARAM);
 
-void ta_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end)
+void ta_family_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end)
 {
 	*start = *end = 0;
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
@@ -51,7 +51,7 @@ void ta_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end)
 #endif
 }
 
-int ta_cons_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *bitmap)
+int ta_family_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *bitmap)
 {
 	return ((ta_cons_job_test_fn)cons->ops.job_test)(t->job_ptr, bitmap, t->min_nodes, t->max_nodes,
 							 t->req_nodes, t->mode, t->preemptee_candidates,

@@ -29,13 +29,13 @@ typedef int (*ta_cons_job_test_fn)(job_record_t *job_ptr, bitstr_t *bitmap, uint
 				   ta_list_t **preemptee_job_list, resv_exc_t *resv_exc_ptr,
 				   will_run_data_t *will_run_ptr);
 
-void ta_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end)
+void ta_family_will_run_window(const ta_job_test_t *t, time_t *start, time_t *end)
 {
 	*start = t->rel->will_run_ptr ? t->rel->will_run_ptr->start : 0;
 	*end = t->rel->will_run_ptr ? t->rel->will_run_ptr->end : 0;
 }
 
-int ta_cons_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *bitmap)
+int ta_family_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *bitmap)
 {
 	return ((ta_cons_job_test_fn)cons->ops.job_test)(t->job_ptr, bitmap, t->min_nodes, t->max_nodes,
 							 t->req_nodes, t->mode, t->preemptee_candidates,

@@ -16,7 +16,7 @@ int ta_job_options(ta_ctx_t *ctx, job_record_t *job_ptr, ta_job_t *j)
 	if (ta_options_from_env(&j->opts, job_ptr->spank_job_env, job_ptr->spank_job_env_size, err, sizeof(err)) !=
 		    0 ||
 	    (topoaware_options_has_layout(&j->opts) && topoaware_options_check(&j->opts, err, sizeof(err)) != 0)) {
-		if (ta_should_log(ctx, job_ptr->job_id, 1))
+		if (ta_memo_should_log(ctx, job_ptr->job_id, 1))
 			error("%s: %pJ: unusable layout options (%s); placed by plain select/cons_tres", TA, job_ptr,
 			      err);
 		return 0;

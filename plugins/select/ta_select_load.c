@@ -15,20 +15,20 @@
 
 #include "ta_select_writer.h"
 
-void ta_names_free(char **names, uint32_t n)
+void ta_load_names_free(char **names, uint32_t n)
 {
 	for (uint32_t i = 0; names && i < n; i++)
 		xfree(names[i]);
 	xfree(names);
 }
 
-void ta_retired_free(ta_retired_t *r)
+void ta_load_retired_free(ta_retired_t *r)
 {
 	topoaware_placer_free(r->placer);
 	FREE_NULL_BITMAP(r->known);
 	xfree(r->free_now);
 	xfree(r->free_all);
-	ta_names_free(r->names, r->n);
+	ta_load_names_free(r->names, r->n);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -208,7 +208,7 @@ void ta_load_release(ta_load_t *l)
 {
 	ta_retired_t r = { l->placer, l->known, l->free_now, l->free_all, l->names, l->n };
 
-	ta_retired_free(&r);
+	ta_load_retired_free(&r);
 	topoaware_topo_free(l->topo);
 	topoaware_topo_free(l->fallback);
 	xfree(l->missing_list);

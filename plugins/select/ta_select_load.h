@@ -38,7 +38,7 @@ void ta_load_apply_locked(ta_ctx_t *ctx, ta_load_t *l);
 void ta_load_release(ta_load_t *l);
 
 /* Node names and retired mappings (ta_select_loader.c frees them off the locks). */
-void ta_names_free(char **names, uint32_t n);
-void ta_retired_free(ta_retired_t *r);
+void ta_load_names_free(char **names, uint32_t n);
+void ta_load_retired_free(ta_retired_t *r);
 
 #endif

@@ -79,7 +79,7 @@ static void ta_load_latest_locked(ta_ctx_t *ctx)
 	memset(&ld->retired, 0, sizeof(ld->retired));
 	ld->gen_taken = gen;
 	pthread_mutex_unlock(&ctx->lock);
-	ta_retired_free(&retired);
+	ta_load_retired_free(&retired);
 	if (same) {
 		/* The node table the current placer was built for: only this thread replaces
 		 * ctx->map_names (under ctx->lock), so reading them here without it is safe. */
@@ -112,7 +112,7 @@ static void *ta_loader_main(void *arg)
 static void ta_retire_names_locked(ta_loader_t *ld, char **names, uint32_t n)
 {
 	if (ld->retired.names)
-		ta_names_free(ld->retired.names, ld->retired.n);
+		ta_load_names_free(ld->retired.names, ld->retired.n);
 	ld->retired.names = names;
 	ld->retired.n = n;
 }
@@ -202,12 +202,12 @@ void ta_loader_stop(ta_ctx_t *ctx)
 	pthread_join(t, NULL);
 	pthread_mutex_lock(&ctx->lock);
 	ld->running = 0;
-	ta_names_free(ld->names, ld->n);
+	ta_load_names_free(ld->names, ld->n);
 	ld->names = NULL;
 	ld->n = 0;
-	ta_names_free(ctx->map_names, ctx->map_n);
+	ta_load_names_free(ctx->map_names, ctx->map_n);
 	ctx->map_names = NULL;
 	ctx->map_n = 0;
-	ta_retired_free(&ld->retired);
+	ta_load_retired_free(&ld->retired);
 	pthread_mutex_unlock(&ctx->lock);
 }

@@ -7,7 +7,7 @@
 
 #define TA_LOG_EVERY 300 /* a job's fallback/wait reason is logged at most every 5 minutes */
 
-int ta_should_log(ta_ctx_t *ctx, uint32_t job_id, int what)
+int ta_memo_should_log(ta_ctx_t *ctx, uint32_t job_id, int what)
 {
 	time_t now = time(NULL);
 	unsigned k = job_id % TA_MEMO_SLOTS;
@@ -21,7 +21,7 @@ int ta_should_log(ta_ctx_t *ctx, uint32_t job_id, int what)
 	return 1;
 }
 
-void ta_decide(ta_ctx_t *ctx, uint32_t job_id, const char *placement, const char *note)
+void ta_memo_decide(ta_ctx_t *ctx, uint32_t job_id, const char *placement, const char *note)
 {
 	unsigned k = job_id % TA_MEMO_SLOTS;
 
@@ -30,8 +30,7 @@ void ta_decide(ta_ctx_t *ctx, uint32_t job_id, const char *placement, const char
 	snprintf(ctx->memo.decided[k].note, sizeof(ctx->memo.decided[k].note), "%s", note ? note : "");
 }
 
-int ta_decided_take(ta_ctx_t *ctx, uint32_t job_id, char *placement, size_t placement_len, char *note,
-		    size_t note_len)
+int ta_memo_take(ta_ctx_t *ctx, uint32_t job_id, char *placement, size_t placement_len, char *note, size_t note_len)
 {
 	unsigned k = job_id % TA_MEMO_SLOTS;
 

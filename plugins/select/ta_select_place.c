@@ -59,7 +59,7 @@ static int ta_job_read(ta_ctx_t *ctx, job_record_t *job_ptr, uint32_t min_nodes,
 	else if (!j->gpus_per_node)
 		*why = "its node count does not divide the layout's world size";
 	if (*why) {
-		if (ta_should_log(ctx, job_ptr->job_id, 2))
+		if (ta_memo_should_log(ctx, job_ptr->job_id, 2))
 			TA_LOG(ctx, TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, *why);
 		return -1;
 	}
@@ -117,7 +117,7 @@ static void ta_fill_free(ta_ctx_t *ctx, job_record_t *job_ptr, bitstr_t *bitmap,
 static int ta_cons_timed(ta_ctx_t *ctx, const ta_job_test_t *t, bitstr_t *bitmap)
 {
 	uint64_t t0 = ta_now_ns();
-	int rc = ta_cons_job_test(&ctx->cons, t, bitmap);
+	int rc = ta_family_job_test(&ctx->cons, t, bitmap);
 
 	ta_count_cons(&ctx->counters, ta_now_ns() - t0);
 	return rc;
@@ -206,7 +206,7 @@ static void ta_decision_log(void *arg, int level, int once_key, const char *text
 {
 	ta_call_t *c = arg;
 
-	if (once_key && !ta_should_log(c->ctx, c->job_ptr->job_id, once_key))
+	if (once_key && !ta_memo_should_log(c->ctx, c->job_ptr->job_id, once_key))
 		return;
 	if (level == TOPOAWARE_LOG_QUIET)
 		error("%s: %pJ%s", TA, c->job_ptr, text);
@@ -246,7 +246,7 @@ static int64_t ta_block_start(void *arg, int64_t fits_at)
 		c->ends_read = 1;
 		if (!cap)
 			return fits_at;
-		ta_will_run_window(c->t, &from, &until);
+		ta_family_will_run_window(c->t, &from, &until);
 		c->ends = xcalloc(cap, sizeof(*c->ends));
 		it = list_iterator_create(jobs);
 		while ((jp = list_next(it)) && c->n_ends < cap) {
@@ -313,7 +313,7 @@ static int ta_place(ta_ctx_t *ctx, const ta_job_test_t *t, const ta_job_t *j, ti
 	if (will_run && rc == SLURM_SUCCESS)
 		job_ptr->start_time = (time_t)ans.start;
 	if (!will_run && rc == SLURM_SUCCESS)
-		ta_decide(ctx, job_ptr->job_id, ans.placement, ans.note);
+		ta_memo_decide(ctx, job_ptr->job_id, ans.placement, ans.note);
 	if (ans.wait[0])
 		ta_book_wait(ctx, job_ptr, j, ans.wait, ans.wait_hint);
 out:
@@ -364,9 +364,9 @@ int ta_place_job_test(ta_ctx_t *ctx, const ta_job_test_t *t, int *layout)
 	if (r < 0) {
 		/* A layout job that plain cons_tres places: recorded, so that the status file and the
 		 * verbose log say so. */
-		rc = ta_cons_job_test(&ctx->cons, t, bitmap);
+		rc = ta_family_job_test(&ctx->cons, t, bitmap);
 		if (run_now && rc == SLURM_SUCCESS) {
-			ta_decide(ctx, job_ptr->job_id, "cons_tres", why);
+			ta_memo_decide(ctx, job_ptr->job_id, "cons_tres", why);
 		} else if (run_now) {
 			char reason[512];
 
@@ -384,6 +384,6 @@ int ta_place_job_test(ta_ctx_t *ctx, const ta_job_test_t *t, int *layout)
 	return rc;
 
 plain:
-	return ta_cons_job_test(&ctx->cons, t, bitmap);
+	return ta_family_job_test(&ctx->cons, t, bitmap);
 }
 
