@@ -632,6 +632,19 @@ def main_cycles(sdiag_path, m):
         m["main_cycles"] = int(c.group(1))
 
 
+def cpu_use(path, m):
+    """CPU seconds of the daemons over the run (slurm_replay.sh's cpu.txt): slurmctld; every slurmd;
+    the prolog/epilog processes slurmd waited for. All on this one machine, so a run whose nodes
+    pay more for prologs and epilogs leaves slurmctld less of the two cores; on a cluster each node
+    pays its own share."""
+    if not os.path.exists(path):
+        return
+    for line in open(path):
+        k, _, v = line.partition(" ")
+        if k in ("slurmctld_cpu", "slurmd_cpu", "slurmd_children_cpu"):
+            m[k] = float(v)
+
+
 def plan_holds(jobs, log_path, all_nodes, m):
     """Nodes free now that backfill's plans hold (DebugFlags=Backfill logs each planned job): a plan
     that starts later keeps its nodes from smaller jobs whose time limits reach past its start.
@@ -782,6 +795,9 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("srun step launch delay, mean (s)", "step_delay_mean", "{:.3f}"),
       ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}"),
       ("main scheduler runs (sdiag)", "main_cycles", "{:.0f}"),
+      ("slurmctld CPU (s)", "slurmctld_cpu", "{:.1f}"),
+      ("slurmd CPU, all nodes (s)", "slurmd_cpu", "{:.1f}"),
+      ("prolog/epilog processes' CPU, all nodes (s)", "slurmd_children_cpu", "{:.1f}"),
       ("trace jobs started by backfill", "bf_starts", "{:.0f}"),
       ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}"),
       ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}"),
@@ -931,6 +947,7 @@ def main():
         plan_holds(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
         small_job_room(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
         main_cycles(os.path.join(out, tag, "sdiag.txt"), res[tag])
+        cpu_use(os.path.join(out, tag, "cpu.txt"), res[tag])
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
                                               os.path.join(out, tag, "netsim"), extra)
@@ -980,6 +997,9 @@ def main():
         ("step launch delay, mean (s)", "step_delay_mean", "{:.3f}", True),
         ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
         ("main scheduler runs (sdiag)", "main_cycles", "{:.0f}", False),
+        ("slurmctld CPU (s)", "slurmctld_cpu", "{:.1f}", True),
+        ("slurmd CPU, all nodes (s)", "slurmd_cpu", "{:.1f}", True),
+        ("prolog/epilog processes' CPU, all nodes (s)", "slurmd_children_cpu", "{:.1f}", True),
         ("trace jobs started by backfill", "bf_starts", "{:.0f}", False),
         ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}", False),
         ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}", False),
