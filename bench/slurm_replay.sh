@@ -25,6 +25,9 @@
 # In both, the batch script runs its work as a step, `srun sleep RT` (the job's N x 8 tasks), so
 # the step launch (and, in whole, spank_topoaware's task hints) is paid as users pay it.
 # A run name may carry a repetition suffix (bare.r2, whole.r2: a separate folder in DIR).
+# Before each cluster stops, the CPU seconds of slurmctld, of every slurmd and of the prolog/epilog
+# processes slurmd waited for go to RUN/cpu.txt: on this one machine they all compete for the same
+# cores, which a real cluster's nodes do not.
 # Then bench/slurm_replay/analyze.py scores the real allocations (scontrol show job) with
 # `topoaware plan --free <exactly the job's nodes>`, compares stock's decisions with the
 # simulator's Slurm tree replica, and reads the select_p_job_test counters from slurmctld.log;
