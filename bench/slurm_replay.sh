@@ -217,7 +217,8 @@ cpu_use() { # RUNDIR
   for f in "$run"/slurmctld.pid "$run"/slurmd.*.pid; do
     [ -f "$f" ] || continue
     pid=$(cat "$f")
-    [ -r "/proc/$pid/stat" ] || continue
+    # A pid file whose daemon is gone may name another process by now.
+    [ -r "/proc/$pid/stat" ] && case $(cat "/proc/$pid/comm") in slurmctld|slurmd) true ;; *) false ;; esac || continue
     # Fields after the ")" that ends the command name: utime is the 12th, then stime, cutime, cstime.
     sed 's/.*) //' "/proc/$pid/stat" | awk -v n="$(basename "$f" .pid)" -v t="$tck" \
       '{ printf "%s %.2f %.2f\n", (n == "slurmctld" ? "slurmctld" : "slurmd"), ($12 + $13) / t, ($14 + $15) / t }'
