@@ -247,6 +247,12 @@ int topoaware_wait_string(uint32_t seconds, char *buf, size_t len) {
 
 int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_request_t *given, uint32_t node_gpus,
                                topoaware_request_t *out, int *kind, char *err, size_t errlen) {
+  return topoaware_complete_request_nvlink(l, given, node_gpus, nullptr, 0, out, kind, err, errlen);
+}
+
+int topoaware_complete_request_nvlink(const topoaware_layout_t *l, const topoaware_request_t *given,
+                                      uint32_t node_gpus, const uint32_t *domain_nodes, uint32_t ndomains,
+                                      topoaware_request_t *out, int *kind, char *err, size_t errlen) {
   static_assert(int(RequestPart::Layout) == TOPOAWARE_ERR_LAYOUT && int(RequestPart::Nodes) == TOPOAWARE_ERR_NODES &&
                     int(RequestPart::Tasks) == TOPOAWARE_ERR_TASKS && int(RequestPart::Gpus) == TOPOAWARE_ERR_GPUS,
                 "enum topoaware_err_kind and RequestPart differ");
@@ -260,9 +266,12 @@ int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_requ
     g.ntasks = given->ntasks;
     g.ntasks_per_node = given->ntasks_per_node;
     g.gpus = given->gpus;
+    std::vector<uint32_t> domains;
+    for (uint32_t i = 0; domain_nodes && i < ndomains; ++i)
+      if (domain_nodes[i] >= 2) domains.push_back(domain_nodes[i]);
     Request r;
     try {
-      r = complete_request(to_cxx(*l), g, node_gpus);
+      r = complete_request(to_cxx(*l), g, node_gpus, domains);
     } catch (const LayoutError &e) {
       if (kind) *kind = int(e.part());
       throw;
