@@ -66,7 +66,7 @@ double ideal_hops(const TopoIndex &ix, uint32_t n, bool ring, uint32_t &lgs, uin
 }  // namespace
 
 JobCost job_cost(const TopoIndex &ix, const std::vector<int> &ordered, const Layout &l, const CostParams &cp) {
-  const JobGeometry geo = job_geometry(l, uint32_t(ordered.size()));
+  const JobGeometry geo = job_geometry(l, uint32_t(ordered.size()), ix.has_domains());
   const uint32_t G = geo.gpus_per_node;
   const double w[4] = {0, path_weight(ix, 1), path_weight(ix, 2), path_weight(ix, 3)};
   const double leaf_w = level_weight(ix, 1);

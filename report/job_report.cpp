@@ -11,7 +11,7 @@
 namespace topoaware {
 
 PlaceQuality job_span(const TopoIndex &ix, const std::vector<int> &ordered, const Layout &layout) {
-  const JobGeometry geo = job_geometry(layout, uint32_t(ordered.size()));
+  const JobGeometry geo = job_geometry(layout, uint32_t(ordered.size()), ix.has_domains());
   const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
   const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
   const uint32_t seg = geo.segment_nodes, n = geo.nodes;
