@@ -114,6 +114,10 @@ const char *topoaware_topo_hash(const topoaware_topo_t *topo) {
 
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo) { return topo ? uint32_t(topo->topo.hosts.size()) : 0; }
 
+uint32_t topoaware_topo_nvlink_domains(const topoaware_topo_t *topo) {
+  return topo ? uint32_t(topo->topo.nvlink_domains.size()) : 0;
+}
+
 int topoaware_topo_rail_optimized(const topoaware_topo_t *topo) { return topo && topo->topo.rail_optimized ? 1 : 0; }
 
 struct topoaware_nvlink {

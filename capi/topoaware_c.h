@@ -40,6 +40,8 @@ int topoaware_topo_save(const topoaware_topo_t *topo, const char *path, char *er
  * routes a hash of its hash and its routes hash (the rank order reads the routes). */
 const char *topoaware_topo_hash(const topoaware_topo_t *topo);
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo);
+/* Multi-node NVLink domains recorded in the topology (0: none). */
+uint32_t topoaware_topo_nvlink_domains(const topoaware_topo_t *topo);
 /* 1 if the fabric is rail-optimized (leaf groups of one leaf per rail), else 0. */
 int topoaware_topo_rail_optimized(const topoaware_topo_t *topo);
 
