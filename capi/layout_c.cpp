@@ -54,7 +54,7 @@ bool valid_order(int order) { return order == TOPOAWARE_ORDER_TP_CP_EP_DP_PP || 
 // The options, declared once (topoaware_option_info); the order is --help's. The usage texts are
 // spank_topoaware(8)'s (man/spank_topoaware.8 says the same).
 const topoaware_option_info_t kOptions[] = {
-    {"tp", "N", "[topoaware] tensor parallel size: GPUs of one TP group, inside one node (NVLink)", TOPOAWARE_OPT_TP},
+    {"tp", "N", "[topoaware] tensor parallel size: GPUs of one TP group, inside one node or one multi-node NVLink domain", TOPOAWARE_OPT_TP},
     {"pp", "N", "[topoaware] pipeline parallel size", TOPOAWARE_OPT_PP},
     {"dp", "N", "[topoaware] data parallel size; the job has tp*cp*dp*pp GPUs, one task per GPU", TOPOAWARE_OPT_DP},
     {"cp", "N", "[topoaware] context parallel size", TOPOAWARE_OPT_CP},

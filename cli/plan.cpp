@@ -29,7 +29,7 @@ void add_plan_command(CLI::App &app, PlanOptions &o) {
   auto *plan = app.add_subcommand("plan", "Show where a job with a parallel layout would be placed now, and its cost");
   o.command = plan;
   plan->add_option("--topology", o.topology, "topology.json to plan on (FILE)")->required()->check(CLI::ExistingFile);
-  plan->add_option("--tp", o.tp, "Tensor parallel size (inside one node)");
+  plan->add_option("--tp", o.tp, "Tensor parallel size (inside one node, or one multi-node NVLink domain)");
   plan->add_option("--pp", o.pp, "Pipeline parallel size");
   plan->add_option("--dp", o.dp, "Data parallel size");
   plan->add_option("--cp", o.cp, "Context parallel size");

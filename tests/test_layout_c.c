@@ -526,7 +526,7 @@ static void test_option_table(void **state) {
   assert_null(topoaware_option_name(1u << 20));
   /* --help's texts, exactly (spank_topoaware(8) and tests/slurm_options.sh read them). */
   assert_string_equal(topoaware_option_info(0)->usage,
-                      "[topoaware] tensor parallel size: GPUs of one TP group, inside one node (NVLink)");
+                      "[topoaware] tensor parallel size: GPUs of one TP group, inside one node or one multi-node NVLink domain");
   assert_string_equal(topoaware_option_info(5)->arginfo, "ORDER");
   assert_string_equal(topoaware_option_info(8)->usage,
                       "[topoaware] NCCL and rank hints in tasks: auto (default), off or print");
