@@ -127,6 +127,7 @@ void ta_nvlink_start(const char *path)
 	snprintf(ta_nv_path, sizeof(ta_nv_path), "%s", path);
 	id = ta_file_id(path);
 	if (!id.ok) {
+		info("%s: %s: %m; no multi-node NVLink domain is known until it exists", TA, path);
 		ta_nv_state = TA_NVLINK_MISSING;
 		ta_nv_id = id;
 		pthread_mutex_unlock(&ta_nv_lock);
@@ -214,6 +215,6 @@ int ta_nvlink_count(uint32_t n, int (*in_set)(uint32_t i, void *arg), const char
 	if (why && state == TA_NVLINK_LOADING)
 		*why = "the topology file's NVLink domains are still being read; submit again in a moment";
 	else if (why && state == TA_NVLINK_MISSING)
-		*why = "the topology file with the NVLink domains could not be read (see slurmctld's log)";
+		*why = "no NVLink domain is known: the topology file is missing or unreadable (see slurmctld's log)";
 	return state;
 }
