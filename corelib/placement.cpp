@@ -567,7 +567,8 @@ PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMod
   q.ideal_leaf_groups = (N + lmax - 1) / lmax;
   q.ideal_pods = (N + pmax - 1) / pmax;
   lg_take_.assign(size_t(ix.leaf_group_count()), 0);
-  std::vector<char> pod_seen(size_t(ix.pod_count()), 0);
+  std::vector<uint8_t> &pod_seen = pod_seen_;  // scratch kept between calls, as the engine's others
+  pod_seen.assign(size_t(ix.pod_count()), 0);
   for (int h : out.nodes) {
     const int g = ix.host_leaf_group(h);
     if (lg_take_[size_t(g)]++ == 0) {

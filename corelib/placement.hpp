@@ -189,6 +189,7 @@ class Placer {
   std::vector<Unit> units_;
   std::vector<int> unit_hosts_, unit_order_, dom_chosen_;
   std::vector<uint32_t> lg_take_;
+  std::vector<uint8_t> pod_seen_;
 };
 
 }  // namespace topoaware
