@@ -123,7 +123,7 @@ wait_final() {
   local deadline=$((SECONDS + $2)) active out
   while :; do
     # (held jobs never end by themselves: they are accounted as not completed)
-    if ! out=$(cluster_run squeue -h -o '%i %r' 2>/dev/null | grep -v 'held' | cut -d' ' -f1); then
+    if ! out=$(cluster_run squeue -h -o '%i %r' 2>/dev/null | awk '!/held/ { print $1 }'); then
       sleep 2; continue
     fi
     active=$(awk 'NR == FNR { want[$1] = 1; next } ($1 in want)' "$1" - <<<"$out" | wc -l)
