@@ -75,7 +75,7 @@ want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
 ROWS=() FAILED=()
 # row FAULT WHAT RESULT: one line of the table
-row() { ROWS+=("$(printf '%-2s %-70s %s' "$1" "$2" "$3")"); }
+row() { ROWS+=("$(printf '%-2s %-70s %s' "$1" "$2" "$3")"); echo "${ROWS[-1]}"; }
 bad() { FAILED+=("$1: $2"); echo "INVARIANT FAILED: $1: $2" >&2; }
 
 # ---- the fabric, its second valid version, the whole install's files ---------------------------
@@ -256,7 +256,10 @@ fault_a() {
     "$pre_lost before the kill, $post_lost after the restart, $holes older than a job found"
   row a "  $kind: recovery after start (killed $((t_start - t_kill)) ms before)" \
     "answers $((t_ping - t_start)) ms$topo_text, queue drained $(((t_done - t_start) / 1000)) s"
-  cluster_run scancel --state=PENDING --quiet >/dev/null 2>&1 || true
+  # What Slurm's recovery left (jobs still running after their end was lost, held jobs) is cancelled,
+  # so that the next fault starts on an empty cluster.
+  cluster_run scancel --user=root --quiet >/dev/null 2>&1 || true
+  ta_wait_for 120 sh -c "[ -z \"\$(${CLUSTER_PREFIX[*]} squeue -h -o %i)\" ]" || echo "fault_run.sh: jobs left after $tag" >&2
   # A node where slurmd refused a reused id is drained by Slurm ("Duplicate jobid"): back into use.
   drained=$(cluster_run sinfo -h -t drain -o %N 2>/dev/null || true)
   if [ -n "$drained" ]; then
@@ -335,7 +338,7 @@ fi
 if want c; then
   log "c: a job on all 64 nodes, then $PENDING layout jobs pending behind it"
   holder=$(cluster_run sbatch --parsable --exclusive -N64 -J c.holder -o /dev/null --wrap 'sleep 36000')
-  cluster_wait_job "$holder" 120 RUNNING >/dev/null
+  cluster_wait_job "$holder" 300 RUNNING >/dev/null
   rm -f "$OUT"/c.sub.* "$OUT"/c.refused.*
   half=$((PENDING / 2))
   t0=$(ms)
