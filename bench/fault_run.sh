@@ -233,7 +233,7 @@ fault_a() {
                      else if ($1 > maxfound) { maxfound = $1; tf = $3 } }
       else if (l) post++; else if (s != "" && !($1 in lostid)) posto++ }
     END { h = 0; for (i in lt) if (i + 0 < maxfound + 0) h++
-          print pre + 0, post + 0, h, (pre ? tk - tf : 0), preo + 0, posto + 0 }' "$OUT/$tag.submitted.other" "$OUT/$tag.submitted")
+          print pre + 0, post + 0, h, (tf ? tk - tf : "all"), preo + 0, posto + 0 }' "$OUT/$tag.submitted.other" "$OUT/$tag.submitted")
   # A job whose id the restarted slurmctld gave again (its state lost the first job of that id) can
   # meet the first one still on its nodes: slurmd refuses the launch and Slurm holds the job
   # ("launch failed requeued held"). That is Slurm's doing: such jobs are counted apart and do not
@@ -252,7 +252,8 @@ fault_a() {
     "acknowledged $total, refused while down $refused (made anyway $extra), completed $done"
   row a "  $kind: not completed, not lost" \
     "$pre_other acknowledged before the kill (running or held after the restart), $post_other after; $reused held on a reused id"
-  row a "  $kind: lost (acknowledged in the last $window ms before the kill)" \
+  [ "$window" = all ] || window="the last $window ms"
+  row a "  $kind: lost (acknowledged in $window before the kill)" \
     "$pre_lost before the kill, $post_lost after the restart, $holes older than a job found"
   row a "  $kind: recovery after start (killed $((t_start - t_kill)) ms before)" \
     "answers $((t_ping - t_start)) ms$topo_text, queue drained $(((t_done - t_start) / 1000)) s"
