@@ -86,7 +86,8 @@ bad() { FAILED+=("$1: $2"); echo "INVARIANT FAILED: $1: $2" >&2; }
 hash_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hash"])' "$1" 2>/dev/null || echo "?"; }
 HASH_A=$(hash_of "$OUT/topology.json") HASH_B=$(hash_of "$OUT/topology-b.json")
 [ "$HASH_A" != "$HASH_B" ] || { echo "fault_run.sh: the two topologies have one hash" >&2; exit 1; }
-mkdir -m 0755 -p "$OUT/spank-state" "$OUT/plugins"
+mkdir -p "$OUT/spank-state" "$OUT/plugins"
+chmod 0755 "$OUT/spank-state"
 echo "required $SPANK state_dir=$OUT/spank-state" >"$OUT/plugstack.conf"
 ln -sf "$SELDIR/select_cons_tres_topoaware.so" "$JOBSUB" "$OUT/plugins/"
 echo "StatusInterval=1" >"$OUT/topoaware.conf"
@@ -183,7 +184,7 @@ start_whole() {
 # fault_a KIND (bare: stock Slurm, the same jobs without --tp/--pp/--dp, the baseline; whole)
 fault_a() {
   local kind=$1 tag=a-$1 half before_kill t_kill t_start t_ping t_topo t_done nlog refused total
-  local s1 s2 lost done other extra pre_lost post_lost holes window h e f topo_text reused="" pre_other post_other
+  local s1 s2 lost ndone other extra pre_lost post_lost holes window h f topo_text reused="" pre_other post_other
 
   log "$tag: $BURST layout jobs from 2 submitters; slurmctld killed -9 after $((BURST / 3))"
   rm -f "$OUT/$tag".sub.* "$OUT/$tag".refused.* "$OUT/$tag.killed"
@@ -220,7 +221,7 @@ fault_a() {
   wait_final "$OUT/$tag.post" 600 || bad "$tag" "jobs acknowledged after the restart still active after 600 s"
   t_done=$(ms)
   wait_final "$OUT/$tag.submitted" 60 || true
-  read -r lost done other < <(account "$OUT/$tag.submitted")
+  read -r lost ndone other < <(account "$OUT/$tag.submitted")
   total=$(wc -l <"$OUT/$tag.submitted")
   extra=$(unclaimed "$OUT/$tag.submitted" "$tag")
   # Which were lost: acknowledged before the kill (pre) or after the restart (post); a lost pre-kill
@@ -245,11 +246,11 @@ fault_a() {
     [ "$post_lost" = 0 ] || bad "$tag" "$post_lost jobs acknowledged after the restart lost"
     [ "$holes" = 0 ] || bad "$tag" "$holes lost jobs are older than a job found again (not slurmctld's unsaved tail)"
     [ "$post_other" = 0 ] || bad "$tag" "$post_other jobs acknowledged after the restart did not complete"
-    read -r h e < <(status_hash)
+    read -r h _ < <(status_hash)
     [ "$h" = "$HASH_A" ] || bad "$tag" "status file books topology $h, not $HASH_A"
   fi
   row a "$kind: slurmctld -9 at $before_kill/$BURST acknowledged, restarted" \
-    "acknowledged $total, refused while down $refused (made anyway $extra), completed $done"
+    "acknowledged $total, refused while down $refused (made anyway $extra), completed $ndone"
   row a "  $kind: not completed, not lost" \
     "$pre_other acknowledged before the kill (running or held after the restart), $post_other after; $reused held on a reused id"
   [ "$window" = all ] || window="the last $window ms"
@@ -320,15 +321,15 @@ if want b; then
     case $st in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|BOOT_FAIL|OUT_OF_MEMORY|DEADLINE) break ;; esac
     sleep 1
   done
-  read -r lost done other < <(account "$OUT/b.submitted")
+  read -r lost ndone other < <(account "$OUT/b.submitted")
   restarts=$(cluster_run scontrol -o show job "$id" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')
   [ "$lost" = 0 ] || bad b "job $id lost"
-  [ "$done" = 1 ] || bad b "job $id ended $(cluster_job_state "$id")"
-  read -r h e < <(status_hash)
+  [ "$ndone" = 1 ] || bad b "job $id ended $(cluster_job_state "$id")"
+  read -r h _ < <(status_hash)
   [ "$h" = "$HASH_A" ] || bad b "status file books topology $h, not $HASH_A"
   f=$(ctld_fatal); [ -z "$f" ] || bad b "slurmctld logged: $f"
   row b "slurmd of $victim -9 under 16-node job $id" \
-    "job $st_after when the node went down, requeued $restarts x, lost $lost, completed $done"
+    "job $st_after when the node went down, requeued $restarts x, lost $lost, completed $ndone"
   rerun_text=never
   [ -z "$t_rerun" ] || rerun_text="$((t_rerun - t_restart)) ms after it"
   row b "  recovery" "node down $((t_down - t_kill)) ms after the kill; idle $((t_back - t_restart)) ms after slurmd restart; job running again $rerun_text"
@@ -388,7 +389,7 @@ if want c; then
   cluster_run scancel "$holder"
   wait_final "$OUT/c.submitted" 1800 || bad c "jobs still active after 1800 s"
   t_done=$(ms)
-  read -r lost done other < <(account "$OUT/c.submitted")
+  read -r lost ndone other < <(account "$OUT/c.submitted")
   [ "$lost" = 0 ] || bad c "$lost of $total jobs lost: $(head -3 "$OUT/c.submitted.other" | tr '\n' ' ')"
   [ "$other" = 0 ] || bad c "$other jobs did not complete: $(head -3 "$OUT/c.submitted.other" | tr '\n' ' ')"
   f=$(ctld_fatal); [ -z "$f" ] || bad c "slurmctld logged: $f"
@@ -396,7 +397,7 @@ if want c; then
     "RPC $r1 ms, refusal logged after $i1 ms; previous topology kept ($([ "$h1" = "$HASH_A" ] && echo yes || echo NO))"
   row c "valid new topology.json + reconfigure, $p2 pending" \
     "RPC $r2 ms, loaded after $i2 ms; new topology in use ($([ "$h2" = "$HASH_B" ] && echo yes || echo NO))"
-  row c "  the $total jobs after the holder ended" "lost $lost, completed $done, other $other; drained in $(((t_done - t0) / 1000)) s"
+  row c "  the $total jobs after the holder ended" "lost $lost, completed $ndone, other $other; drained in $(((t_done - t0) / 1000)) s"
   log "c: done"
 fi
 cluster_stop
