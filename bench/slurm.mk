@@ -46,3 +46,13 @@ bench-queue-load: topoaware$(EXEEXT) $(taselect_LTLIBRARIES) $(slurmplugin_LTLIB
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  bash $(abs_top_srcdir)/bench/queue_load.sh $(BENCH_QUEUE_ARGS)
 .PHONY: bench-queue-load
+
+# Faults on the whole install (64 localhost slurmd): slurmctld killed -9 in a burst of layout
+# submissions, a slurmd killed under a running job, a truncated then a new topology with 1,000 jobs
+# pending, discovery while ibsim cables flap; a table, exit 1 if an invariant fails (bench/README.md,
+# bench/RESULTS.md). Root, ibsim for the last; `make bench-fault BENCH_FAULT_ARGS="--only a,c"`.
+dist_noinst_SCRIPTS += bench/fault_run.sh
+bench-fault: topoaware$(EXEEXT) $(taselect_LTLIBRARIES) $(slurmplugin_LTLIBRARIES)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  bash $(abs_top_srcdir)/bench/fault_run.sh $(BENCH_FAULT_ARGS)
+.PHONY: bench-fault

@@ -4,7 +4,9 @@
 # whose topology.json is a generated fat tree of --hosts hosts (default 200000), touched before each
 # reconfigure so that it is parsed again. Per run: how long `scontrol reconfigure` takes (slurmctld
 # holds its write locks for that), the slowest `squeue` answer while it runs (one every 50 ms: what
-# users see), and how long until the plugin logs the topology loaded. Builds, each on its own cluster,
+# users see), how long until the plugin logs the topology loaded, and slurmctld's resident memory:
+# its peak (VmHWM: the start-up load, the reloads and the last good copy each load saves) and what
+# it settles to once the load is done (VmRSS). Builds, each on its own cluster,
 # RUNS times:
 #   topoaware    the build tree's select_cons_tres_topoaware.so (topology loaded off the locks),
 #   baseline     another build of it (--baseline-select SO, e.g. one built from an earlier commit),
@@ -47,7 +49,8 @@ t0=$SECONDS
 echo "# topology.json: $(du -h "$work/topology.json" | cut -f1) in $((SECONDS - t0)) s"
 
 ms() { date +%s%3N; }
-declare -A RECONF SLOWEST LOADED
+declare -A RECONF SLOWEST LOADED PEAK SETTLED
+rss_mb() { awk -v k="$1:" '$1 == k { printf "%d", $2 / 1024 }' "/proc/$CLUSTER_CTLD_PID/status" 2>/dev/null || echo 0; }
 # measure NAME SELECTTYPE PLUGINDIR
 measure() {
   local name=$1 seltype=$2 dir=$3 r t0 t1 probe_pid before loaded
@@ -82,8 +85,10 @@ measure() {
     RECONF[$name]+="$((t1 - t0)) "
     SLOWEST[$name]+="$(sort -n "$work/probe" | tail -1) "
     LOADED[$name]+="$loaded "
+    PEAK[$name]+="$(rss_mb VmHWM) "
+    SETTLED[$name]+="$(rss_mb VmRSS) "
     echo "# $name run $r: reconfigure $((t1 - t0)) ms, slowest squeue $(sort -n "$work/probe" | tail -1) ms," \
-      "loaded after $loaded ms"
+      "loaded after $loaded ms, slurmctld RSS peak $(rss_mb VmHWM) MB, now $(rss_mb VmRSS) MB"
   done
   cluster_stop
 }
@@ -104,12 +109,13 @@ stats() {
 }
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 echo
-echo "topology of $((leaves * 64)) hosts, $runs runs each; median (min-max) in ms"
-printf '%-12s %-22s %-22s %-22s\n' build "scontrol reconfigure" "slowest squeue" "topology in place"
+echo "topology of $((leaves * 64)) hosts, $runs runs each; median (min-max) in ms, slurmctld RSS in MB"
+printf '%-12s %-22s %-22s %-22s %-20s %-20s\n' build "scontrol reconfigure" "slowest squeue" "topology in place" \
+  "RSS peak" "RSS settled"
 for n in topoaware baseline passthrough; do
   [ -n "${RECONF[$n]:-}" ] || continue
-  printf '%-12s %-22s %-22s %-22s\n' "$n" "$(stats "${RECONF[$n]}")" "$(stats "${SLOWEST[$n]}")" \
-    "$(stats "${LOADED[$n]}")"
+  printf '%-12s %-22s %-22s %-22s %-20s %-20s\n' "$n" "$(stats "${RECONF[$n]}")" "$(stats "${SLOWEST[$n]}")" \
+    "$(stats "${LOADED[$n]}")" "$(stats "${PEAK[$n]}")" "$(stats "${SETTLED[$n]}")"
 done
 p=$(median "${RECONF[passthrough]}")
 for n in topoaware baseline; do
