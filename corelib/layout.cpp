@@ -64,16 +64,15 @@ std::string layout_product(const Layout &l) {
   return s;
 }
 
-// tp values that fit nodes of g GPUs: the divisors of g, and where multi-node NVLink domains of
-// `domain_nodes` nodes exist, g times each divisor (>= 2) of a domain's node count. Ascending.
-std::vector<uint64_t> fitting_tp(uint32_t g, const std::vector<uint32_t> &domain_nodes) {
-  std::vector<uint64_t> v = divisors(g);
-  for (uint32_t s : domain_nodes)
-    for (uint64_t d : divisors(s))
-      if (d >= 2) v.push_back(uint64_t(g) * d);
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
+// The tp values that fit nodes of g GPUs, as advice: the divisors of g (inside a node) and, where
+// multi-node NVLink domains exist, the multiples of g up to the largest domain (whole nodes of one
+// domain; a domain need not split evenly into TP groups: the nodes left over serve other jobs).
+std::string fitting_tp_text(uint32_t g, uint32_t largest_domain_nodes) {
+  std::string s = "use tp=" + list_values(divisors(g));
+  if (largest_domain_nodes >= 2)
+    s += ", or a multiple of " + std::to_string(g) + " up to " + std::to_string(uint64_t(g) * largest_domain_nodes) +
+         " (whole nodes of one NVLink domain)";
+  return s;
 }
 
 // The tp check. `source` is empty for the nodes' own GPU count, else the option that set the GPUs
@@ -86,22 +85,17 @@ void check_tp(const Layout &l, uint32_t g, const std::string &source, uint32_t n
                                           : "the job asks for " + gs + " GPUs per node (" + source + "=" + gs + ")";
   if (l.tp > g && !domain_nodes.empty() && node_gpus != 0 && g == node_gpus) {
     // A TP group spanning nodes: whole nodes of one domain, never a node shared with another group.
-    const std::string ok = "use tp=" + list_values(fitting_tp(g, domain_nodes));
+    uint32_t largest = 0;
+    for (uint32_t s : domain_nodes) largest = std::max(largest, s);
+    const std::string ok = fitting_tp_text(g, largest);
     if (l.tp % g != 0)
       throw LayoutError("tp=" + tps + " is more than the " + gs + " GPUs of a node but not a multiple of " + gs +
                             ", so a node would hold parts of two TP groups; " + ok,
                         RequestPart::Gpus);
     const uint32_t k = l.tp / g;
-    uint32_t largest = 0;
-    bool fits = false;
-    for (uint32_t s : domain_nodes) {
-      largest = std::max(largest, s);
-      fits = fits || (s >= 2 && s % k == 0);
-    }
-    if (!fits)
+    if (largest < k)
       throw LayoutError("tp=" + tps + " spans " + std::to_string(k) + " nodes of " + gs +
-                            " GPUs, which must lie in one NVLink domain and split it into whole TP groups; the "
-                            "largest NVLink domain here has " +
+                            " GPUs, which must lie in one NVLink domain; the largest NVLink domain here has " +
                             std::to_string(uint64_t(largest) * g) + " GPUs (" + std::to_string(largest) +
                             " nodes of " + gs + "): " + ok,
                         RequestPart::Gpus);

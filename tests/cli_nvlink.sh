@@ -72,12 +72,15 @@ grep -qx 'Nodes: n\[0001-0008\]' "$tmp/p1" || fail "plan tp=8: $(cat "$tmp/p1")"
 grep -q '^Placement: ideal' "$tmp/p1" || fail "plan tp=8 not ideal"
 "$bin" plan --topology "$tmp/g.json" --tp 8 --dp 12 --gpus-per-node 4 --busy 'n[0001-0003]' >"$tmp/p2" || fail "plan 24"
 grep -qx 'Nodes: n\[0004-0009,0019-0036\]' "$tmp/p2" || fail "plan tp=8 dp=12: $(cat "$tmp/p2")"
-"$bin" plan --topology "$tmp/g.json" --tp 16 --gpus-per-node 4 >"$tmp/p3" 2>&1 && fail "plan tp=16 accepted"
-grep -q 'tp=16 spans 4 nodes of 4 GPUs.*72 GPUs (18 nodes of 4): use tp=1, 2, 4, 8, 12, 24, 36 or 72' "$tmp/p3" \
-  || fail "plan tp=16: $(cat "$tmp/p3")"
+"$bin" plan --topology "$tmp/g.json" --tp 76 --gpus-per-node 4 >"$tmp/p3" 2>&1 && fail "plan tp=76 accepted"
+grep -q 'tp=76 spans 19 nodes of 4 GPUs.*72 GPUs (18 nodes of 4): use tp=1, 2 or 4, or a multiple of 4 up to 72' "$tmp/p3" \
+  || fail "plan tp=76: $(cat "$tmp/p3")"
+# tp=16 (4 trays) on domains of 18: four TP groups in one domain, two trays left.
+"$bin" plan --topology "$tmp/g.json" --tp 16 --dp 4 --gpus-per-node 4 >"$tmp/p5" || fail "plan tp=16 dp=4"
+grep -qx 'Nodes: n\[0001-0016\]' "$tmp/p5" || fail "plan tp=16 dp=4: $(cat "$tmp/p5")"
 "$bin" plan --topology "$tmp/plain.json" --tp 8 --gpus-per-node 4 >"$tmp/p4" 2>&1 && fail "tp=8 accepted without domains"
 grep -q 'tp=8 needs 8 GPUs in one NVLink domain but nodes have 4 GPUs' "$tmp/p4" || fail "no domains: $(cat "$tmp/p4")"
-echo "ok: plan keeps TP groups inside NVLink domains and refuses tp that no domain splits into"
+echo "ok: plan keeps TP groups inside NVLink domains and refuses a tp larger than every domain"
 
 bad() {  # bad LINE NEEDLE
   printf 'n0001: nvlink none\n%s\n' "$1" >"$tmp/bad"

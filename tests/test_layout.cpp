@@ -199,26 +199,31 @@ void test_validate_tp_nvlink(void **) {
   validate_tp_fits(L(8, 1, 1), 4, nvl72);   // 2 nodes of one domain
   validate_tp_fits(L(72, 1, 1), 4, nvl72);  // the whole domain
   validate_tp_fits(L(12, 1, 1), 4, nvl72);  // 3 nodes: 18 splits into 6 groups
+  validate_tp_fits(L(16, 1, 1), 4, nvl72);  // 4 nodes: 4 groups in a domain, 2 trays left for other jobs
   validate_tp_fits(L(4, 1, 1), 4, nvl72);   // inside a node, as always
   validate_tp_fits(L(8, 1, 1), 4, pairs);
   assert_int_equal(tp_group_nodes(L(16, 1, 1), 4), 4);
   assert_int_equal(tp_group_nodes(L(4, 1, 1), 4), 1);
   assert_int_equal(tp_group_nodes(L(2, 1, 1), 4), 1);
-  // tp=16 does not split 18 nodes into whole groups of 4: the sizes that do are named.
-  expect_error([&] { validate_tp_fits(L(16, 1, 1), 4, nvl72); },
-               "tp=16 spans 4 nodes of 4 GPUs, which must lie in one NVLink domain and split it into whole TP "
-               "groups; the largest NVLink domain here has 72 GPUs (18 nodes of 4): use tp=1, 2, 4, 8, 12, 24, 36 "
-               "or 72");
+  // tp=76 is 19 nodes: more than a domain; the sizes that fit are named.
+  expect_error([&] { validate_tp_fits(L(76, 1, 1), 4, nvl72); },
+               "tp=76 spans 19 nodes of 4 GPUs, which must lie in one NVLink domain; the largest NVLink domain "
+               "here has 72 GPUs (18 nodes of 4): use tp=1, 2 or 4, or a multiple of 4 up to 72 (whole nodes of "
+               "one NVLink domain)");
+  expect_error([&] { validate_tp_fits(L(10, 1, 1), 4, nvl72); }, "not a multiple of 4");
   // tp=16 where domains are 2 nodes: at most tp=8.
   expect_error([&] { validate_tp_fits(L(16, 1, 1), 4, pairs); },
-               "the largest NVLink domain here has 8 GPUs (2 nodes of 4): use tp=1, 2, 4 or 8");
+               "the largest NVLink domain here has 8 GPUs (2 nodes of 4): use tp=1, 2 or 4, or a multiple of 4 up "
+               "to 8");
   expect_error([&] { validate_tp_fits(L(144, 1, 1), 4, nvl72); }, "tp=144 spans 36 nodes of 4 GPUs");
   // not a multiple of a node: a node would hold parts of two groups
   expect_error([&] { validate_tp_fits(L(6, 1, 1), 4, nvl72); },
                "tp=6 is more than the 4 GPUs of a node but not a multiple of 4");
-  // the partition's share of a domain counts (9 nodes of a domain: tp=12 fits, tp=8 does not)
+  // the partition's share of a domain counts (9 nodes of a domain: tp=36 fits, tp=40 does not)
   validate_tp_fits(L(12, 1, 1), 4, {9});
-  expect_error([&] { validate_tp_fits(L(8, 1, 1), 4, {9}); }, "(9 nodes of 4): use tp=1, 2, 4, 12 or 36");
+  validate_tp_fits(L(8, 1, 1), 4, {9});  // 4 pairs, one tray left for another job
+  validate_tp_fits(L(36, 1, 1), 4, {9});
+  expect_error([&] { validate_tp_fits(L(40, 1, 1), 4, {9}); }, "(9 nodes of 4): use tp=1, 2 or 4, or a multiple of 4 up to 36");
   // no multi-node domain: today's message
   expect_error([&] { validate_tp_fits(L(8, 1, 1), 4, {}); },
                "tp=8 needs 8 GPUs in one NVLink domain but nodes have 4 GPUs; use tp=4 or less");
@@ -253,7 +258,7 @@ void test_complete_nvlink(void **) {
                "a TP group spans the nodes of an NVLink domain only when it uses all 4 GPUs of each");
   expect_error([&] { Request g; g.nodes = 8; complete_request(L(8, 1, 1), g, 4, nvl72); },
                "-N 8 gives 1 GPUs per node, which does not hold whole TP groups of tp=8");
-  expect_error([&] { complete_request(L(16, 1, 2), Request{}, 4, nvl72); }, "split it into whole TP groups");
+  expect_error([&] { complete_request(L(80, 1, 2), Request{}, 4, nvl72); }, "must lie in one NVLink domain");
   // without domains nothing changes
   expect_error([&] { complete_request(L(8, 1, 4), Request{}, 4); }, "tp=8 needs 8 GPUs in one NVLink domain");
   expect_error([&] { complete_request(L(8, 1, 4), Request{}, 4, {}); }, "use tp=4 or less");

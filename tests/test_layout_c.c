@@ -365,9 +365,9 @@ static void test_complete_nvlink(void **state) {
   assert_int_equal(out.nodes, 8);
   assert_int_equal(out.gpus_per_node, 4);
   assert_int_equal(out.ntasks_per_node, 4);
-  l = L(16, 1, 1);
+  l = L(76, 1, 1);
   assert_int_equal(topoaware_complete_request_nvlink(&l, &none, 4, nvl72, 4, &out, &kind, err, sizeof(err)), -1);
-  assert_contains(err, "the largest NVLink domain here has 72 GPUs (18 nodes of 4): use tp=1, 2, 4, 8, 12, 24, 36 or 72");
+  assert_contains(err, "the largest NVLink domain here has 72 GPUs (18 nodes of 4): use tp=1, 2 or 4, or a multiple of 4 up to 72");
   assert_int_equal(kind, TOPOAWARE_ERR_GPUS);
   /* no domains: as topoaware_complete_request */
   l = L(8, 1, 4);

@@ -85,7 +85,7 @@ void test_tp16_small_domains(void **) {
     fail_msg("tp=16 accepted on domains of 2 nodes");
   } catch (const LayoutError &e) {
     assert_non_null(std::strstr(e.what(), "tp=16 spans 4 nodes of 4 GPUs"));
-    assert_non_null(std::strstr(e.what(), "the largest NVLink domain here has 8 GPUs (2 nodes of 4): use tp=1, 2, 4 or 8"));
+    assert_non_null(std::strstr(e.what(), "the largest NVLink domain here has 8 GPUs (2 nodes of 4): use tp=1, 2 or 4, or a multiple of 4 up to 8"));
   }
   complete_request(J(8, 1, 1).layout, Request{}, 4, sizes);  // a pair fits
   TopoIndex ix(t);
