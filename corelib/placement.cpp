@@ -253,6 +253,18 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
     for (const Piece &p : pieces_) q.degraded_uplinks += ix.leaf_group_uplink_factor(p.leaf_group) - 1;
 }
 
+int Placer::pick_island(uint32_t n) {
+  const TopoIndex &ix = *index_;
+  if (ix.island_count() < 2) return 0;
+  island_free_.assign(size_t(ix.island_count()), 0);
+  for (int p = 0; p < ix.pod_count(); ++p)
+    if (ix.pod_island(p) >= 0) island_free_[size_t(ix.pod_island(p))] += pod_free_[size_t(p)];
+  int best = -1;
+  for (int i = 0; i < ix.island_count(); ++i)
+    if (island_free_[size_t(i)] >= n && (best < 0 || island_free_[size_t(i)] < island_free_[size_t(best)])) best = i;
+  return best;
+}
+
 template <class Usable>
 PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
                         const Usable &usable) {
@@ -378,11 +390,15 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
     if (settled()) break;
   }
   // Several pods: chosen best-fit by whole segments (by nodes when segments cannot all be whole),
-  // the same rule as for leaf groups, then leaf groups across them.
-  if (ix.pod_count() > 1 && !settled()) {
+  // the same rule as for leaf groups, then leaf groups across them. Only pods of one part of the
+  // fabric (TopoIndex islands: no path joins two parts): the part with the fewest candidates that
+  // still holds the job (best fit, as pods; -1 when none does: no block).
+  const int island = pick_island(N);
+  if (ix.pod_count() > 1 && !settled() && island >= 0) {
     opts_.clear();
     uint64_t seg_total = 0;
     for (int p = 0; p < ix.pod_count(); ++p) {
+      if (ix.island_count() > 1 && ix.pod_island(p) != island) continue;
       uint32_t k = 0;
       for (int g : ix.pod_leaf_groups(p)) k += lg_count_[size_t(g)] / seg;
       seg_total += k;
@@ -417,7 +433,7 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
         if (lg_count_[size_t(g)]) region_.push_back(g);
     consider(region_);
   }
-  if (!have_best) return out.status = PlaceStatus::NoNodes;  // unreachable: total >= N
+  if (!have_best) return out.status = PlaceStatus::NoBlock;  // no part of the fabric holds the job
 
   // The nodes: in each chosen leaf group, those with the fewest free GPUs (best fit), then by
   // canonical order. Only the chosen groups' hosts are visited, in canonical order (groups by pod,
