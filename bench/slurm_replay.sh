@@ -25,6 +25,9 @@
 # In both, the batch script runs its work as a step, `srun sleep RT` (the job's N x 8 tasks), so
 # the step launch (and, in whole, spank_topoaware's task hints) is paid as users pay it.
 # A run name may carry a repetition suffix (bare.r2, whole.r2: a separate folder in DIR).
+# Before each cluster stops, the CPU seconds of slurmctld, of every slurmd and of the prolog/epilog
+# processes slurmd waited for go to RUN/cpu.txt: on this one machine they all compete for the same
+# cores, which a real cluster's nodes do not.
 # Then bench/slurm_replay/analyze.py scores the real allocations (scontrol show job) with
 # `topoaware plan --free <exactly the job's nodes>`, compares stock's decisions with the
 # simulator's Slurm tree replica, and reads the select_p_job_test counters from slurmctld.log;
@@ -204,6 +207,26 @@ setup() {
 # Time limit in minutes for a runtime in seconds: Slurm's limits are whole minutes.
 limit_min() { awk -v r="$1" 'BEGIN { m = int((r + 15) / 60); if (m * 60 < r + 15) m++; print m }'; }
 
+# CPU seconds the daemons used, read before they stop (/proc/PID/stat: utime stime cutime cstime).
+# slurmd's children are the prolog/epilog processes it waits for (`slurmstepd spank prolog|epilog`, an
+# Epilog= script); job steps' slurmstepd are not among them (they detach). On this one machine all of
+# it competes with slurmctld; on a cluster each node pays its own share.
+cpu_use() { # RUNDIR
+  local run=$1 tck f pid
+  tck=$(getconf CLK_TCK)
+  for f in "$run"/slurmctld.pid "$run"/slurmd.*.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    # A pid file whose daemon is gone may name another process by now.
+    [ -r "/proc/$pid/stat" ] && case $(cat "/proc/$pid/comm") in slurmctld|slurmd) true ;; *) false ;; esac || continue
+    # Fields after the ")" that ends the command name: utime is the 12th, then stime, cutime, cstime.
+    sed 's/.*) //' "/proc/$pid/stat" | awk -v n="$(basename "$f" .pid)" -v t="$tck" \
+      '{ printf "%s %.2f %.2f\n", (n == "slurmctld" ? "slurmctld" : "slurmd"), ($12 + $13) / t, ($14 + $15) / t }'
+  done | awk '{ u[$1] += $2; c[$1] += $3; k[$1]++ }
+    END { printf "slurmctld_cpu %.2f\nslurmd_cpu %.2f\nslurmd_children_cpu %.2f\nslurmd_count %d\n",
+          u["slurmctld"] + c["slurmctld"], u["slurmd"], c["slurmd"], k["slurmd"] }'
+}
+
 # ---- one replay ----------------------------------------------------------------------------------
 # The kind of run (set before replay): R_PLUGDIR (empty: Slurm's own plugins only), R_PLUGSTACK,
 # R_JOBSUB (yes: JobSubmitPlugins=topoaware), R_LAYOUT (yes: layout jobs carry --tp/--pp/--dp),
@@ -274,6 +297,7 @@ replay() { # TAG SELECTTYPE DEBUG TRACE
   cluster_run scontrol -o show job >"$dir/jobs.txt"
   echo "$tag end $(date -Is) load average: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/load.txt"
   cluster_run sdiag >"$dir/sdiag.txt" 2>&1 || true
+  cpu_use "$dir/cluster/run" >"$dir/cpu.txt" || true
   log "$tag: done ($(wc -l <"$dir/jobs.txt") job records); stopping (the counters line is logged at shutdown)"
   cluster_stop
   cp "$dir/cluster/log/slurmctld.log" "$dir/slurmctld.log"

@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "c_api_util.hpp"
@@ -113,7 +114,44 @@ const char *topoaware_topo_hash(const topoaware_topo_t *topo) {
 
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo) { return topo ? uint32_t(topo->topo.hosts.size()) : 0; }
 
+uint32_t topoaware_topo_nvlink_domains(const topoaware_topo_t *topo) {
+  return topo ? uint32_t(topo->topo.nvlink_domains.size()) : 0;
+}
+
 int topoaware_topo_rail_optimized(const topoaware_topo_t *topo) { return topo && topo->topo.rail_optimized ? 1 : 0; }
+
+struct topoaware_nvlink {
+  std::unordered_map<std::string, int> domain;  // hosts of multi-node domains only
+  uint32_t domains = 0;
+};
+
+topoaware_nvlink_t *topoaware_nvlink_from_topo(const topoaware_topo_t *topo, char *err, size_t errlen) {
+  return c_boundary<topoaware_nvlink_t *>(err, errlen, nullptr, [&] {
+    if (!topo) throw LayoutError("no topology");
+    auto nv = std::make_unique<topoaware_nvlink>();
+    const Topology &t = topo->topo;
+    for (const NvlinkDomain &d : t.nvlink_domains) {
+      if (d.hosts.size() < 2) continue;  // NVLink inside one node: no TP group spans nodes there
+      for (int h : d.hosts) nv->domain.emplace(t.hosts[size_t(h)].name, int(nv->domains));
+      ++nv->domains;
+    }
+    return nv.release();
+  });
+}
+
+void topoaware_nvlink_free(topoaware_nvlink_t *nv) { delete nv; }
+
+uint32_t topoaware_nvlink_domains(const topoaware_nvlink_t *nv) { return nv ? nv->domains : 0; }
+
+int topoaware_nvlink_domain_of(const topoaware_nvlink_t *nv, const char *host) {
+  if (!nv || !host) return -1;
+  try {
+    const auto it = nv->domain.find(host);
+    return it == nv->domain.end() ? -1 : it->second;
+  } catch (...) {  // the key's copy could not be allocated: not known
+    return -1;
+  }
+}
 
 topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                                             char *err, size_t errlen) {

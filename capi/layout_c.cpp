@@ -54,7 +54,7 @@ bool valid_order(int order) { return order == TOPOAWARE_ORDER_TP_CP_EP_DP_PP || 
 // The options, declared once (topoaware_option_info); the order is --help's. The usage texts are
 // spank_topoaware(8)'s (man/spank_topoaware.8 says the same).
 const topoaware_option_info_t kOptions[] = {
-    {"tp", "N", "[topoaware] tensor parallel size: GPUs of one TP group, inside one node (NVLink)", TOPOAWARE_OPT_TP},
+    {"tp", "N", "[topoaware] tensor parallel size: GPUs of one TP group, inside one node or one multi-node NVLink domain", TOPOAWARE_OPT_TP},
     {"pp", "N", "[topoaware] pipeline parallel size", TOPOAWARE_OPT_PP},
     {"dp", "N", "[topoaware] data parallel size; the job has tp*cp*dp*pp GPUs, one task per GPU", TOPOAWARE_OPT_DP},
     {"cp", "N", "[topoaware] context parallel size", TOPOAWARE_OPT_CP},
@@ -247,6 +247,12 @@ int topoaware_wait_string(uint32_t seconds, char *buf, size_t len) {
 
 int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_request_t *given, uint32_t node_gpus,
                                topoaware_request_t *out, int *kind, char *err, size_t errlen) {
+  return topoaware_complete_request_nvlink(l, given, node_gpus, nullptr, 0, out, kind, err, errlen);
+}
+
+int topoaware_complete_request_nvlink(const topoaware_layout_t *l, const topoaware_request_t *given,
+                                      uint32_t node_gpus, const uint32_t *domain_nodes, uint32_t ndomains,
+                                      topoaware_request_t *out, int *kind, char *err, size_t errlen) {
   static_assert(int(RequestPart::Layout) == TOPOAWARE_ERR_LAYOUT && int(RequestPart::Nodes) == TOPOAWARE_ERR_NODES &&
                     int(RequestPart::Tasks) == TOPOAWARE_ERR_TASKS && int(RequestPart::Gpus) == TOPOAWARE_ERR_GPUS,
                 "enum topoaware_err_kind and RequestPart differ");
@@ -260,9 +266,12 @@ int topoaware_complete_request(const topoaware_layout_t *l, const topoaware_requ
     g.ntasks = given->ntasks;
     g.ntasks_per_node = given->ntasks_per_node;
     g.gpus = given->gpus;
+    std::vector<uint32_t> domains;
+    for (uint32_t i = 0; domain_nodes && i < ndomains; ++i)
+      if (domain_nodes[i] >= 2) domains.push_back(domain_nodes[i]);
     Request r;
     try {
-      r = complete_request(to_cxx(*l), g, node_gpus);
+      r = complete_request(to_cxx(*l), g, node_gpus, domains);
     } catch (const LayoutError &e) {
       if (kind) *kind = int(e.part());
       throw;

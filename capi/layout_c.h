@@ -118,6 +118,14 @@ enum topoaware_err_kind { TOPOAWARE_ERR_LAYOUT = 0, TOPOAWARE_ERR_NODES, TOPOAWA
 int topoaware_complete_request(const topoaware_layout_t *layout, const topoaware_request_t *given,
                                uint32_t node_gpus, topoaware_request_t *out, int *kind, char *err, size_t errlen);
 
+/* The same where the partition's nodes share multi-node NVLink domains: domain_nodes[0..ndomains)
+ * is the number of the partition's nodes in each such domain (topoaware_nvlink_domain_of counts
+ * them; none: NVLink inside nodes only, as topoaware_complete_request). A TP group may then span
+ * the nodes of a domain (tp a multiple of node_gpus that divides the GPUs of one of them). */
+int topoaware_complete_request_nvlink(const topoaware_layout_t *layout, const topoaware_request_t *given,
+                                      uint32_t node_gpus, const uint32_t *domain_nodes, uint32_t ndomains,
+                                      topoaware_request_t *out, int *kind, char *err, size_t errlen);
+
 /* topoaware.conf(5). */
 typedef struct topoaware_conf topoaware_conf_t;
 /* Loads `path` (NULL: the default path, see topoaware_conf_default_path). A missing file gives

@@ -40,8 +40,22 @@ int topoaware_topo_save(const topoaware_topo_t *topo, const char *path, char *er
  * routes a hash of its hash and its routes hash (the rank order reads the routes). */
 const char *topoaware_topo_hash(const topoaware_topo_t *topo);
 uint32_t topoaware_topo_hosts(const topoaware_topo_t *topo);
+/* Multi-node NVLink domains recorded in the topology (0: none). */
+uint32_t topoaware_topo_nvlink_domains(const topoaware_topo_t *topo);
 /* 1 if the fabric is rail-optimized (leaf groups of one leaf per rail), else 0. */
 int topoaware_topo_rail_optimized(const topoaware_topo_t *topo);
+
+/* The multi-node NVLink domains of a topology (GB200/GB300 NVL72), by host name, for
+ * job_submit/topoaware's tp check: only the names of hosts in such domains are kept, so the copy is
+ * small beside the topology it came from (which may be freed). NULL on error (out of memory). */
+typedef struct topoaware_nvlink topoaware_nvlink_t;
+topoaware_nvlink_t *topoaware_nvlink_from_topo(const topoaware_topo_t *topo, char *err, size_t errlen);
+void topoaware_nvlink_free(topoaware_nvlink_t *nv);
+/* Number of multi-node domains (0: NVLink inside nodes only). */
+uint32_t topoaware_nvlink_domains(const topoaware_nvlink_t *nv);
+/* The domain of a host, 0 .. topoaware_nvlink_domains() - 1, or -1 (in no multi-node domain, or not
+ * in the topology). A hash look-up: cheap enough to call for every node of a partition. */
+int topoaware_nvlink_domain_of(const topoaware_nvlink_t *nv, const char *host);
 
 /* Maps Slurm's node table (names in node-table index order) onto the topology. NULL on error. */
 topoaware_placer_t *topoaware_placer_create(const topoaware_topo_t *topo, const char *const *names, uint32_t n,

@@ -29,7 +29,7 @@ void add_plan_command(CLI::App &app, PlanOptions &o) {
   auto *plan = app.add_subcommand("plan", "Show where a job with a parallel layout would be placed now, and its cost");
   o.command = plan;
   plan->add_option("--topology", o.topology, "topology.json to plan on (FILE)")->required()->check(CLI::ExistingFile);
-  plan->add_option("--tp", o.tp, "Tensor parallel size (inside one node)");
+  plan->add_option("--tp", o.tp, "Tensor parallel size (inside one node, or one multi-node NVLink domain)");
   plan->add_option("--pp", o.pp, "Pipeline parallel size");
   plan->add_option("--dp", o.dp, "Data parallel size");
   plan->add_option("--cp", o.cp, "Context parallel size");
@@ -384,8 +384,12 @@ int run_plan(const PlanOptions &o) {
   if (!o.ep.empty()) l.ep = parse_axis("ep", o.ep);
   if (!o.order.empty()) l.order = parse_rank_order(o.order);
   validate_layout(l);
-  validate_tp_fits(l, o.gpus_per_node);
-  Request req = complete_request(l, Request{}, o.gpus_per_node);
+  // Multi-node NVLink domains: a TP group may span the nodes of one (the same check as job_submit's).
+  std::vector<uint32_t> domains;
+  for (const NvlinkDomain &d : topo.nvlink_domains)
+    if (d.hosts.size() >= 2) domains.push_back(uint32_t(d.hosts.size()));
+  validate_tp_fits(l, o.gpus_per_node, domains);
+  Request req = complete_request(l, Request{}, o.gpus_per_node, domains);
   p.nodes = req.nodes;
 
   if (!o.free.empty() && !o.busy.empty()) throw std::invalid_argument("give --free or --busy, not both");

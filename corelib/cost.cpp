@@ -66,7 +66,7 @@ double ideal_hops(const TopoIndex &ix, uint32_t n, bool ring, uint32_t &lgs, uin
 }  // namespace
 
 JobCost job_cost(const TopoIndex &ix, const std::vector<int> &ordered, const Layout &l, const CostParams &cp) {
-  const JobGeometry geo = job_geometry(l, uint32_t(ordered.size()));
+  const JobGeometry geo = job_geometry(l, uint32_t(ordered.size()), ix.has_domains());
   const uint32_t G = geo.gpus_per_node;
   const double w[4] = {0, path_weight(ix, 1), path_weight(ix, 2), path_weight(ix, 3)};
   const double leaf_w = level_weight(ix, 1);
@@ -137,7 +137,7 @@ JobCost job_cost(const TopoIndex &ix, const std::vector<int> &ordered, const Lay
 }
 
 PlaceQuality job_span(const TopoIndex &ix, const std::vector<int> &ordered, const Layout &layout) {
-  const JobGeometry geo = job_geometry(layout, uint32_t(ordered.size()));
+  const JobGeometry geo = job_geometry(layout, uint32_t(ordered.size()), ix.has_domains());
   const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
   const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
   const uint32_t seg = geo.segment_nodes, n = geo.nodes;

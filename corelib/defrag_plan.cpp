@@ -183,7 +183,7 @@ DefragPlan plan_defrag(const DefragInput &in, const DefragParams &p) {
     if (dw.mode != "strict" && !dw.large) continue;
     if (free.size() < nodes) continue;  // held by capacity, not by fragmentation
     try {
-      dw.segment_nodes = job_geometry(w.layout, nodes).segment_nodes;
+      dw.segment_nodes = job_geometry(w.layout, nodes, ix.has_domains()).segment_nodes;
       if (place_on(placer, free, w.layout, nodes, gpn, PlaceMode::Strict).status == PlaceStatus::Ideal)
         continue;  // an ideal block is free: it starts at the next scheduling cycle
       dw.aligned_now = aligned(ix, free, dw.segment_nodes);

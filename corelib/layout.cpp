@@ -41,6 +41,8 @@ std::vector<uint64_t> divisors(uint64_t n) {
 // multiple of tp (whole TP groups per node) and divides the world size (whole nodes). Ascending.
 std::vector<uint64_t> usable_gpus_per_node(const Layout &l, uint32_t node_gpus) {
   std::vector<uint64_t> out;
+  // A TP group larger than a node (checked against the NVLink domains) fills its nodes.
+  if (l.tp > node_gpus && node_gpus && l.tp % node_gpus == 0) return {node_gpus};
   for (uint64_t g : divisors(node_gpus))
     if (g % l.tp == 0 && l.world() % g == 0) out.push_back(g);
   return out;
@@ -62,16 +64,57 @@ std::string layout_product(const Layout &l) {
   return s;
 }
 
+// tp values that fit nodes of g GPUs: the divisors of g, and where multi-node NVLink domains of
+// `domain_nodes` nodes exist, g times each divisor (>= 2) of a domain's node count. Ascending.
+std::vector<uint64_t> fitting_tp(uint32_t g, const std::vector<uint32_t> &domain_nodes) {
+  std::vector<uint64_t> v = divisors(g);
+  for (uint32_t s : domain_nodes)
+    for (uint64_t d : divisors(s))
+      if (d >= 2) v.push_back(uint64_t(g) * d);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
 // The tp check. `source` is empty for the nodes' own GPU count, else the option that set the GPUs
-// per node ("--gpus-per-node"), so the message names what the user typed.
-void check_tp(const Layout &l, uint32_t g, const std::string &source) {
+// per node ("--gpus-per-node"), so the message names what the user typed. `node_gpus` is the
+// nodes' own count (0 unknown) and `domain_nodes` the multi-node NVLink domains (validate_tp_fits).
+void check_tp(const Layout &l, uint32_t g, const std::string &source, uint32_t node_gpus,
+              const std::vector<uint32_t> &domain_nodes) {
   const std::string gs = std::to_string(g), tps = std::to_string(l.tp);
   const std::string have = source.empty() ? "nodes have " + gs + " GPUs"
                                           : "the job asks for " + gs + " GPUs per node (" + source + "=" + gs + ")";
-  if (l.tp > g)
-    throw LayoutError("tp=" + tps + " needs " + tps + " GPUs in one NVLink domain but " + have +
-                          "; use tp=" + gs + " or less",
-                      RequestPart::Gpus);
+  if (l.tp > g && !domain_nodes.empty() && node_gpus != 0 && g == node_gpus) {
+    // A TP group spanning nodes: whole nodes of one domain, never a node shared with another group.
+    const std::string ok = "use tp=" + list_values(fitting_tp(g, domain_nodes));
+    if (l.tp % g != 0)
+      throw LayoutError("tp=" + tps + " is more than the " + gs + " GPUs of a node but not a multiple of " + gs +
+                            ", so a node would hold parts of two TP groups; " + ok,
+                        RequestPart::Gpus);
+    const uint32_t k = l.tp / g;
+    uint32_t largest = 0;
+    bool fits = false;
+    for (uint32_t s : domain_nodes) {
+      largest = std::max(largest, s);
+      fits = fits || (s >= 2 && s % k == 0);
+    }
+    if (!fits)
+      throw LayoutError("tp=" + tps + " spans " + std::to_string(k) + " nodes of " + gs +
+                            " GPUs, which must lie in one NVLink domain and split it into whole TP groups; the "
+                            "largest NVLink domain here has " +
+                            std::to_string(uint64_t(largest) * g) + " GPUs (" + std::to_string(largest) +
+                            " nodes of " + gs + "): " + ok,
+                        RequestPart::Gpus);
+    return;
+  }
+  if (l.tp > g) {
+    std::string why = "tp=" + tps + " needs " + tps + " GPUs in one NVLink domain but " + have + "; use tp=" + gs +
+                      " or less";
+    if (!domain_nodes.empty() && node_gpus > g)
+      why += " (a TP group spans the nodes of an NVLink domain only when it uses all " + std::to_string(node_gpus) +
+             " GPUs of each)";
+    throw LayoutError(why, RequestPart::Gpus);
+  }
   if (g % l.tp != 0) {
     std::vector<uint64_t> ok;
     for (uint64_t d : divisors(g)) ok.push_back(d);
@@ -171,18 +214,29 @@ void validate_layout(const Layout &l) {
                       list_values(divisors(cpdp)));
 }
 
-void validate_tp_fits(const Layout &l, uint32_t gpus_per_node) {
+void validate_tp_fits(const Layout &l, uint32_t gpus_per_node) { validate_tp_fits(l, gpus_per_node, {}); }
+
+void validate_tp_fits(const Layout &l, uint32_t gpus_per_node, const std::vector<uint32_t> &domain_nodes) {
   if (gpus_per_node == 0)
     throw LayoutError("nodes have no GPUs; a tp/pp/dp layout needs GPU nodes", RequestPart::Gpus);
-  check_tp(l, gpus_per_node, "");
+  check_tp(l, gpus_per_node, "", gpus_per_node, domain_nodes);
+}
+
+uint32_t tp_group_nodes(const Layout &l, uint32_t gpus_per_node) {
+  return gpus_per_node && l.tp > gpus_per_node ? l.tp / gpus_per_node : 1;
 }
 
 Request complete_request(const Layout &l, const Request &given, uint32_t node_gpus) {
+  return complete_request(l, given, node_gpus, {});
+}
+
+Request complete_request(const Layout &l, const Request &given, uint32_t node_gpus,
+                         const std::vector<uint32_t> &domains) {
   validate_layout(l);
   const uint64_t W = l.world();
   const std::string ws = std::to_string(W);
   if (node_gpus > kMaxGpusPerNode) node_gpus = kMaxGpusPerNode;  // absurd partition data: clamp
-  if (node_gpus) validate_tp_fits(l, node_gpus);
+  if (node_gpus) validate_tp_fits(l, node_gpus, domains);
 
   uint64_t g = 0;
   if (given.gpus_per_node) {
@@ -192,7 +246,7 @@ Request complete_request(const Layout &l, const Request &given, uint32_t node_gp
                         std::to_string(node_gpus) + " GPUs; use --gpus-per-node=" +
                             std::to_string(node_gpus) + " or less",
                         RequestPart::Gpus);
-    check_tp(l, uint32_t(g), "--gpus-per-node");
+    check_tp(l, uint32_t(g), "--gpus-per-node", node_gpus, domains);
   } else if (given.nodes) {
     if (W % given.nodes != 0) {
       std::string fit = node_gpus ? "; use " + fitting_node_counts(l, node_gpus) : "";
@@ -206,7 +260,10 @@ Request complete_request(const Layout &l, const Request &given, uint32_t node_gp
                         " GPUs per node for the layout's " + ws + " GPUs, but nodes have " +
                             std::to_string(node_gpus) + "; use " + fitting_node_counts(l, node_gpus),
                         RequestPart::Nodes);
-    if (g < l.tp || g % l.tp != 0) {
+    // A TP group may span the nodes of an NVLink domain when the job fills them.
+    const bool spans = g < l.tp && !domains.empty() && g == node_gpus;
+    if (spans) check_tp(l, uint32_t(g), "", node_gpus, domains);
+    if (!spans && (g < l.tp || g % l.tp != 0)) {
       std::string fit = node_gpus ? "; use " + fitting_node_counts(l, node_gpus) : "";
       throw LayoutError("-N " + std::to_string(given.nodes) + " gives " + std::to_string(g) +
                         " GPUs per node, which does not hold whole TP groups of tp=" +
@@ -220,7 +277,7 @@ Request complete_request(const Layout &l, const Request &given, uint32_t node_gp
                         std::to_string(node_gpus) + " GPUs; use --ntasks-per-node=" +
                             std::to_string(node_gpus) + " or less",
                         RequestPart::Tasks);
-    check_tp(l, uint32_t(g), "--ntasks-per-node");
+    check_tp(l, uint32_t(g), "--ntasks-per-node", node_gpus, domains);
   } else if (node_gpus) {
     std::vector<uint64_t> ok = usable_gpus_per_node(l, node_gpus);
     g = ok.back();  // never empty: tp divides node_gpus (checked) and the world

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace topoaware {
 
@@ -80,6 +81,17 @@ void validate_layout(const Layout &layout);
 // Checks that TP fits one node of `gpus_per_node` GPUs: tp <= gpus_per_node and tp divides it
 // (else a node would hold part of a TP group and TP traffic would leave NVLink).
 void validate_tp_fits(const Layout &layout, uint32_t gpus_per_node);
+// The same where nodes share multi-node NVLink domains (GB200/GB300 NVL72): `domain_nodes` holds
+// the node count of each such domain among the nodes in question (domains of one node left out;
+// empty: NVLink inside nodes only, the check above). A TP group larger than a node is accepted
+// when tp is a multiple of gpus_per_node and some domain splits into whole TP groups (its node
+// count a multiple of tp / gpus_per_node, i.e. tp divides the domain's GPUs): its nodes can then
+// lie in one domain without stranding part of one. The message of a refusal names the domain
+// and the tp values that would work.
+void validate_tp_fits(const Layout &layout, uint32_t gpus_per_node, const std::vector<uint32_t> &domain_nodes);
+// Nodes one TP group spans on nodes of `gpus_per_node` GPUs: 1 when it fits a node, else
+// tp / gpus_per_node (gpus_per_node > 0).
+uint32_t tp_group_nodes(const Layout &layout, uint32_t gpus_per_node);
 
 // What a job asks Slurm for. 0 = not given (every real value is >= 1).
 struct Request {
@@ -97,5 +109,10 @@ struct Request {
 // a multiple of tp and divides the world size (node_gpus itself when world is a multiple of it).
 // Throws LayoutError naming the options, the numbers and a request that would work.
 Request complete_request(const Layout &layout, const Request &given, uint32_t node_gpus);
+// The same on nodes in multi-node NVLink domains (`domain_nodes` as for validate_tp_fits): a TP
+// group may then span the nodes of a domain, and such a job uses all node_gpus GPUs of each node
+// (a node holding part of a TP group holds no other rank).
+Request complete_request(const Layout &layout, const Request &given, uint32_t node_gpus,
+                         const std::vector<uint32_t> &domain_nodes);
 
 }  // namespace topoaware

@@ -63,7 +63,7 @@ JobGeometry Placer::begin_call(const Job &job, PlaceResult &out) {
   out.quality = PlaceQuality{};
   out.candidates = 0;
   out.status = PlaceStatus::NoNodes;
-  const JobGeometry geo = job_geometry(job.layout, job.nodes);  // throws on a bad layout
+  const JobGeometry geo = job_geometry(job.layout, job.nodes, index_->has_domains());  // throws on a bad layout
   if (job.gpus_per_node != geo.gpus_per_node)
     throw LayoutError("the layout's " + std::to_string(job.layout.world()) + " GPUs on " +
                       std::to_string(job.nodes) + " nodes means " + std::to_string(geo.gpus_per_node) +
@@ -96,10 +96,12 @@ PlaceStatus Placer::place(const int *hosts, const uint32_t *free_gpus, size_t n,
       ++total;
     }
   }
-  return run(job, geo, total, mode, out, [this](int h, uint32_t &free) {
+  const auto usable = [this](int h, uint32_t &free) {
     free = host_free_[size_t(h)];  // stale for hosts not given: their mark says no
     return host_mark_[size_t(h)] != 0;
-  });
+  };
+  if (ix.has_domains()) return run_domains(job, geo, mode, out, usable);
+  return run(job, geo, total, mode, out, usable);
 }
 
 PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_t nbits, const uint16_t *free_gpus,
@@ -123,12 +125,14 @@ PlaceStatus Placer::place_slurm(const NodeMap &map, const uint64_t *words, size_
       }
     }
   }
-  const PlaceStatus s = run(job, geo, total, mode, out, [&](int h, uint32_t &free) {
+  const auto usable = [&](int h, uint32_t &free) {
     const int i = map.slurm(h);
     if (i < 0 || size_t(i) >= nbits) return false;  // not in Slurm's table: rare, predictable
     free = free_gpus[i];
     return (words[size_t(i) / 64] >> (size_t(i) % 64) & 1) != 0;
-  });
+  };
+  const PlaceStatus s = index_->has_domains() ? run_domains(job, geo, mode, out, usable)
+                                              : run(job, geo, total, mode, out, usable);
   out.slurm.reserve(out.nodes.size());
   for (int h : out.nodes) out.slurm.push_back(map.slurm(h));
   return s;
@@ -478,6 +482,147 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   orderer_.order_placed(chosen, nc, job.layout, best_pieces_, best_packing_, out.nodes);
   out.quality = best_q;
   if (best_q.ideal()) return out.status = PlaceStatus::Ideal;
+  return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;
+}
+
+template <class Usable>
+PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMode mode, PlaceResult &out,
+                                const Usable &usable) {
+  const TopoIndex &ix = *index_;
+  const uint32_t N = job.nodes, G = geo.gpus_per_node, k = tp_group_nodes(job.layout, G);
+  units_.clear();
+  unit_hosts_.clear();
+  uint32_t total = 0, cap_max = 0;
+  const auto add_unit = [&](const std::vector<int> &hosts, bool domain) {
+    Unit u;
+    u.begin = uint32_t(unit_hosts_.size());
+    u.domain = domain;
+    for (int h : hosts) {
+      if (!domain && ix.host_domain(h) >= 0) continue;
+      uint32_t free = 0;
+      if (usable(h, free) && free >= G) unit_hosts_.push_back(h);
+    }
+    u.count = uint32_t(unit_hosts_.size()) - u.begin;
+    u.avail = u.count / k * k;  // whole TP groups only
+    if (u.count == 0) return;
+    u.first = ix.canonical_rank(unit_hosts_[u.begin]);
+    u.pod = ix.host_pod(unit_hosts_[u.begin]);
+    total += u.count;
+    units_.push_back(u);
+  };
+  for (int d = 0; d < ix.domain_count(); ++d) {
+    add_unit(ix.domain_hosts(d), true);
+    cap_max = std::max(cap_max, uint32_t(ix.domain_hosts(d).size()) / k * k);
+  }
+  if (k == 1)  // a TP group inside a node may also go to hosts in no domain, per leaf group
+    for (int g = 0; g < ix.leaf_group_count(); ++g) add_unit(ix.leaf_group_hosts_canonical(g), false);
+  out.candidates = total;
+  uint32_t avail = 0;
+  for (const Unit &u : units_) avail += u.avail;
+  if (avail < N) return out.status = PlaceStatus::NoNodes;
+
+  // One unit: the tightest that holds the job (domains first, then canonical order).
+  int one = -1;
+  for (size_t i = 0; i < units_.size(); ++i) {
+    const Unit &u = units_[i];
+    if (u.avail < N) continue;
+    if (one < 0 || std::make_tuple(u.avail, !u.domain, u.first) <
+                       std::make_tuple(units_[size_t(one)].avail, !units_[size_t(one)].domain, units_[size_t(one)].first))
+      one = int(i);
+  }
+  if (one >= 0) {
+    units_[size_t(one)].take = N;
+  } else {
+    // Several units: in the smallest pod that holds the job, else anywhere; largest units first,
+    // the tightest for the remainder.
+    int region = -1;
+    uint32_t region_avail = UINT32_MAX;
+    pod_free_.assign(size_t(ix.pod_count()), 0);
+    for (const Unit &u : units_) pod_free_[size_t(u.pod)] += u.avail;
+    for (int p = 0; p < ix.pod_count(); ++p)
+      if (pod_free_[size_t(p)] >= N && pod_free_[size_t(p)] < region_avail) region = p, region_avail = pod_free_[size_t(p)];
+    // No pod holds it: only inside one part of the fabric (TopoIndex islands: no path joins two),
+    // the one with the fewest free places that holds the job; none: no block. A unit counts in its
+    // first host's part.
+    int part = -1;
+    if (region < 0 && ix.island_count() > 1) {
+      island_free_.assign(size_t(ix.island_count()), 0);
+      for (const Unit &u : units_) island_free_[size_t(ix.host_island(unit_hosts_[u.begin]))] += u.avail;
+      for (int i = 0; i < ix.island_count(); ++i)
+        if (island_free_[size_t(i)] >= N && (part < 0 || island_free_[size_t(i)] < island_free_[size_t(part)])) part = i;
+      if (part < 0) return out.status = PlaceStatus::NoBlock;
+    }
+    unit_order_.clear();
+    for (size_t i = 0; i < units_.size(); ++i)
+      if (units_[i].avail && (region < 0 || units_[i].pod == region) &&
+          (part < 0 || ix.host_island(unit_hosts_[units_[i].begin]) == part))
+        unit_order_.push_back(int(i));
+    std::sort(unit_order_.begin(), unit_order_.end(), [this](int a, int b) {
+      const Unit &x = units_[size_t(a)], &y = units_[size_t(b)];
+      return std::make_tuple(-int64_t(x.avail), !x.domain, x.first) < std::make_tuple(-int64_t(y.avail), !y.domain, y.first);
+    });
+    uint32_t left = N;
+    size_t next = 0;  // unit_order_[next..] not taken yet, largest first
+    while (left > 0 && next < unit_order_.size()) {
+      int fit = -1;  // the smallest remaining unit that holds the rest, the earliest of its size
+      for (size_t i = next; i < unit_order_.size() && units_[size_t(unit_order_[i])].avail >= left; ++i)
+        if (fit < 0 || units_[size_t(unit_order_[i])].avail < units_[size_t(unit_order_[size_t(fit)])].avail)
+          fit = int(i);
+      if (fit >= 0) {
+        units_[size_t(unit_order_[size_t(fit)])].take = left;
+        left = 0;
+      } else {
+        Unit &u = units_[size_t(unit_order_[next++])];
+        u.take = u.avail;
+        left -= u.avail;
+      }
+    }
+  }
+  // The nodes: each unit's first `take` candidates in canonical order; then the rank order.
+  dom_chosen_.clear();
+  uint32_t units_used = 0;
+  for (const Unit &u : units_) {
+    if (!u.take) continue;
+    ++units_used;
+    dom_chosen_.insert(dom_chosen_.end(), unit_hosts_.begin() + u.begin, unit_hosts_.begin() + u.begin + u.take);
+  }
+  for (Unit &u : units_) u.take = 0;
+  orderer_.order(dom_chosen_, job.layout, out.nodes);
+
+  // Quality, as the engine's: leaf groups, pods, segments' spans, holes, groups broken.
+  PlaceQuality &q = out.quality;
+  const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
+  const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
+  q.ideal_leaf_groups = (N + lmax - 1) / lmax;
+  q.ideal_pods = (N + pmax - 1) / pmax;
+  lg_take_.assign(size_t(ix.leaf_group_count()), 0);
+  std::vector<uint8_t> &pod_seen = pod_seen_;  // scratch kept between calls, as the engine's others
+  pod_seen.assign(size_t(ix.pod_count()), 0);
+  for (int h : out.nodes) {
+    const int g = ix.host_leaf_group(h);
+    if (lg_take_[size_t(g)]++ == 0) {
+      ++q.leaf_groups;
+      if (lg_take_[size_t(g)] <= lg_count_[size_t(g)] && lg_count_[size_t(g)] == uint32_t(ix.leaf_group_size(g)))
+        ++q.fresh_groups;
+    }
+    if (!pod_seen[size_t(ix.host_pod(h))]) pod_seen[size_t(ix.host_pod(h))] = 1, ++q.pods;
+  }
+  for (int g = 0; g < ix.leaf_group_count(); ++g)
+    if (lg_take_[size_t(g)] && lg_take_[size_t(g)] < lg_count_[size_t(g)]) ++q.holes;
+  const uint32_t seg = geo.segment_nodes, seg_ideal = (seg + lmax - 1) / lmax;
+  q.segments = geo.segments();
+  std::fill(lg_take_.begin(), lg_take_.end(), 0);  // now: the last segment (+1) seen in each group
+  for (uint32_t s = 0; s < q.segments; ++s) {
+    uint32_t span = 0;
+    for (uint32_t i = s * seg; i < (s + 1) * seg; ++i) {
+      uint32_t &last = lg_take_[size_t(ix.host_leaf_group(out.nodes[i]))];
+      span += last != s + 1;
+      last = s + 1;
+    }
+    if (span > seg_ideal) q.segment_excess += span - seg_ideal, ++q.split_segments;
+  }
+  const uint32_t ideal_units = cap_max ? (N + cap_max - 1) / cap_max : 1;
+  if (units_used <= ideal_units && q.pods <= q.ideal_pods) return out.status = PlaceStatus::Ideal;
   return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;
 }
 

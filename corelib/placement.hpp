@@ -50,6 +50,16 @@
 // a degraded one, whose uplinks it never uses, keeping the healthy groups for jobs that cross.
 // Every criterion above comes first, and a fabric without degraded leaves places exactly as
 // before.
+// NVLink domains (a topology with multi-node domains, GB200/GB300 NVL72; TopoIndex::has_domains):
+// the domain is the innermost level. Units are the domains (and, for a job whose TP group fits a
+// node, the hosts of a leaf group that are in no domain); a unit offers its candidates rounded
+// down to whole TP groups (tp / GPUs per node nodes each). A job that fits one unit takes the
+// tightest such unit (domains first on a tie, then canonical order); a larger job takes units
+// largest first and the tightest for the remainder, inside the smallest pod that holds it if one
+// does, so whole domains under few leaves and pods. Every TP group then lies in one domain; the
+// rank order (RankOrderer, grouped by domain) keeps it there. Ideal: no more domains than
+// ceil(job nodes / largest domain's whole-group capacity) and no more pods than the ideal.
+// A fabric without multi-node domains never takes this path: it decides as described above.
 // Cost per call: one pass over the usable nodes to count candidates per leaf group, the choice over
 // leaf groups (O(leaf groups * log(leaf groups)) per region), then only the chosen groups' hosts
 // are visited, in canonical order (so the rank order needs no sort); no allocation once the
@@ -146,6 +156,11 @@ class Placer {
   template <class Usable>
   PlaceStatus run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
                   const Usable &usable);
+  // The decision on a topology with multi-node NVLink domains (TopoIndex::has_domains), after the
+  // candidates were counted per leaf group: see "NVLink domains" above.
+  template <class Usable>
+  PlaceStatus run_domains(const Job &job, const JobGeometry &geo, PlaceMode mode, PlaceResult &out,
+                          const Usable &usable);
   bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only, std::vector<uint32_t> &take);
   void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
   void sort_opts();
@@ -172,6 +187,12 @@ class Placer {
   std::vector<Piece> pieces_, best_pieces_;
   Packing packing_, best_packing_;
   PackScratch pool_;
+  // run_domains: candidates per unit (a domain, or a leaf group's hosts in none), flat, and the units
+  struct Unit { uint32_t begin = 0, count = 0, avail = 0, take = 0; uint32_t first = 0; int pod = 0; bool domain = false; };
+  std::vector<Unit> units_;
+  std::vector<int> unit_hosts_, unit_order_, dom_chosen_;
+  std::vector<uint32_t> lg_take_;
+  std::vector<uint8_t> pod_seen_;
 };
 
 }  // namespace topoaware

@@ -113,6 +113,28 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   for (int h : order) lg_canon_hosts_[size_t(host_lg_[size_t(h)])].push_back(h);
   by_name_.reserve(nh);
   for (size_t h = 0; h < nh; ++h) by_name_.emplace(topo.hosts[h].name, int(h));
+  // NVLink domains of several hosts, numbered by their first host in canonical order.
+  host_domain_.assign(nh, -1);
+  std::vector<std::pair<uint32_t, size_t>> first;  // (first host's canonical rank, topology domain)
+  for (size_t d = 0; d < topo.nvlink_domains.size(); ++d) {
+    const auto &hs = topo.nvlink_domains[d].hosts;
+    if (hs.size() < 2) continue;
+    uint32_t lo = UINT32_MAX;
+    for (int h : hs)
+      if (h >= 0 && size_t(h) < nh) lo = std::min(lo, canon_[size_t(h)]);
+    if (lo != UINT32_MAX) first.emplace_back(lo, d);
+  }
+  std::sort(first.begin(), first.end());
+  for (const auto &[lo, d] : first) {
+    std::vector<int> hs;
+    for (int h : topo.nvlink_domains[d].hosts)
+      if (h >= 0 && size_t(h) < nh && host_domain_[size_t(h)] < 0) hs.push_back(h);
+    if (hs.size() < 2) continue;
+    std::sort(hs.begin(), hs.end(), [this](int a, int b) { return canon_[size_t(a)] < canon_[size_t(b)]; });
+    for (int h : hs) host_domain_[size_t(h)] = int(domain_hosts_.size());
+    max_domain_size_ = std::max(max_domain_size_, int(hs.size()));
+    domain_hosts_.push_back(std::move(hs));
+  }
 }
 
 // Entry classes. A split part of a job enters a leaf group at its first host: the ring edge into
@@ -292,7 +314,9 @@ int TopoIndex::find_host(const std::string &name) const {
   return it == by_name_.end() ? -1 : it->second;
 }
 
-JobGeometry job_geometry(const Layout &l, uint32_t nodes) {
+JobGeometry job_geometry(const Layout &l, uint32_t nodes) { return job_geometry(l, nodes, false); }
+
+JobGeometry job_geometry(const Layout &l, uint32_t nodes, bool multi_node_tp) {
   validate_layout(l);
   if (nodes == 0) throw LayoutError("a job needs at least one node");
   const uint64_t W = l.world();
@@ -302,7 +326,15 @@ JobGeometry job_geometry(const Layout &l, uint32_t nodes) {
   JobGeometry g;
   g.nodes = nodes;
   g.gpus_per_node = uint32_t(W / nodes);
-  validate_tp_fits(l, g.gpus_per_node);
+  // Spanning nodes: whole nodes per TP group (which domains hold them is the callers' check).
+  if (multi_node_tp && g.gpus_per_node && l.tp > g.gpus_per_node) {
+    if (l.tp % g.gpus_per_node != 0)
+      throw LayoutError("tp=" + std::to_string(l.tp) + " is more than the " + std::to_string(g.gpus_per_node) +
+                            " GPUs per node but not a multiple of them, so a node would hold parts of two TP groups",
+                        RequestPart::Gpus);
+  } else {
+    validate_tp_fits(l, g.gpus_per_node);
+  }
   // The contiguous block of ranks of one talkative group: a DP ring under Megatron's order, a PP
   // chain under tp-pp-dp (see the header).
   const uint64_t block = l.order == RankOrder::TpCpEpDpPp ? uint64_t(l.tp) * l.cp * l.dp
@@ -475,9 +507,46 @@ void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
   }
 }
 
+void RankOrderer::order_domains(const std::vector<int> &hosts, uint32_t tp_nodes, std::vector<int> &out) {
+  const TopoIndex &ix = *index_;
+  // Key: (domain's first host, or the host's own canonical rank for a host in none; canonical rank).
+  auto key = [&ix](int h) {
+    const int d = ix.host_domain(h);
+    const uint64_t k = d >= 0 ? ix.canonical_rank(ix.domain_hosts(d).front()) : ix.canonical_rank(h);
+    return k << 32 | ix.canonical_rank(h);
+  };
+  for (int h : hosts)
+    if (h < 0 || h >= ix.host_count()) throw LayoutError("host index " + std::to_string(h) + " is not in the topology");
+  out.assign(hosts.begin(), hosts.end());
+  std::sort(out.begin(), out.end(), [&key](int a, int b) { return key(a) < key(b); });
+  for (size_t i = 1; i < out.size(); ++i)
+    if (out[i] == out[i - 1])
+      throw LayoutError("host " + ix.topology().hosts[size_t(out[i])].name + " is listed twice");
+  if (tp_nodes <= 1) return;
+  // TP group j is out[j*tp_nodes .. (j+1)*tp_nodes): all in one domain, or the node set cannot
+  // hold the layout's TP groups on NVLink (never ranked as if it could).
+  for (size_t j = 0; j < out.size(); j += tp_nodes) {
+    const int d = ix.host_domain(out[j]);
+    for (size_t i = j; i < j + tp_nodes; ++i)
+      if (d < 0 || ix.host_domain(out[i]) != d)
+        throw LayoutError("the nodes do not hold whole TP groups of " + std::to_string(tp_nodes) +
+                          " nodes inside NVLink domains (host " + ix.topology().hosts[size_t(out[i])].name +
+                          (ix.host_domain(out[i]) < 0 ? " is in no multi-node domain)" : " would share a TP group "
+                                                                                         "with another domain)"));
+  }
+}
+
 void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out) {
   const TopoIndex &ix = *index_;
-  const JobGeometry geo = job_geometry(layout, uint32_t(hosts.size()));
+  const JobGeometry geo = job_geometry(layout, uint32_t(hosts.size()), ix.has_domains());
+  if (ix.has_domains()) {
+    // NVLink domains are the innermost level: TP groups (and a job that fits one domain) stay in
+    // one; the segments' leaf groups follow from the domains' (docs/design.md, "NVLink domains").
+    pieces_.clear();
+    packing_ = Packing{};
+    order_domains(hosts, tp_group_nodes(layout, geo.gpus_per_node), out);
+    return;
+  }
   sorted_.assign(hosts.begin(), hosts.end());
   // `base`, a hash of the node set in canonical order (see below). The placer hands its nodes over
   // in canonical order already, so one pass checks the range, the order and duplicates (strictly

@@ -97,6 +97,16 @@ class TopoIndex {
   int pod_island(int p) const { return pod_island_[size_t(p)]; }
   int leaf_group_island(int g) const { return lg_island_[size_t(g)]; }
 
+  // Multi-node NVLink domains (NVL72): the topology's domains of at least two hosts, densely
+  // numbered in the order of their first host's canonical rank; hosts in none: -1. Without any,
+  // every decision is the one of a fabric without domains.
+  bool has_domains() const { return !domain_hosts_.empty(); }
+  int domain_count() const { return int(domain_hosts_.size()); }
+  int host_domain(int h) const { return host_domain_[size_t(h)]; }
+  // The domain's hosts in canonical order.
+  const std::vector<int> &domain_hosts(int d) const { return domain_hosts_[size_t(d)]; }
+  int max_domain_size() const { return max_domain_size_; }
+
  private:
   const Topology *topo_;
   void uplink_factors(const std::vector<double> &up_gbps);
@@ -113,6 +123,9 @@ class TopoIndex {
   std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
+  std::vector<int> host_domain_;
+  std::vector<std::vector<int>> domain_hosts_;
+  int max_domain_size_ = 0;
 };
 
 // The shape a layout takes on `nodes` nodes. Throws LayoutError if the layout does not fill the
@@ -124,6 +137,10 @@ struct JobGeometry {
   uint32_t segments() const { return nodes / segment_nodes; }
 };
 JobGeometry job_geometry(const Layout &layout, uint32_t nodes);
+// The same where TP groups may span nodes (a topology with multi-node NVLink domains): tp may be a
+// multiple of the GPUs per node (its group then spans tp / GPUs-per-node consecutive nodes of the
+// order, which the callers keep inside one domain).
+JobGeometry job_geometry(const Layout &layout, uint32_t nodes, bool multi_node_tp);
 
 RankCoord rank_coord(const Layout &layout, uint32_t rank);   // rank < world
 uint32_t rank_of(const Layout &layout, const RankCoord &c);   // inverse of rank_coord
@@ -176,6 +193,11 @@ class RankOrderer {
   const Packing &packing() const { return packing_; }
 
  private:
+  // On a topology with NVLink domains: the hosts grouped by domain (domains in the order of their
+  // first host's canonical rank, hosts in canonical order inside; a host in no domain is its own),
+  // so that every TP group of `tp_nodes` consecutive nodes lies in one domain. Throws LayoutError
+  // when the node set cannot give that (a domain holding part of a TP group).
+  void order_domains(const std::vector<int> &hosts, uint32_t tp_nodes, std::vector<int> &out);
   // The entry hosts of split parts and the hand-out, once pieces_, piece_start_ and packing_ are set.
   void hand_out(const int *sorted, size_t n, uint64_t base, std::vector<int> &out);
 

@@ -32,7 +32,9 @@ class Decision {
         req_(req),
         set_(settings),
         be_(backend),
-        work_(req.usable, req.usable + (req.nbits + 63) / 64) {}
+        work_(req.usable, req.usable + (req.nbits + 63) / 64),
+        domain_bound_(placer.index().has_domains() &&
+                      tp_group_nodes(req.job.layout, req.job.gpus_per_node) > 1) {}
 
   SelectAnswer run_now();
   SelectAnswer will_run();
@@ -92,6 +94,9 @@ class Decision {
   int64_t planned_in_ = INT64_MIN, planned_out_ = 0;  // planned_start's last answer
   PlaceStatus status_ = PlaceStatus::NoNodes;
   bool engine_error_ = false;
+  // TP groups span nodes (multi-node NVLink domains): only the engine's blocks keep each inside one
+  // domain, so such a job never goes to plain cons_tres, which knows no domains; it waits instead.
+  const bool domain_bound_;
   SelectAnswer answer_;
 };
 
@@ -137,6 +142,17 @@ SelectAnswer Decision::run_now() {
         ": run-now strict: " + status_word() + " after " + std::to_string(tries) + " tries; waits");
     answer_.wait = reason + "; strict: waits until " + local_time_string(req_.deadline) +
                    " at most, then takes the best available";
+    return answer_;
+  }
+  if (domain_bound_) {
+    const std::string reason =
+        engine_error_ ? "its TP groups span nodes but the placement failed (see the log)"
+                      : "no NVLink domains with room for its TP groups of " +
+                            std::to_string(tp_group_nodes(req_.job.layout, req_.job.gpus_per_node)) + " nodes (" +
+                            select_wait_reason(status_, false, false, set_) + ")";
+    log(SelectLogLevel::Debug, kLogAlways,
+        ": run-now: " + status_word() + " after " + std::to_string(tries) + " tries; waits: " + reason);
+    answer_.wait = reason;
     return answer_;
   }
   // Prefer (or strict past its maximum wait, or an engine error): plain cons_tres; the nodes that
@@ -383,7 +399,7 @@ SelectAnswer Decision::will_run() {
   // needed when the block is settled (it wins the comparison below whatever it says).
   bool plain_ok = false;
   int64_t plain_start = 0;
-  if (!settled) {
+  if (!settled && !domain_bound_) {
     int preempted = 0;
     const bool any =
         set_.missing == MissingNodes::Fallback && !tries && !engine_error_ && status_ == PlaceStatus::NoNodes;

@@ -30,7 +30,8 @@ inline constexpr const char *kDefaultStateDir = "/run/topoaware";
 // against it, and its index is the variable's bit in SpankSettings::override_env.
 inline constexpr const char *kTaskDefaultVars[] = {
     "RANK",        "LOCAL_RANK",        "WORLD_SIZE",  "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-    "MASTER_PORT", "CUDA_DEVICE_ORDER", "NCCL_IB_HCA", "NCCL_CROSS_NIC"};
+    "MASTER_PORT", "CUDA_DEVICE_ORDER", "NCCL_IB_HCA", "NCCL_CROSS_NIC",   "NCCL_MNNVL_ENABLE",
+    "NCCL_CUMEM_ENABLE"};
 inline constexpr size_t kTaskDefaultVarCount = sizeof(kTaskDefaultVars) / sizeof(kTaskDefaultVars[0]);
 static_assert(kTaskDefaultVarCount <= 32, "override_env is a 32-bit mask");
 

@@ -22,7 +22,7 @@ const char *phase_name(TrafficPhase p) {
 
 JobTraffic job_traffic(const Topology &topo, const StepJob &job) {
   const Layout &l = job.layout;
-  const uint32_t G = job_geometry(l, uint32_t(job.nodes.size())).gpus_per_node;
+  const uint32_t G = job_geometry(l, uint32_t(job.nodes.size()), !topo.nvlink_domains.empty()).gpus_per_node;
   JobTraffic t;
   auto add = [&](TrafficPhase ph, uint32_t a, uint32_t b, double bytes) {
     const int ha = job.nodes[a / G], hb = job.nodes[b / G];

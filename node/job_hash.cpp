@@ -19,6 +19,28 @@
 
 using namespace topoaware;
 
+namespace {
+
+// The file's first `cap` bytes ("" if there is none).
+std::string read_job_file(int state_fd, uint32_t job_id, size_t cap) {
+  const std::string name = job_hash_file_name(job_id);
+  const int fd = openat(state_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text(cap, '\0');
+  size_t got = 0;
+  while (got < cap) {
+    const ssize_t n = read(fd, &text[got], cap - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  close(fd);
+  text.resize(got);
+  return text;
+}
+
+}  // namespace
+
 extern "C" {
 
 int topoaware_topo_hash_valid(const char *hash) { return hash && valid_topology_hash(hash) ? 1 : 0; }
@@ -42,28 +64,6 @@ int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, co
     return 0;
   });
 }
-
-namespace {
-
-// The file's first `cap` bytes ("" if there is none).
-std::string read_job_file(int state_fd, uint32_t job_id, size_t cap) {
-  const std::string name = job_hash_file_name(job_id);
-  const int fd = openat(state_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string text(cap, '\0');
-  size_t got = 0;
-  while (got < cap) {
-    const ssize_t n = read(fd, &text[got], cap - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += size_t(n);
-  }
-  close(fd);
-  text.resize(got);
-  return text;
-}
-
-}  // namespace
 
 int topoaware_job_placement_read(int state_fd, uint32_t job_id, char **layout, char **order, int *rail_optimized) {
   if (!layout || !order || !rail_optimized) return 0;

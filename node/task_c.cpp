@@ -85,6 +85,10 @@ struct NodeStep {
   uint32_t per_node = 0;
   bool rail_optimized = false, probed = false;
   topoaware::NodeDevices devices;
+  // This node shares a multi-node NVLink domain (NVL72) with other nodes of the step: the domain
+  // ("<cluster UUID>:<clique ID>"), and whether the layout's TP groups span nodes.
+  std::string nvlink_domain;
+  bool tp_spans_nodes = false;
 };
 
 // The inputs of a NodeStep as one string, and the topology file's inode, size and modification
@@ -169,10 +173,36 @@ void probe_devices(const topoaware_task_in_t &in, NodeStep *ns) {
   ns->probed = true;
 }
 
+// The node's multi-node NVLink domain among the step's nodes (NodeStep::nvlink_domain), from the
+// topology file the job was placed with (its placement hash must match: a stale copy gives no
+// hint rather than a wrong one). Only for the GPU hints; a file that cannot be read leaves them out.
+void nvlink_domain_of_step(const topoaware_task_in_t &in, NodeStep *ns) {
+  if (!in.gpu_hints || !in.topology_path) return;
+  try {
+    const topoaware::Topology t = topoaware::load_topology_file(in.topology_path);
+    if (t.nvlink_domains.empty() || t.placement_hash != ns->hash) return;
+    const int self = t.host_index(in.self);
+    if (self < 0) return;
+    const int d = t.hosts[size_t(self)].nvlink_domain;
+    if (d < 0 || size_t(d) >= t.nvlink_domains.size()) return;
+    uint32_t peers = 0;
+    for (const std::string &n : ns->names) {
+      const int h = t.host_index(n);
+      peers += h >= 0 && t.hosts[size_t(h)].nvlink_domain == d;
+    }
+    if (peers < 2) return;  // no other node of the step in this domain: NVLink inside the node only
+    const topoaware::NvlinkDomain &nd = t.nvlink_domains[size_t(d)];
+    ns->nvlink_domain = nd.cluster_uuid + ":" + std::to_string(nd.clique_id);
+    ns->tp_spans_nodes = in.layout->tp > ns->per_node;
+  } catch (const std::exception &) {  // unreadable now: no NVLink hints, never a failed task
+  }
+}
+
 std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::string key) {
   if (std::vector<std::string> order = placed_order_for_step(in); !order.empty()) {
     auto ns = node_from_placed_order(in, std::move(order), std::move(key));
     probe_devices(in, ns.get());
+    nvlink_domain_of_step(in, ns.get());
     return ns;
   }
   const topoaware_layout_t &l = *in.layout;
@@ -203,6 +233,7 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
   ns->master = ns->names[order[0]];
   ns->rail_optimized = topoaware_topo_rail_optimized(topo.get()) != 0;
   probe_devices(in, ns.get());
+  if (topoaware_topo_nvlink_domains(topo.get()) > 0) nvlink_domain_of_step(in, ns.get());
   return ns;
 }
 
@@ -301,6 +332,15 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
     // On a rail-optimized fabric NIC k of every node is on rail k's leaves: traffic that changes
     // rails crosses the spines, so NCCL should keep rings on one rail (NCCL_CROSS_NIC=0).
     if (!hca.empty() && ns.rail_optimized) add("NCCL_CROSS_NIC", "0", TOPOAWARE_VAR_DEFAULT);
+    // A multi-node NVLink domain (NVL72) holds other nodes of the step: NCCL's multi-node NVLink
+    // (NCCL 2.21+), which needs its cuMem allocations (2.18+). Required (1: NCCL fails at init
+    // rather than running on without it) when the TP groups span nodes, which the placement chose
+    // NVLink for; else automatic (2). The IMEX channel it needs is Slurm's (switch/nvidia_imex).
+    if (!ns.nvlink_domain.empty()) {
+      add("NCCL_MNNVL_ENABLE", ns.tp_spans_nodes ? "1" : "2", TOPOAWARE_VAR_DEFAULT);
+      add("NCCL_CUMEM_ENABLE", "1", TOPOAWARE_VAR_DEFAULT);
+      add("TOPOAWARE_NVLINK_DOMAIN", ns.nvlink_domain, TOPOAWARE_VAR_OURS);
+    }
   }
   p->map_line = "rank=" + u(r.rank) + " node=" + u(r.node_rank) + " host=" + in.self + " local=" + u(r.local_rank) +
                 " tp=" + u(r.tp) + " cp=" + u(r.cp) + " ep=" + u(r.ep) + " dp=" + u(r.dp) + " pp=" + u(r.pp) +

@@ -15,6 +15,7 @@ TA_PLUGIN_LIBS = capi/libtopoaware_capi.la corelib/libtopoaware_core.la -lstdc++
 if HAVE_SLURM_SOURCE
 slurmplugin_LTLIBRARIES += plugins/job_submit/job_submit_topoaware.la
 plugins_job_submit_job_submit_topoaware_la_SOURCES = plugins/job_submit/job_submit_topoaware.c \
+  plugins/job_submit/ta_submit_nvlink.h plugins/job_submit/ta_submit_nvlink.c \
   plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_xstr.h plugins/common/ta_xstr.c \
   plugins/common/ta_gres.h plugins/common/ta_gres.c
 # Slurm's config.h and tree first, so that "config.h" and "slurm/slurm.h" are the tree's.

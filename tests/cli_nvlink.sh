@@ -64,6 +64,21 @@ fi
 "$bin" convert "$tmp/plain.json" -f dot | grep -q cluster_nvl && fail "DOT of a fabric without domains has domain boxes"
 echo "ok: generate --nvlink-domain-size, its lines discover to the same file, summary and DOT draw domains"
 
+# plan: tp=8 on trays of 4 GPUs spans pairs of trays inside one domain (domains n0001-n0018, ...); a
+# job of 24 trays with 3 busy in the first domain takes a whole domain and 6 of the busy one's;
+# tp=16 does not split 18 trays into whole groups and is refused with the sizes that do.
+"$bin" plan --topology "$tmp/g.json" --tp 8 --dp 4 --gpus-per-node 4 >"$tmp/p1" || fail "plan tp=8"
+grep -qx 'Nodes: n\[0001-0008\]' "$tmp/p1" || fail "plan tp=8: $(cat "$tmp/p1")"
+grep -q '^Placement: ideal' "$tmp/p1" || fail "plan tp=8 not ideal"
+"$bin" plan --topology "$tmp/g.json" --tp 8 --dp 12 --gpus-per-node 4 --busy 'n[0001-0003]' >"$tmp/p2" || fail "plan 24"
+grep -qx 'Nodes: n\[0004-0009,0019-0036\]' "$tmp/p2" || fail "plan tp=8 dp=12: $(cat "$tmp/p2")"
+"$bin" plan --topology "$tmp/g.json" --tp 16 --gpus-per-node 4 >"$tmp/p3" 2>&1 && fail "plan tp=16 accepted"
+grep -q 'tp=16 spans 4 nodes of 4 GPUs.*72 GPUs (18 nodes of 4): use tp=1, 2, 4, 8, 12, 24, 36 or 72' "$tmp/p3" \
+  || fail "plan tp=16: $(cat "$tmp/p3")"
+"$bin" plan --topology "$tmp/plain.json" --tp 8 --gpus-per-node 4 >"$tmp/p4" 2>&1 && fail "tp=8 accepted without domains"
+grep -q 'tp=8 needs 8 GPUs in one NVLink domain but nodes have 4 GPUs' "$tmp/p4" || fail "no domains: $(cat "$tmp/p4")"
+echo "ok: plan keeps TP groups inside NVLink domains and refuses tp that no domain splits into"
+
 bad() {  # bad LINE NEEDLE
   printf 'n0001: nvlink none\n%s\n' "$1" >"$tmp/bad"
   if "$bin" convert "$tmp/plain.json" --nvlink-domains "$tmp/bad" --json "$tmp/x.json" 2>"$tmp/err"; then

@@ -9,6 +9,12 @@ tests_test_layout_SOURCES = tests/test_layout.cpp
 tests_test_layout_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_layout_LDADD = $(TESTS_LIBS)
 
+check_PROGRAMS += tests/test_placement_nvlink
+TESTS += tests/test_placement_nvlink
+tests_test_placement_nvlink_SOURCES = tests/test_placement_nvlink.cpp
+tests_test_placement_nvlink_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_placement_nvlink_LDADD = $(TESTS_LIBS)
+
 check_PROGRAMS += tests/test_rank_order
 TESTS += tests/test_rank_order
 tests_test_rank_order_SOURCES = tests/test_rank_order.cpp

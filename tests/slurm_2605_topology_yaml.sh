@@ -34,10 +34,14 @@ slurm_release_cluster_start --nodes 16 --width 4 --gpus 4 --file "topology.yaml=
   --conf "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP" \
   --conf "PartitionName=nvl Nodes=ALL Topology=nvlink MaxTime=INFINITE State=UP"
 ta_note "cluster of 16 nodes up in $((SECONDS - t0)) s with topology.yaml"
+# `scontrol show topology` shows the cluster_default one; another by its name (26.05's scontrol(1)).
 topo=$(cluster_run scontrol show topology)
 echo "$topo" | sed 's/^/scontrol show topology: /'
-grep -q 'nvl2' <<<"$topo" || ta_fail "scontrol show topology does not list block nvl2"
-grep -q 'leaf001' <<<"$topo" || ta_fail "scontrol show topology does not list switch leaf001"
+grep -q 'SwitchName=leaf001 .*Nodes=n\[0001-0004\]' <<<"$topo" ||
+  ta_fail "scontrol show topology (cluster_default: fabric) does not list switch leaf001 with n[0001-0004]"
+blocks=$(cluster_run scontrol show topology nvlink)
+echo "$blocks" | sed 's/^/scontrol show topology nvlink: /'
+grep -q 'nvl2' <<<"$blocks" || ta_fail "scontrol show topology nvlink does not list block nvl2"
 nvl=$(cluster_run srun -p nvl -N4 --ntasks-per-node=1 sh -c 'echo "$SLURMD_NODENAME"' | sort | tr '\n' ' ')
 case $nvl in
   "n0001 n0002 n0003 n0004 "|"n0005 n0006 n0007 n0008 "|"n0009 n0010 n0011 n0012 "|"n0013 n0014 n0015 n0016 ") ;;

@@ -13,6 +13,7 @@
 #include "cmocka_cxx.hpp"
 #include "safe_folder.hpp"
 #include "engine_topologies.hpp"
+#include "nvlink.hpp"
 #include "topoaware_c.h"
 #include "topology_json.hpp"
 
@@ -248,11 +249,53 @@ void test_save_copies_the_bytes_read(void **) {
   rmdir(dir);
 }
 
+// The NVLink domains job_submit/topoaware checks tp against: host -> domain, domains of one host
+// left out, and nothing for a topology without domains.
+void test_nvlink_domains(void **) {
+  char dir[] = "/tmp/ta-capi-nvl-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string src = std::string(dir) + "/topology.json";
+  topoaware::Topology t = enginetest::make_topology(0, 2, 5);  // n0001..n0010
+  topoaware::apply_nvlink_domains(t, topoaware::synthetic_nvlink_domains(t, 4, 4), nullptr, nullptr);  // 4 + 4 + 2
+  topoaware::write_file_safely(src, topoaware::to_json(t));
+  char err[256] = "";
+  topoaware_topo_t *topo = topoaware_topo_load(src.c_str(), err, sizeof err);
+  if (!topo) fail_msg("%s", err);
+  assert_int_equal(topoaware_topo_nvlink_domains(topo), 3);
+  topoaware_nvlink_t *nv = topoaware_nvlink_from_topo(topo, err, sizeof err);
+  assert_non_null(nv);
+  topoaware_topo_free(topo);  // the domains are a copy
+  assert_int_equal(topoaware_nvlink_domains(nv), 3);
+  assert_int_equal(topoaware_nvlink_domain_of(nv, "n0001"), 0);
+  assert_int_equal(topoaware_nvlink_domain_of(nv, "n0004"), 0);
+  assert_int_equal(topoaware_nvlink_domain_of(nv, "n0005"), 1);
+  assert_int_equal(topoaware_nvlink_domain_of(nv, "n0010"), 2);
+  assert_int_equal(topoaware_nvlink_domain_of(nv, "n0011"), -1);
+  assert_int_equal(topoaware_nvlink_domain_of(nv, nullptr), -1);
+  topoaware_nvlink_free(nv);
+  // without domains: none
+  topoaware::Topology plain = enginetest::make_topology(0, 2, 5);
+  topoaware::write_file_safely(src, topoaware::to_json(plain));
+  topo = topoaware_topo_load(src.c_str(), err, sizeof err);
+  assert_non_null(topo);
+  assert_int_equal(topoaware_topo_nvlink_domains(topo), 0);
+  nv = topoaware_nvlink_from_topo(topo, err, sizeof err);
+  assert_non_null(nv);
+  assert_int_equal(topoaware_nvlink_domains(nv), 0);
+  assert_int_equal(topoaware_nvlink_domain_of(nv, "n0001"), -1);
+  topoaware_nvlink_free(nv);
+  topoaware_topo_free(topo);
+  assert_null(topoaware_nvlink_from_topo(nullptr, err, sizeof err));
+  unlink(src.c_str());
+  rmdir(dir);
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_place_and_order),
                                      cmocka_unit_test(test_select_avoids_degraded_leaf),
-                                     cmocka_unit_test(test_save_copies_the_bytes_read)};
+                                     cmocka_unit_test(test_save_copies_the_bytes_read),
+                                     cmocka_unit_test(test_nvlink_domains)};
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -25,6 +25,7 @@
 #include "engine_topologies.hpp"
 #include "hwloc_probe.hpp"
 #include "job_dir_c.h"
+#include "nvlink.hpp"
 #include "task_c.h"
 #include "topology_json.hpp"
 #include "cmocka_cxx.hpp"
@@ -275,9 +276,12 @@ void test_split_names(void **) {
 }
 
 // --- task plan ---
-std::string write_topology() {
-  // 1 pod-less fabric, 4 leaf groups x 2 hosts n0001..n0008.
+std::string write_topology(int nvlink_domain_size = 0) {
+  // 1 pod-less fabric, 4 leaf groups x 2 hosts n0001..n0008 (NVLink domains of
+  // nvlink_domain_size hosts in name order, as topoaware generate --nvlink-domain-size gives).
   topoaware::Topology t = enginetest::make_topology(0, 4, 2);
+  if (nvlink_domain_size > 0)
+    topoaware::apply_nvlink_domains(t, topoaware::synthetic_nvlink_domains(t, nvlink_domain_size, 4), nullptr, nullptr);
   const std::string json = topoaware::to_json(t);
   char path[] = "/tmp/ta-test-topo-XXXXXX";
   int fd = mkstemp(path);
@@ -394,9 +398,9 @@ void test_default_vars(void **) {
   assert_null(topoaware_task_default_var(i));
   assert_null(topoaware_task_default_var(1000));
   for (const char *n : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-                        "CUDA_DEVICE_ORDER", "NCCL_IB_HCA", "NCCL_CROSS_NIC"})
+                        "CUDA_DEVICE_ORDER", "NCCL_IB_HCA", "NCCL_CROSS_NIC", "NCCL_MNNVL_ENABLE", "NCCL_CUMEM_ENABLE"})
     assert_true(topoaware_task_is_default_var(n));
-  assert_int_equal(list.size(), 9);
+  assert_int_equal(list.size(), 11);
   for (const char *n : {"TOPOAWARE_RANK", "CUDA_VISIBLE_DEVICES", "rank", "", "RANK ", "SLURM_PROCID"})
     assert_false(topoaware_task_is_default_var(n));
   assert_false(topoaware_task_is_default_var(nullptr));
@@ -425,7 +429,61 @@ void test_default_vars(void **) {
     assert_int_equal(dflt, topoaware_task_is_default_var(topoaware_task_plan_name(p, k)));
     defaults += dflt;
   }
-  assert_int_equal(defaults, 8);  // all but NCCL_CROSS_NIC (this fabric is not rail-optimized)
+  assert_int_equal(defaults, 8);  // all but NCCL_CROSS_NIC (this fabric is not rail-optimized) and MNNVL's
+  topoaware_task_plan_free(p);
+  unlink(topo.c_str());
+}
+
+// Multi-node NVLink domains (n0001-n0004 and n0005-n0008): a rank whose node shares its domain with
+// other nodes of the step gets NCCL's MNNVL hints, required when the TP groups span nodes.
+void test_task_plan_mnnvl(void **) {
+  const std::string topo = write_topology(4);
+  const std::string xml = fixture("jrc0323-4gpu-4mlx5.xml");
+  topoaware_layout_t l = {8, 1, 1, 1, 1, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};  // tp=8 on 2 nodes of 4 GPUs
+  topoaware_task_in_t in = {};
+  in.topology_path = topo.c_str();
+  in.nodelist = "n[0001-0002]";
+  in.self = "n0002";
+  in.local_id = 0;
+  in.local_tasks = 4;
+  in.total_tasks = 8;
+  in.job_id = 9;
+  in.layout = &l;
+  in.cuda_visible_devices = "0,1,2,3";
+  in.hwloc_xml = xml.c_str();
+  in.gpu_hints = 1;
+  char err[1024] = "";
+  topoaware_task_plan_t *p = topoaware_task_plan(&in, err, sizeof err);
+  if (!p) std::fprintf(stderr, "%s\n", err);
+  assert_non_null(p);
+  assert_string_equal(var(p, "NCCL_MNNVL_ENABLE"), "1");
+  assert_string_equal(var(p, "NCCL_CUMEM_ENABLE"), "1");
+  assert_string_equal(var(p, "TOPOAWARE_NVLINK_DOMAIN"), "00000000-0000-4000-8000-000000000001:1");
+  assert_string_equal(var(p, "TOPOAWARE_TP_RANK"), "4");
+  topoaware_task_plan_free(p);
+  // TP inside the node, two nodes of one domain: MNNVL left to NCCL's detection (2)
+  topoaware_layout_t l2 = {4, 1, 1, 2, 1, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
+  in.layout = &l2;
+  p = topoaware_task_plan(&in, err, sizeof err);
+  assert_non_null(p);
+  assert_string_equal(var(p, "NCCL_MNNVL_ENABLE"), "2");
+  topoaware_task_plan_free(p);
+  // The step's two nodes in different domains: no MNNVL hint
+  in.nodelist = "n[0004-0005]";
+  in.self = "n0004";
+  p = topoaware_task_plan(&in, err, sizeof err);
+  assert_non_null(p);
+  assert_null(var(p, "NCCL_MNNVL_ENABLE"));
+  assert_null(var(p, "NCCL_CUMEM_ENABLE"));
+  assert_null(var(p, "TOPOAWARE_NVLINK_DOMAIN"));
+  topoaware_task_plan_free(p);
+  // No GPU hints asked: none of them either
+  in.nodelist = "n[0001-0002]";
+  in.self = "n0001";
+  in.gpu_hints = 0;
+  p = topoaware_task_plan(&in, err, sizeof err);
+  assert_non_null(p);
+  assert_null(var(p, "NCCL_MNNVL_ENABLE"));
   topoaware_task_plan_free(p);
   unlink(topo.c_str());
 }
@@ -773,6 +831,7 @@ int main() {
       cmocka_unit_test(test_jrc),           cmocka_unit_test(test_lassen),     cmocka_unit_test(test_hwloc_test_file),
       cmocka_unit_test(test_synthetic_hgx), cmocka_unit_test(test_env_xmlfile), cmocka_unit_test(test_missing_xml),
       cmocka_unit_test(test_split_names),   cmocka_unit_test(test_task_plan),   cmocka_unit_test(test_default_vars),
+      cmocka_unit_test(test_task_plan_mnnvl),
       cmocka_unit_test(test_job_map),       cmocka_unit_test(test_state_dir),   cmocka_unit_test(test_job_dir),
       cmocka_unit_test(test_devices_cache),
   };

@@ -3,6 +3,7 @@
 // what would work.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cmocka_cxx.hpp"
 #include "layout.hpp"
@@ -192,6 +193,72 @@ void test_complete_errors(void **) {
   expect_error([&] { Request q; q.gpus_per_node = 8; complete_request(L(2, 1, 5), q, 8); }, "use dp=4 or dp=8");
 }
 
+// Multi-node NVLink domains (NVL72: 18 trays of 4 GPUs in one domain).
+void test_validate_tp_nvlink(void **) {
+  const std::vector<uint32_t> nvl72{18, 18}, pairs{2, 2, 2};
+  validate_tp_fits(L(8, 1, 1), 4, nvl72);   // 2 nodes of one domain
+  validate_tp_fits(L(72, 1, 1), 4, nvl72);  // the whole domain
+  validate_tp_fits(L(12, 1, 1), 4, nvl72);  // 3 nodes: 18 splits into 6 groups
+  validate_tp_fits(L(4, 1, 1), 4, nvl72);   // inside a node, as always
+  validate_tp_fits(L(8, 1, 1), 4, pairs);
+  assert_int_equal(tp_group_nodes(L(16, 1, 1), 4), 4);
+  assert_int_equal(tp_group_nodes(L(4, 1, 1), 4), 1);
+  assert_int_equal(tp_group_nodes(L(2, 1, 1), 4), 1);
+  // tp=16 does not split 18 nodes into whole groups of 4: the sizes that do are named.
+  expect_error([&] { validate_tp_fits(L(16, 1, 1), 4, nvl72); },
+               "tp=16 spans 4 nodes of 4 GPUs, which must lie in one NVLink domain and split it into whole TP "
+               "groups; the largest NVLink domain here has 72 GPUs (18 nodes of 4): use tp=1, 2, 4, 8, 12, 24, 36 "
+               "or 72");
+  // tp=16 where domains are 2 nodes: at most tp=8.
+  expect_error([&] { validate_tp_fits(L(16, 1, 1), 4, pairs); },
+               "the largest NVLink domain here has 8 GPUs (2 nodes of 4): use tp=1, 2, 4 or 8");
+  expect_error([&] { validate_tp_fits(L(144, 1, 1), 4, nvl72); }, "tp=144 spans 36 nodes of 4 GPUs");
+  // not a multiple of a node: a node would hold parts of two groups
+  expect_error([&] { validate_tp_fits(L(6, 1, 1), 4, nvl72); },
+               "tp=6 is more than the 4 GPUs of a node but not a multiple of 4");
+  // the partition's share of a domain counts (9 nodes of a domain: tp=12 fits, tp=8 does not)
+  validate_tp_fits(L(12, 1, 1), 4, {9});
+  expect_error([&] { validate_tp_fits(L(8, 1, 1), 4, {9}); }, "(9 nodes of 4): use tp=1, 2, 4, 12 or 36");
+  // no multi-node domain: today's message
+  expect_error([&] { validate_tp_fits(L(8, 1, 1), 4, {}); },
+               "tp=8 needs 8 GPUs in one NVLink domain but nodes have 4 GPUs; use tp=4 or less");
+}
+
+void test_complete_nvlink(void **) {
+  const std::vector<uint32_t> nvl72{18, 18};
+  // tp=8, dp=4 on 4-GPU trays: 8 nodes x 4 GPUs (each TP group 2 nodes of a domain)
+  Request r = complete_request(L(8, 1, 4), Request{}, 4, nvl72);
+  assert_int_equal(r.nodes, 8);
+  assert_int_equal(r.gpus_per_node, 4);
+  assert_int_equal(r.ntasks, 32);
+  assert_int_equal(r.ntasks_per_node, 4);
+  // tp=72: one node per ... 18 nodes, the whole domain
+  r = complete_request(L(72, 1, 1), Request{}, 4, nvl72);
+  assert_int_equal(r.nodes, 18);
+  // -N and --gpus-per-node given consistently
+  Request q;
+  q.nodes = 8;
+  r = complete_request(L(8, 1, 4), q, 4, nvl72);
+  assert_int_equal(r.gpus_per_node, 4);
+  q = Request{};
+  q.gpus_per_node = 4;
+  r = complete_request(L(8, 2, 2), q, 4, nvl72);
+  assert_int_equal(r.nodes, 8);
+  q = Request{};
+  q.ntasks_per_node = 4;
+  r = complete_request(L(8, 1, 1), q, 4, nvl72);
+  assert_int_equal(r.nodes, 2);
+  // a TP group spanning nodes takes all GPUs of each
+  expect_error([&] { Request g; g.gpus_per_node = 2; complete_request(L(8, 1, 1), g, 4, nvl72); },
+               "a TP group spans the nodes of an NVLink domain only when it uses all 4 GPUs of each");
+  expect_error([&] { Request g; g.nodes = 8; complete_request(L(8, 1, 1), g, 4, nvl72); },
+               "-N 8 gives 1 GPUs per node, which does not hold whole TP groups of tp=8");
+  expect_error([&] { complete_request(L(16, 1, 2), Request{}, 4, nvl72); }, "split it into whole TP groups");
+  // without domains nothing changes
+  expect_error([&] { complete_request(L(8, 1, 4), Request{}, 4); }, "tp=8 needs 8 GPUs in one NVLink domain");
+  expect_error([&] { complete_request(L(8, 1, 4), Request{}, 4, {}); }, "use tp=4 or less");
+}
+
 }  // namespace
 
 int main() {
@@ -200,7 +267,8 @@ int main() {
       cmocka_unit_test(test_rank_order_names), cmocka_unit_test(test_parse_layout),
       cmocka_unit_test(test_set_option),       cmocka_unit_test(test_validate_layout),
       cmocka_unit_test(test_validate_tp),      cmocka_unit_test(test_complete_derives),
-      cmocka_unit_test(test_complete_errors),
+      cmocka_unit_test(test_complete_errors),  cmocka_unit_test(test_validate_tp_nvlink),
+      cmocka_unit_test(test_complete_nvlink),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -352,6 +352,31 @@ static void test_complete_errors(void **state) {
   assert_contains(err, "missing argument");
 }
 
+/* The partition's nodes in multi-node NVLink domains (NVL72: 18 trays of 4 GPUs; a domain of one
+ * node and an empty entry count as none). */
+static void test_complete_nvlink(void **state) {
+  const topoaware_request_t none = {0, 0, 0, 0, 0};
+  const uint32_t nvl72[] = {18, 0, 1, 18};
+  topoaware_request_t out = {0, 0, 0, 0, 0};
+  int kind = -1;
+  topoaware_layout_t l = L(8, 1, 4);
+  (void)state;
+  assert_int_equal(topoaware_complete_request_nvlink(&l, &none, 4, nvl72, 4, &out, &kind, err, sizeof(err)), 0);
+  assert_int_equal(out.nodes, 8);
+  assert_int_equal(out.gpus_per_node, 4);
+  assert_int_equal(out.ntasks_per_node, 4);
+  l = L(16, 1, 1);
+  assert_int_equal(topoaware_complete_request_nvlink(&l, &none, 4, nvl72, 4, &out, &kind, err, sizeof(err)), -1);
+  assert_contains(err, "the largest NVLink domain here has 72 GPUs (18 nodes of 4): use tp=1, 2, 4, 8, 12, 24, 36 or 72");
+  assert_int_equal(kind, TOPOAWARE_ERR_GPUS);
+  /* no domains: as topoaware_complete_request */
+  l = L(8, 1, 4);
+  assert_int_equal(topoaware_complete_request_nvlink(&l, &none, 4, NULL, 0, &out, &kind, err, sizeof(err)), -1);
+  assert_contains(err, "tp=8 needs 8 GPUs in one NVLink domain but nodes have 4 GPUs; use tp=4 or less");
+  assert_int_equal(topoaware_complete_request_nvlink(&l, &none, 4, nvl72 + 1, 2, &out, &kind, err, sizeof(err)), -1);
+  assert_contains(err, "use tp=4 or less");
+}
+
 static void test_small_error_buffer(void **state) {
   topoaware_options_t o;
   char tiny[8];
@@ -526,7 +551,7 @@ static void test_option_table(void **state) {
   assert_null(topoaware_option_name(1u << 20));
   /* --help's texts, exactly (spank_topoaware(8) and tests/slurm_options.sh read them). */
   assert_string_equal(topoaware_option_info(0)->usage,
-                      "[topoaware] tensor parallel size: GPUs of one TP group, inside one node (NVLink)");
+                      "[topoaware] tensor parallel size: GPUs of one TP group, inside one node or one multi-node NVLink domain");
   assert_string_equal(topoaware_option_info(5)->arginfo, "ORDER");
   assert_string_equal(topoaware_option_info(8)->usage,
                       "[topoaware] NCCL and rank hints in tasks: auto (default), off or print");
@@ -716,6 +741,7 @@ int main(void) {
       cmocka_unit_test(test_set_errors),      cmocka_unit_test(test_wait_units),
       cmocka_unit_test(test_check_whole),     cmocka_unit_test(test_option_bits),
       cmocka_unit_test(test_layout_string),   cmocka_unit_test(test_complete_ok),
+      cmocka_unit_test(test_complete_nvlink),
       cmocka_unit_test(test_complete_errors), cmocka_unit_test(test_small_error_buffer),
       cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_vars),
       cmocka_unit_test(test_env_errors),      cmocka_unit_test(test_option_table),

@@ -176,7 +176,7 @@ void test_override_env(void **) {
   s = parse({"override_env=RANK,BOGUS,rank,CUDA_DEVICE_ORDER"}, &w);
   assert_int_equal(w.size(), 2);
   assert_contains(w[0], "'BOGUS' is not a variable topoaware sets only when unset (those are RANK,LOCAL_RANK,");
-  assert_contains(w[0], "NCCL_CROSS_NIC, or all); name ignored");
+  assert_contains(w[0], "NCCL_CROSS_NIC,NCCL_MNNVL_ENABLE,NCCL_CUMEM_ENABLE, or all); name ignored");
   assert_contains(w[1], "'rank' is not a variable");  // names are case-sensitive, as the environment
   assert_true(s.overrides("RANK") && s.overrides("CUDA_DEVICE_ORDER"));
   assert_int_equal(__builtin_popcount(s.override_env), 2);
@@ -192,8 +192,8 @@ void test_override_env(void **) {
   assert_contains(w[0], "'RA?NK' is not a variable");
   assert_string_equal(task_default_var_list().c_str(),
                       "RANK,LOCAL_RANK,WORLD_SIZE,LOCAL_WORLD_SIZE,MASTER_ADDR,MASTER_PORT,CUDA_DEVICE_ORDER,"
-                      "NCCL_IB_HCA,NCCL_CROSS_NIC");
-  assert_int_equal(task_default_var_index("NCCL_CROSS_NIC"), int(kTaskDefaultVarCount) - 1);
+                      "NCCL_IB_HCA,NCCL_CROSS_NIC,NCCL_MNNVL_ENABLE,NCCL_CUMEM_ENABLE");
+  assert_int_equal(task_default_var_index("NCCL_CUMEM_ENABLE"), int(kTaskDefaultVarCount) - 1);
   assert_int_equal(task_default_var_index("PATH"), -1);
 }
 

@@ -58,12 +58,13 @@ PKGS_SLURM="slurmctld slurmd slurm-client libslurm-dev"
 # tools/build-slurm.sh), even though test clusters use auth/none; ccache: the release matrix compiles
 # the core once for all releases. libyaml-dev: Slurm releases built by tools/build-slurm.sh get
 # serializer/yaml only with it, and without that plugin slurmctld (25.05+) stops at start when a
-# topology.yaml exists (tests/slurm_2605_topology_yaml.sh).
+# topology.yaml exists (tests/slurm_2605_topology_yaml.sh); libjson-c-dev: serializer/json, which
+# the data_parser that reads topology.yaml needs.
 # lintian: the package tests check the packages with it (tests/lib/deb_checks.sh).
 # debhelper, build-essential: `make deb` (dpkg-buildpackage with dh, which brings dh-autoreconf;
 # dpkg-buildpackage refuses to start without build-essential; no fakeroot: debian/control says
 # Rules-Requires-Root: no).
-PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev libyaml-dev ccache
+PKGS_EXTRA="dpkg-dev clang libclang-rt-14-dev llvm-14 debootstrap ca-certificates xz-utils libmunge-dev libyaml-dev libjson-c-dev ccache
   debhelper build-essential lintian"
 # shellcheck disable=SC2086
 PKGS=$(echo $PKGS_BUILD $PKGS_LIBS $PKGS_TOOLS $PKGS_SLURM $PKGS_EXTRA)

@@ -124,6 +124,15 @@ def read_trace(path):
     return jobs
 
 
+def trace_seed(path):
+    """The seed the trace was made with (its header: "slurm_replay_tool trace --seed S ..."), else 1."""
+    for line in open(path):
+        m = re.search(r"--seed (\d+)", line) if line.startswith("#") else None
+        if m:
+            return int(m.group(1))
+    return 1
+
+
 def ts(s):
     if not s or s in ("Unknown", "None", "(null)"):
         return None
@@ -417,12 +426,15 @@ def native_order(tag, j, scorer):
     return sorted(j["nodes"])  # Slurm's node-index order (names n0001..n0064 in slurm.conf order)
 
 
-def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=()):
+def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=(), traffic="today", seed=1):
     """Run the network judge over one run's schedule; fills j["net"] = {routing: mean shared step
     time (s)}, j["net_bound"] (NIC-bound time) and j["net_alone"] for every scored job. The routings:
     adaptive and D-mod-K (synthetic), and as-routed through the forwarding tables when topology.json
     has them; `extra` = [(name, topology.json)]: the same fabric with other recorded tables (another
-    subnet manager engine), judged as-routed as "as-routed-<name>". Returns the count of snapshots."""
+    subnet manager engine), judged as-routed as "as-routed-<name>". traffic: netsim's --traffic;
+    under "today" each job's model, MoE share and phase are drawn from `seed` and the job's trace
+    index (its snapshot name), so a trace job gets the same draws in every run of the trace.
+    Returns the count of snapshots."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     from netsim_report import run_netsim  # bench/netsim_report.py: runs netsim, caches the result
     topo = json.load(open(topo_path))
@@ -431,16 +443,16 @@ def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=()):
               and j["end"] > j["start"]]
     times = sorted({j["start"] for j in scored} | {j["end"] for j in scored})
     os.makedirs(workdir, exist_ok=True)
-    acc = {j["id"]: {"alone": 0.0, "w": 0.0} for j in scored}
+    acc = {j["idx"]: {"alone": 0.0, "w": 0.0} for j in scored}
     snaps = 0
     for a, b in zip(times, times[1:]):
         running = [j for j in scored if j["start"] <= a < j["end"]]
         if not running:
             continue
-        doc = {"schema": "topoaware-netsim/1", "run": tag, "time": a, "jobs": []}
+        doc = {"schema": "topoaware-netsim/1", "run": tag, "time": a, "seed": seed, "jobs": []}
         for j in running:
             dp_b, pp_b = step_bytes(j["t"])
-            doc["jobs"].append({"name": str(j["id"]), "layout": {k: j["t"][k] for k in ("tp", "pp", "dp")},
+            doc["jobs"].append({"name": str(j["idx"]), "layout": {k: j["t"][k] for k in ("tp", "pp", "dp")},
                                 "order": "given", "dp_bytes": dp_b, "pp_bytes": pp_b,
                                 "nodes": native_order(tag, j, scorer)})
         text = json.dumps(doc, sort_keys=True)
@@ -451,8 +463,9 @@ def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=()):
             if not os.path.exists(path) or open(path).read() != text:  # keeps netsim's cached result
                 with open(path, "w") as f:
                     f.write(text)
-            # The snapshot's own bytes (legacy traffic), which the NIC bound and the stretch divide by.
-            _, res, _ = run_netsim(netsim, tp, path, "pair", "legacy")
+            # The stretch divides by the NIC bound of the legacy bytes (the trace's): under today's
+            # traffic it is a common denominator of both runs, not a bound; compare runs, not values.
+            _, res, _ = run_netsim(netsim, tp, path, "pair", traffic)
             for r in res["jobs"]:
                 s = acc[int(r["name"])]
                 for rt in ("adaptive", "dmodk", "as-routed"):
@@ -465,7 +478,7 @@ def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=()):
                     s["w"] += b - a
         snaps += 1
     for j in scored:
-        s = acc[j["id"]]
+        s = acc[j["idx"]]
         if s["w"] > 0:
             j["net"] = {rt: v / s["w"] for rt, v in s.items() if rt not in ("alone", "w")}
             j["net_alone"] = s["alone"] / s["w"]
@@ -632,6 +645,19 @@ def main_cycles(sdiag_path, m):
         m["main_cycles"] = int(c.group(1))
 
 
+def cpu_use(path, m):
+    """CPU seconds of the daemons over the run (slurm_replay.sh's cpu.txt): slurmctld; every slurmd;
+    the prolog/epilog processes slurmd waited for. All on this one machine, so a run whose nodes
+    pay more for prologs and epilogs leaves slurmctld less of the two cores; on a cluster each node
+    pays its own share."""
+    if not os.path.exists(path):
+        return
+    for line in open(path):
+        k, _, v = line.partition(" ")
+        if k in ("slurmctld_cpu", "slurmd_cpu", "slurmd_children_cpu"):
+            m[k] = float(v)
+
+
 def plan_holds(jobs, log_path, all_nodes, m):
     """Nodes free now that backfill's plans hold (DebugFlags=Backfill logs each planned job): a plan
     that starts later keeps its nodes from smaller jobs whose time limits reach past its start.
@@ -782,6 +808,9 @@ VS = [("ideal span, native order (%)", "ideal_rate_n", "{:.1%}"),
       ("srun step launch delay, mean (s)", "step_delay_mean", "{:.3f}"),
       ("srun step launch delay, max (s)", "step_delay_max", "{:.3f}"),
       ("main scheduler runs (sdiag)", "main_cycles", "{:.0f}"),
+      ("slurmctld CPU (s)", "slurmctld_cpu", "{:.1f}"),
+      ("slurmd CPU, all nodes (s)", "slurmd_cpu", "{:.1f}"),
+      ("prolog/epilog processes' CPU, all nodes (s)", "slurmd_children_cpu", "{:.1f}"),
       ("trace jobs started by backfill", "bf_starts", "{:.0f}"),
       ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}"),
       ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}"),
@@ -907,6 +936,9 @@ def main():
     ap.add_argument("--tool")
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--netsim", help="bench/netsim/netsim: score every run's schedule with the network judge")
+    ap.add_argument("--traffic", default="today", choices=("today", "legacy"),
+                    help="the judge's traffic (netsim --traffic): today's (default; drawn from the trace's seed) "
+                         "or legacy (the trace's bytes, every job in phase)")
     ap.add_argument("--judge-topology", action="append", default=[], metavar="NAME=FILE",
                     help="also judge as-routed through FILE's forwarding tables (the same cabling), as NAME")
     a = ap.parse_args()
@@ -931,9 +963,11 @@ def main():
         plan_holds(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
         small_job_room(runs[tag], os.path.join(out, tag, "slurmctld.log"), all_nodes, res[tag])
         main_cycles(os.path.join(out, tag, "sdiag.txt"), res[tag])
+        cpu_use(os.path.join(out, tag, "cpu.txt"), res[tag])
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
-                                              os.path.join(out, tag, "netsim"), extra)
+                                              os.path.join(out, tag, "netsim"), extra, a.traffic,
+                                              trace_seed(os.path.join(out, "trace.txt")))
             judge_metrics(runs[tag], res[tag])
     if not runs:
         sys.exit("analyze.py: no run results in " + out)
@@ -980,6 +1014,9 @@ def main():
         ("step launch delay, mean (s)", "step_delay_mean", "{:.3f}", True),
         ("step launch delay, max (s)", "step_delay_max", "{:.3f}", True),
         ("main scheduler runs (sdiag)", "main_cycles", "{:.0f}", False),
+        ("slurmctld CPU (s)", "slurmctld_cpu", "{:.1f}", True),
+        ("slurmd CPU, all nodes (s)", "slurmd_cpu", "{:.1f}", True),
+        ("prolog/epilog processes' CPU, all nodes (s)", "slurmd_children_cpu", "{:.1f}", True),
         ("trace jobs started by backfill", "bf_starts", "{:.0f}", False),
         ("... of them ahead of an older pending job", "bf_ahead", "{:.0f}", False),
         ("nodes free during a backfill cycle, mean", "plan_free_now", "{:.1f}", False),
@@ -1056,6 +1093,17 @@ def main():
                 if pj:
                     nat[w]["net_paired" + ("" if rt == "dmodk" else "_" + rt)] = pj
                     print(f"netsim {rt}, job by job {r}: whole/bare step communication time over {pj['jobs']} jobs: "
+                          f"median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
+                          f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
+    # The same job by job against the runs that share whole's task path (nosel: its prologs and
+    # epilogs, so the select plugin's share alone) or have a job epilog (epilog).
+    for base in ("nosel", "epilog"):
+        for r, b, w in pairs_whole_bare(nat, base) if a.netsim else ():
+            for rt in ("as-routed", "as-routed-minhop", "adaptive"):
+                pj = paired_net(runs[b], runs[w], rt)
+                if pj:
+                    nat[w][f"net_paired_{base}_{rt}"] = pj
+                    print(f"netsim {rt}, job by job {r}: whole/{base} step communication time over {pj['jobs']} jobs: "
                           f"median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
                           f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
     with open(os.path.join(out, "metrics.json"), "w") as f:

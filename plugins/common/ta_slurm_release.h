@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What differs between the Slurm releases the plugins build against (22.05, 23.11 .. 26.05) outside
- * the select interface, which plugins/select/ta_select_entry_<family>.c adapts: where the internal
- * headers are, what some types are called, one changed signature. Include after Slurm's config.h,
- * slurm/slurm.h and src/common/node_conf.h. Each difference below was checked in the release trees
+ * the select interface, which plugins/select/ adapts (ta_select_family_<family>.c, #if
+ * TA_SLURM_FAMILY): where the internal headers are, what some types are called, one changed
+ * signature. Include after Slurm's config.h, slurm/slurm.h and src/common/node_conf.h. Each
+ * difference below was checked in the release trees
  * (file:line of each); tools/slurm-matrix.sh builds against all of them. */
 #ifndef TA_SLURM_RELEASE_H
 #define TA_SLURM_RELEASE_H

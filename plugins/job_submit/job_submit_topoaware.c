@@ -27,6 +27,7 @@
 
 #include "layout_c.h"
 #include "ta_env.h"
+#include "ta_submit_nvlink.h"
 #include "ta_slurm_release.h"
 #include "ta_gres.h"
 #include "ta_xstr.h"
@@ -39,6 +40,18 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 /* TA_GRES_GPU_PREFIX: how this Slurm release spells a GPU request in tres_per_node (ta_slurm_release.h). */
 
 static topoaware_conf_t *ta_conf;
+
+/* The topology file's NVLink domains are read by a thread of their own (ta_submit_nvlink.c): the
+ * file topoaware.conf names, else the default beside it. */
+static void ta_nvlink_init_path(void)
+{
+	char path[4096];
+
+	if (ta_conf ? topoaware_conf_topology(ta_conf, path, sizeof(path))
+		    : topoaware_default_paths(NULL, NULL, 0, path, sizeof(path)))
+		return;
+	ta_nvlink_start(path);
+}
 
 extern int init(void)
 {
@@ -53,11 +66,13 @@ extern int init(void)
 	}
 	if (found)
 		verbose("%s: loaded %s", TA, topoaware_conf_loaded_path(ta_conf));
+	ta_nvlink_init_path();
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
+	ta_nvlink_stop();
 	topoaware_conf_free(ta_conf);
 	ta_conf = NULL;
 	return SLURM_SUCCESS;
@@ -120,6 +135,65 @@ static int ta_partition_gpus(const char *partitions, uint32_t *gpus, char *err, 
 	}
 	*gpus = mixed ? 0 : common;
 	return 0;
+}
+
+/* ---- the partition's NVLink domains -------------------------------------------------------- */
+
+#define TA_MAX_PARTS 64
+typedef struct {
+	part_record_t *parts[TA_MAX_PARTS];
+	int n;
+} ta_parts_t;
+
+static int ta_node_in_parts(uint32_t i, void *arg)
+{
+	const ta_parts_t *p = arg;
+	node_record_t *node = node_record_table_ptr[i];
+
+	if (!node || !node->name)
+		return 0;
+	for (int k = 0; k < p->n; k++)
+		if (p->parts[k]->node_bitmap && bit_test(p->parts[k]->node_bitmap, i))
+			return 1;
+	return 0;
+}
+
+static const char *ta_node_name_of(uint32_t i, void *arg)
+{
+	(void)arg;
+	return node_record_table_ptr[i]->name; /* ta_node_in_parts checked it */
+}
+
+/* The number of the job's partitions' nodes in each multi-node NVLink domain of the topology file
+ * (ta_nvlink_count; *counts xmalloc'd or NULL). Reads part_list and the node table: the caller
+ * holds the read locks. */
+static int ta_partition_domains(const char *partitions, uint32_t **counts, uint32_t *ndomains, const char **why)
+{
+	char names[1024];
+	char *save = NULL, *tok;
+	ta_parts_t p;
+
+	p.n = 0;
+	*counts = NULL;
+	*ndomains = 0;
+	*why = "";
+	if (partitions && *partitions) {
+		if (strlen(partitions) >= sizeof(names))
+			return TA_NVLINK_MISSING;
+		strcpy(names, partitions);
+	} else if (default_part_loc && default_part_loc->name) {
+		snprintf(names, sizeof(names), "%s", default_part_loc->name);
+	} else {
+		return TA_NVLINK_MISSING;
+	}
+	for (tok = strtok_r(names, ",", &save); tok && p.n < TA_MAX_PARTS; tok = strtok_r(NULL, ",", &save)) {
+		part_record_t *part = find_part_record(tok);
+
+		if (part && part->node_bitmap)
+			p.parts[p.n++] = part;
+	}
+	return ta_nvlink_count((uint32_t)node_record_count, ta_node_in_parts, ta_node_name_of, &p, counts,
+			       ndomains, why);
 }
 
 /* ---- the check ----------------------------------------------------------------------------- */
@@ -249,8 +323,28 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	given.gpus_per_node = per_node;
 	given.gpus = per_job;
 
-	if (topoaware_complete_request(&opts.layout, &given, node_gpus, &out, &kind, err, sizeof(err)) != 0)
-		return ta_refuse(err_msg, ta_code(kind), lay, err);
+	/* A TP group larger than a node may span the nodes of a multi-node NVLink domain: checked
+	 * against the domains of the partition's nodes that the topology file records. Whether one has
+	 * room now is the select plugin's question (the job waits for it). */
+	{
+		uint32_t *domains = NULL, ndomains = 0;
+		const char *why = "";
+		int state = TA_NVLINK_MISSING, rc;
+
+		if (node_gpus && opts.layout.tp > node_gpus)
+			state = ta_partition_domains(job->partition, &domains, &ndomains, &why);
+		rc = topoaware_complete_request_nvlink(&opts.layout, &given, node_gpus, domains, ndomains, &out,
+						       &kind, err, sizeof(err));
+		xfree(domains);
+		if (rc != 0) {
+			if (state != TA_NVLINK_LOADED && node_gpus && opts.layout.tp > node_gpus && why[0]) {
+				size_t len = strlen(err);
+
+				snprintf(err + len, sizeof(err) - len, " (%s)", why);
+			}
+			return ta_refuse(err_msg, ta_code(kind), lay, err);
+		}
+	}
 	if (ranged && (out.nodes < job->min_nodes || out.nodes > job->max_nodes)) {
 		snprintf(err, sizeof(err),
 			 "-N %u-%u but the layout needs %u nodes x %u GPUs; use -N %u or leave -N out", job->min_nodes,

@@ -3,10 +3,12 @@
  * verdicts of job_test, placements of job_begin (with the node order the tasks get, and the
  * placement kept in the job's saved SPANK environment so that a restarted slurmctld books it as it
  * was), ends of job_fini, in a bounded book that ta_select_writer.c writes to the status file. */
-#include "ta_select_int.h"
+#include "ta_select_book.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "ta_select_memo.h"
 
 /* Kept in the job's spank_job_env (saved with the job; the prolog sees them as SPANK_<name>). */
 #define TA_HASH_ENV "TOPOAWARE_TOPO_HASH"               /* the topology the placement used */
@@ -41,16 +43,15 @@ static void ta_status_entry(job_record_t *job_ptr, const ta_job_t *j, topoaware_
 	}
 }
 
-/* ta_select_int.h */
-void ta_book_wait(job_record_t *job_ptr, const ta_job_t *j, const char *why, int hint)
+void ta_book_wait(ta_ctx_t *ctx, job_record_t *job_ptr, const ta_job_t *j, const char *why, int hint)
 {
 	topoaware_status_job_t s;
 
-	if (!ta_status)
+	if (!ctx->status)
 		return;
 	ta_status_entry(job_ptr, j, &s);
 	s.reason = why;
-	if ((hint ? topoaware_status_waiting_hint : topoaware_status_waiting)(ta_status, &s, (int64_t)time(NULL)))
+	if ((hint ? topoaware_status_waiting_hint : topoaware_status_waiting)(ctx->status, &s, (int64_t)time(NULL)))
 		error("%s: %pJ: out of memory for the status book; the status file lacks why it waits", TA, job_ptr);
 }
 
@@ -71,8 +72,8 @@ static bitstr_t *ta_job_nodes(job_record_t *job_ptr, bitstr_t **own)
 
 /* The nodes of `nodes` in rank order ("n1,n2,..."), xmalloc'd, from the same engine function as the
  * SPANK plugin's TOPOAWARE_NODE_RANK (topoaware_node_ranks is built on topoaware_rank_order).
- * NULL with a message in err if there is no order (no topology, a node not in it). ta_lock held. */
-static char *ta_node_order(bitstr_t *nodes, const topoaware_layout_t *layout, uint32_t *count, char *err,
+ * NULL with a message in err if there is no order (no topology, a node not in it). ctx->lock held. */
+static char *ta_node_order(ta_ctx_t *ctx, bitstr_t *nodes, const topoaware_layout_t *layout, uint32_t *count, char *err,
 			   size_t errlen)
 {
 	const char **names;
@@ -96,13 +97,13 @@ static char *ta_node_order(bitstr_t *nodes, const topoaware_layout_t *layout, ui
 		names[n++] = node_ptr->name;
 	}
 	*count = n;
-	if (!ta_topo) {
+	if (!ctx->topo) {
 		snprintf(err, errlen, "no topology loaded");
 		xfree(names);
 		return NULL;
 	}
 	order = xcalloc(n ? n : 1, sizeof(*order));
-	if (n && topoaware_rank_order(ta_topo, names, n, layout, order, err, errlen) == 0) {
+	if (n && topoaware_rank_order(ctx->topo, names, n, layout, order, err, errlen) == 0) {
 		for (uint32_t k = 0; k < n; k++)
 			xstrfmtcat(out, "%s%s", k ? "," : "", names[order[k]]);
 	} else if (!n) {
@@ -155,8 +156,8 @@ static const char *ta_job_env_get(job_record_t *job_ptr, const char *name)
 /* The job's placement into the status book and (LogLevel=verbose) the log. placement/note
  * override what run-now decided (NULL: use that). Unless `restored` (slurmctld's start), the
  * placement is also kept in the job's spank_job_env, which Slurm saves with the job: a restarted
- * slurmctld books it as it was (ta_select_job_init). ta_lock held. */
-static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *placement, const char *note,
+ * slurmctld books it as it was (ta_book_job_init). ctx->lock held. */
+static void ta_record_placed(ta_ctx_t *ctx, job_record_t *job_ptr, ta_job_t *j, const char *placement, const char *note,
 			     int restored)
 {
 	char err[TOPOAWARE_ERR_LEN], full[TOPOAWARE_ERR_LEN + 256], decided[16], decided_note[256];
@@ -166,7 +167,7 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 	topoaware_status_job_t s;
 
 	if (!placement) {
-		if (ta_decided_take(job_ptr->job_id, decided, sizeof(decided), decided_note, sizeof(decided_note))) {
+		if (ta_memo_take(ctx, job_ptr->job_id, decided, sizeof(decided), decided_note, sizeof(decided_note))) {
 			placement = decided;
 			note = decided_note;
 		} else {
@@ -182,7 +183,7 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 	/* job_ptr->nodes is set only after select_p_job_begin (node_scheduler.c): from the bitmap. */
 	nodes = ta_job_nodes(job_ptr, &own);
 	hosts = nodes ? bitmap2node_name(nodes) : NULL;
-	order = ta_node_order(nodes, &j->opts.layout, &n, err, sizeof(err));
+	order = ta_node_order(ctx, nodes, &j->opts.layout, &n, err, sizeof(err));
 	FREE_NULL_BITMAP(own);
 	if (!order && note && *note)
 		snprintf(full, sizeof(full), "%s; no rank order: %s", note, err);
@@ -193,24 +194,24 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 	j->gpus_per_node = topoaware_layout_gpus_per_node(&j->opts.layout, n);
 	if (!restored) {
 		char lay[256];
-		int keep = order && strlen(order) <= TA_ORDER_MAX && ta_topo &&
+		int keep = order && strlen(order) <= TA_ORDER_MAX && ctx->topo &&
 			   !topoaware_layout_string(&j->opts.layout, lay, sizeof(lay));
 
 		ta_job_env_set(job_ptr, TA_ORDER_ENV, keep ? order : NULL);
 		ta_job_env_set(job_ptr, TA_ORDER_LAYOUT_ENV, keep ? lay : NULL);
-		ta_job_env_set(job_ptr, TA_RAIL_ENV, keep ? (topoaware_topo_rail_optimized(ta_topo) ? "1" : "0") : NULL);
+		ta_job_env_set(job_ptr, TA_RAIL_ENV, keep ? (topoaware_topo_rail_optimized(ctx->topo) ? "1" : "0") : NULL);
 	}
-	if (ta_status) {
+	if (ctx->status) {
 		ta_status_entry(job_ptr, j, &s);
 		s.placement = placement;
 		s.nodes = hosts ? hosts : "";
 		s.node_order = order ? order : "";
 		s.reason = full;
-		if (topoaware_status_placed(ta_status, &s, (int64_t)time(NULL)))
+		if (topoaware_status_placed(ctx->status, &s, (int64_t)time(NULL)))
 			error("%s: %pJ: out of memory for the status book; the status file lacks its placement", TA,
 			      job_ptr);
 	}
-	TA_LOG(TOPOAWARE_LOG_VERBOSE, "%s: %pJ %s: %s, %u nodes x %u GPUs, %s, on %s; node order %s%s%s", TA,
+	TA_LOG(ctx, TOPOAWARE_LOG_VERBOSE, "%s: %pJ %s: %s, %u nodes x %u GPUs, %s, on %s; node order %s%s%s", TA,
 	       job_ptr, restored ? "was placed" : "placed", placement, n, j->gpus_per_node, j->layout,
 	       hosts ? hosts : "?", order ? order : "(none)", full[0] ? "; " : "", full);
 	xfree(order);
@@ -220,50 +221,50 @@ static void ta_record_placed(job_record_t *job_ptr, ta_job_t *j, const char *pla
 /* The topology hash the placement used, for the nodes of a layout job: into the job's spank_job_env,
  * it reaches the job prolog and spank_topoaware as SPANK_TOPOAWARE_TOPO_HASH (spank_topoaware(8)
  * compares it with its own copy). Then the placement into the status book and the log. */
-void ta_select_job_begin(job_record_t *job_ptr)
+void ta_book_job_begin(ta_ctx_t *ctx, job_record_t *job_ptr)
 {
 	ta_job_t j;
 
 	if (!job_ptr || !job_ptr->spank_job_env_size)
 		return;
-	pthread_mutex_lock(&ta_lock);
-	if (!ta_job_options(job_ptr, &j)) {
-		pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_lock(&ctx->lock);
+	if (!ta_job_options(ctx, job_ptr, &j)) {
+		pthread_mutex_unlock(&ctx->lock);
 		return;
 	}
-	if (ta_topo)
-		ta_job_env_set(job_ptr, TA_HASH_ENV, topoaware_topo_hash(ta_topo));
-	ta_record_placed(job_ptr, &j, NULL, NULL, 0);
-	pthread_mutex_unlock(&ta_lock);
+	if (ctx->topo)
+		ta_job_env_set(job_ptr, TA_HASH_ENV, topoaware_topo_hash(ctx->topo));
+	ta_record_placed(ctx, job_ptr, &j, NULL, NULL, 0);
+	pthread_mutex_unlock(&ctx->lock);
 }
 
-void ta_select_job_fini(job_record_t *job_ptr)
+void ta_book_job_fini(ta_ctx_t *ctx, job_record_t *job_ptr)
 {
 	if (!job_ptr || !job_ptr->spank_job_env_size)
 		return; /* never a layout job: not in the book */
-	pthread_mutex_lock(&ta_lock);
-	topoaware_status_finished(ta_status, job_ptr->job_id);
-	pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_lock(&ctx->lock);
+	topoaware_status_finished(ctx->status, job_ptr->job_id);
+	pthread_mutex_unlock(&ctx->lock);
 }
 
-void ta_select_job_resized(job_record_t *ended, job_record_t *changed)
+void ta_book_job_resized(ta_ctx_t *ctx, job_record_t *ended, job_record_t *changed)
 {
 	ta_job_t j;
 
-	pthread_mutex_lock(&ta_lock);
+	pthread_mutex_lock(&ctx->lock);
 	if (ended)
-		topoaware_status_finished(ta_status, ended->job_id);
-	if (changed && changed->spank_job_env_size && ta_job_options(changed, &j) &&
-	    topoaware_status_job_phase(ta_status, changed->job_id) == 1)
-		ta_record_placed(changed, &j, "cons_tres",
+		topoaware_status_finished(ctx->status, ended->job_id);
+	if (changed && changed->spank_job_env_size && ta_job_options(ctx, changed, &j) &&
+	    topoaware_status_job_phase(ctx->status, changed->job_id) == 1)
+		ta_record_placed(ctx, changed, &j, "cons_tres",
 				 "its node set was changed by Slurm after placement (resize or expansion)", 0);
-	pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_unlock(&ctx->lock);
 }
 
 /* Running layout jobs that the book does not know: placed before this slurmctld started (a restart,
  * or SelectType switched to this plugin). Their placement as it was booked, from the job's saved
  * spank_job_env; "unknown" for jobs placed by another select plugin. */
-void ta_select_job_init(ta_list_t *job_list)
+void ta_book_job_init(ta_ctx_t *ctx, ta_list_t *job_list)
 {
 	ta_list_itr_t *it;
 	job_record_t *job_ptr;
@@ -271,23 +272,23 @@ void ta_select_job_init(ta_list_t *job_list)
 
 	if (!job_list)
 		return;
-	pthread_mutex_lock(&ta_lock);
-	if (!ta_status) {
-		pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_lock(&ctx->lock);
+	if (!ctx->status) {
+		pthread_mutex_unlock(&ctx->lock);
 		return;
 	}
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		if (!job_ptr->spank_job_env_size || !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) ||
-		    topoaware_status_job_phase(ta_status, job_ptr->job_id) == 1 || !ta_job_options(job_ptr, &j))
+		    topoaware_status_job_phase(ctx->status, job_ptr->job_id) == 1 || !ta_job_options(ctx, job_ptr, &j))
 			continue;
 		if (ta_job_env_get(job_ptr, TA_PLACEMENT_ENV))
-			ta_record_placed(job_ptr, &j, ta_job_env_get(job_ptr, TA_PLACEMENT_ENV),
+			ta_record_placed(ctx, job_ptr, &j, ta_job_env_get(job_ptr, TA_PLACEMENT_ENV),
 					 ta_job_env_get(job_ptr, TA_PLACEMENT_NOTE_ENV), 1);
 		else
-			ta_record_placed(job_ptr, &j, "unknown",
+			ta_record_placed(ctx, job_ptr, &j, "unknown",
 					 "found running when slurmctld started; placed before, not by this plugin", 1);
 	}
 	list_iterator_destroy(it);
-	pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_unlock(&ctx->lock);
 }

@@ -3,7 +3,6 @@
  * will-run needs from slurmctld's job list, read as cons_tres's own will-run reads it. */
 #include "ta_select_ends.h"
 
-#include <stdint.h>
 #include <string.h>
 
 #include "ta_gres.h"
@@ -12,54 +11,44 @@
  * Per node-table index, the first and the last end time of the running, suspended and completing
  * jobs on the node (0: none), read from slurmctld's job list as cons_tres's own will-run reads it.
  * Backfill asks will-run for many jobs in a row over the same running jobs: the ends are read
- * again only when a job began, ended or changed its nodes (ta_select_jobs_changed, from the entry
+ * again only when a job began, ended or changed its nodes (ta_ends_jobs_changed, from the entry
  * points) or the second changed (time limits edited, suspensions). */
-static struct {
-	uint32_t n;
-	int64_t *first_end, *last_end;
-	int64_t *all_free_at, *earliest_free_at; /* per call, for the core */
-	uint64_t gen;
-	time_t at;
-	int valid;
-} ta_ends;
-static uint64_t ta_jobs_gen;
-
-void ta_select_jobs_changed(void)
+void ta_ends_jobs_changed(ta_ctx_t *ctx)
 {
-	__atomic_add_fetch(&ta_jobs_gen, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ctx->jobs_gen, 1, __ATOMIC_RELAXED);
 }
 
-void ta_ends_free_locked(void)
+static void ta_ends_free(ta_ends_t *e)
 {
-	xfree(ta_ends.first_end);
-	xfree(ta_ends.last_end);
-	xfree(ta_ends.all_free_at);
-	xfree(ta_ends.earliest_free_at);
-	memset(&ta_ends, 0, sizeof(ta_ends));
+	xfree(e->first_end);
+	xfree(e->last_end);
+	xfree(e->all_free_at);
+	xfree(e->earliest_free_at);
+	memset(e, 0, sizeof(*e));
 }
 
-/* 1 with ta_ends read for the current jobs; 0 when slurmctld's job list is not reachable. */
-static int ta_ends_read(time_t now)
+/* 1 with ctx->ends read for the current jobs; 0 when slurmctld's job list is not reachable. */
+static int ta_ends_read(ta_ctx_t *ctx, time_t now)
 {
-	ta_list_t *jobs = ta_ctld_job_list();
-	uint64_t gen = __atomic_load_n(&ta_jobs_gen, __ATOMIC_RELAXED);
+	ta_list_t *jobs = ta_ctx_job_list(ctx);
+	uint64_t gen = __atomic_load_n(&ctx->jobs_gen, __ATOMIC_RELAXED);
 	ta_list_itr_t *it;
 	job_record_t *jp;
 
-	if (!jobs || !ta_nodes)
+	if (!jobs || !ctx->nodes)
 		return 0;
-	if (ta_ends.n != ta_nodes) {
-		ta_ends_free_locked();
-		ta_ends.n = ta_nodes;
-		ta_ends.first_end = xcalloc(ta_nodes, sizeof(int64_t));
-		ta_ends.last_end = xcalloc(ta_nodes, sizeof(int64_t));
-		ta_ends.all_free_at = xcalloc(ta_nodes, sizeof(int64_t));
-		ta_ends.earliest_free_at = xcalloc(ta_nodes, sizeof(int64_t));
+	if (ctx->ends.n != ctx->nodes) {
+		ta_ends_free(&ctx->ends);
+		ctx->ends.n = ctx->nodes;
+		ctx->ends.first_end = xcalloc(ctx->nodes, sizeof(int64_t));
+		ctx->ends.last_end = xcalloc(ctx->nodes, sizeof(int64_t));
+		ctx->ends.all_free_at = xcalloc(ctx->nodes, sizeof(int64_t));
+		ctx->ends.earliest_free_at = xcalloc(ctx->nodes, sizeof(int64_t));
 	}
-	if (ta_ends.valid && ta_ends.gen == gen && ta_ends.at == now)
+	if (ctx->ends.valid && ctx->ends.gen == gen && ctx->ends.at == now)
 		return 1;
-	memset(ta_ends.first_end, 0, ta_nodes * sizeof(int64_t));
-	memset(ta_ends.last_end, 0, ta_nodes * sizeof(int64_t));
+	memset(ctx->ends.first_end, 0, ctx->nodes * sizeof(int64_t));
+	memset(ctx->ends.last_end, 0, ctx->nodes * sizeof(int64_t));
 	it = list_iterator_create(jobs);
 	while ((jp = list_next(it))) {
 		int64_t end, first, last;
@@ -72,21 +61,21 @@ static int ta_ends_read(time_t now)
 		last = bit_fls(jp->node_bitmap);
 		if (first < 0)
 			continue;
-		if (last >= (int64_t)ta_nodes)
-			last = (int64_t)ta_nodes - 1;
+		if (last >= (int64_t)ctx->nodes)
+			last = (int64_t)ctx->nodes - 1;
 		for (int64_t i = first; i <= last; i++) {
 			if (!bit_test(jp->node_bitmap, i))
 				continue;
-			if (!ta_ends.first_end[i] || end < ta_ends.first_end[i])
-				ta_ends.first_end[i] = end;
-			if (end > ta_ends.last_end[i])
-				ta_ends.last_end[i] = end;
+			if (!ctx->ends.first_end[i] || end < ctx->ends.first_end[i])
+				ctx->ends.first_end[i] = end;
+			if (end > ctx->ends.last_end[i])
+				ctx->ends.last_end[i] = end;
 		}
 	}
 	list_iterator_destroy(it);
-	ta_ends.gen = gen;
-	ta_ends.at = now;
-	ta_ends.valid = 1;
+	ctx->ends.gen = gen;
+	ctx->ends.at = now;
+	ctx->ends.valid = 1;
 	return 1;
 }
 
@@ -106,31 +95,31 @@ static uint32_t ta_job_node_gpus(job_record_t *job_ptr)
  * now, else the first end of a job there, the last for an exclusive job; never when the node has
  * fewer GPUs than the job asks per node. Every estimate errs early, so that the core leaves plain
  * cons_tres out only when it truly cannot start the job sooner. 0: not known (the job list). */
-int ta_ends_fill(job_record_t *job_ptr, bitstr_t *bitmap, time_t now, const int64_t **all_free_at,
+int ta_ends_fill(ta_ctx_t *ctx, job_record_t *job_ptr, bitstr_t *bitmap, time_t now, const int64_t **all_free_at,
 		 const int64_t **earliest_free_at)
 {
 	int exclusive = job_ptr->details && (!job_ptr->details->share_res || job_ptr->details->whole_node);
 	uint32_t per_node = ta_job_node_gpus(job_ptr);
 
-	if (!ta_ends_read(now))
+	if (!ta_ends_read(ctx, now))
 		return 0;
-	for (uint32_t i = 0; i < ta_nodes; i++) {
-		int64_t *all = &ta_ends.all_free_at[i], *earliest = &ta_ends.earliest_free_at[i];
+	for (uint32_t i = 0; i < ctx->nodes; i++) {
+		int64_t *all = &ctx->ends.all_free_at[i], *earliest = &ctx->ends.earliest_free_at[i];
 		node_record_t *node_ptr = node_record_table_ptr[i];
-		int has_jobs = ta_ends.last_end[i] != 0;
+		int has_jobs = ctx->ends.last_end[i] != 0;
 
 		*all = *earliest = INT64_MAX;
 		if (!node_ptr || !bit_test(bitmap, i))
 			continue;
-		*all = has_jobs ? ta_ends.last_end[i] : (int64_t)now;
-		if (ta_free_all[i] < per_node)
+		*all = has_jobs ? ctx->ends.last_end[i] : (int64_t)now;
+		if (ctx->free_all[i] < per_node)
 			continue; /* never */
 		if (exclusive)
-			*earliest = has_jobs ? ta_ends.last_end[i] : (int64_t)now;
+			*earliest = has_jobs ? ctx->ends.last_end[i] : (int64_t)now;
 		else
-			*earliest = (ta_free[i] >= per_node || !has_jobs) ? (int64_t)now : ta_ends.first_end[i];
+			*earliest = (ctx->free_now[i] >= per_node || !has_jobs) ? (int64_t)now : ctx->ends.first_end[i];
 	}
-	*all_free_at = ta_ends.all_free_at;
-	*earliest_free_at = ta_ends.earliest_free_at;
+	*all_free_at = ctx->ends.all_free_at;
+	*earliest_free_at = ctx->ends.earliest_free_at;
 	return 1;
 }

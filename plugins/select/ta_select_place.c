@@ -15,14 +15,18 @@
  * a layout never get here past the first test. Preemption: blocks are made of free nodes only, so
  * a job with preemptee candidates is placed by topology when free nodes can hold it; otherwise the
  * plain cons_tres fallback (prefer; strict only when nothing is free) may preempt (logged). */
-#include "ta_select_int.h"
+#include "ta_select_place.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ta_cons_start.h"
+#include "ta_select_book.h"
 #include "ta_select_ends.h"
+#include "ta_select_job.h"
+#include "ta_select_loader.h"
+#include "ta_select_memo.h"
 
 static uint64_t ta_ms(void)
 {
@@ -34,19 +38,19 @@ static uint64_t ta_ms(void)
 
 /* 1: a layout job we place; 0: not a layout job; -1: a layout job we leave to plain cons_tres,
  * *why says why (logged); 2: a layout job that waits for the topology being loaded. */
-static int ta_job_read(job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j, const char **why)
+static int ta_job_read(ta_ctx_t *ctx, job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j, const char **why)
 {
 	*why = NULL;
-	if (!ta_job_options(job_ptr, j))
+	if (!ta_job_options(ctx, job_ptr, j))
 		return 0;
 	j->nodes = min_nodes;
 	j->gpus_per_node = topoaware_layout_gpus_per_node(&j->opts.layout, min_nodes);
 
-	if (!ta_placer && ta_load_pending_locked()) {
+	if (!ctx->placer && ta_loader_pending_locked(ctx)) {
 		*why = "the topology is being loaded (topoaware waits for it, not for plain cons_tres)";
 		return 2;
 	}
-	if (!ta_placer)
+	if (!ctx->placer)
 		*why = "no topology loaded";
 	else if (job_ptr->het_job_id)
 		*why = "heterogeneous jobs are not placed by topology";
@@ -55,8 +59,8 @@ static int ta_job_read(job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j, c
 	else if (!j->gpus_per_node)
 		*why = "its node count does not divide the layout's world size";
 	if (*why) {
-		if (ta_should_log(job_ptr->job_id, 2))
-			TA_LOG(TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, *why);
+		if (ta_memo_should_log(ctx, job_ptr->job_id, 2))
+			TA_LOG(ctx, TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, *why);
 		return -1;
 	}
 	return 1;
@@ -69,7 +73,7 @@ static int ta_gres_is_gpu(void *x, void *key)
 }
 
 /* GPUs configured on a node (all_free) or free now. */
-static uint16_t ta_node_gpus(node_record_t *node_ptr, int all_free)
+static uint16_t ta_node_gpus(ta_ctx_t *ctx, node_record_t *node_ptr, int all_free)
 {
 	gres_state_t *gs;
 	gres_node_state_t *ns;
@@ -77,7 +81,7 @@ static uint16_t ta_node_gpus(node_record_t *node_ptr, int all_free)
 
 	if (!node_ptr->gres_list)
 		return 0;
-	gs = list_find_first(node_ptr->gres_list, ta_gres_is_gpu, &ta_gpu_id);
+	gs = list_find_first(node_ptr->gres_list, ta_gres_is_gpu, &ctx->gpu_id);
 	if (!gs || !(ns = gs->gres_data))
 		return 0;
 	v = ns->gres_cnt_avail;
@@ -89,11 +93,11 @@ static uint16_t ta_node_gpus(node_record_t *node_ptr, int all_free)
 /* free[] for the nodes of `bitmap`. Now: GPUs not allocated, and for an exclusive job only
  * nodes without jobs, for a shared one only nodes without exclusive jobs. all_free: every GPU
  * of every usable node (the future, for will-run). */
-static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free, uint16_t *free)
+static void ta_fill_free(ta_ctx_t *ctx, job_record_t *job_ptr, bitstr_t *bitmap, int all_free, uint16_t *free)
 {
 	int exclusive = job_ptr->details && (!job_ptr->details->share_res || job_ptr->details->whole_node);
 
-	for (uint32_t i = 0; i < ta_nodes; i++) {
+	for (uint32_t i = 0; i < ctx->nodes; i++) {
 		node_record_t *node_ptr = node_record_table_ptr[i];
 
 		free[i] = 0;
@@ -105,32 +109,32 @@ static void ta_fill_free(job_record_t *job_ptr, bitstr_t *bitmap, int all_free, 
 			if (node_ptr->no_share_job_cnt)
 				continue;
 		}
-		free[i] = ta_node_gpus(node_ptr, all_free);
+		free[i] = ta_node_gpus(ctx, node_ptr, all_free);
 	}
 }
 
 /* cons_tres inside a layout call, timed apart (the counters line: layout_cons_calls, _us). */
-static int ta_cons_timed(const ta_job_test_t *t, bitstr_t *bitmap)
+static int ta_cons_timed(ta_ctx_t *ctx, const ta_job_test_t *t, bitstr_t *bitmap)
 {
 	uint64_t t0 = ta_now_ns();
-	int rc = ta_cons_job_test(t, bitmap);
+	int rc = ta_family_job_test(&ctx->cons, t, bitmap);
 
-	ta_count_cons(ta_now_ns() - t0);
+	ta_count_cons(&ctx->counters, ta_now_ns() - t0);
 	return rc;
 }
 
 /* cons_tres on `bitmap`, without the nodes that are not in the topology unless `any` (then on the
  * whole bitmap). On success the chosen nodes are in `bitmap`. */
-static int ta_plain(const ta_job_test_t *t, bitstr_t *bitmap, int any)
+static int ta_plain(ta_ctx_t *ctx, const ta_job_test_t *t, bitstr_t *bitmap, int any)
 {
 	bitstr_t *known;
 	int rc;
 
-	if (any || !ta_known)
-		return ta_cons_timed(t, bitmap);
+	if (any || !ctx->known)
+		return ta_cons_timed(ctx, t, bitmap);
 	known = bit_copy(bitmap);
-	bit_and(known, ta_known);
-	rc = ta_cons_timed(t, known);
+	bit_and(known, ctx->known);
+	rc = ta_cons_timed(ctx, t, known);
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, known);
 	FREE_NULL_BITMAP(known);
@@ -140,6 +144,7 @@ static int ta_plain(const ta_job_test_t *t, bitstr_t *bitmap, int any)
 /* One select_p_job_test call of a layout job, as the backend of the core's decision
  * (topoaware_select_decide): cons_tres on a block or on everything, and the allocations kept. */
 typedef struct {
+	ta_ctx_t *ctx;
 	const ta_job_test_t *t; /* Slurm's call; t->bitmap: the usable nodes */
 	job_record_t *job_ptr;
 	bitstr_t *last, *best, *plain; /* the last block cons_tres accepted, the best one, plain's answer */
@@ -155,7 +160,7 @@ static int ta_try_block(void *arg, const uint32_t *nodes, uint32_t n, int64_t *s
 	bit_clear_all(c->last);
 	for (uint32_t k = 0; k < n; k++)
 		bit_set(c->last, nodes[k]);
-	if (ta_cons_timed(c->t, c->last) != SLURM_SUCCESS)
+	if (ta_cons_timed(c->ctx, c->t, c->last) != SLURM_SUCCESS)
 		return 0;
 	if (start)
 		*start = (int64_t)c->job_ptr->start_time;
@@ -167,7 +172,7 @@ static void ta_keep_best(void *arg)
 	ta_call_t *c = arg;
 
 	if (!c->best)
-		c->best = bit_alloc(ta_nodes);
+		c->best = bit_alloc(c->ctx->nodes);
 	bit_copybits(c->best, c->last);
 }
 
@@ -176,7 +181,7 @@ static int ta_try_plain(void *arg, int any, int64_t *start, int *preempted)
 	ta_call_t *c = arg;
 
 	c->plain = bit_copy(c->t->bitmap);
-	if (ta_plain(c->t, c->plain, any) != SLURM_SUCCESS)
+	if (ta_plain(c->ctx, c->t, c->plain, any) != SLURM_SUCCESS)
 		return 0;
 	if (start)
 		*start = (int64_t)c->job_ptr->start_time;
@@ -201,12 +206,12 @@ static void ta_decision_log(void *arg, int level, int once_key, const char *text
 {
 	ta_call_t *c = arg;
 
-	if (once_key && !ta_should_log(c->job_ptr->job_id, once_key))
+	if (once_key && !ta_memo_should_log(c->ctx, c->job_ptr->job_id, once_key))
 		return;
 	if (level == TOPOAWARE_LOG_QUIET)
 		error("%s: %pJ%s", TA, c->job_ptr, text);
 	else
-		TA_LOG(level, "%s: %pJ%s", TA, c->job_ptr, text);
+		TA_LOG(c->ctx, level, "%s: %pJ%s", TA, c->job_ptr, text);
 }
 
 static int ta_cmp_time(const void *a, const void *b)
@@ -217,7 +222,7 @@ static int ta_cmp_time(const void *a, const void *b)
 }
 
 /* The start plain cons_tres's will-run gives a job that fits from fits_at on, where it answers with
- * the last end of a batch of job ends (ta_cons_batched_will_run: 22.05 .. 24.11; ta_cons_start.h):
+ * the last end of a batch of job ends (ta_family.batched_will_run: 22.05 .. 24.11; ta_cons_start.h):
  * over the running and suspended jobs on the usable nodes, as cons_tres lists them
  * (_build_cr_job_list; from 24.11 without those that end before backfill's window and those that
  * end after it). Backfill then plans a block when stock Slurm would plan the job, and leaves the
@@ -228,11 +233,11 @@ static int64_t ta_block_start(void *arg, int64_t fits_at)
 {
 	ta_call_t *c = arg;
 
-	if (!ta_cons_batched_will_run ||
+	if (!ta_family.batched_will_run ||
 	    (c->t->preemptee_candidates && list_count(c->t->preemptee_candidates)))
 		return fits_at;
 	if (!c->ends_read) {
-		ta_list_t *jobs = ta_ctld_job_list();
+		ta_list_t *jobs = ta_ctx_job_list(c->ctx);
 		ta_list_itr_t *it;
 		job_record_t *jp;
 		size_t cap = jobs ? (size_t)list_count(jobs) : 0;
@@ -241,7 +246,7 @@ static int64_t ta_block_start(void *arg, int64_t fits_at)
 		c->ends_read = 1;
 		if (!cap)
 			return fits_at;
-		ta_will_run_window(c->t, &from, &until);
+		ta_family_will_run_window(c->t, &from, &until);
 		c->ends = xcalloc(cap, sizeof(*c->ends));
 		it = list_iterator_create(jobs);
 		while ((jp = list_next(it)) && c->n_ends < cap) {
@@ -254,15 +259,15 @@ static int64_t ta_block_start(void *arg, int64_t fits_at)
 		list_iterator_destroy(it);
 		qsort(c->ends, c->n_ends, sizeof(*c->ends), ta_cmp_time);
 	}
-	return ta_cons_batched_start(c->ends, c->n_ends, fits_at, ta_window_linear);
+	return ta_cons_batched_start(c->ends, c->n_ends, fits_at, c->ctx->window_linear);
 }
 
 /* Run-now or will-run of a layout job we place: the core decides, this applies its answer. */
-static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, int will_run)
+static int ta_place(ta_ctx_t *ctx, const ta_job_test_t *t, const ta_job_t *j, time_t deadline, int will_run)
 {
 	job_record_t *job_ptr = t->job_ptr;
 	bitstr_t *bitmap = t->bitmap;
-	ta_call_t c = { t, job_ptr, bit_alloc(ta_nodes), NULL, NULL, NULL, 0, 0 };
+	ta_call_t c = { ctx, t, job_ptr, bit_alloc(ctx->nodes), NULL, NULL, NULL, 0, 0 };
 	topoaware_select_backend_t be = { &c, ta_try_block, ta_keep_best, ta_try_plain, ta_clock_ms, ta_wall_s,
 					  ta_decision_log, ta_block_start };
 	topoaware_select_request_t req;
@@ -280,22 +285,22 @@ static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, 
 	req.will_run = will_run;
 	req.may_preempt = t->preemptee_candidates && list_count(t->preemptee_candidates);
 	req.usable = (const uint64_t *)(bitmap + BITSTR_OVERHEAD);
-	req.nbits = ta_nodes;
-	ta_fill_free(job_ptr, bitmap, 0, ta_free);
-	req.free_now = ta_free;
+	req.nbits = ctx->nodes;
+	ta_fill_free(ctx, job_ptr, bitmap, 0, ctx->free_now);
+	req.free_now = ctx->free_now;
 	if (will_run) {
-		ta_fill_free(job_ptr, bitmap, 1, ta_free_all);
-		req.free_all = ta_free_all;
-		ta_ends_fill(job_ptr, bitmap, (time_t)req.now, &req.all_free_at, &req.earliest_free_at);
+		ta_fill_free(ctx, job_ptr, bitmap, 1, ctx->free_all);
+		req.free_all = ctx->free_all;
+		ta_ends_fill(ctx, job_ptr, bitmap, (time_t)req.now, &req.all_free_at, &req.earliest_free_at);
 	}
-	req.max_tries = topoaware_conf_max_tries(ta_conf);
-	req.max_time_ms = topoaware_conf_max_time_ms(ta_conf);
-	req.missing_mode = topoaware_conf_missing_nodes(ta_conf);
+	req.max_tries = topoaware_conf_max_tries(ctx->conf);
+	req.max_time_ms = topoaware_conf_max_time_ms(ctx->conf);
+	req.missing_mode = topoaware_conf_missing_nodes(ctx->conf);
 
-	if (topoaware_select_decide(ta_placer, &req, &be, &ans, err, sizeof(err)) != 0) {
+	if (topoaware_select_decide(ctx->placer, &req, &be, &ans, err, sizeof(err)) != 0) {
 		/* Cannot happen with a checked layout; never leave the job unplaced for it. */
 		error("%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, err);
-		rc = ta_cons_timed(t, bitmap);
+		rc = ta_cons_timed(ctx, t, bitmap);
 		goto out;
 	}
 	if (ans.verdict == TOPOAWARE_SELECT_BLOCK) {
@@ -308,9 +313,9 @@ static int ta_place(const ta_job_test_t *t, const ta_job_t *j, time_t deadline, 
 	if (will_run && rc == SLURM_SUCCESS)
 		job_ptr->start_time = (time_t)ans.start;
 	if (!will_run && rc == SLURM_SUCCESS)
-		ta_decide(job_ptr->job_id, ans.placement, ans.note);
+		ta_memo_decide(ctx, job_ptr->job_id, ans.placement, ans.note);
 	if (ans.wait[0])
-		ta_book_wait(job_ptr, j, ans.wait, ans.wait_hint);
+		ta_book_wait(ctx, job_ptr, j, ans.wait, ans.wait_hint);
 out:
 	FREE_NULL_BITMAP(c.last);
 	FREE_NULL_BITMAP(c.best);
@@ -319,7 +324,7 @@ out:
 	return rc;
 }
 
-int ta_select_job_test(const ta_job_test_t *t, int *layout)
+int ta_place_job_test(ta_ctx_t *ctx, const ta_job_test_t *t, int *layout)
 {
 	job_record_t *job_ptr = t->job_ptr;
 	bitstr_t *bitmap = t->bitmap;
@@ -339,48 +344,46 @@ int ta_select_job_test(const ta_job_test_t *t, int *layout)
 	if ((!run_now && !will_run) || !job_ptr || !job_ptr->details || !job_ptr->spank_job_env_size)
 		goto plain;
 
-	pthread_mutex_lock(&ta_lock);
-	r = ta_job_read(job_ptr, t->min_nodes, &j, &why);
-	if (r == 1 && (uint32_t)bit_size(bitmap) != ta_nodes) {
+	pthread_mutex_lock(&ctx->lock);
+	r = ta_job_read(ctx, job_ptr, t->min_nodes, &j, &why);
+	if (r == 1 && (uint32_t)bit_size(bitmap) != ctx->nodes) {
 		r = -1; /* cannot happen: node_init maps every new node table */
 		why = "Slurm's node table differs from the one the topology was mapped onto";
 	}
 	if (r == 0) {
-		pthread_mutex_unlock(&ta_lock);
+		pthread_mutex_unlock(&ctx->lock);
 		goto plain;
 	}
 	if (r == 2) {
 		/* Not runnable for a moment (a new node table, the topology not mapped onto it yet). */
 		if (run_now)
-			ta_book_wait(job_ptr, &j, why, 0);
-		pthread_mutex_unlock(&ta_lock);
+			ta_book_wait(ctx, job_ptr, &j, why, 0);
+		pthread_mutex_unlock(&ctx->lock);
 		return SLURM_ERROR;
 	}
 	if (r < 0) {
 		/* A layout job that plain cons_tres places: recorded, so that the status file and the
 		 * verbose log say so. */
-		rc = ta_cons_job_test(t, bitmap);
+		rc = ta_family_job_test(&ctx->cons, t, bitmap);
 		if (run_now && rc == SLURM_SUCCESS) {
-			ta_decide(job_ptr->job_id, "cons_tres", why);
+			ta_memo_decide(ctx, job_ptr->job_id, "cons_tres", why);
 		} else if (run_now) {
 			char reason[512];
 
 			snprintf(reason, sizeof(reason), "%s; plain select/cons_tres finds no free resources for it now",
 				 why);
-			ta_book_wait(job_ptr, &j, reason, 0);
+			ta_book_wait(ctx, job_ptr, &j, reason, 0);
 		}
-		pthread_mutex_unlock(&ta_lock);
+		pthread_mutex_unlock(&ctx->lock);
 		return rc;
 	}
 	*layout = 1;
 	deadline = (job_ptr->details->begin_time ? job_ptr->details->begin_time : time(NULL)) + (time_t)j.max_wait;
-	rc = ta_place(t, &j, deadline, !run_now);
-	pthread_mutex_unlock(&ta_lock);
+	rc = ta_place(ctx, t, &j, deadline, !run_now);
+	pthread_mutex_unlock(&ctx->lock);
 	return rc;
 
 plain:
-	return ta_cons_job_test(t, bitmap);
+	return ta_family_job_test(&ctx->cons, t, bitmap);
 }
-
-/* ---- allocations ---------------------------------------------------------------------------- */
 

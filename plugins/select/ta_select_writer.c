@@ -4,55 +4,43 @@
  * StatusInterval, outside slurmctld's locks and with the file I/O outside ours, and forgets the
  * waiting entries of jobs cancelled while pending; the last write is forced when slurmctld stops.
  * Errors are logged once per distinct message and never stop anything. */
-#include "ta_select_int.h"
+#include "ta_select_writer.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "src/slurmctld/locks.h"
+#include "ta_select_family.h"
 
 #define TA_SWEEP_EVERY 5 /* seconds between two looks for cancelled pending jobs */
 
-static char ta_status_err[TOPOAWARE_ERR_LEN]; /* last write error logged, "" = none */
-static pthread_t ta_writer;
-static pthread_cond_t ta_writer_cond = PTHREAD_COND_INITIALIZER;
-static int ta_writer_running, ta_writer_stop;
-static time_t ta_last_sweep;
-
-/* slurmctld's own functions, looked up at run time in slurmctld (they live in its binary; every
- * Slurm command loads this plugin too). NULL: no sweep of cancelled pending jobs. */
-static void (*ta_lock_ctld)(slurmctld_lock_t);
-static void (*ta_unlock_ctld)(slurmctld_lock_t);
-static job_record_t *(*ta_find_job)(uint32_t);
-
-/* A write error, logged once per distinct message. ta_lock held. */
-static void ta_status_error(const char *path, const char *err)
+/* A write error, logged once per distinct message. ctx->lock held. */
+static void ta_status_error(ta_ctx_t *ctx, const char *path, const char *err)
 {
-	if (!strcmp(ta_status_err, err))
+	if (!strcmp(ctx->writer.err, err))
 		return;
-	snprintf(ta_status_err, sizeof(ta_status_err), "%s", err);
+	snprintf(ctx->writer.err, sizeof(ctx->writer.err), "%s", err);
 	error("%s: cannot write the status file %s: %s; retrying every StatusInterval (slurmctld is not affected, "
 	      "topoaware show sees old data)",
 	      TA, path, err);
 }
 
-/* Writes the status file if a write is due (or `force`). Called with ta_lock held; the text is
- * rendered from a copy of the book and the file written with ta_lock released (never with
+/* Writes the status file if a write is due (or `force`). Called with ctx->lock held; the text is
+ * rendered from a copy of the book and the file written with ctx->lock released (never with
  * slurmctld's locks: from the writer thread, or at shutdown). */
-static void ta_status_flush_locked(int force)
+static void ta_status_flush_locked(ta_ctx_t *ctx, int force)
 {
 	char *text = NULL, err[TOPOAWARE_ERR_LEN], path[TA_PATH_MAX];
 	size_t len = 0;
-	ta_counters_t c;
+	ta_counters_copy_t c;
 	topoaware_call_counters_t cc;
 	topoaware_status_t *snap = NULL;
 	int64_t now;
 	int r;
 
-	if (!ta_status || !ta_status_path[0])
+	if (!ctx->status || !ctx->status_path[0])
 		return;
-	ta_job_test_counters(&c);
+	ta_counters_copy(&ctx->counters, &c);
 	cc.calls = c.calls;
 	cc.total_us = c.total_us;
 	cc.max_us = c.max_us;
@@ -63,20 +51,20 @@ static void ta_status_flush_locked(int force)
 	cc.le_us = c.le_us;
 	cc.counts = c.counts;
 	cc.layout_counts = c.layout_counts;
-	topoaware_status_set_counters(ta_status, &cc);
-	/* Under ta_lock only a copy of the book (job_test waits on ta_lock); the JSON text is built
+	topoaware_status_set_counters(ctx->status, &cc);
+	/* Under ctx->lock only a copy of the book (job_test waits on ctx->lock); the JSON text is built
 	 * from the copy and written with the lock released. */
 	now = (int64_t)time(NULL);
-	r = topoaware_status_snapshot(ta_status, now, (int64_t)topoaware_conf_status_interval(ta_conf), force, &snap,
+	r = topoaware_status_snapshot(ctx->status, now, (int64_t)topoaware_conf_status_interval(ctx->conf), force, &snap,
 				      err, sizeof(err));
 	if (r < 0) {
-		ta_status_error(ta_status_path, err);
+		ta_status_error(ctx, ctx->status_path, err);
 		return;
 	}
 	if (r == 0)
 		return;
-	snprintf(path, sizeof(path), "%s", ta_status_path);
-	pthread_mutex_unlock(&ta_lock);
+	snprintf(path, sizeof(path), "%s", ctx->status_path);
+	pthread_mutex_unlock(&ctx->lock);
 	r = topoaware_status_render(snap, now, 0, 1, &text, &len, err, sizeof(err));
 	topoaware_status_free(snap);
 	if (r == 1) {
@@ -85,14 +73,14 @@ static void ta_status_flush_locked(int force)
 	} else {
 		r = -1;
 	}
-	pthread_mutex_lock(&ta_lock);
+	pthread_mutex_lock(&ctx->lock);
 	if (r != 0) {
-		if (ta_status)
-			topoaware_status_write_failed(ta_status);
-		ta_status_error(path, err);
-	} else if (ta_status_err[0]) {
+		if (ctx->status)
+			topoaware_status_write_failed(ctx->status);
+		ta_status_error(ctx, path, err);
+	} else if (ctx->writer.err[0]) {
 		info("%s: status file %s written again", TA, path);
-		ta_status_err[0] = '\0';
+		ctx->writer.err[0] = '\0';
 	}
 }
 
@@ -100,121 +88,121 @@ static void ta_status_flush_locked(int force)
  * plugin nothing when a pending job is cancelled. Runs with slurmctld's job read lock held. */
 static int ta_job_gone(uint32_t job_id, void *arg)
 {
-	job_record_t *job_ptr = ta_find_job(job_id);
+	ta_ctx_t *ctx = arg;
+	job_record_t *job_ptr = ctx->writer.find_job(job_id);
 
-	(void)arg;
 	return !job_ptr || !IS_JOB_PENDING(job_ptr);
 }
 
-/* Forgets the waiting entries of jobs that are not pending any more. Called WITHOUT ta_lock: the
- * order is always slurmctld's locks first, then ta_lock (as in every select_p_* call). */
-static void ta_sweep(void)
+/* Forgets the waiting entries of jobs that are not pending any more. Called WITHOUT ctx->lock: the
+ * order is always slurmctld's locks first, then ctx->lock (as in every select_p_* call). */
+static void ta_sweep(ta_ctx_t *ctx)
 {
 	/* Designated: 26.05 added a sixth lock (select_node, src/slurmctld/locks.h); NO_LOCK is 0. */
 	slurmctld_lock_t job_read = { .job = READ_LOCK };
+	ta_writer_t *w = &ctx->writer;
 	time_t now = time(NULL);
 
-	if (!ta_lock_ctld || !ta_unlock_ctld || !ta_find_job || now - ta_last_sweep < TA_SWEEP_EVERY)
+	if (!w->lock_ctld || !w->unlock_ctld || !w->find_job || now - w->last_sweep < TA_SWEEP_EVERY)
 		return;
-	ta_last_sweep = now;
-	ta_lock_ctld(job_read);
-	pthread_mutex_lock(&ta_lock);
-	if (ta_status && !ta_writer_stop)
-		topoaware_status_forget_waiting(ta_status, ta_job_gone, NULL);
-	pthread_mutex_unlock(&ta_lock);
-	ta_unlock_ctld(job_read);
+	w->last_sweep = now;
+	w->lock_ctld(job_read);
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->status && !w->stop)
+		topoaware_status_forget_waiting(ctx->status, ta_job_gone, ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	w->unlock_ctld(job_read);
 }
 
 static void *ta_writer_main(void *arg)
 {
-	(void)arg;
-	pthread_mutex_lock(&ta_lock);
-	while (!ta_writer_stop) {
+	ta_ctx_t *ctx = arg;
+
+	pthread_mutex_lock(&ctx->lock);
+	while (!ctx->writer.stop) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1; /* due writes are at most ~1 s late */
-		pthread_cond_timedwait(&ta_writer_cond, &ta_lock, &ts);
-		if (ta_writer_stop)
+		pthread_cond_timedwait(&ctx->writer.cond, &ctx->lock, &ts);
+		if (ctx->writer.stop)
 			break;
-		if (!ta_cons_saves_state && ta_ctld_stopping()) {
+		if (!ta_family.saves_state && ta_ctx_stopping(ctx)) {
 			/* 25.05+: no state save marks slurmctld's stop (and fini() is not called). */
-			pthread_mutex_unlock(&ta_lock);
-			ta_entry_stopping();
-			pthread_mutex_lock(&ta_lock);
-			ta_status_flush_locked(1);
+			pthread_mutex_unlock(&ctx->lock);
+			ta_counters_log_final(&ctx->counters);
+			pthread_mutex_lock(&ctx->lock);
+			ta_status_flush_locked(ctx, 1);
 			break;
 		}
-		if (!ta_status || !ta_status_path[0])
+		if (!ctx->status || !ctx->status_path[0])
 			continue;
-		pthread_mutex_unlock(&ta_lock);
-		ta_sweep();
-		pthread_mutex_lock(&ta_lock);
-		if (!ta_writer_stop)
-			ta_status_flush_locked(0);
+		pthread_mutex_unlock(&ctx->lock);
+		ta_sweep(ctx);
+		pthread_mutex_lock(&ctx->lock);
+		if (!ctx->writer.stop)
+			ta_status_flush_locked(ctx, 0);
 	}
-	pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_unlock(&ctx->lock);
 	return NULL;
 }
 
-/* ta_lock held (ta_select_int.h). */
-void ta_writer_start_locked(void)
+void ta_writer_start_locked(ta_ctx_t *ctx)
 {
 	pthread_attr_t attr;
 
-	if (ta_writer_running || !ta_status)
+	if (ctx->writer.running || !ctx->status)
 		return;
-	ta_writer_stop = 0;
+	ctx->writer.stop = 0;
 	if (pthread_attr_init(&attr) == 0) {
-		if (pthread_create(&ta_writer, &attr, ta_writer_main, NULL) == 0)
-			ta_writer_running = 1;
+		if (pthread_create(&ctx->writer.thread, &attr, ta_writer_main, ctx) == 0)
+			ctx->writer.running = 1;
 		else
 			error("%s: cannot start the status file writer: %m; no status file", TA);
 		pthread_attr_destroy(&attr);
 	}
 }
 
-/* ta_lock NOT held. */
-void ta_writer_end(void)
+void ta_writer_end(ta_ctx_t *ctx)
 {
 	pthread_t t;
 
-	pthread_mutex_lock(&ta_lock);
-	if (!ta_writer_running) {
-		pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_lock(&ctx->lock);
+	if (!ctx->writer.running) {
+		pthread_mutex_unlock(&ctx->lock);
 		return;
 	}
-	ta_writer_stop = 1;
-	t = ta_writer;
-	pthread_cond_signal(&ta_writer_cond);
-	pthread_mutex_unlock(&ta_lock);
+	ctx->writer.stop = 1;
+	t = ctx->writer.thread;
+	pthread_cond_signal(&ctx->writer.cond);
+	pthread_mutex_unlock(&ctx->lock);
 	pthread_join(t, NULL);
-	pthread_mutex_lock(&ta_lock);
-	ta_writer_running = 0;
-	pthread_mutex_unlock(&ta_lock);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->writer.running = 0;
+	pthread_mutex_unlock(&ctx->lock);
 }
 
-void ta_writer_wake_locked(void)
+void ta_writer_wake_locked(ta_ctx_t *ctx)
 {
-	pthread_cond_signal(&ta_writer_cond);
+	pthread_cond_signal(&ctx->writer.cond);
 }
 
-void ta_writer_path_changed_locked(void)
+void ta_writer_path_changed_locked(ta_ctx_t *ctx)
 {
-	ta_status_err[0] = '\0';
+	ctx->writer.err[0] = '\0';
 }
 
-void ta_writer_init(void)
+void ta_writer_init(ta_ctx_t *ctx)
 {
-	*(void **)&ta_lock_ctld = dlsym(RTLD_DEFAULT, "lock_slurmctld");
-	*(void **)&ta_unlock_ctld = dlsym(RTLD_DEFAULT, "unlock_slurmctld");
-	*(void **)&ta_find_job = dlsym(RTLD_DEFAULT, "find_job_record");
+	*(void **)&ctx->writer.lock_ctld = dlsym(RTLD_DEFAULT, "lock_slurmctld");
+	*(void **)&ctx->writer.unlock_ctld = dlsym(RTLD_DEFAULT, "unlock_slurmctld");
+	*(void **)&ctx->writer.find_job = dlsym(RTLD_DEFAULT, "find_job_record");
 }
 
-void ta_select_shutdown(void)
+void ta_writer_shutdown(ta_ctx_t *ctx)
 {
-	ta_writer_end();
-	pthread_mutex_lock(&ta_lock);
-	ta_status_flush_locked(1);
-	pthread_mutex_unlock(&ta_lock);
+	ta_writer_end(ctx);
+	pthread_mutex_lock(&ctx->lock);
+	ta_status_flush_locked(ctx, 1);
+	pthread_mutex_unlock(&ctx->lock);
 }

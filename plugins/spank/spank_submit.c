@@ -93,7 +93,10 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
                 tasks, lay, (unsigned long long)world, (unsigned long long)world, tasks);
     return -1;
   }
-  if (tasks % nodes == 0 && (tasks / nodes) % l->tp != 0) {
+  /* Whole TP groups per node, or (multi-node NVLink domains) whole nodes per TP group: whether those
+   * nodes share a domain is the topology's question, which the tasks' rank order answers (no hints
+   * rather than wrong ones); srun has no topology. */
+  if (tasks % nodes == 0 && (tasks / nodes) % l->tp != 0 && l->tp % (tasks / nodes) != 0) {
     slurm_error(TA
                 ": the step puts %u tasks on each of %u nodes, which does not hold whole TP groups of tp=%u; "
                 "use a node count that gives a multiple of %u tasks per node",

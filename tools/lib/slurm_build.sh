@@ -34,7 +34,7 @@ _slurm_build_options() {
     --disable-debug --disable-static --disable-dependency-tracking --disable-slurmrestd --disable-sview \
     --disable-x11 --disable-pam --without-hdf5 --without-pmix --without-ucx --without-nvml --without-rsmi \
     --without-oneapi --without-freeipmi --without-rdkafka --without-s2n --without-bpf \
-    --without-hpe-slingshot --without-jwt --without-lua --without-yaml --without-json \
+    --without-hpe-slingshot --without-jwt --without-lua --with-yaml --with-json \
     --without-libcurl --without-libhttp-parser --without-llhttp-parser 'CFLAGS=-O0 -g'
 }
 
@@ -45,8 +45,12 @@ _slurm_build_options() {
 # MpiDefault=none; url_parser, which they load at start; certgen/script, without which every command
 # of 26.05 stops with "failed to initialize certgen plugin", even with tls/none; compress/none, without
 # which slurmd stops: "Unable to locate valid compression plugin"). Folders a release does not have are skipped.
-# Not built: slurmdbd, slurmrestd, sacct and the accounting tools, cgroup, task and data_parser plugins
-# (so no topology.yaml nor --json output), and http_parser on purpose: with it, 26.05's slurmctld opens
+# serializer/yaml, serializer/json and data_parser/v0.0.45 (the one 26.05 parses its own files with):
+# from 25.05 slurmctld reads topology.yaml through them, and loading any data_parser stops the daemon
+# without serializer/json ("serializer_required: could not find plugin for application/json"); so
+# --with-yaml and --with-json (tools/setup.sh installs libyaml-dev and libjson-c-dev).
+# Not built: slurmdbd, slurmrestd, sacct and the accounting tools, cgroup and task plugins, the older
+# data_parser plugins, and http_parser on purpose: with it, 26.05's slurmctld opens
 # an HTTP listener that needs serializer/json (json-c) and stops without it ("serializer_required:
 # could not find plugin for application/json"); without it every daemon logs one harmless
 # "cannot create http_parser context" error (tests that grep logs for errors must allow it).
@@ -57,7 +61,8 @@ _slurm_build_dirs() {
     $p/auth/common $p/auth/none $p/cred/common $p/cred/none $p/hash/common_xkcp $p/hash/k12 $p/tls/none \
     $p/select/cons_tres $p/sched/backfill $p/sched/builtin $p/priority/basic $p/priority/multifactor \
     $p/topology $p/proctrack/pgid $p/gres/common $p/gres/gpu $p/gpu/common $p/gpu/generic \
-    $p/prep/script $p/mpi/pmi2 $p/url_parser $p/certgen $p/certmgr $p/compress
+    $p/prep/script $p/mpi/pmi2 $p/url_parser $p/certgen $p/certmgr $p/compress \
+    $p/serializer/yaml $p/serializer/json $p/data_parser/v0.0.45
 }
 
 # Folders to look for tarballs in, one a line.
