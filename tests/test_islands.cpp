@@ -7,6 +7,7 @@
 
 #include "cmocka_cxx.hpp"
 #include "engine_topologies.hpp"
+#include "nvlink.hpp"
 #include "outputs.hpp"
 #include "placement.hpp"
 
@@ -136,6 +137,32 @@ void test_placement(void **) {
   }
 }
 
+// With NVLink domains (2 hosts of 4 GPUs each, n[0001-0002], ...): a tp=8 job of 2 domains goes to
+// one part; with one domain free in each part it gets no block (not one domain of each part).
+void test_nvlink(void **) {
+  Topology t = two_parts();
+  apply_nvlink_domains(t, synthetic_nvlink_domains(t, 2, 4), nullptr, nullptr);
+  const TopoIndex ix(t);
+  assert_true(ix.has_domains());
+  Placer pl(ix);
+  PlaceResult r;
+  Job j;
+  j.layout.tp = 8;
+  j.layout.dp = 2;
+  j.gpus_per_node = 4;
+  j.nodes = 4;
+  const std::vector<uint32_t> gpus(8, 4);
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7};
+  assert_true(pl.place(all.data(), gpus.data(), all.size(), j, PlaceMode::Prefer, r) == PlaceStatus::Ideal);
+  assert_int_equal(r.nodes.size(), 4);
+  for (int h : r.nodes) assert_int_equal(ix.host_island(h), ix.host_island(r.nodes[0]));
+  const std::vector<int> split = {2, 3, 4, 5};
+  for (PlaceMode mode : {PlaceMode::Prefer, PlaceMode::Strict}) {
+    assert_true(pl.place(split.data(), gpus.data(), split.size(), j, mode, r) == PlaceStatus::NoBlock);
+    assert_true(r.nodes.empty());
+  }
+}
+
 void test_summary(void **) {
   const Topology t = two_parts();
   const std::string s = to_summary(t);
@@ -151,6 +178,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_index),
       cmocka_unit_test(test_placement),
+      cmocka_unit_test(test_nvlink),
       cmocka_unit_test(test_summary),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
