@@ -257,6 +257,18 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
     for (const Piece &p : pieces_) q.degraded_uplinks += ix.leaf_group_uplink_factor(p.leaf_group) - 1;
 }
 
+int Placer::pick_island(uint32_t n) {
+  const TopoIndex &ix = *index_;
+  if (ix.island_count() < 2) return 0;
+  island_free_.assign(size_t(ix.island_count()), 0);
+  for (int p = 0; p < ix.pod_count(); ++p)
+    if (ix.pod_island(p) >= 0) island_free_[size_t(ix.pod_island(p))] += pod_free_[size_t(p)];
+  int best = -1;
+  for (int i = 0; i < ix.island_count(); ++i)
+    if (island_free_[size_t(i)] >= n && (best < 0 || island_free_[size_t(i)] < island_free_[size_t(best)])) best = i;
+  return best;
+}
+
 template <class Usable>
 PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
                         const Usable &usable) {
@@ -382,11 +394,15 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
     if (settled()) break;
   }
   // Several pods: chosen best-fit by whole segments (by nodes when segments cannot all be whole),
-  // the same rule as for leaf groups, then leaf groups across them.
-  if (ix.pod_count() > 1 && !settled()) {
+  // the same rule as for leaf groups, then leaf groups across them. Only pods of one part of the
+  // fabric (TopoIndex islands: no path joins two parts): the part with the fewest candidates that
+  // still holds the job (best fit, as pods; -1 when none does: no block).
+  const int island = pick_island(N);
+  if (ix.pod_count() > 1 && !settled() && island >= 0) {
     opts_.clear();
     uint64_t seg_total = 0;
     for (int p = 0; p < ix.pod_count(); ++p) {
+      if (ix.island_count() > 1 && ix.pod_island(p) != island) continue;
       uint32_t k = 0;
       for (int g : ix.pod_leaf_groups(p)) k += lg_count_[size_t(g)] / seg;
       seg_total += k;
@@ -421,7 +437,7 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
         if (lg_count_[size_t(g)]) region_.push_back(g);
     consider(region_);
   }
-  if (!have_best) return out.status = PlaceStatus::NoNodes;  // unreachable: total >= N
+  if (!have_best) return out.status = PlaceStatus::NoBlock;  // no part of the fabric holds the job
 
   // The nodes: in each chosen leaf group, those with the fewest free GPUs (best fit), then by
   // canonical order. Only the chosen groups' hosts are visited, in canonical order (groups by pod,
@@ -525,9 +541,22 @@ PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMod
     for (const Unit &u : units_) pod_free_[size_t(u.pod)] += u.avail;
     for (int p = 0; p < ix.pod_count(); ++p)
       if (pod_free_[size_t(p)] >= N && pod_free_[size_t(p)] < region_avail) region = p, region_avail = pod_free_[size_t(p)];
+    // No pod holds it: only inside one part of the fabric (TopoIndex islands: no path joins two),
+    // the one with the fewest free places that holds the job; none: no block. A unit counts in its
+    // first host's part.
+    int part = -1;
+    if (region < 0 && ix.island_count() > 1) {
+      island_free_.assign(size_t(ix.island_count()), 0);
+      for (const Unit &u : units_) island_free_[size_t(ix.host_island(unit_hosts_[u.begin]))] += u.avail;
+      for (int i = 0; i < ix.island_count(); ++i)
+        if (island_free_[size_t(i)] >= N && (part < 0 || island_free_[size_t(i)] < island_free_[size_t(part)])) part = i;
+      if (part < 0) return out.status = PlaceStatus::NoBlock;
+    }
     unit_order_.clear();
     for (size_t i = 0; i < units_.size(); ++i)
-      if (units_[i].avail && (region < 0 || units_[i].pod == region)) unit_order_.push_back(int(i));
+      if (units_[i].avail && (region < 0 || units_[i].pod == region) &&
+          (part < 0 || ix.host_island(unit_hosts_[units_[i].begin]) == part))
+        unit_order_.push_back(int(i));
     std::sort(unit_order_.begin(), unit_order_.end(), [this](int a, int b) {
       const Unit &x = units_[size_t(a)], &y = units_[size_t(b)];
       return std::make_tuple(-int64_t(x.avail), !x.domain, x.first) < std::make_tuple(-int64_t(y.avail), !y.domain, y.first);

@@ -86,7 +86,8 @@ struct Job {
 enum class PlaceStatus : uint8_t {
   Ideal,      // every segment and the job on their ideal spans
   Fallback,   // prefer mode: the best available, not ideal (nodes filled)
-  NoBlock,    // strict mode: no ideal block now; nodes holds the best fallback
+  NoBlock,    // strict mode: no ideal block now; nodes holds the best fallback. Either mode: no
+              // part of the fabric that no path splits holds the job (TopoIndex islands); nodes empty
   NoNodes,    // fewer usable nodes with enough free GPUs than the job needs; nodes empty
 };
 const char *place_status_name(PlaceStatus s);
@@ -163,6 +164,8 @@ class Placer {
   bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only, std::vector<uint32_t> &take);
   void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
   void sort_opts();
+  // The part of the fabric for a job of n nodes across pods (pod_free_ set), or -1; see run.
+  int pick_island(uint32_t n);
 
   const TopoIndex *index_;
   RankOrderer orderer_;
@@ -172,7 +175,7 @@ class Placer {
   std::vector<uint8_t> host_mark_;
   std::vector<int> marked_;
   std::vector<uint64_t> keys_;  // (free GPUs, canonical rank) of one leaf group's candidates
-  std::vector<uint32_t> pod_free_;
+  std::vector<uint32_t> pod_free_, island_free_;
   std::vector<int> region_, pods_sorted_, chosen_hosts_;
   std::vector<uint32_t> take_, best_take_;
   std::vector<int> best_lgs_;

@@ -43,7 +43,10 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     lg_hosts_[size_t(g)].push_back(int(h));  // ascending host index = natural name order
   }
   const bool no_pod_used = std::find(lg_pod_.begin(), lg_pod_.end(), real_pods) != lg_pod_.end();
-  pod_lgs_.assign(size_t(real_pods + (no_pod_used ? 1 : 0)), {});
+  int npods = real_pods + (no_pod_used ? 1 : 0);
+  islands();  // may give the leaf groups of a pod that lie in another part pods of their own
+  for (int p : lg_pod_) npods = std::max(npods, p + 1);
+  pod_lgs_.assign(size_t(npods), {});
   pod_size_.assign(pod_lgs_.size(), 0);
   for (size_t g = 0; g < lg_hosts_.size(); ++g) {
     pod_lgs_[size_t(lg_pod_[g])].push_back(int(g));
@@ -51,6 +54,13 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     max_lg_size_ = std::max(max_lg_size_, int(lg_hosts_[g].size()));
   }
   for (int s : pod_size_) max_pod_size_ = std::max(max_pod_size_, s);
+  pod_island_.assign(pod_lgs_.size(), -1);
+  for (size_t p = 0; p < pod_lgs_.size(); ++p)
+    for (int g : pod_lgs_[p])
+      if (lg_island_[size_t(g)] >= 0) {
+        pod_island_[p] = lg_island_[size_t(g)];
+        break;
+      }
   // Uplink cables of every leaf switch (cables to a switch of a higher level), and their
   // bandwidth by each cable's width and speed; cables of unknown width or speed apart.
   std::vector<int> up(topo.switches.size(), 0), up_unknown(topo.switches.size(), 0);
@@ -225,6 +235,77 @@ void TopoIndex::uplink_factors(const std::vector<double> &up_gbps) {
       f = leaf_factor(host_leaf_[size_t(lg_hosts_[g].front())]);
     lg_up_factor_[g] = f;
     degraded_ = degraded_ || f > 1;
+  }
+}
+
+// Union-find over the switches (path halving, the smaller index as the root): near-linear in the
+// switches, the links and the hosts' ports; the GUIDs are looked up in a hash map.
+void TopoIndex::islands() {
+  const Topology &t = *topo_;
+  const size_t ns = t.switches.size(), nh = host_lg_.size();
+  std::vector<int> root(ns);
+  std::iota(root.begin(), root.end(), 0);
+  const auto find = [&root](int x) {
+    while (root[size_t(x)] != x) x = root[size_t(x)] = root[size_t(root[size_t(x)])];
+    return x;
+  };
+  const auto unite = [&](int a, int b) {
+    a = find(a), b = find(b);
+    if (a != b) root[size_t(std::max(a, b))] = std::min(a, b);
+  };
+  const auto is_switch = [ns](int s) { return s >= 0 && size_t(s) < ns; };
+  std::unordered_map<uint64_t, int> by_guid;
+  by_guid.reserve(ns);
+  for (size_t s = 0; s < ns; ++s) by_guid.emplace(t.switches[s].guid, int(s));
+  bool linked = false;
+  for (const Link &l : t.links) {
+    const auto a = by_guid.find(l.a), b = by_guid.find(l.b);
+    if (l.cables() == 0 || a == by_guid.end() || b == by_guid.end()) continue;
+    unite(a->second, b->second);
+    linked = true;
+  }
+  for (const Host &h : t.hosts)
+    if (is_switch(h.leaf))
+      for (const HcaPort &port : h.ports)
+        if (is_switch(port.sw)) unite(h.leaf, port.sw);
+  // Parts numbered by their first host.
+  host_island_.assign(nh, 0);
+  island_hosts_.clear();
+  std::vector<int> part_of_root(ns, -1);
+  const auto new_part = [this] {
+    island_hosts_.push_back(0);
+    return int(island_hosts_.size()) - 1;
+  };
+  for (size_t h = 0; h < nh; ++h) {
+    int part;
+    if (!linked) {
+      part = island_hosts_.empty() ? new_part() : 0;
+    } else if (is_switch(host_leaf_[h])) {
+      int &r = part_of_root[size_t(find(host_leaf_[h]))];
+      if (r < 0) r = new_part();
+      part = r;
+    } else {
+      part = new_part();
+    }
+    host_island_[h] = part;
+    ++island_hosts_[size_t(part)];
+  }
+  lg_island_.assign(lg_hosts_.size(), -1);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g)
+    if (!lg_hosts_[g].empty()) lg_island_[g] = host_island_[size_t(lg_hosts_[g].front())];
+  if (island_hosts_.size() < 2) return;
+  // A pod keeps its leaf groups in the part of its first one with hosts; those in another part
+  // form a pod per (pod, part), numbered after every pod in the order of their first leaf group.
+  int npods = 0;
+  for (int p : lg_pod_) npods = std::max(npods, p + 1);
+  std::vector<int> home(size_t(npods), -1);
+  for (size_t g = 0; g < lg_pod_.size(); ++g)
+    if (lg_island_[g] >= 0 && home[size_t(lg_pod_[g])] < 0) home[size_t(lg_pod_[g])] = lg_island_[g];
+  std::map<std::pair<int, int>, int> extra;  // (pod, part) -> its pod
+  for (size_t g = 0; g < lg_pod_.size(); ++g) {
+    const int p = lg_pod_[g], part = lg_island_[g];
+    if (part < 0 || part == home[size_t(p)]) continue;
+    lg_pod_[g] = extra.emplace(std::make_pair(p, part), npods + int(extra.size())).first->second;
   }
 }
 

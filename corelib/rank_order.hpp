@@ -42,6 +42,16 @@ namespace topoaware {
 // never rebuilds them). Leaf groups and pods get dense indices; hosts without a leaf group get
 // a leaf group of their own, leaf groups without a pod share one extra "no pod" pod (a 2-level
 // fat tree is one pod).
+// Parts ("islands"): the pieces of the fabric that no path joins, i.e. the connected components
+// of the switches under their recorded switch-to-switch links (a host joins the switches its ports
+// plug into, so the planes of a rail-optimized fabric are one part, and belongs to its leaf's
+// part). A dump taken while uplinks were down, two subnets discovered together or a pod cut off
+// from the core give several; the ranks of a job across two could not reach each other, so the
+// placement keeps every job inside one. A pod never spans two parts: the leaf groups of a pod (the
+// "no pod" pod included) in another part than its first leaf group's form extra pods, numbered
+// after the others (a fabric in one piece keeps its pods). A topology that records no
+// switch-to-switch link at all (one switch, or a hand-built one) is one part: nothing says its
+// leaves are apart. Hosts without a leaf switch each form a part of their own.
 class TopoIndex {
  public:
   explicit TopoIndex(const Topology &topo);  // keeps a reference: topo must outlive this
@@ -79,6 +89,14 @@ class TopoIndex {
   // Position of a host in the canonical order (pod, leaf group, leaf, host name order).
   uint32_t canonical_rank(int h) const { return canon_[size_t(h)]; }
   int find_host(const std::string &name) const;  // -1 if not in the topology
+  // Parts, numbered by their first host (name order); see the class comment.
+  int island_count() const { return int(island_hosts_.size()); }
+  int host_island(int h) const { return host_island_[size_t(h)]; }
+  int island_size(int i) const { return island_hosts_[size_t(i)]; }  // hosts of the part
+  // The part of a pod's (a leaf group's) hosts; -1 for one without hosts.
+  int pod_island(int p) const { return pod_island_[size_t(p)]; }
+  int leaf_group_island(int g) const { return lg_island_[size_t(g)]; }
+
   // Multi-node NVLink domains (NVL72): the topology's domains of at least two hosts, densely
   // numbered in the order of their first host's canonical rank; hosts in none: -1. Without any,
   // every decision is the one of a fabric without domains.
@@ -93,6 +111,9 @@ class TopoIndex {
   const Topology *topo_;
   void uplink_factors(const std::vector<double> &up_gbps);
   void entry_classes();
+  void islands();
+
+  std::vector<int> host_island_, island_hosts_, lg_island_, pod_island_;
 
   std::vector<int> host_lg_, host_leaf_, lg_pod_, pod_size_, lg_uplinks_;
   std::vector<double> lg_up_factor_;

@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "hostlist.hpp"
 #include "outputs.hpp"
+#include "rank_order.hpp"
 
 namespace topoaware {
 
@@ -137,6 +139,20 @@ std::string to_summary(const Topology &topo) {
     auto [slo, shi] = min_max(sws);
     o += fmt::format("Pods: {} (leaf groups per pod: {}; upper switches per pod: {})\n", topo.pods.size(),
                      range_text(glo, ghi), range_text(slo, shi));
+  }
+  // The parts no path joins (TopoIndex islands): the placement keeps every job inside one, so
+  // the largest job that can run is the largest part's.
+  {
+    const TopoIndex ix(topo);
+    if (ix.island_count() > 1) {
+      std::vector<std::vector<std::string>> names(size_t(ix.island_count()));
+      for (int h = 0; h < ix.host_count(); ++h) names[size_t(ix.host_island(h))].push_back(topo.hosts[size_t(h)].name);
+      o += fmt::format("{} parts with no path between them:", ix.island_count());
+      for (int i = 0; i < ix.island_count(); ++i)
+        o += fmt::format("{} {} host{} ({})", i ? "," : "", ix.island_size(i), ix.island_size(i) == 1 ? "" : "s",
+                         hostlist_compress(names[size_t(i)]));
+      o += "; a job is placed inside one part only\n";
+    }
   }
   if (!topo.dragonfly_groups.empty()) {
     std::vector<size_t> hosts, sws;

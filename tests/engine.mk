@@ -27,6 +27,13 @@ tests_test_placement_SOURCES = tests/test_placement.cpp
 tests_test_placement_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
 tests_test_placement_LDADD = $(TESTS_LIBS)
 
+# Parts of a fabric that no path joins, and placing jobs inside one.
+check_PROGRAMS += tests/test_islands
+TESTS += tests/test_islands
+tests_test_islands_SOURCES = tests/test_islands.cpp
+tests_test_islands_CPPFLAGS = $(ENGINE_TEST_CPPFLAGS)
+tests_test_islands_LDADD = $(TESTS_LIBS)
+
 # The engine against its code before the speed work (tests/placement_reference.*): same decisions.
 check_PROGRAMS += tests/test_placement_differential
 TESTS += tests/test_placement_differential

@@ -159,7 +159,8 @@ class Topoaware : public Policy {
     engine_.place(free, job, strict_ ? PlaceMode::Strict : PlaceMode::Prefer, 0);
     const PlaceStatus s = engine_.choice().status;
     if (s == PlaceStatus::NoNodes) return false;
-    if (s == PlaceStatus::NoBlock && waited < wait_) return false;
+    // NoBlock without nodes: no part of the fabric holds the job (it waits, whatever the wait).
+    if (s == PlaceStatus::NoBlock && (waited < wait_ || engine_.choice().nodes.empty())) return false;
     out = engine_.choice().nodes;  // rank order (NoBlock after the wait: the best fallback)
     return true;
   }
