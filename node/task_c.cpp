@@ -202,7 +202,11 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
   if (std::vector<std::string> order = placed_order_for_step(in); !order.empty()) {
     auto ns = node_from_placed_order(in, std::move(order), std::move(key));
     probe_devices(in, ns.get());
-    nvlink_domain_of_step(in, ns.get());
+    // The placed order needs no topology file; reading one for every step on every node (tens of
+    // MB on a large cluster) is paid only where TP groups span nodes, which happens only inside
+    // NVLink domains and needs NCCL's multi-node NVLink required. With TP inside a node the hint
+    // would be NCCL's own default (2).
+    if (in.layout->tp > ns->per_node) nvlink_domain_of_step(in, ns.get());
     return ns;
   }
   const topoaware_layout_t &l = *in.layout;
