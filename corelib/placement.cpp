@@ -257,6 +257,17 @@ void Placer::evaluate(const std::vector<uint32_t> &take, const std::vector<int> 
     for (const Piece &p : pieces_) q.degraded_uplinks += ix.leaf_group_uplink_factor(p.leaf_group) - 1;
 }
 
+PlacementRank placement_rank(const PlaceQuality &q, bool strict) {
+  const auto [pods_above, groups_above, holes] = placement_rank_prefix(q);
+  return {strict && !q.ideal(), pods_above, groups_above, holes, q.segment_excess, q.fresh_groups, q.leaf_groups,
+          q.degraded_uplinks};
+}
+
+std::tuple<uint32_t, uint32_t, uint32_t> placement_rank_prefix(const PlaceQuality &q) {
+  return {q.pods > q.ideal_pods ? q.pods - q.ideal_pods : 0u, q.leaf_groups - std::min(q.leaf_groups, q.ideal_leaf_groups),
+          q.holes};
+}
+
 int Placer::pick_island(uint32_t n) {
   const TopoIndex &ix = *index_;
   if (ix.island_count() < 2) return 0;
@@ -287,25 +298,8 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   const uint32_t ideal_pods = (N + pmax - 1) / pmax;
   const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
   const uint32_t ideal_lgs = (N + lmax - 1) / lmax;
-  // The choice among placements, lexicographic (smaller is better); see the header, goal 4:
-  // (strict: not ideal), pods above ideal, leaf groups above ceil(N / leaf group), holes (leaf
-  // groups touched but left partly free), split DP rings / PP chains, whole groups broken, groups.
-  // Holes before segment splits: over a trace a hole left in a leaf group ties that group to two
-  // jobs' lifetimes, so it rarely becomes whole again and later jobs split (measured in bench/:
-  // segment-first ranking gave 39-49% ideal spans and 1.9x Slurm tree's excess hop-bytes at
-  // 2,048 nodes, 90% load; hole-first 50.6% and 0.91x). Strict mode asks for an ideal block
-  // first, so it ranks ideal placements before everything else.
+  // The choice among placements: placement_rank (placement.hpp says the order and why).
   const bool strict = mode == PlaceMode::Strict;
-  const auto key = [strict](const PlaceQuality &x) {
-    const uint32_t lg_excess = x.leaf_groups - std::min(x.leaf_groups, x.ideal_leaf_groups);
-    const uint32_t pe = x.pods > x.ideal_pods ? x.pods - x.ideal_pods : 0u;
-    return std::make_tuple(strict && !x.ideal(), pe, lg_excess, x.holes, x.segment_excess, x.fresh_groups,
-                           x.leaf_groups, x.degraded_uplinks);
-  };
-  const auto prefix = [](const PlaceQuality &x) {  // (pods, leaf groups, holes) part of the key
-    return std::make_tuple(x.pods > x.ideal_pods ? x.pods - x.ideal_pods : 0u,
-                           x.leaf_groups - std::min(x.leaf_groups, x.ideal_leaf_groups), x.holes);
-  };
   bool have_best = false;
   PlaceQuality best_q;
   auto try_tier = [&](const std::vector<int> &lgs, uint32_t unit, uint32_t units, bool partial_only) {
@@ -341,12 +335,13 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
         if (ix.leaf_group_pod(g) != last_pod) ++q.pods;
         last_pod = ix.leaf_group_pod(g);
       }
-      if (prefix(best_q) < prefix(q)) return;
+      if (placement_rank_prefix(best_q) < placement_rank_prefix(q)) return;
     }
     evaluate(take_, lgs, seg, q);
     q.ideal_pods = ideal_pods;
     q.ideal_leaf_groups = ideal_lgs;
-    if (have_best && !(key(q) < key(best_q))) return;  // earlier options win ties (best fit)
+    if (have_best && !(placement_rank(q, strict) < placement_rank(best_q, strict)))
+      return;  // earlier options win ties (best fit)
     for (int g : best_lgs_) best_take_[size_t(g)] = 0;
     best_lgs_.clear();
     for (int g : lgs)

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cmocka_cxx.hpp"
@@ -372,6 +373,44 @@ void test_random_invariants(void **) {
   assert_true(ideal < runs);
 }
 
+// The ranking of placements as a function of their qualities (placement_rank).
+void test_placement_rank(void **) {
+  PlaceQuality base;
+  base.ideal_pods = 1;
+  base.ideal_leaf_groups = 2;
+  base.pods = 1;
+  base.leaf_groups = 2;
+  // a hole left in a leaf group ranks worse than a split ring (holes come first)
+  PlaceQuality hole = base, split = base;
+  hole.holes = 1;
+  split.segment_excess = 1;
+  split.split_segments = 1;
+  assert_true(placement_rank(split, false) < placement_rank(hole, false));
+  // a pod above the ideal ranks worse than anything inside the ideal pods
+  PlaceQuality pods = base, holes3 = base;
+  pods.pods = 2;
+  holes3.holes = 3;
+  holes3.segment_excess = 2;
+  assert_true(placement_rank(holes3, false) < placement_rank(pods, false));
+  // leaf groups above ceil(N / largest group) rank before holes
+  PlaceQuality wide = base;
+  wide.leaf_groups = 3;
+  assert_true(placement_rank(hole, false) < placement_rank(wide, false));
+  // strict: an ideal placement first, even with more holes; prefer: fewer holes first
+  assert_true(split.ideal() == false && hole.ideal());
+  assert_true(placement_rank(hole, true) < placement_rank(split, true));
+  assert_true(placement_rank(split, false) < placement_rank(hole, false));
+  // degraded uplinks only break ties
+  PlaceQuality healthy = base, degraded = base;
+  degraded.degraded_uplinks = 1.5;
+  assert_true(placement_rank(healthy, false) < placement_rank(degraded, false));
+  assert_true(placement_rank(degraded, false) < placement_rank(hole, false));
+  // the prefix is the (pods, leaf groups, holes) part
+  assert_true(placement_rank_prefix(hole) == std::make_tuple(0u, 0u, 1u));
+  assert_true(placement_rank_prefix(pods) == std::make_tuple(1u, 0u, 0u));
+  assert_true(placement_rank_prefix(wide) == std::make_tuple(0u, 1u, 0u));
+}
+
 }  // namespace
 
 int main() {
@@ -387,6 +426,7 @@ int main() {
       cmocka_unit_test(test_degraded_leaf_avoided),
       cmocka_unit_test(test_slurm_bitmap),
       cmocka_unit_test(test_random_invariants),
+      cmocka_unit_test(test_placement_rank),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
