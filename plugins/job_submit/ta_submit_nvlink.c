@@ -9,6 +9,9 @@
  * Until the first read is done, no domain is known: a tp above a node's GPUs is refused with a
  * note saying so (rather than accepted blindly; the select plugin places it anyway only inside a
  * domain). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
+#endif
 #include "ta_submit_nvlink.h"
 
 #include <errno.h>
@@ -67,20 +70,65 @@ static int ta_same_id(const ta_file_id_t *a, const ta_file_id_t *b)
 					     a->mtime.tv_nsec == b->mtime.tv_nsec));
 }
 
+/* 0 if the file can be read and never holds `needle`; 1 otherwise (found, or unreadable: the
+ * parse then says why). A byte scan in 1 MB pieces, nothing kept. */
+static int ta_file_may_hold(const char *path, const char *needle)
+{
+	enum { piece = 1 << 20 };
+	size_t nlen = strlen(needle), have = 0;
+	char *buf;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 1;
+	buf = xmalloc(piece + nlen);
+	for (;;) {
+		size_t got = fread(buf + have, 1, piece, f);
+
+		if (got == 0)
+			break;
+		have += got;
+		if (memmem(buf, have, needle, nlen)) {
+			xfree(buf);
+			fclose(f);
+			return 1;
+		}
+		/* keep the last nlen - 1 bytes: the needle may straddle two pieces */
+		if (have >= nlen) {
+			memmove(buf, buf + have - (nlen - 1), nlen - 1);
+			have = nlen - 1;
+		}
+	}
+	xfree(buf);
+	if (ferror(f)) {
+		fclose(f);
+		return 1;
+	}
+	fclose(f);
+	return 0;
+}
+
 static void *ta_nv_main(void *arg)
 {
 	char err[TOPOAWARE_ERR_LEN];
-	topoaware_topo_t *topo;
+	topoaware_topo_t *topo = NULL;
 	topoaware_nvlink_t *nv = NULL, *old;
 	int state = TA_NVLINK_MISSING;
 
 	(void)arg;
-	topo = topoaware_topo_load(ta_nv_path, err, sizeof(err));
-	if (topo) {
+	/* topology.json names "nvlink_domains" only when it has some: a fabric without them (most) is
+	 * not parsed here at all, which at a million hosts would be a second copy of the select
+	 * plugin's load in slurmctld's memory. */
+	if (!ta_file_may_hold(ta_nv_path, "\"nvlink_domains\"")) {
+		verbose("%s: %s: no multi-node NVLink domain", TA, ta_nv_path);
+		state = TA_NVLINK_LOADED;
+	} else if ((topo = topoaware_topo_load(ta_nv_path, err, sizeof(err)))) {
 		nv = topoaware_nvlink_from_topo(topo, err, sizeof(err));
 		topoaware_topo_free(topo);
 	}
-	if (nv) {
+	if (state == TA_NVLINK_LOADED) {
+		/* nothing to keep: ta_nvlink_count reports the state with no domain */
+	} else if (nv) {
 		state = TA_NVLINK_LOADED;
 		verbose("%s: %s: %u multi-node NVLink domain(s)", TA, ta_nv_path, topoaware_nvlink_domains(nv));
 	} else {
