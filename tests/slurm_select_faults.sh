@@ -14,7 +14,10 @@ sel_setup
 ta_require_cmd python3 python3
 
 printf '%s\n' "StatusInterval=1" >"$SEL_WORK/ta.conf"
-sel_start select/cons_tres_topoaware --file "topoaware.conf=$SEL_WORK/ta.conf" --conf SlurmdTimeout=10
+# A requeued batch job may start again only after the credential lifetime (AuthInfo=cred_expire,
+# default 120 s, the minimum 5): 10 s keeps the node-failure case below from waiting two minutes.
+sel_start select/cons_tres_topoaware --file "topoaware.conf=$SEL_WORK/ta.conf" --conf SlurmdTimeout=10 \
+  --conf AuthInfo=cred_expire=10
 SEL_STATUS=$CLUSTER_DIR/state/topoaware-status.json
 sel_three_jobs
 b=$SEL_B c=$SEL_C p=$SEL_P B0=$SEL_B0
