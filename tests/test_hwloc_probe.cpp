@@ -297,22 +297,30 @@ const char *var(const topoaware_task_plan_t *p, const char *name) {
   return nullptr;
 }
 
+// A task of an 8-rank step on n0001-n0002 (4 tasks a node, the recorded 4-GPU node's hwloc XML),
+// GPU hints on. topo, xml and l must outlive the returned input.
+topoaware_task_in_t two_node_task(const std::string &topo, const std::string &xml, const topoaware_layout_t *l,
+                                  const char *self, uint32_t local_id, uint32_t job_id, const char *cuda_visible) {
+  topoaware_task_in_t in = {};
+  in.topology_path = topo.c_str();
+  in.nodelist = "n[0001-0002]";
+  in.self = self;
+  in.local_id = local_id;
+  in.local_tasks = 4;
+  in.total_tasks = 8;
+  in.job_id = job_id;
+  in.layout = l;
+  in.cuda_visible_devices = cuda_visible;
+  in.hwloc_xml = xml.c_str();
+  in.gpu_hints = 1;
+  return in;
+}
+
 void test_task_plan(void **) {
   const std::string topo = write_topology();
   const std::string xml = fixture("jrc0323-4gpu-4mlx5.xml");
   topoaware_layout_t l = {2, 1, 1, 2, 2, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
-  topoaware_task_in_t in = {};
-  in.topology_path = topo.c_str();
-  in.nodelist = "n[0001-0002]";
-  in.self = "n0002";
-  in.local_id = 1;
-  in.local_tasks = 4;
-  in.total_tasks = 8;
-  in.job_id = 12345;
-  in.layout = &l;
-  in.cuda_visible_devices = "3,2,1,0";
-  in.hwloc_xml = xml.c_str();
-  in.gpu_hints = 1;
+  topoaware_task_in_t in = two_node_task(topo, xml, &l, "n0002", 1, 12345, "3,2,1,0");
   char err[1024] = "";
   topoaware_task_plan_t *p = topoaware_task_plan(&in, err, sizeof err);
   if (!p) std::fprintf(stderr, "%s\n", err);
@@ -409,17 +417,7 @@ void test_default_vars(void **) {
   const std::string topo = write_topology();
   const std::string xml = fixture("jrc0323-4gpu-4mlx5.xml");
   topoaware_layout_t l = {2, 1, 1, 2, 2, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
-  topoaware_task_in_t in = {};
-  in.topology_path = topo.c_str();
-  in.nodelist = "n[0001-0002]";
-  in.self = "n0001";
-  in.local_tasks = 4;
-  in.total_tasks = 8;
-  in.job_id = 7;
-  in.layout = &l;
-  in.cuda_visible_devices = "0,1,2,3";
-  in.hwloc_xml = xml.c_str();
-  in.gpu_hints = 1;
+  topoaware_task_in_t in = two_node_task(topo, xml, &l, "n0001", 0, 7, "0,1,2,3");
   char err[1024] = "";
   topoaware_task_plan_t *p = topoaware_task_plan(&in, err, sizeof err);
   assert_non_null(p);
@@ -440,18 +438,7 @@ void test_task_plan_mnnvl(void **) {
   const std::string topo = write_topology(4);
   const std::string xml = fixture("jrc0323-4gpu-4mlx5.xml");
   topoaware_layout_t l = {8, 1, 1, 1, 1, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};  // tp=8 on 2 nodes of 4 GPUs
-  topoaware_task_in_t in = {};
-  in.topology_path = topo.c_str();
-  in.nodelist = "n[0001-0002]";
-  in.self = "n0002";
-  in.local_id = 0;
-  in.local_tasks = 4;
-  in.total_tasks = 8;
-  in.job_id = 9;
-  in.layout = &l;
-  in.cuda_visible_devices = "0,1,2,3";
-  in.hwloc_xml = xml.c_str();
-  in.gpu_hints = 1;
+  topoaware_task_in_t in = two_node_task(topo, xml, &l, "n0002", 0, 9, "0,1,2,3");
   char err[1024] = "";
   topoaware_task_plan_t *p = topoaware_task_plan(&in, err, sizeof err);
   if (!p) std::fprintf(stderr, "%s\n", err);
