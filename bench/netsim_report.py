@@ -151,17 +151,20 @@ def class_report(rows, out_dir, baseline="slurm-tree", runs=None):
                             if k[0] != c or k[1] != s or k[2] != p or not member(e):
                                 continue
                             t = per_job.get((c, s, baseline, k[3]))
-                            if not t or t[rt] <= 0:
+                            if not t:
                                 continue
                             a_t, b_t = e[rt] / e["n"], t[rt] / t["n"]
-                            ratios.append(a_t / b_t)
+                            # A job inside one NVLink domain sends nothing over the NICs (time 0):
+                            # 0 vs 0 is a tie, more than 0 against 0 a loss (infinitely worse).
+                            ratios.append(a_t / b_t if b_t > 0 else (1.0 if a_t <= 0 else float("inf")))
                             num += e["nodes"] * a_t
                             den += t["nodes"] * b_t
                         if ratios:
                             pairs += len(ratios)
                             med.append(median(ratios))
                             worse.append(sum(1 for x in ratios if x > 1.05) / len(ratios))
-                            weighted.append(num / den)
+                            if den > 0:
+                                weighted.append(num / den)
                     if not pairs:
                         continue
                     cells = []
@@ -326,7 +329,8 @@ def main():
                     rec["%s_%s_vs_tree_min" % (rt, name)] = min(v)
                     rec["%s_%s_vs_tree_max" % (rt, name)] = max(v)
                     line += " %-22s" % fmt_spread(v)
-            jr = [r for r in rows if r["cluster"] == c and r["policy"] == p]
+            # Jobs without a NIC bound (pure TP: placement_sim's bound leaves TP out) have no stretch.
+            jr = [r for r in rows if r["cluster"] == c and r["policy"] == p and r["nic_bound_s"] > 0]
             for rt in ROUTINGS:
                 rho = spearman([r["cost_ratio"] for r in jr], [r[rt + "_shared_s"] / r["nic_bound_s"] for r in jr])
                 rec["spearman_cost_vs_shared_" + rt] = rho
@@ -347,7 +351,7 @@ def main():
                                                         rec["utilization_vs_tree"], rec["wait_p95_vs_tree"], g_abs)
             print(line)
             out_rows.append(rec)
-        jr = [r for r in rows if r["cluster"] == c]
+        jr = [r for r in rows if r["cluster"] == c and r["nic_bound_s"] > 0]
         print("all policies pooled: Spearman(cost ratio, shared stretch) adaptive %.3f dmodk %.3f; "
               "Spearman(hop-bytes, shared time) adaptive %.3f dmodk %.3f; %d job-snapshots" % (
                   spearman([r["cost_ratio"] for r in jr], [r["adaptive_shared_s"] / r["nic_bound_s"] for r in jr]),
