@@ -101,9 +101,10 @@ std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes) {
     s.global_links_per_router = 8;
     f = generate_dragonfly(s);
   } else if (family == "nvl72" || family == "nvl72-2to1") {
-    // GB200/GB300 NVL72 (NVIDIA's DGX SuperPOD layout): every 4-GPU tray has 4 NICs, one per GPU,
-    // each on its own rail; a rail leaf serves two racks (36 trays) and uplinks to its rail's
-    // spines, 36 cables (1:1, the reference design) or 18 (2:1, a cost-cut tree).
+    // GB200/GB300 NVL72: every 4-GPU tray has 4 NICs, one per GPU, each on its own rail (as in
+    // NVIDIA's DGX SuperPOD design), so NCCL's rings stay on their rail. A rail leaf serves two
+    // racks (36 trays, whole domains under each leaf) and uplinks to its rail's spines, 36 cables
+    // (1:1, non-blocking like the reference design) or 18 (2:1, a cost-cut tree).
     if (nodes % 36 != 0) throw std::invalid_argument(c->name + ": NVL72 clusters come in pairs of 18-tray racks");
     RailSpec s;
     s.rails = 4;
