@@ -93,28 +93,44 @@ def routings_of(rows):
     return sorted(found or [])
 
 
-def class_report(rows, out_dir):
-    """Per job-size class and per pp: each job of a policy paired with the same trace job under
-    slurm-tree (same seed); a job's value is its step communication time averaged over the snapshots
+def class_report(rows, out_dir, baseline="slurm-tree", runs=None):
+    """Per job-size class, per pp and per tp: each job of a policy paired with the same trace job
+    under the baseline policy (slurm-tree unless --baseline says; same seed); a job's value is its step communication time averaged over the snapshots
     it runs in (shared_s), so the ratio is topoaware-job / tree-job. Per seed: the median paired
     ratio, the share of jobs more than 5% worse, and the node-weighted ratio (sum nodes x time);
-    printed as the mean over seeds with its 95% interval. Losers show: every class has its row."""
+    printed as the mean over seeds with its 95% interval. Losers show: every class has its row.
+    With runs (placement_sim's runs.csv): utilization and p95 wait per policy / baseline as well."""
     routings = routings_of(rows)
     per_job = {}
     for r in rows:
         k = (r["cluster"], r["seed"], r["policy"], r["job"])
-        e = per_job.setdefault(k, {"nodes": r["nodes"], "pp": r["pp"], "n": 0,
+        e = per_job.setdefault(k, {"nodes": r["nodes"], "pp": r["pp"], "tp": r.get("tp", 0), "n": 0,
                                    **{rt: 0.0 for rt in routings}})
         e["n"] += 1
         for rt in routings:
             e[rt] += r[rt + "_shared_s"]
     out = []
     clusters = sorted({k[0] for k in per_job})
-    print("\n# per class: each job paired with itself under slurm-tree (same seed); mean over seeds [95% interval]")
+    print("\n# per class: each job paired with itself under %s (same seed); mean over seeds [95%% interval]" % baseline)
     print("# median = median paired ratio, worse = share of jobs > 5% slower, weighted = node-weighted ratio")
     for c in clusters:
         seeds = sorted({k[1] for k in per_job if k[0] == c})
-        policies = sorted({k[2] for k in per_job if k[0] == c and k[2] != "slurm-tree"})
+        policies = sorted({k[2] for k in per_job if k[0] == c and k[2] != baseline})
+        if runs:
+            print("\n## %s: utilization and p95 wait / %s, mean over seeds [95%% interval]" % (c, baseline))
+            for p in policies:
+                ut, pw = [], []
+                for s in seeds:
+                    x, t = runs.get((c, s, p)), runs.get((c, s, baseline))
+                    if x and t:
+                        ut.append(float(x["utilization"]) / float(t["utilization"]))
+                        if float(t["wait_p95_s"]) > 0:
+                            pw.append(float(x["wait_p95_s"]) / float(t["wait_p95_s"]))
+                cells = []
+                for vals in (ut, pw):
+                    m, h = mean_ci(vals)
+                    cells.append("%.3f [%s]" % (m, "-" if h != h else "%.3f..%.3f" % (m - h, m + h)))
+                print("%-20s utilization %-22s p95 wait %-22s" % (p, *cells))
         for rt in routings:
             print("\n## %s, %s routing, %d seed(s)" % (c, rt, len(seeds)))
             print("%-14s %-12s %6s %-22s %-22s %-22s" % ("policy", "class", "pairs", "median", "worse", "weighted"))
@@ -123,6 +139,9 @@ def class_report(rows, out_dir):
                             lambda e, lo=lo, hi=hi: lo <= e["nodes"] <= hi) for lo, hi in SIZE_CLASSES]
                 pps = sorted({e["pp"] for k, e in per_job.items() if k[0] == c})
                 classes += [("pp %d" % v, lambda e, v=v: e["pp"] == v) for v in pps]
+                tps = sorted({e["tp"] for k, e in per_job.items() if k[0] == c})
+                if len(tps) > 1:
+                    classes += [("tp %d" % v, lambda e, v=v: e["tp"] == v) for v in tps]
                 classes.append(("all", lambda e: True))
                 for name, member in classes:
                     med, worse, weighted, pairs = [], [], [], 0
@@ -131,22 +150,25 @@ def class_report(rows, out_dir):
                         for k, e in per_job.items():
                             if k[0] != c or k[1] != s or k[2] != p or not member(e):
                                 continue
-                            t = per_job.get((c, s, "slurm-tree", k[3]))
-                            if not t or t[rt] <= 0:
+                            t = per_job.get((c, s, baseline, k[3]))
+                            if not t:
                                 continue
                             a_t, b_t = e[rt] / e["n"], t[rt] / t["n"]
-                            ratios.append(a_t / b_t)
+                            # A job inside one NVLink domain sends nothing over the NICs (time 0):
+                            # 0 vs 0 is a tie, more than 0 against 0 a loss (infinitely worse).
+                            ratios.append(a_t / b_t if b_t > 0 else (1.0 if a_t <= 0 else float("inf")))
                             num += e["nodes"] * a_t
                             den += t["nodes"] * b_t
                         if ratios:
                             pairs += len(ratios)
                             med.append(median(ratios))
                             worse.append(sum(1 for x in ratios if x > 1.05) / len(ratios))
-                            weighted.append(num / den)
+                            if den > 0:
+                                weighted.append(num / den)
                     if not pairs:
                         continue
                     cells = []
-                    rec = {"cluster": c, "routing": rt, "policy": p, "class": name, "pairs": pairs, "seeds": len(med)}
+                    rec = {"cluster": c, "routing": rt, "baseline": baseline, "policy": p, "class": name, "pairs": pairs, "seeds": len(med)}
                     for key, vals in (("median", med), ("worse", worse), ("weighted", weighted)):
                         m, h = mean_ci(vals)
                         rec[key], rec[key + "_ci95"] = m, h
@@ -201,6 +223,8 @@ def main():
     ap.add_argument("--traffic", default="today", choices=("today", "legacy"),
                     help="netsim --traffic: today (default) or legacy (the snapshot's bytes, all jobs in phase)")
     ap.add_argument("--parallel", type=int, default=1)
+    ap.add_argument("--baseline", action="append",
+                    help="policy the per-class report pairs every job with (repeatable; default slurm-tree)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
 
@@ -236,7 +260,7 @@ def main():
                 j = byname[r["name"]]
                 row = {"cluster": sj["cluster"], "family": sj["cluster"].rsplit("-", 1)[0], "seed": sj["seed"],
                        "policy": sj["policy"], "snap": sj["index"], "job": r["name"], "nodes": r["nodes"],
-                       "pp": j["layout"]["pp"], "dp": j["layout"]["dp"], "nic_bound_s": j["nic_bound_s"],
+                       "tp": j["layout"]["tp"], "pp": j["layout"]["pp"], "dp": j["layout"]["dp"], "nic_bound_s": j["nic_bound_s"],
                        "cost_ratio": j["cost"]["ratio"], "hop_bytes": j["cost"]["hop_bytes"]}
                 for rt, v in r.items():
                     if isinstance(v, dict) and "shared_s" in v:
@@ -305,7 +329,8 @@ def main():
                     rec["%s_%s_vs_tree_min" % (rt, name)] = min(v)
                     rec["%s_%s_vs_tree_max" % (rt, name)] = max(v)
                     line += " %-22s" % fmt_spread(v)
-            jr = [r for r in rows if r["cluster"] == c and r["policy"] == p]
+            # Jobs without a NIC bound (pure TP: placement_sim's bound leaves TP out) have no stretch.
+            jr = [r for r in rows if r["cluster"] == c and r["policy"] == p and r["nic_bound_s"] > 0]
             for rt in ROUTINGS:
                 rho = spearman([r["cost_ratio"] for r in jr], [r[rt + "_shared_s"] / r["nic_bound_s"] for r in jr])
                 rec["spearman_cost_vs_shared_" + rt] = rho
@@ -326,7 +351,7 @@ def main():
                                                         rec["utilization_vs_tree"], rec["wait_p95_vs_tree"], g_abs)
             print(line)
             out_rows.append(rec)
-        jr = [r for r in rows if r["cluster"] == c]
+        jr = [r for r in rows if r["cluster"] == c and r["nic_bound_s"] > 0]
         print("all policies pooled: Spearman(cost ratio, shared stretch) adaptive %.3f dmodk %.3f; "
               "Spearman(hop-bytes, shared time) adaptive %.3f dmodk %.3f; %d job-snapshots" % (
                   spearman([r["cost_ratio"] for r in jr], [r["adaptive_shared_s"] / r["nic_bound_s"] for r in jr]),
@@ -340,7 +365,17 @@ def main():
             w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()))
             w.writeheader()
             w.writerows(out_rows)
-    class_report(rows, a.out)
+    for i, b in enumerate(a.baseline or ["slurm-tree"]):
+        class_report(rows, a.out, b, runs)
+        if i == 0 and os.path.exists(os.path.join(a.out, "classes.csv")):
+            os.replace(os.path.join(a.out, "classes.csv"), os.path.join(a.out, "classes.tmp"))
+        elif os.path.exists(os.path.join(a.out, "classes.csv")):
+            with open(os.path.join(a.out, "classes.csv")) as src, open(os.path.join(a.out, "classes.tmp"), "a") as dst:
+                next(src)
+                dst.write(src.read())
+            os.remove(os.path.join(a.out, "classes.csv"))
+    if os.path.exists(os.path.join(a.out, "classes.tmp")):
+        os.replace(os.path.join(a.out, "classes.tmp"), os.path.join(a.out, "classes.csv"))
     print("\nwrote %s/{jobs,summary,classes}.csv" % a.out)
 
 

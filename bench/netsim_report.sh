@@ -6,12 +6,17 @@
 #   bench/netsim_report.sh [--quick|--target] [--seeds N] [--first-seed N] [--jobs N] [--snapshot-count K]
 #                          [--config FAMILY:NODES[:LOAD][@TOPOLOGY.json]]... [--policies P,Q] [--fairness flow|pair]
 #                          [--parallel N] [--out DIR] [--workload generated|replay] [--jitter SEC[:SEED]]
+#                          [--baseline POLICY]...
 # --quick (default): ft2-2to1-512, ft3-7to1-512, rail8-256, dfly-512, 2 seeds x 400 jobs, 4 snapshots.
 # --target: every family at 2,048 nodes (rail8 1,024: its radix), 90% load, 5 seeds x 1,500 jobs.
 # --workload replay: the traces of the replays through real slurmctld (placement_sim's
 # --workload; seeds 1..N are bench/slurm_replay.sh's seeds), e.g. --config ft2-2to1-8:64:1.0.
 # --jitter: each policy's runtimes moved by its own draw in [-SEC, SEC] (placement_sim's --jitter).
 # --first-seed: seeds N .. N+seeds-1 (report on seeds never used while tuning, e.g. 101).
+# --baseline: the policy the per-class report pairs each job with (repeatable; default slurm-tree).
+# --nvl72: the NVL72 family (bench/RESULTS.md): nvl72:1152 and nvl72-2to1:1152 (64 racks), topoaware
+# against slurm-block (blocks = NVLink domains) and topoaware-nodomain, seeds 101-110 x 1,500 jobs,
+# 4 snapshots, flow pairing per job as the published tables.
 # @TOPOLOGY.json: the cluster read from a topology.json with routes (bench/netsim/routes.sh), so that
 # the rank order and the judge's as-routed mode follow the same forwarding tables.
 # top_builddir (default: the current folder) holds bench/placement_sim and bench/netsim/netsim.
@@ -21,6 +26,7 @@ build=${top_builddir:-$PWD}
 out=${OUT:-$build/bench/netsim-results}
 seeds=2 first_seed=1 jobs=400 count=4 fairness=pair parallel=1 workload=generated jitter=0 policies=slurm-tree,slurm-block,firstfit,topoaware
 configs=()
+baselines=()
 quick=(ft2-2to1:512 ft3-7to1:512 rail8:256 dfly:512)
 target=(ft2-2to1:2048 ft2-1to1:2048 ft3-7to1:2048 rail8:1024 dfly:2048)
 preset=quick
@@ -39,12 +45,20 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --workload) workload=$2; shift ;;
     --jitter) jitter=$2; shift ;;
+    --baseline) baselines+=(--baseline "$2"); shift ;;
+    --nvl72) preset=nvl72; seeds=10 first_seed=101 jobs=1500 count=4
+             policies=slurm-block,topoaware,topoaware-nodomain
+             baselines=(--baseline slurm-block --baseline topoaware-nodomain) ;;
     *) echo "netsim_report.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 if [ ${#configs[@]} -eq 0 ]; then
-  if [ $preset = target ]; then configs=("${target[@]}"); else configs=("${quick[@]}"); fi
+  case $preset in
+    target) configs=("${target[@]}") ;;
+    nvl72) configs=(nvl72:1152 nvl72-2to1:1152) ;;
+    *) configs=("${quick[@]}") ;;
+  esac
 fi
 for p in "$build/bench/placement_sim" "$build/bench/netsim/netsim"; do
   [ -x "$p" ] || { echo "netsim_report.sh: $p not built (netsim needs SimGrid >= 3.32)" >&2; exit 1; }
@@ -61,4 +75,4 @@ t0=$(date +%s)
   > "$out/placement_sim.txt"
 echo "# placement_sim: $(( $(date +%s) - t0 )) s"
 python3 "$here/netsim_report.py" --snapshots "$out/snapshots" --netsim "$build/bench/netsim/netsim" \
-  --runs "$out/runs.csv" --out "$out" --fairness "$fairness" --parallel "$parallel" | tee "$out/report.txt"
+  --runs "$out/runs.csv" --out "$out" --fairness "$fairness" --parallel "$parallel" ${baselines[@]+"${baselines[@]}"} | tee "$out/report.txt"

@@ -94,7 +94,7 @@ struct CrossFlow {
 struct CableUse {
   int flows = 0;
   double bytes = 0;
-  int per_phase[kTrafficPhases] = {0, 0, 0};
+  int per_phase[kTrafficPhases] = {};
 };
 struct FlowsReport {
   bool routed = false;  // topology.json has forwarding tables
@@ -170,8 +170,8 @@ std::string flows_text(const Topology &t, const FlowsReport &r) {
                     fmt::format("{:.3g} GB, PP {:.3g} GB per boundary and direction; EP all-to-all not listed: the "
                                 "cost model has no bytes for it):\n",
                                 r.dp_bytes / 1e9, r.pp_bytes / 1e9);
-  int count[kTrafficPhases] = {0, 0, 0};
-  double bytes[kTrafficPhases] = {0, 0, 0};
+  int count[kTrafficPhases] = {};
+  double bytes[kTrafficPhases] = {};
   for (const CrossFlow &c : r.flows) count[int(c.phase)] += c.count, bytes[int(c.phase)] += c.flow.bytes;
   for (int ph = 0; ph < kTrafficPhases; ++ph)
     if (count[ph])

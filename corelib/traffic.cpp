@@ -16,6 +16,8 @@ const char *phase_name(TrafficPhase p) {
       return "ep";
     case TrafficPhase::DP:
       return "dp";
+    case TrafficPhase::TP:
+      return "tp";
   }
   return "?";
 }
@@ -27,6 +29,9 @@ JobTraffic job_traffic(const Topology &topo, const StepJob &job) {
   auto add = [&](TrafficPhase ph, uint32_t a, uint32_t b, double bytes) {
     const int ha = job.nodes[a / G], hb = job.nodes[b / G];
     if (ha == hb || bytes <= 0) return -1;  // same node: NVLink
+    // Same multi-node NVLink domain: NCCL's NVLink transport (MNNVL), no NIC involved.
+    const int da = topo.hosts[size_t(ha)].nvlink_domain;
+    if (da >= 0 && da == topo.hosts[size_t(hb)].nvlink_domain) return -1;
     const size_t ra = topo.hosts[size_t(ha)].ports.size(), rb = topo.hosts[size_t(hb)].ports.size();
     if (ra == 0 || rb == 0) throw std::runtime_error("host without a NIC port in the topology");
     Flow f;
@@ -41,6 +46,21 @@ JobTraffic job_traffic(const Topology &topo, const StepJob &job) {
     return int(t.phase[int(ph)].size()) - 1;
   };
   RankCoord c;
+  // TP rings: fixed (cp, dp, pp), members in tp order, closed. Only edges between nodes of
+  // different NVLink domains become flows: a TP group inside one node or one domain sends nothing
+  // over the NICs, one split over two domains sends its largest bytes of the step through them.
+  if (l.tp > 1 && job.tp_bytes > 0) {
+    const double e = 2.0 * (l.tp - 1) / l.tp * job.tp_bytes;
+    for (c.pp = 0; c.pp < l.pp; ++c.pp)
+      for (c.dp = 0; c.dp < l.dp; ++c.dp)
+        for (c.cp = 0; c.cp < l.cp; ++c.cp)
+          for (uint32_t i = 0; i < l.tp; ++i) {
+            RankCoord a = c, b = c;
+            a.tp = i;
+            b.tp = (i + 1) % l.tp;
+            add(TrafficPhase::TP, rank_of(l, a), rank_of(l, b), e);
+          }
+  }
   for (c.tp = 0; c.tp < l.tp; ++c.tp) {
     // DP rings: fixed (tp, cp, pp), members in dp order, closed.
     if (l.dp > 1 && job.dp_bytes > 0) {

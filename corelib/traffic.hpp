@@ -22,6 +22,10 @@ struct StepJob {
   double dp_bytes = 0;     // S: gradient bytes per rank all-reduced over its DP ring per step
   double pp_bytes = 0;     // bytes per rank sent over each PP boundary per step, each direction
   double ep_bytes = 0;     // bytes per rank in the EP all-to-all per step (0: none)
+  // S_tp: bytes per rank all-reduced over its TP group per step (Megatron's activation all-reduces,
+  // or their all-gather + reduce-scatter pairs under sequence parallelism). 0: none. They leave
+  // NVLink only when a TP group spans nodes that are not in one NVLink domain.
+  double tp_bytes = 0;
 };
 
 // One point-to-point transfer between two NIC ports of two different hosts.
@@ -31,9 +35,10 @@ struct Flow {
   double bytes = 0;
 };
 
-// Phases run one after the other inside a step; the flows of a phase run at once.
-enum class TrafficPhase : uint8_t { PP = 0, EP = 1, DP = 2 };
-inline constexpr int kTrafficPhases = 3;
+// Phases run one after the other inside a step; the flows of a phase run at once. TP comes last in
+// the numbering (not in time: see job_traffic) so that the indices of the others stay as they were.
+enum class TrafficPhase : uint8_t { PP = 0, EP = 1, DP = 2, TP = 3 };
+inline constexpr int kTrafficPhases = 4;
 const char *phase_name(TrafficPhase p);
 
 struct JobTraffic {
@@ -47,8 +52,10 @@ struct JobTraffic {
 // The step traffic of a job. DP: every ring edge between ranks on different nodes is one flow of
 // 2(d-1)/d * S (the bandwidth term of ring all-reduce: 2(d-1) steps of S/d). PP: each boundary
 // between consecutive stages, one flow forward and one backward of pp_bytes. EP: each member of an
-// expert group sends ep_bytes/ep to every other member. Traffic inside a node (NVLink) is left
-// out. A GPU's traffic arrives on NIC port floor(g * R / G) of its node (g = local GPU index,
+// expert group sends ep_bytes/ep to every other member. TP: one ring per (cp, dp, pp) over the
+// tp ranks in tp order, every edge between nodes one flow of 2(t-1)/t * tp_bytes (ring
+// all-reduce, as DP). Traffic inside a node, and between two nodes of one multi-node NVLink
+// domain (Host::nvlink_domain, GB200/GB300 NVL72), goes over NVLink and is left out. A GPU's traffic arrives on NIC port floor(g * R / G) of its node (g = local GPU index,
 // R = the node's ports, G = GPUs per node): NCCL's per-NIC rings on multi-NIC nodes; it leaves
 // through the source node's NIC of the same index (NCCL's PXN) when both nodes have R ports, else
 // through floor(g * R / G) of the source. Throws std::runtime_error for a host without NIC ports,

@@ -127,6 +127,42 @@ sys.exit(1 if fails else 0)
 PY
 [ $? -eq 0 ] || exit 1
 
+# NVLink domains (NVL72-style): 3 units x 4 trays of 4 GPUs, 4 rails (NDR, 50 GB/s per NIC), one
+# domain per unit (n0001-n0004, n0005-n0008, n0009-n0012). tp=16 over 4 trays, 1 GB all-reduced per
+# rank: a ring of 16 ranks, edges 3-4, 7-8, 11-12, 15-0 between trays. TPin (one domain): all
+# NVLink, 0 ms. TPsplit (n0003, n0004 | n0005, n0006): edges n0004->n0005 and n0006->n0003 cross
+# the NICs, 2 x 15/16 GB each on rail 0 (GPU 0's), on different NICs: 37.5 ms alone and shared.
+"$top_builddir/topoaware" generate rail --rails 4 --units 3 --hosts-per-unit 4 --spines-per-rail 1 --uplinks 4 \
+  --speed NDR --nvlink-domain-size 4 --nvlink-gpus-per-node 4 --json "$tmp/nvl.json" >/dev/null || exit 99
+cat > "$tmp/nvl_snap.json" <<JSON
+{"jobs": [{"name": "TPin", "layout": "tp=16", "nodes": ["n0009", "n0010", "n0011", "n0012"], "tp_bytes": 1e9},
+          {"name": "TPsplit", "layout": "tp=16", "nodes": ["n0003", "n0004", "n0005", "n0006"], "tp_bytes": 1e9}]}
+JSON
+"$bin" --topology "$tmp/nvl.json" --snapshot "$tmp/nvl_snap.json" --traffic legacy --format json --link-loads \
+  >"$tmp/nvl.out" || { echo "FAIL: netsim (NVLink domains)"; exit 1; }
+python3 - "$tmp/nvl.out" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))
+jobs = {j["name"]: j for j in res["jobs"]}
+fails = 0
+for job, r, k, ms in [("TPin", r, k, 0) for r in ("adaptive", "dmodk") for k in ("alone_s", "shared_s")] + \
+                     [("TPsplit", r, k, 37.5) for r in ("adaptive", "dmodk") for k in ("alone_s", "shared_s")]:
+    got = jobs[job][r][k] * 1e3
+    ok = abs(got - ms) <= 0.01 * ms + 1e-9
+    fails += not ok
+    print("%s: %s %s %s = %.3f ms (expected %.1f ms)" % ("ok" if ok else "FAIL", job, r, k, got, ms))
+# Bytes through the NICs (host ports, named r:HOST:PORT): 3.75 GB sent, all by TPsplit's trays.
+for r, loads in res["link_loads"].items():
+    nic = {l["link"]: l for l in loads if l["link"].count(":") == 2 and "-" not in l["link"]}
+    up = sum(l["up_bytes"] for l in nic.values())
+    hosts = sorted({n.split(":")[1] for n in nic})
+    ok = abs(up - 3.75e9) < 1e3 and hosts == ["n0003", "n0004", "n0005", "n0006"]
+    fails += not ok
+    print("%s: %s NIC bytes sent %.4g by %s (expected 3.75e9 by n0003-n0006)" % ("ok" if ok else "FAIL", r, up, hosts))
+sys.exit(1 if fails else 0)
+PY
+[ $? -eq 0 ] || exit 1
+
 # As-routed, on forwarding tables OpenSM's ftree programmed (saved dump_fts and ibnetdiscover output
 # of a 16-host fat tree with shuffled cabling, tests/fixtures/routes: 4 leaves x 4 hosts, 2 spines,
 # one HDR cable (25 GB/s) from each leaf to each spine). Its tables: leaf001 sends n0005's and

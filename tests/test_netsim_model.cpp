@@ -287,6 +287,55 @@ static void test_per_nic_rings(void **) {
   for (int u : ports) assert_int_equal(u, 2);
 }
 
+// 4 trays of 4 GPUs, 4 NICs each; `split`: trays 0-1 and 2-3 in two NVLink domains, else all in one.
+static Topology nvl_trays(bool split) {
+  Topology t = hosts_with_ports(4, 4);
+  t.nvlink_domains.resize(split ? 2 : 1);
+  for (int h = 0; h < 4; ++h) {
+    const int d = split ? h / 2 : 0;
+    t.hosts[size_t(h)].nvlink_domain = d;
+    t.nvlink_domains[size_t(d)].gpus_per_node = 4;
+    t.nvlink_domains[size_t(d)].hosts.push_back(h);
+  }
+  return t;
+}
+
+static void test_tp_in_nvlink_domain(void **) {
+  // tp=16 over 4 trays of 4 GPUs: one TP ring of 16 ranks, 4 of its edges between trays
+  // (ranks 3-4, 7-8, 11-12, 15-0). Inside one NVLink domain they are NVLink: no NIC flow at all.
+  StepJob job;
+  job.layout = parse_layout("tp=16,pp=1,dp=1");
+  job.nodes = {0, 1, 2, 3};
+  job.tp_bytes = 1e9;
+  const JobTraffic one = job_traffic(nvl_trays(false), job);
+  for (int ph = 0; ph < kPhases; ++ph) assert_int_equal(one.phase[ph].size(), 0);
+  // Split over two domains (trays 0-1, 2-3): the edges 7-8 (tray 1 -> 2) and 15-0 (tray 3 -> 0)
+  // cross the NICs, each 2(t-1)/t * S = 2 * 15/16 * 1e9 bytes, from GPU 3's rail (PXN: sent on
+  // the destination GPU's rail) to GPU 0's NIC.
+  const JobTraffic two = job_traffic(nvl_trays(true), job);
+  const auto &tp = two.phase[int(Phase::TP)];
+  assert_int_equal(tp.size(), 2);
+  double total = 0;
+  for (const Flow &f : tp) {
+    total += f.bytes;
+    assert_true(std::abs(f.bytes - 1.875e9) < 1);
+    assert_int_equal(f.dst_port, 0);
+    assert_int_equal(f.src_port, 0);
+    assert_true((f.src_host == 1 && f.dst_host == 2) || (f.src_host == 3 && f.dst_host == 0));
+  }
+  assert_true(std::abs(total - 3.75e9) < 1);
+  assert_true(tp[0].src_host != tp[1].src_host);
+  // DP between trays of one domain is NVLink too; between domains it takes the NICs (4 rings x 2 edges).
+  job.layout = parse_layout("tp=8,pp=1,dp=2");
+  job.tp_bytes = 0;
+  job.dp_bytes = 1e9;
+  job.nodes = {0, 1, 2, 3};
+  assert_int_equal(job_traffic(nvl_trays(false), job).phase[int(Phase::DP)].size(), 0);
+  const JobTraffic dp = job_traffic(nvl_trays(true), job);
+  assert_int_equal(dp.phase[int(Phase::DP)].size(), 16);  // 8 rings (tp ranks) x 2 edges
+  assert_int_equal(dp.phase[int(Phase::TP)].size(), 0);    // each TP group inside one domain
+}
+
 static void test_ep_all_to_all(void **) {
   // tp=8, dp=4 over 4 nodes, ep=4: per tp rank one expert group of 4 members, each sending
   // ep_bytes/4 to the 3 others: 8 x 12 flows, ep_bytes * 3/4 leaving each rank.
@@ -384,6 +433,7 @@ static void test_model_sizes_fit(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_per_nic_rings),
+      cmocka_unit_test(test_tp_in_nvlink_domain),
       cmocka_unit_test(test_ep_all_to_all),
       cmocka_unit_test(test_phases_reproducible),
       cmocka_unit_test(test_model_sizes_fit),

@@ -26,4 +26,13 @@ else
 bench-netsim:
 	@echo "bench-netsim: configure did not find SimGrid >= 3.32 (Debian libsimgrid-dev)"; exit 1
 endif
-.PHONY: bench-netsim
+# The NVL72 family (bench/RESULTS.md, "Do NVLink domains need placement?"): about 5 min.
+if HAVE_SIMGRID
+bench-nvl72: bench/placement_sim$(EXEEXT) bench/netsim/netsim$(EXEEXT)
+	top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/netsim_report.sh --nvl72 --parallel 2 \
+	  --out '$(abs_top_builddir)/bench/nvl72-results' $(BENCH_NETSIM_ARGS)
+else
+bench-nvl72:
+	@echo "bench-nvl72: configure did not find SimGrid >= 3.32 (Debian libsimgrid-dev)"; exit 1
+endif
+.PHONY: bench-netsim bench-nvl72

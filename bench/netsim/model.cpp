@@ -90,7 +90,9 @@ Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index) {
       job.nodes.push_back(h);
     }
     try {
-      (void)job_geometry(job.layout, uint32_t(job.nodes.size()));
+      // On a fabric with NVLink domains a TP group may span trays even where they are not in one
+      // domain (Slurm's own selection puts them anywhere; NCCL then crosses the NICs): judged, not refused.
+      (void)job_geometry(job.layout, uint32_t(job.nodes.size()), index.has_domains());
       const std::string order = j.value("order", "given");
       if (order == "topoaware") {
         std::vector<int> out;
@@ -105,6 +107,7 @@ Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index) {
     job.dp_bytes = bytes_field(j, "dp_bytes", job.name);
     job.pp_bytes = bytes_field(j, "pp_bytes", job.name);
     job.ep_bytes = bytes_field(j, "ep_bytes", job.name);
+    job.tp_bytes = bytes_field(j, "tp_bytes", job.name);
     snap.jobs.push_back(std::move(job));
   }
   if (doc.contains("seed") && doc.at("seed").is_number_integer()) snap.seed = doc.at("seed").get<int64_t>();
@@ -511,6 +514,10 @@ TodayJob apply_today(SnapshotJob &job, uint64_t seed, const TodayParams &p) {
   job.dp_bytes = 2 * (t.model->dense_params / shard + t.model->expert_params / (shard * ep));  // bf16 grads
   l.ep = ep;
   job.ep_bytes = t.moe ? 2.0 * 2.0 * t.model->top_k * (double(t.model->layers) / l.pp) * job.pp_bytes : 0;
+  // Megatron TP: per layer two all-reduces of the activations forward and two backward (all-gather +
+  // reduce-scatter pairs under sequence parallelism move the same bytes), for each of the stage's
+  // layers/pp layers and every micro-batch: pp_bytes is micro-batches x one activation.
+  job.tp_bytes = l.tp > 1 ? 4.0 * (double(t.model->layers) / l.pp) * job.pp_bytes : 0;
   return t;
 }
 

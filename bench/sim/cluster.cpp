@@ -5,16 +5,47 @@
 #include <stdexcept>
 
 #include "generator.hpp"
+#include "nvlink.hpp"
 #include "topology_json.hpp"
 
 namespace topoaware::sim {
 
 namespace {
 
+// Slurm's topology/block as topoaware's topology.yaml gives it on a fabric with NVLink domains
+// (report/topology_yaml.cpp): one base block per domain, in the order of its first host, block
+// sizes base * 2^k up to the number of blocks. Domains smaller than the base are left out of the
+// blocks there; the generated families have equal domains only.
+void nvlink_blocks(Cluster &c) {
+  std::vector<const NvlinkDomain *> order;
+  for (const NvlinkDomain &d : c.topo.nvlink_domains) order.push_back(&d);
+  std::sort(order.begin(), order.end(),
+            [](const NvlinkDomain *a, const NvlinkDomain *b) { return a->hosts.front() < b->hosts.front(); });
+  c.blocks.clear();
+  c.host_block.assign(size_t(c.nodes), -1);
+  for (const NvlinkDomain *d : order) {
+    std::vector<int> b = d->hosts;
+    std::sort(b.begin(), b.end());
+    for (int h : b) c.host_block[size_t(h)] = int(c.blocks.size());
+    c.blocks.push_back(std::move(b));
+  }
+  c.bblock_node_cnt = int(c.blocks.front().size());
+  c.block_levels.assign(16, false);
+  for (size_t k = 0, v = 1; v <= c.blocks.size() && k < 16; ++k, v *= 2) c.block_levels[k] = true;
+}
+
 void finish(Cluster &c) {
   c.index = std::make_unique<TopoIndex>(c.topo);
   c.nodes = c.index->host_count();
   build_slurm_view(*c.index, c);
+  if (!c.topo.nvlink_domains.empty()) {
+    c.gpus_per_node = c.topo.nvlink_domains.front().gpus_per_node;
+    nvlink_blocks(c);
+    c.flat_topo = c.topo;
+    c.flat_topo.nvlink_domains.clear();
+    for (Host &h : c.flat_topo.hosts) h.nvlink_domain = -1;
+    c.flat_index = std::make_unique<TopoIndex>(c.flat_topo);
+  }
 }
 
 // Two levels, one cable from every leaf to every spine (none when there is one leaf).
@@ -69,11 +100,27 @@ std::unique_ptr<Cluster> make_cluster(const std::string &family, int nodes) {
     s.hosts_per_router = 8;
     s.global_links_per_router = 8;
     f = generate_dragonfly(s);
+  } else if (family == "nvl72" || family == "nvl72-2to1") {
+    // GB200/GB300 NVL72: every 4-GPU tray has 4 NICs, one per GPU, each on its own rail (as in
+    // NVIDIA's DGX SuperPOD design), so NCCL's rings stay on their rail. A rail leaf serves two
+    // racks (36 trays, whole domains under each leaf) and uplinks to its rail's spines, 36 cables
+    // (1:1, non-blocking like the reference design) or 18 (2:1, a cost-cut tree).
+    if (nodes % 36 != 0) throw std::invalid_argument(c->name + ": NVL72 clusters come in pairs of 18-tray racks");
+    RailSpec s;
+    s.rails = 4;
+    s.units = nodes / 36;
+    s.hosts_per_unit = 36;
+    s.uplinks_per_leaf = family == "nvl72" ? 36 : 18;
+    s.spines_per_rail = s.uplinks_per_leaf / 2;
+    s.speed = "NDR";
+    f = generate_rail(s);
   } else {
     throw std::invalid_argument("unknown topology family " + family);
   }
   f.finish();
   c->topo = classify(f, {});
+  if (family.rfind("nvl72", 0) == 0)
+    apply_nvlink_domains(c->topo, synthetic_nvlink_domains(c->topo, 18, 4), nullptr, nullptr);
   finish(*c);
   if (c->nodes != nodes)
     throw std::invalid_argument(c->name + ": classified " + std::to_string(c->nodes) + " hosts, not " +

@@ -358,6 +358,9 @@ int main(int argc, char **argv) {
                "block_nodes,decision_us\n");
   std::map<int, std::map<std::string, std::pair<double, long>>> latency;  // nodes -> policy -> (s, n)
   std::vector<PolicySpec> specs = default_policies();
+  // Only on request: on fabrics without NVLink domains it is topoaware itself.
+  if (("," + policy_list + ",").find(",topoaware-nodomain,") != std::string::npos)
+    specs.push_back({"topoaware-nodomain", 0});
   if (!policy_list.empty()) {  // a subset (slurm-tree always: the ratios are against it)
     std::vector<PolicySpec> keep;
     for (const PolicySpec &ps : specs)
@@ -391,7 +394,9 @@ int main(int argc, char **argv) {
     }
     for (int seed = first_seed; seed < first_seed + cf.seeds; ++seed) {
       const auto trace = replay ? replay_workload(*c, cf.load, seed)
-                                : make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
+                          : c->topo.nvlink_domains.empty()
+                                ? make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes))
+                                : make_trace_nvl(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
       std::map<std::string, std::pair<Summary, SimResult>> res;
       opt.snapshot_times.clear();
       opt.window_lo = replay ? 0 : -1;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Node-selection policies for the simulator. Every policy sees the same input: the free nodes
-// (exclusive whole nodes, 8 GPUs each) and the job. The placements themselves are corelib's named
+// (exclusive whole nodes, the cluster's GPUs each: 8, or 4 on NVL72 trays) and the job. The placements themselves are corelib's named
 // policies (corelib/policies.hpp); here only what the scheduler adds: --switches and strict waits,
 // --segment sizes, and the random baseline.
 #include <algorithm>
@@ -15,13 +15,15 @@ namespace topoaware::sim {
 
 namespace {
 
-// The corelib policy `name` on whole nodes of 8 GPUs; the sim's job becomes a PolicyRequest.
+// The corelib policy `name` on whole nodes; the sim's job becomes a PolicyRequest. `ix`: the
+// topology the policy sees (default the cluster's).
 class Named {
  public:
-  Named(const Cluster &c, const char *name) : p_(make_placement_policy(name, *c.index, c)) {}
+  Named(const Cluster &c, const char *name, const TopoIndex *ix = nullptr)
+      : p_(make_placement_policy(name, ix ? *ix : *c.index, c)), gpus_(uint32_t(c.gpus_per_node)) {}
   bool place(const std::vector<uint8_t> &free, const TraceJob &job, PlaceMode mode, int segment) {
     req_.job.nodes = uint32_t(job.nodes);
-    req_.job.gpus_per_node = 8;
+    req_.job.gpus_per_node = gpus_;
     req_.job.layout = job.layout;
     req_.mode = mode;
     req_.segment = segment;
@@ -31,6 +33,7 @@ class Named {
 
  private:
   std::unique_ptr<PlacementPolicy> p_;
+  uint32_t gpus_;
   PolicyRequest req_;
   PolicyChoice choice_;
 };
@@ -173,6 +176,39 @@ class Topoaware : public Policy {
   double wait_;
 };
 
+// topoaware on the same fabric from a topology.json without its nvlink_domains. Without domains
+// a layout whose TP group spans trays is refused (tp > GPUs per node), so the job is given to the
+// engine as a user would submit it there: tp = the tray's GPUs and the rest of the TP group folded
+// into dp (dp x tp / G). The ranks land on the same nodes either way (rank order tp-cp-ep-dp-pp,
+// cp = 1 here); the engine just sees the cross-tray TP traffic as DP traffic and knows no domain.
+class TopoawareNoDomain : public Policy {
+ public:
+  explicit TopoawareNoDomain(const Cluster &c)
+      : engine_(c, "topoaware", c.flat_index ? c.flat_index.get() : c.index.get()), gpus_(uint32_t(c.gpus_per_node)) {}
+  std::string name() const override { return "topoaware-nodomain"; }
+  bool select(const std::vector<uint8_t> &free, int free_count, const TraceJob &job, double,
+              std::vector<int> &out) override {
+    if (free_count < job.nodes) return false;
+    folded_ = job;
+    if (job.layout.tp > gpus_ && job.layout.cp == 1) {
+      folded_.layout.dp = job.layout.dp * (job.layout.tp / gpus_);
+      folded_.layout.tp = gpus_;
+    }
+    engine_.place(free, folded_, PlaceMode::Prefer, 0);
+    const PlaceStatus s = engine_.choice().status;
+    if (s == PlaceStatus::NoNodes) return false;
+    if (s == PlaceStatus::NoBlock && engine_.choice().nodes.empty()) return false;
+    out = engine_.choice().nodes;
+    return true;
+  }
+  bool native_topo_order() const override { return true; }
+
+ private:
+  Named engine_;
+  uint32_t gpus_;
+  TraceJob folded_;
+};
+
 }  // namespace
 
 std::unique_ptr<Policy> make_policy(const Cluster &c, const PolicySpec &spec, uint64_t seed) {
@@ -184,6 +220,7 @@ std::unique_ptr<Policy> make_policy(const Cluster &c, const PolicySpec &spec, ui
   if (spec.kind == "slurm-block-segment") return std::make_unique<SlurmBlock>(c, true);
   if (spec.kind == "topoaware") return std::make_unique<Topoaware>(c, false, 0);
   if (spec.kind == "topoaware-strict") return std::make_unique<Topoaware>(c, true, spec.wait);
+  if (spec.kind == "topoaware-nodomain") return std::make_unique<TopoawareNoDomain>(c);
   throw std::invalid_argument("unknown policy " + spec.kind);
 }
 

@@ -47,6 +47,43 @@ std::vector<TraceJob> make_trace(int cluster_nodes, int jobs, double load, uint6
   return t;
 }
 
+std::vector<TraceJob> make_trace_nvl(int cluster_nodes, int jobs, double load, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  const int max_nodes = std::max(1, cluster_nodes / 4);
+  std::vector<TraceJob> t(static_cast<size_t>(jobs));
+  double work = 0;
+  for (int i = 0; i < jobs; ++i) {
+    TraceJob &j = t[size_t(i)];
+    j.id = i;
+    int n = int(std::floor(std::exp(u(rng) * std::log(max_nodes + 1.0))));
+    n = std::clamp(n, 1, max_nodes);
+    const double x = u(rng);
+    const uint32_t tp = x < 0.5 ? 4 : x < 0.625 ? 8 : x < 0.75 ? 16 : x < 0.875 ? 32 : 64;
+    const int k = int(tp / 4);  // nodes of one TP group
+    n = std::max(n, k);
+    const int pps[] = {1, 2, 4, 8, 16};
+    int pp = pps[std::uniform_int_distribution<int>(0, 4)(rng)];
+    while (pp > 1 && k * pp > n) pp /= 2;
+    int dp = std::max(1, int(std::lround(double(n) / (k * pp))));
+    while (dp > 1 && k * pp * dp > max_nodes) --dp;
+    j.layout.tp = tp;
+    j.layout.pp = uint32_t(pp);
+    j.layout.dp = uint32_t(dp);
+    j.nodes = k * pp * dp;
+    j.runtime = std::exp(std::log(300.0) + u(rng) * (std::log(43200.0) - std::log(300.0)));
+    work += j.nodes * j.runtime;
+  }
+  const double gap = work / jobs / (load * cluster_nodes);
+  std::exponential_distribution<double> e(1.0 / gap);
+  double now = 0;
+  for (TraceJob &j : t) {
+    now += e(rng);
+    j.arrival = now;
+  }
+  return t;
+}
+
 int largest_free_aligned_block(const Cluster &c, const std::vector<uint8_t> &free) {
   const size_t nb = c.blocks.size();
   std::vector<uint8_t> whole(nb, 0);
@@ -117,7 +154,13 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     if (policy.native_topo_order())
       topo = nodes_in;
     else
-      orderer.order(sorted, j.layout, topo);
+      try {
+        orderer.order(sorted, j.layout, topo);
+      } catch (const LayoutError &) {
+        // A Slurm allocation that cannot hold the job's TP groups inside NVLink domains (tp
+        // spanning trays): topoaware would not run it there, so its "topo order" is Slurm's own.
+        topo = sorted;
+      }
     const JobCost cs = job_cost(*c.index, sorted, j.layout, opt.cost);
     const JobCost ct = job_cost(*c.index, topo, j.layout, opt.cost);
     JobRecord &rec = r.jobs[size_t(idx)];

@@ -48,6 +48,12 @@ struct TraceJob {
 };
 
 std::vector<TraceJob> make_trace(int cluster_nodes, int jobs, double load, uint64_t seed);
+// The workload on 4-GPU trays in NVL72 NVLink domains: as make_trace (nodes log-uniform in
+// [1, cluster/4], pp uniform in {1, 2, 4, 8, 16}, runtimes, arrivals), but tp = 4 (one tray) for
+// half of the jobs and tp = 8, 16, 32, 64 (2, 4, 8, 16 trays of one domain) for an eighth each:
+// multi-node TP is what the NVL72 is bought for, while fine-tuning and small models keep to a tray.
+// A TP group is whole: a job has at least tp / 4 nodes, nodes = (tp / 4) * pp * dp.
+std::vector<TraceJob> make_trace_nvl(int cluster_nodes, int jobs, double load, uint64_t seed);
 
 // A node-selection policy. select() gets the free nodes and the job; returns true with the chosen
 // hosts in `out` (in the rank order the job would run with: node-index order for Slurm-like
@@ -66,7 +72,7 @@ class Policy {
 
 struct PolicySpec {
   std::string kind;       // firstfit, random, slurm-tree, slurm-tree-switches, slurm-block,
-                          // slurm-block-segment, topoaware, topoaware-strict
+                          // slurm-block-segment, topoaware, topoaware-strict, topoaware-nodomain
   double wait = 0;        // --switches=N@wait / strict max wait (s)
 };
 std::unique_ptr<Policy> make_policy(const Cluster &c, const PolicySpec &spec, uint64_t seed);
