@@ -35,13 +35,16 @@ std::string plural(size_t n, const char *one, const char *many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// tree: each Slurm switch with hosts should hold the hosts of one leaf group, and each leaf group
+// tree: each Slurm leaf switch should hold the hosts of one leaf group, and each leaf group
 // sit under one switch. Only the hosts topology.json knows count.
 void check_tree(const Topology &topo, const SlurmTopo &st, const std::vector<std::vector<int>> &rec_hosts,
                 std::vector<std::string> &notes) {
   std::map<int, std::set<size_t>> group_switches;  // leaf group -> Slurm switches holding its hosts
   std::vector<std::string> mixed;
   for (size_t r = 0; r < st.records.size(); r++) {
+    // Slurm lists under every switch all the nodes below it: only its leaf switches (level 0)
+    // group hosts the way topology.json's leaf groups do.
+    if (st.records[r].level != 0) continue;
     std::set<int> groups;
     for (int h : rec_hosts[r]) {
       const int g = topo.hosts[static_cast<size_t>(h)].leaf_group;

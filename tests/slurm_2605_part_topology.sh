@@ -65,7 +65,7 @@ expect_once() {
 }
 # The loader logs when it swaps the topology in (node_init waits up to 200 ms for it).
 for _ in $(seq 50); do grep -qF "$TA: partition plainp" "$log" && break; sleep 0.2; done
-grep -F "$TA: partition" "$log" | sed 's/^.*partition /partition /; s/^/log: /'
+grep -F "$TA: partition" "$log" | sed 's/^.*cons_tres_topoaware: //; s/^/log: /'
 expect_once "$TA: partition main, Slurm topology the cluster default (tree): tree: placed by topology.json"
 expect_once "$TA: partition nvl, Slurm topology nvlink (block): block: placed by topology.json"
 expect_once "$TA: partition plainp, Slurm topology none (flat): flat: plain select/cons_tres"

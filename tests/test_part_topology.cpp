@@ -66,7 +66,7 @@ std::string all(const PartitionTopoVerdict &v) {
 void test_tree_agrees(void **) {
   const auto s = slurm(SlurmTopoKind::Tree, {{"leaf001", "n[01-04]", 0, false, 0},
                                              {"leaf002", "n[05-08]", 0, false, 0},
-                                             {"spine", "", 1, false, 0}});
+                                             {"spine", "n[01-08]", 1, false, 0}});
   const auto v = decide(eight(false), s);
   assert_true(v.use == PartitionTopoUse::Place);
   assert_contains(v.rule, "tree: placed by topology.json");
