@@ -28,6 +28,8 @@ struct topoaware_topo {
   std::string source, source_sha256;
 };
 
+const Topology &topoaware::topology_of(const topoaware_topo *t) { return t->topo; }
+
 struct topoaware_placer {
   const topoaware_topo *topo;
   NodeMap map;

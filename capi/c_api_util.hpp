@@ -14,7 +14,13 @@
 #include "layout_c.h"
 #include "text.hpp"
 
+struct topoaware_topo;
+
 namespace topoaware {
+
+struct Topology;
+// The Topology a C handle holds (c_api.cpp), for the other C API files.
+const Topology &topology_of(const topoaware_topo *t);
 
 // Copies a message into a caller's buffer, always NUL-terminated, truncated if needed (never inside
 // a UTF-8 character). Messages quote input (a topology file's bytes, a user's option): only

@@ -20,6 +20,7 @@ corelib_libtopoaware_core_la_SOURCES = \
   corelib/placement.hpp corelib/placement.cpp \
   corelib/policies.hpp corelib/policies.cpp corelib/slurm_tree.cpp corelib/slurm_block.cpp \
   corelib/select_policy.hpp corelib/select_policy.cpp \
+  corelib/part_topology.hpp corelib/part_topology.cpp \
   corelib/cost.hpp corelib/cost.cpp \
   corelib/defrag_plan.hpp corelib/defrag_plan.cpp \
   corelib/traffic.hpp corelib/traffic.cpp \

@@ -48,6 +48,12 @@ TESTS += tests/test_topology_diff
 tests_test_topology_diff_SOURCES = tests/test_topology_diff.cpp
 tests_test_topology_diff_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_test_topology_diff_LDADD = $(TESTS_LIBS)
+# The partition rule: a partition's Slurm topology kind and topology.json (corelib/part_topology.hpp).
+check_PROGRAMS += tests/test_part_topology
+TESTS += tests/test_part_topology
+tests_test_part_topology_SOURCES = tests/test_part_topology.cpp
+tests_test_part_topology_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_test_part_topology_LDADD = $(TESTS_LIBS)
 # Routes: saved forwarding tables read and resolved, kept in topology.json, followed hop by hop.
 check_PROGRAMS += tests/test_routes
 TESTS += tests/test_routes

@@ -17,6 +17,7 @@
 
 #ifndef TA_SELECT_PASSTHROUGH
 #include "layout_c.h"
+#include "part_topo_c.h"
 #include "status_c.h"
 #include "topoaware_c.h"
 #endif
@@ -52,6 +53,7 @@ typedef struct {
 	uint16_t *free_now, *free_all;
 	char **names;
 	uint32_t n;
+	topoaware_parts_t *parts;
 } ta_retired_t;
 
 /* The loader thread and its requests (ta_select_loader.c). */
@@ -67,6 +69,7 @@ typedef struct {
 	char **names;
 	uint32_t n;
 	int same;
+	topoaware_parts_t *parts; /* the partitions' Slurm topologies (25.05+; NULL: none) */
 	ta_retired_t retired;
 } ta_loader_t;
 
@@ -133,6 +136,7 @@ typedef struct ta_ctx {
 	bitstr_t *known;                     /* nodes in the topology; NULL: all are (or no placer) */
 	char **map_names;                    /* the names the current placer was built for */
 	uint32_t map_n;
+	topoaware_parts_t *parts;            /* per partition: placed or plain (25.05+; NULL: all placed) */
 	ta_loader_t loader;
 	topoaware_status_t *status;          /* the status book (NULL: out of memory, no status file) */
 	ta_writer_t writer;

@@ -145,6 +145,7 @@ extern int select_p_node_init(void)
 	int rc = (*CONS.node_init)();
 #ifndef TA_SELECT_PASSTHROUGH
 	char topo_path[TA_PATH_MAX];
+	topoaware_parts_t *parts;
 #endif
 
 	if (!running_in_slurmctld())
@@ -153,9 +154,12 @@ extern int select_p_node_init(void)
 	ta_counters_running(&ctx.counters);
 #ifndef TA_SELECT_PASSTHROUGH
 	ta_jobs_changed();
+	/* The partitions' Slurm topologies (25.05+), read before the plugin lock: slurmctld's locks
+	 * are held here, the partition list and topologies are stable. */
+	parts = ta_family_part_topologies();
 	pthread_mutex_lock(&ctx.lock);
 	ta_settings_reload_locked(&ctx, topo_path, sizeof(topo_path));
-	ta_loader_request_locked(&ctx, topo_path);
+	ta_loader_request_locked(&ctx, topo_path, parts);
 	ta_writer_start_locked(&ctx);
 	pthread_mutex_unlock(&ctx.lock);
 #if TA_SLURM_FAMILY >= 2505

@@ -8,6 +8,9 @@
 #define TA_SELECT_FAMILY_H
 
 #include "ta_select_cons.h"
+#ifndef TA_SELECT_PASSTHROUGH
+#include "part_topo_c.h"
+#endif
 
 /* Plugin ids (saved by Slurm with every job: never change them) are the families' (they differ by
  * release; see select_cons_tres_topoaware(8), "Slurm releases"). */
@@ -76,5 +79,14 @@ void ta_family_will_run_window(const ta_job_test_t *t, time_t *start, time_t *en
 
 /* cons_tres's job_test for this call, on `bitmap` instead of t->bitmap. */
 int ta_family_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *bitmap);
+
+#ifndef TA_SELECT_PASSTHROUGH
+/* The partitions and the Slurm topology each uses (25.05+: topology.yaml names several, a
+ * partition picks one with Topology=), copied for the loader thread to decide off the locks
+ * (capi/part_topo_c.h). NULL where a cluster has one topology (22.05 .. 24.11: placed as always)
+ * or outside slurmctld. slurmctld's locks held (select_p_node_init): one pass over the partitions
+ * and one copy of each topology they use. */
+topoaware_parts_t *ta_family_part_topologies(void);
+#endif
 
 #endif

@@ -57,3 +57,11 @@ int ta_family_job_test(const ta_cons_t *cons, const ta_job_test_t *t, bitstr_t *
 							 t->req_nodes, t->mode, t->preemptee_candidates,
 							 t->preemptee_job_list, t->rel->resv_exc_ptr TA_WILL_RUN_ARG);
 }
+
+#ifndef TA_SELECT_PASSTHROUGH
+/* One topology per cluster before 25.05: topology.json decides for every partition. */
+topoaware_parts_t *ta_family_part_topologies(void)
+{
+	return NULL;
+}
+#endif

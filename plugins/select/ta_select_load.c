@@ -29,6 +29,7 @@ void ta_load_retired_free(ta_retired_t *r)
 	xfree(r->free_now);
 	xfree(r->free_all);
 	ta_load_names_free(r->names, r->n);
+	topoaware_parts_free(r->parts);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -104,7 +105,14 @@ void ta_load_prepare(ta_ctx_t *ctx, ta_load_t *l)
 	if (use && l->n)
 		l->placer = topoaware_placer_create(use, (const char *const *)l->names, l->n, l->map_err,
 						    sizeof(l->map_err));
-	/* Everything proportional to the topology or the node table is made here, before ctx->lock. */
+	/* Everything proportional to the topology or the node table is made here, before ctx->lock:
+	 * the partitions' decisions too (topoaware_parts_decide compares every Slurm topology they use
+	 * with the topology in use). */
+	l->parts_err[0] = '\0';
+	if (l->parts && use && topoaware_parts_decide(l->parts, use, l->parts_err, sizeof(l->parts_err))) {
+		topoaware_parts_free(l->parts);
+		l->parts = NULL;
+	}
 	if (l->placer) {
 		ta_map_missing(l->placer, l->names, l->n, &l->known, &l->missing_list, &l->named);
 		l->free_now = xcalloc(l->n, sizeof(*l->free_now));
@@ -143,6 +151,30 @@ static void ta_load_report_locked(ta_ctx_t *ctx, ta_load_t *l)
 		      "a topology loads (scontrol reconfigure)",
 		      TA, l->path, l->err);
 		ta_book_topology(ctx, "", "", l->err);
+	}
+}
+
+/* The partitions' decisions into use, and one line per partition (and per disagreement) logged:
+ * once per load, never per job. Without a topology nothing was decided: every partition is as
+ * without partition topologies. ctx->lock held. */
+static void ta_parts_apply_locked(ta_ctx_t *ctx, ta_load_t *l)
+{
+	topoaware_parts_t *old = ctx->parts;
+
+	if (l->parts_err[0])
+		error("%s: cannot compare the partitions' Slurm topologies with topology %s: %s; every partition is "
+		      "placed by it",
+		      TA, ctx->topo_path, l->parts_err);
+	/* The table that goes out of use is freed in ta_load_release, with no lock held. Without a
+	 * topology there is no old table either (one is only kept with a topology). */
+	ctx->parts = ctx->topo ? l->parts : NULL;
+	l->parts = ctx->topo ? old : l->parts;
+	for (uint32_t i = 0; ctx->parts && i < topoaware_parts_lines(ctx->parts); i++) {
+		if (topoaware_parts_line_disagrees(ctx->parts, i))
+			/* At every LogLevel, like nodes missing from the topology: a configuration problem. */
+			info("%s: %s", TA, topoaware_parts_line(ctx->parts, i));
+		else
+			TA_LOG(ctx, TOPOAWARE_LOG_INFO, "%s: %s", TA, topoaware_parts_line(ctx->parts, i));
 	}
 }
 
@@ -185,6 +217,7 @@ void ta_load_apply_locked(ta_ctx_t *ctx, ta_load_t *l)
 	l->n = ctx->map_n;
 	ctx->map_names = names;
 	ctx->map_n = n;
+	ta_parts_apply_locked(ctx, l);
 	if (placer) {
 		ctx->placer = placer;
 		ctx->known = known;
@@ -206,9 +239,11 @@ void ta_load_apply_locked(ta_ctx_t *ctx, ta_load_t *l)
 
 void ta_load_release(ta_load_t *l)
 {
-	ta_retired_t r = { l->placer, l->known, l->free_now, l->free_all, l->names, l->n };
+	ta_retired_t r = { l->placer, l->known, l->free_now, l->free_all, l->names, l->n, NULL };
 
 	ta_load_retired_free(&r);
+	topoaware_parts_free(l->parts);
+	l->parts = NULL;
 	topoaware_topo_free(l->topo);
 	topoaware_topo_free(l->fallback);
 	xfree(l->missing_list);

@@ -15,6 +15,7 @@ typedef struct {
 	char path[TA_PATH_MAX];
 	char **names;
 	uint32_t n;
+	topoaware_parts_t *parts; /* the partitions' Slurm topologies (NULL: none), decided when prepared */
 	/* prepared */
 	char last_good[TA_PATH_MAX];
 	char err[TOPOAWARE_ERR_LEN], map_err[TOPOAWARE_ERR_LEN], save_err[TOPOAWARE_ERR_LEN];
@@ -26,6 +27,7 @@ typedef struct {
 	uint16_t *free_now, *free_all;
 	char *missing_list;
 	uint32_t named;
+	char parts_err[TOPOAWARE_ERR_LEN]; /* why the partitions could not be decided ("" = they were) */
 } ta_load_t;
 
 /* Parses (if the file changed) and maps `l`'s request. No lock held; only the loader thread (or

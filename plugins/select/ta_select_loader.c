@@ -41,13 +41,15 @@ static int ta_table_equal(char **names, uint32_t n_names, uint32_t n)
 
 /* One request, with no lock held: prepare, then apply under ctx->lock unless a newer request came
  * meanwhile (it follows). Takes `names`. */
-static void ta_load(ta_ctx_t *ctx, const char *path, char **names, uint32_t n, uint64_t gen)
+static void ta_load(ta_ctx_t *ctx, const char *path, char **names, uint32_t n, topoaware_parts_t *parts,
+		    uint64_t gen)
 {
 	ta_load_t *l = xmalloc(sizeof(*l)); /* large (paths, messages): not on the thread's stack */
 
 	snprintf(l->path, sizeof(l->path), "%s", path);
 	l->names = names;
 	l->n = n;
+	l->parts = parts;
 	ta_load_prepare(ctx, l);
 	pthread_mutex_lock(&ctx->lock);
 	if (gen == ctx->loader.gen_requested && !ctx->loader.stop) {
@@ -68,6 +70,7 @@ static void ta_load_latest_locked(ta_ctx_t *ctx)
 	char path[TA_PATH_MAX];
 	char **names = ld->names;
 	uint32_t n = ld->n;
+	topoaware_parts_t *parts = ld->parts;
 	uint64_t gen = ld->gen_requested;
 	int same = ld->same;
 	ta_retired_t retired = ld->retired;
@@ -75,6 +78,7 @@ static void ta_load_latest_locked(ta_ctx_t *ctx)
 	snprintf(path, sizeof(path), "%s", ld->path);
 	ld->names = NULL;
 	ld->n = 0;
+	ld->parts = NULL;
 	ld->same = 0;
 	memset(&ld->retired, 0, sizeof(ld->retired));
 	ld->gen_taken = gen;
@@ -88,7 +92,7 @@ static void ta_load_latest_locked(ta_ctx_t *ctx)
 		for (uint32_t i = 0; i < n; i++)
 			names[i] = xstrdup(ctx->map_names[i]);
 	}
-	ta_load(ctx, path, names, n, gen);
+	ta_load(ctx, path, names, n, parts, gen);
 	pthread_mutex_lock(&ctx->lock);
 }
 
@@ -117,7 +121,7 @@ static void ta_retire_names_locked(ta_loader_t *ld, char **names, uint32_t n)
 	ld->retired.n = n;
 }
 
-void ta_loader_request_locked(ta_ctx_t *ctx, const char *path)
+void ta_loader_request_locked(ta_ctx_t *ctx, const char *path, topoaware_parts_t *parts)
 {
 	ta_loader_t *ld = &ctx->loader;
 	uint32_t n = node_record_count > 0 ? (uint32_t)node_record_count : 0;
@@ -129,6 +133,11 @@ void ta_loader_request_locked(ta_ctx_t *ctx, const char *path)
 	ta_retire_names_locked(ld, ld->names, ld->n);
 	ld->names = NULL;
 	ld->n = 0;
+	/* A request not taken yet: its partitions are superseded too, freed by the loader. */
+	if (ld->retired.parts)
+		topoaware_parts_free(ld->retired.parts);
+	ld->retired.parts = ld->parts;
+	ld->parts = parts;
 	ld->same = ctx->map_names && ta_table_equal(ctx->map_names, ctx->map_n, n);
 	if (!ld->same) {
 		ld->names = xcalloc(n ? n : 1, sizeof(*ld->names));
@@ -205,6 +214,10 @@ void ta_loader_stop(ta_ctx_t *ctx)
 	ta_load_names_free(ld->names, ld->n);
 	ld->names = NULL;
 	ld->n = 0;
+	topoaware_parts_free(ld->parts);
+	ld->parts = NULL;
+	topoaware_parts_free(ctx->parts);
+	ctx->parts = NULL;
 	ta_load_names_free(ctx->map_names, ctx->map_n);
 	ctx->map_names = NULL;
 	ctx->map_n = 0;

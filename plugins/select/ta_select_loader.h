@@ -7,9 +7,10 @@
 
 #include "ta_select_ctx.h"
 
-/* A new node table (select_p_node_init): its names to the loader with the topology's path; waits a
- * bounded time for the result. ctx->lock held (released while waiting). */
-void ta_loader_request_locked(ta_ctx_t *ctx, const char *path);
+/* A new node table (select_p_node_init): its names to the loader with the topology's path and the
+ * partitions' Slurm topologies (taken; NULL: none); waits a bounded time for the result. ctx->lock
+ * held (released while waiting). */
+void ta_loader_request_locked(ta_ctx_t *ctx, const char *path, topoaware_parts_t *parts);
 /* 1 while a request is not applied yet. ctx->lock held. */
 int ta_loader_pending_locked(const ta_ctx_t *ctx);
 /* Stops the loader thread and frees its requests and names (fini). ctx->lock NOT held. */

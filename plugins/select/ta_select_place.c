@@ -40,6 +40,8 @@ static uint64_t ta_ms(void)
  * *why says why (logged); 2: a layout job that waits for the topology being loaded. */
 static int ta_job_read(ta_ctx_t *ctx, job_record_t *job_ptr, uint32_t min_nodes, ta_job_t *j, const char **why)
 {
+	const char *part = (job_ptr->part_ptr && job_ptr->part_ptr->name) ? job_ptr->part_ptr->name : NULL;
+
 	*why = NULL;
 	if (!ta_job_options(ctx, job_ptr, j))
 		return 0;
@@ -58,6 +60,11 @@ static int ta_job_read(ta_ctx_t *ctx, job_record_t *job_ptr, uint32_t min_nodes,
 		*why = "the job requires specific nodes (-w)";
 	else if (!j->gpus_per_node)
 		*why = "its node count does not divide the layout's world size";
+	else if (topoaware_parts_use(ctx->parts, part) == TOPOAWARE_PART_PLAIN) {
+		/* Logged once per partition when the topology loaded (ta_select_load.c), not per job. */
+		*why = "its partition's Slurm topology leaves it to plain select/cons_tres";
+		return -1;
+	}
 	if (*why) {
 		if (ta_memo_should_log(ctx, job_ptr->job_id, 2))
 			TA_LOG(ctx, TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, *why);
