@@ -29,7 +29,8 @@ export TOPOAWARE_CACHE
 
 TESTS_DEFAULT="tests/test_plugin_symbols.sh tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh
   tests/slurm_select_place.sh tests/slurm_select_switch.sh tests/slurm_options.sh tests/slurm_task_env.sh
-  tests/slurm_select_topology_file.sh tests/slurm_select_faults.sh tests/slurm_upgrade_trixie.sh"
+  tests/slurm_select_topology_file.sh tests/slurm_select_faults.sh tests/slurm_upgrade_trixie.sh
+  tests/slurm_2605_part_topology.sh"
 build="" tests="" release=""
 while [ $# -gt 0 ]; do
   case $1 in
