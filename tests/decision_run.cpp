@@ -29,6 +29,7 @@
 #include "cost.hpp"
 #include "hostlist.hpp"
 #include "placement.hpp"
+#include "policies.hpp"
 #include "rank_order.hpp"
 #include "select_policy.hpp"
 #include "topology_json.hpp"
@@ -110,7 +111,7 @@ std::string leaf_name(const Topology &t, int h) {
   return leaf < 0 ? std::string("(no leaf)") : t.switches[size_t(leaf)].name;
 }
 
-void run(const Topology &t, const TopoIndex &ix, Placer &placer, const NodeMap &map, const DecisionRequest &r) {
+void run(const Topology &t, const TopoIndex &ix, PlacementPolicy &engine, const NodeMap &map, const DecisionRequest &r) {
   const size_t n = t.hosts.size();
   std::vector<uint16_t> free_now(n, uint16_t(r.gpus)), free_all(n, uint16_t(r.gpus));
   std::vector<uint64_t> usable((n + 63) / 64, 0);
@@ -158,7 +159,7 @@ void run(const Topology &t, const TopoIndex &ix, Placer &placer, const NodeMap &
   b.wall_s = [] { return kNow; };
 
   SelectSettings set;
-  const SelectAnswer a = select_decide(placer, map, req, set, b);
+  const SelectAnswer a = select_decide(engine, map, req, set, b);
 
   std::printf("request %s\n", r.name.c_str());
   std::printf("  job: %u nodes x %u GPUs, %s, %s; nodes with %u GPUs free: %u of %zu\n", req.job.nodes, r.gpus,
@@ -217,7 +218,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> names;
   for (const Host &h : t.hosts) names.push_back(h.name);
   const NodeMap map(ix, names);
-  Placer placer(ix);
+  const std::unique_ptr<PlacementPolicy> engine = make_placement_policy("topoaware", ix);
   std::ifstream in(argv[2]);
   if (!in) {
     std::fprintf(stderr, "%s: cannot read\n", argv[2]);
@@ -231,7 +232,7 @@ int main(int argc, char **argv) {
     try {
       const DecisionRequest r = parse_request(w);
       std::fflush(stdout);
-      run(t, ix, placer, map, r);
+      run(t, ix, *engine, map, r);
     } catch (const std::exception &e) {
       std::fflush(stdout);
       std::fprintf(stderr, "%s:%d: %s\n", argv[2], lineno, e.what());

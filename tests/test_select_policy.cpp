@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine_topologies.hpp"
+#include "policies.hpp"
 #include "select_policy.hpp"
 #include "cmocka_cxx.hpp"
 
@@ -26,7 +27,7 @@ struct Cluster {
   TopoIndex index{topo};
   std::vector<std::string> names;
   std::unique_ptr<NodeMap> map;
-  Placer placer{index};
+  std::unique_ptr<PlacementPolicy> engine = make_placement_policy("topoaware", index);
   explicit Cluster(bool with_missing = false) {
     for (const Host &h : topo.hosts) names.push_back(h.name);
     if (with_missing) names.push_back("login1");
@@ -137,7 +138,7 @@ struct Call {
     req.free_all = free_all.data();
     req.all_free_at = all_free_at.empty() ? nullptr : all_free_at.data();
     req.earliest_free_at = earliest_free_at.empty() ? nullptr : earliest_free_at.data();
-    return select_decide(c.placer, *c.map, req, set, f.backend());
+    return select_decide(*c.engine, *c.map, req, set, f.backend());
   }
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine_topologies.hpp"
+#include "policies.hpp"
 #include "select_policy.hpp"
 #include "cmocka_cxx.hpp"
 
@@ -26,8 +27,8 @@ struct Shape {
   TopoIndex index;
   std::vector<std::string> names;
   std::unique_ptr<NodeMap> map;
-  Placer placer;
-  explicit Shape(Topology t) : topo(std::move(t)), index(topo), placer(index) {
+  std::unique_ptr<PlacementPolicy> engine;
+  explicit Shape(Topology t) : topo(std::move(t)), index(topo), engine(make_placement_policy("topoaware", index)) {
     for (const Host &h : topo.hosts) names.push_back(h.name);
     map = std::make_unique<NodeMap>(index, names);
   }
@@ -98,7 +99,7 @@ struct Call {
     req.nbits = s.n();
     req.free_now = free_now.data();
     req.free_all = free_all.data();
-    return select_decide(s.placer, *s.map, req, set, f.backend());
+    return select_decide(*s.engine, *s.map, req, set, f.backend());
   }
 };
 
