@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Named node-selection policies behind one interface, so that the simulator, `topoaware plan` and
-// tests compare topoaware's engine with what stock Slurm would choose on the same free set:
+// tests compare topoaware's engine with what stock Slurm would choose on the same free set, and
+// the select plugin's decision (select_policy.hpp) reaches the engine the same way:
 //   first-fit    the first free hosts in node-table order;
 //   slurm-tree   Slurm 22.05 topology/tree best fit (cons_tres _eval_nodes_topo), slurm_tree.cpp;
 //   slurm-block  Slurm 24.11 topology/block (eval_nodes_block), slurm_block.cpp;
