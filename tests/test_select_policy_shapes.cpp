@@ -211,7 +211,7 @@ void test_does_not_fit(void **) {
   Fake h;
   h.plain_ok = true;
   assert_true(c.run(h).verdict == SelectVerdict::Wait);
-  assert_int_equal(h.plain_calls, 0);
+  assert_int_equal(h.plain_calls(), 0);
   assert_int_equal(h.blocks.size(), 0);
 }
 
