@@ -33,10 +33,9 @@ const Topology &topoaware::topology_of(const topoaware_topo *t) { return t->topo
 struct topoaware_placer {
   const topoaware_topo *topo;
   NodeMap map;
-  Placer placer;
-  PlaceResult result;
+  std::unique_ptr<PlacementPolicy> engine;  // "topoaware": the select decision's named policy
   topoaware_placer(const topoaware_topo *t, const std::vector<std::string> &names)
-      : topo(t), map(*t->index, names), placer(*t->index) {}
+      : topo(t), map(*t->index, names), engine(make_placement_policy("topoaware", *t->index)) {}
 };
 
 namespace {
@@ -216,7 +215,7 @@ int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_reques
     b.clock_ms = [&] { return be->clock_ms(be->arg); };
     b.wall_s = [&] { return be->wall_s(be->arg); };
     if (be->block_start) b.block_start = [&](int64_t fits_at) { return be->block_start(be->arg, fits_at); };
-    SelectAnswer a = select_decide(p->placer, p->map, r, s, b);
+    SelectAnswer a = select_decide(*p->engine, p->map, r, s, b);
     answer->verdict = a.verdict == SelectVerdict::Block   ? TOPOAWARE_SELECT_BLOCK
                       : a.verdict == SelectVerdict::Plain ? TOPOAWARE_SELECT_PLAIN
                                                           : TOPOAWARE_SELECT_WAIT;

@@ -409,6 +409,10 @@ struct GenerateOptions {
   int nvlink_domain_size = 0;       // --nvlink-domain-size: hosts per NVLink domain, 0 = none
   int nvlink_gpus = 4;              // --nvlink-gpus-per-node
   std::string nvlink_lines;         // --nvlink-lines: the domains as pdsh-prefixed node --nvlink lines
+  // Options shared by every kind, copied into its spec by run_generate.
+  std::string speed = "HDR", prefix = "n";
+  int width = 4, radix = 0;
+  uint64_t cabling_seed = 0;
 };
 
 int generate(const GenerateOptions &g) {
@@ -442,18 +446,8 @@ int generate(const GenerateOptions &g) {
   return 0;
 }
 
-}  // namespace
-}  // namespace topoaware
-
-int main(int argc, char **argv) {
-  using namespace topoaware;
-  CLI::App app{"topoaware: topology-aware placement of GPU training jobs on InfiniBand fabrics.\n"
-               "Discovers the fabric, classifies it (leaf/spine/core, rails, pods, dragonfly groups) and writes\n"
-               "topology.json, Slurm topology.conf (tree and block), DOT/SVG and a summary. See topoaware(1)."};
-  app.set_version_flag("--version", std::string("topoaware ") + PACKAGE_VERSION);
-  app.require_subcommand(1);
-
-  DiscoverOptions d;
+// The discover subcommand and its options (they fill d).
+CLI::App *add_discover_command(CLI::App &app, DiscoverOptions &d) {
   auto *disc = app.add_subcommand("discover",
                                   "Walk the fabric (libibnetdisc) or read saved dumps, classify it and write it out");
   disc->add_option("--ibnetdiscover", d.dumps,
@@ -500,16 +494,28 @@ int main(int argc, char **argv) {
       ->check(CLI::ExistingFile);
   add_output_options(disc, d.out);
 
-  std::string convert_in, convert_nvlink;
-  OutputOptions conv_out;
+  return disc;
+}
+
+// The convert subcommand: the topology.json read, NVLink lines, the outputs.
+struct ConvertOptions {
+  std::string in, nvlink;
+  OutputOptions out;
+};
+
+CLI::App *add_convert_command(CLI::App &app, ConvertOptions &c) {
   auto *conv = app.add_subcommand("convert", "Read a topology.json and write it in other formats");
-  conv->add_option("topology", convert_in, "topology.json to read")->required()->check(CLI::ExistingFile);
-  conv->add_option("--nvlink-domains", convert_nvlink,
+  conv->add_option("topology", c.in, "topology.json to read")->required()->check(CLI::ExistingFile);
+  conv->add_option("--nvlink-domains", c.nvlink,
                    "Per-node NVLink domain lines (FILE) to record in place of the file's, as discover --nvlink-domains")
       ->check(CLI::ExistingFile);
-  add_output_options(conv, conv_out);
+  add_output_options(conv, c.out);
 
-  GenerateOptions g;
+  return conv;
+}
+
+// The generate subcommand and its options (they fill g).
+CLI::App *add_generate_command(CLI::App &app, GenerateOptions &g) {
   auto *gen = app.add_subcommand(
       "generate", "Write a synthetic fabric (ibsim net file, ibnetdiscover dump, expected topology.json)");
   gen->add_option("kind", g.kind, "fat-tree, rail or dragonfly")
@@ -543,19 +549,49 @@ int main(int argc, char **argv) {
   gen->add_option("--routers-per-group", g.dfly.routers_per_group, "dragonfly: routers in each group");
   gen->add_option("--hosts-per-router", g.dfly.hosts_per_router, "dragonfly: hosts on each router");
   gen->add_option("--global-links", g.dfly.global_links_per_router, "dragonfly: global links of each router");
-  std::string speed = "HDR", prefix = "n";
-  int width = 4, radix = 0;
-  gen->add_option("--width", width, "Link width in lanes: 1, 2, 4, 8 or 12")->check(CLI::IsMember({1, 2, 4, 8, 12}));
-  gen->add_option("--radix", radix, "fat-tree: switch port count (0 = the smallest usual radix that fits)");
+  gen->add_option("--width", g.width, "Link width in lanes: 1, 2, 4, 8 or 12")->check(CLI::IsMember({1, 2, 4, 8, 12}));
+  gen->add_option("--radix", g.radix, "fat-tree: switch port count (0 = the smallest usual radix that fits)");
   gen->add_option("--hcas-per-host", g.fat.hcas_per_host, "fat-tree: HCAs of each host, all on the host's leaf");
-  gen->add_option("--speed", speed, "Link speed: SDR DDR QDR FDR10 FDR EDR HDR NDR XDR");
-  gen->add_option("--host-prefix", prefix, "Host name prefix");
-  uint64_t cabling_seed = 0;
-  gen->add_option("--shuffle-cabling", cabling_seed,
+  gen->add_option("--speed", g.speed, "Link speed: SDR DDR QDR FDR10 FDR EDR HDR NDR XDR");
+  gen->add_option("--host-prefix", g.prefix, "Host name prefix");
+  gen->add_option("--shuffle-cabling", g.cabling_seed,
                   "fat-tree, rail: plug each leaf's hosts into its down ports in an order drawn from SEED (host "
                   "names unchanged), so port, LID and name order disagree")
       ->type_name("SEED")
       ->check(CLI::Range(uint64_t(1), std::numeric_limits<uint64_t>::max()));
+
+  return gen;
+}
+
+// What generate's shared options (--speed, --host-prefix, ...) mean for every kind of fabric.
+int run_generate(GenerateOptions &g, const CLI::App &gen) {
+  if (speed_from_name(g.speed) == LinkSpeed::Unknown) throw Failure("--speed " + g.speed + ": unknown speed", kExitUsage);
+  g.fat.speed = g.rail.speed = g.dfly.speed = g.speed;
+  g.fat.host_prefix = g.rail.host_prefix = g.dfly.host_prefix = g.prefix;
+  g.fat.width = g.rail.width = g.dfly.width = g.width;
+  g.fat.radix = g.radix;
+  g.fat.cabling_seed = g.rail.cabling_seed = g.cabling_seed;
+  if (gen.count("--uplinks")) g.rail.uplinks_per_leaf = g.fat.uplinks_per_leaf;
+  return generate(g);
+}
+
+}  // namespace
+}  // namespace topoaware
+
+int main(int argc, char **argv) {
+  using namespace topoaware;
+  CLI::App app{"topoaware: topology-aware placement of GPU training jobs on InfiniBand fabrics.\n"
+               "Discovers the fabric, classifies it (leaf/spine/core, rails, pods, dragonfly groups) and writes\n"
+               "topology.json, Slurm topology.conf (tree and block), DOT/SVG and a summary. See topoaware(1)."};
+  app.set_version_flag("--version", std::string("topoaware ") + PACKAGE_VERSION);
+  app.require_subcommand(1);
+
+  DiscoverOptions d;
+  CLI::App *disc = add_discover_command(app, d);
+  ConvertOptions c;
+  CLI::App *conv = add_convert_command(app, c);
+  GenerateOptions g;
+  CLI::App *gen = add_generate_command(app, g);
 
   PlanOptions plan_opts;
   add_plan_command(app, plan_opts);
@@ -590,18 +626,8 @@ int main(int argc, char **argv) {
   }
   try {
     if (*disc) return discover(d);
-    if (*conv) return convert(convert_in, convert_nvlink, conv_out);
-    if (*gen) {
-      if (speed_from_name(speed) == LinkSpeed::Unknown)
-        throw Failure("--speed " + speed + ": unknown speed", kExitUsage);
-      g.fat.speed = g.rail.speed = g.dfly.speed = speed;
-      g.fat.host_prefix = g.rail.host_prefix = g.dfly.host_prefix = prefix;
-      g.fat.width = g.rail.width = g.dfly.width = width;
-      g.fat.radix = radix;
-      g.fat.cabling_seed = g.rail.cabling_seed = cabling_seed;
-      if (gen->count("--uplinks")) g.rail.uplinks_per_leaf = g.fat.uplinks_per_leaf;
-      return generate(g);
-    }
+    if (*conv) return convert(c.in, c.nvlink, c.out);
+    if (*gen) return run_generate(g, *gen);
     if (plan_opts.command && *plan_opts.command) return run_plan(plan_opts);
     if (route_opts.command && *route_opts.command) return run_route(route_opts);
     if (show_opts.command && *show_opts.command) return run_show(show_opts);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -404,23 +405,28 @@ int run_plan(const PlanOptions &o) {
   if (!o.free.empty()) mark(o.free, true, "--free");
   if (!o.busy.empty()) mark(o.busy, false, "--busy");
 
-  std::vector<int> hosts;
-  std::vector<uint32_t> gpus;
-  for (size_t h = 0; h < usable.size(); h++)
-    if (usable[h]) hosts.push_back(int(h)), gpus.push_back(req.gpus_per_node);
-  Placer placer(idx);
-  Job job;
-  job.nodes = req.nodes;
-  job.gpus_per_node = req.gpus_per_node;
-  job.layout = l;
-  placer.place(hosts.data(), gpus.data(), hosts.size(), job, o.mode == "strict" ? PlaceMode::Strict : PlaceMode::Prefer,
-               p.result);
+  // Every answer comes from a named policy (corelib/policies.hpp) on the same free hosts.
+  const std::vector<uint8_t> free(usable.begin(), usable.end());
+  const size_t nfree = size_t(std::count(usable.begin(), usable.end(), true));
+  PolicyRequest pr;
+  pr.job.nodes = req.nodes;
+  pr.job.gpus_per_node = req.gpus_per_node;
+  pr.job.layout = l;
+  pr.mode = o.mode == "strict" ? PlaceMode::Strict : PlaceMode::Prefer;
+  PolicyChoice engine;
+  make_placement_policy("topoaware", idx)->place(pr, free, engine);
+  p.result.status = engine.status;
+  p.result.nodes = std::move(engine.nodes);
+  p.result.quality = engine.quality;
+  p.result.candidates = engine.candidates;
   CostParams params;
   params.comm_fraction = o.comm_fraction;
   if (!p.result.nodes.empty()) p.cost = job_cost(idx, p.result.nodes, l, params);
-  if (hosts.size() >= req.nodes) {
+  if (nfree >= req.nodes) {
     // Slurm without topology: the lowest node indices, ranks in node-index order.
-    p.first_fit.assign(hosts.begin(), hosts.begin() + req.nodes);
+    PolicyChoice ff;
+    make_placement_policy("first-fit", idx)->place(pr, free, ff);
+    p.first_fit = std::move(ff.nodes);
     p.ff_cost = job_cost(idx, p.first_fit, l, params);
     p.has_ff = true;
     // Stock Slurm with topology/tree or topology/block (the topology.conf topoaware writes), whole
@@ -430,8 +436,7 @@ int run_plan(const PlanOptions &o) {
     p.policy = o.policy;
     auto tree = make_placement_policy(o.policy, idx, view);
     PolicyRequest tr;
-    tr.job = job;
-    std::vector<uint8_t> free(usable.begin(), usable.end());
+    tr.job = pr.job;
     PolicyChoice choice;
     if (tree->place(tr, free, choice)) {
       p.tree_cost = job_cost(idx, choice.nodes, l, params);

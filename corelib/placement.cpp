@@ -280,165 +280,131 @@ int Placer::pick_island(uint32_t n) {
   return best;
 }
 
-template <class Usable>
-PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
-                        const Usable &usable) {
+// One candidate set: take_ over lgs by greedy (units of `unit` nodes); kept as the best when its
+// placement_rank beats the best so far (earlier sets win ties, best fit).
+void Placer::try_tier(Search &s, const std::vector<int> &lgs, uint32_t unit, uint32_t units, bool partial_only) {
   const TopoIndex &ix = *index_;
-  const uint32_t N = job.nodes, seg = geo.segment_nodes, nseg = geo.segments();
-  const uint32_t gpn = geo.gpus_per_node;
-  out.candidates = total;
-  if (total < N) return out.status = PlaceStatus::NoNodes;
-  for (int p = 0; p < ix.pod_count(); ++p) {
-    uint32_t c = 0;
-    for (int g : ix.pod_leaf_groups(p)) c += lg_count_[size_t(g)];
-    pod_free_[size_t(p)] = c;
-  }
-
-  const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
-  const uint32_t ideal_pods = (N + pmax - 1) / pmax;
-  const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
-  const uint32_t ideal_lgs = (N + lmax - 1) / lmax;
-  // The choice among placements: placement_rank (placement.hpp says the order and why).
-  const bool strict = mode == PlaceMode::Strict;
-  bool have_best = false;
-  PlaceQuality best_q;
-  auto try_tier = [&](const std::vector<int> &lgs, uint32_t unit, uint32_t units, bool partial_only) {
-    for (int g : lgs) take_[size_t(g)] = 0;
-    if (!greedy(lgs, unit, units, partial_only, take_)) return;
-    if (have_best) {
-      // The same node counts per group as the best so far (the candidate sets often agree for
-      // large jobs): the same quality, and the earlier wins ties, so nothing to evaluate.
-      size_t groups = 0;
-      bool differ = false;
-      for (int g : lgs) {
-        const uint32_t t = take_[size_t(g)];
-        if (t != best_take_[size_t(g)]) {
-          differ = true;
-          break;
-        }
-        groups += t != 0;
-      }
-      if (!differ && groups == best_lgs_.size()) return;
-    }
-    PlaceQuality q;
-    q.ideal_pods = ideal_pods;
-    q.ideal_leaf_groups = ideal_lgs;
-    if (have_best && !strict) {
-      // The spans and holes are known without cutting segments (regions list their leaf groups
-      // pod by pod): skip the packing when they already lose.
-      int last_pod = -1;
-      for (int g : lgs) {
-        const uint32_t t = take_[size_t(g)];
-        if (!t) continue;
-        ++q.leaf_groups;
-        q.holes += t < lg_count_[size_t(g)];
-        if (ix.leaf_group_pod(g) != last_pod) ++q.pods;
-        last_pod = ix.leaf_group_pod(g);
-      }
-      if (placement_rank_prefix(best_q) < placement_rank_prefix(q)) return;
-    }
-    evaluate(take_, lgs, seg, q);
-    q.ideal_pods = ideal_pods;
-    q.ideal_leaf_groups = ideal_lgs;
-    if (have_best && !(placement_rank(q, strict) < placement_rank(best_q, strict)))
-      return;  // earlier options win ties (best fit)
-    for (int g : best_lgs_) best_take_[size_t(g)] = 0;
-    best_lgs_.clear();
-    for (int g : lgs)
-      if (take_[size_t(g)]) {
-        best_lgs_.push_back(g);
-        best_take_[size_t(g)] = take_[size_t(g)];
-      }
-    best_q = q;
-    have_best = true;
-    // The winner's segments, as evaluate cut them, are the rank order's (order_placed).
-    best_pieces_.swap(pieces_);
-    std::swap(best_packing_, packing_);
-  };
-  // Three candidate selections per region, the key decides (earlier wins ties): whole segments
-  // from partly used groups only (when they hold every segment: no whole group is broken); whole
-  // segments from all groups; whole nodes, Slurm-style best fit (the tightest group that holds the
-  // job, else the largest groups and the tightest for the rest: takes every free node of all
-  // groups but the last, so it leaves at most one hole). The rank order then cuts segments from
-  // whichever set wins. O(leaf groups log leaf groups) each.
-  auto consider = [&](const std::vector<int> &lgs) {
-    uint64_t partial = 0;
+  for (int g : lgs) take_[size_t(g)] = 0;
+  if (!greedy(lgs, unit, units, partial_only, take_)) return;
+  if (s.have_best) {
+    // The same node counts per group as the best so far (the candidate sets often agree for
+    // large jobs): the same quality, and the earlier wins ties, so nothing to evaluate.
+    size_t groups = 0;
+    bool differ = false;
     for (int g : lgs) {
-      const uint32_t c = lg_count_[size_t(g)];
-      if (c < uint32_t(ix.leaf_group_size(g))) partial += c / seg;
+      const uint32_t t = take_[size_t(g)];
+      if (t != best_take_[size_t(g)]) {
+        differ = true;
+        break;
+      }
+      groups += t != 0;
     }
-    if (partial >= nseg) try_tier(lgs, seg, nseg, true);
-    if (seg > 1) try_tier(lgs, seg, nseg, false);
-    try_tier(lgs, 1, N, false);
-  };
-  // Good enough to stop looking at further (larger) pods.
-  auto settled = [&] { return have_best && best_q.ideal(); };
+    if (!differ && groups == best_lgs_.size()) return;
+  }
+  PlaceQuality q;
+  q.ideal_pods = s.ideal_pods;
+  q.ideal_leaf_groups = s.ideal_lgs;
+  if (s.have_best && !s.strict) {
+    // The spans and holes are known without cutting segments (regions list their leaf groups
+    // pod by pod): skip the packing when they already lose.
+    int last_pod = -1;
+    for (int g : lgs) {
+      const uint32_t t = take_[size_t(g)];
+      if (!t) continue;
+      ++q.leaf_groups;
+      q.holes += t < lg_count_[size_t(g)];
+      if (ix.leaf_group_pod(g) != last_pod) ++q.pods;
+      last_pod = ix.leaf_group_pod(g);
+    }
+    if (placement_rank_prefix(s.best_q) < placement_rank_prefix(q)) return;
+  }
+  evaluate(take_, lgs, s.seg, q);
+  q.ideal_pods = s.ideal_pods;
+  q.ideal_leaf_groups = s.ideal_lgs;
+  if (s.have_best && !(placement_rank(q, s.strict) < placement_rank(s.best_q, s.strict)))
+    return;  // earlier options win ties (best fit)
+  for (int g : best_lgs_) best_take_[size_t(g)] = 0;
+  best_lgs_.clear();
+  for (int g : lgs)
+    if (take_[size_t(g)]) {
+      best_lgs_.push_back(g);
+      best_take_[size_t(g)] = take_[size_t(g)];
+    }
+  s.best_q = q;
+  s.have_best = true;
+  // The winner's segments, as evaluate cut them, are the rank order's (order_placed).
+  best_pieces_.swap(pieces_);
+  std::swap(best_packing_, packing_);
+}
 
-  // One pod at a time, smallest sufficient pod first (best fit); stop at the first ideal one.
-  pods_sorted_.clear();
-  for (int p = 0; p < ix.pod_count(); ++p)
-    if (pod_free_[size_t(p)] >= N) pods_sorted_.push_back(p);
-  std::sort(pods_sorted_.begin(), pods_sorted_.end(), [this](int a, int b) {
-    return std::tie(pod_free_[size_t(a)], a) < std::tie(pod_free_[size_t(b)], b);
+// Three candidate selections per region, the key decides (earlier wins ties): whole segments
+// from partly used groups only (when they hold every segment: no whole group is broken); whole
+// segments from all groups; whole nodes, Slurm-style best fit (the tightest group that holds the
+// job, else the largest groups and the tightest for the rest: takes every free node of all
+// groups but the last, so it leaves at most one hole). The rank order then cuts segments from
+// whichever set wins. O(leaf groups log leaf groups) each.
+void Placer::consider(Search &s, const std::vector<int> &lgs) {
+  uint64_t partial = 0;
+  for (int g : lgs) {
+    const uint32_t c = lg_count_[size_t(g)];
+    if (c < uint32_t(index_->leaf_group_size(g))) partial += c / s.seg;
+  }
+  if (partial >= s.nseg) try_tier(s, lgs, s.seg, s.nseg, true);
+  if (s.seg > 1) try_tier(s, lgs, s.seg, s.nseg, false);
+  try_tier(s, lgs, 1, s.nodes, false);
+}
+
+// Several pods of one island, chosen best-fit by whole segments (by nodes when segments cannot all
+// be whole), the same rule as for leaf groups; region_ = their leaf groups with candidates.
+void Placer::cross_pod_region(const Search &s, int island) {
+  const TopoIndex &ix = *index_;
+  opts_.clear();
+  uint64_t seg_total = 0;
+  for (int p = 0; p < ix.pod_count(); ++p) {
+    if (ix.island_count() > 1 && ix.pod_island(p) != island) continue;
+    uint32_t k = 0;
+    for (int g : ix.pod_leaf_groups(p)) k += lg_count_[size_t(g)] / s.seg;
+    seg_total += k;
+    opts_.push_back({k, pod_free_[size_t(p)], p});
+  }
+  const bool by_segments = seg_total >= s.nseg;
+  if (!by_segments)
+    for (auto &o : opts_) o.k = o.c;
+  uint64_t need = by_segments ? s.nseg : s.nodes;
+  std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
+    return std::tie(a.k, b.c, b.lg) < std::tie(b.k, a.c, a.lg);
   });
-  for (int p : pods_sorted_) {
-    region_.clear();
+  std::vector<int> &chosen = pods_sorted_;  // reused
+  chosen.clear();
+  size_t end = opts_.size();
+  while (need > 0 && end > 0) {
+    if (opts_[end - 1].k < need) {
+      need -= opts_[end - 1].k;
+      chosen.push_back(opts_[--end].lg);
+      continue;
+    }
+    size_t i = size_t(std::lower_bound(opts_.begin(), opts_.begin() + std::ptrdiff_t(end), need,
+                                       [](const Opt &o, uint64_t v) { return o.k < v; }) - opts_.begin());
+    while (i + 1 < end && opts_[i + 1].k == opts_[i].k) ++i;
+    chosen.push_back(opts_[i].lg);
+    need = 0;
+  }
+  std::sort(chosen.begin(), chosen.end());
+  region_.clear();
+  for (int p : chosen)
     for (int g : ix.pod_leaf_groups(p))
       if (lg_count_[size_t(g)]) region_.push_back(g);
-    consider(region_);
-    if (settled()) break;
-  }
-  // Several pods: chosen best-fit by whole segments (by nodes when segments cannot all be whole),
-  // the same rule as for leaf groups, then leaf groups across them. Only pods of one part of the
-  // fabric (TopoIndex islands: no path joins two parts): the part with the fewest candidates that
-  // still holds the job (best fit, as pods; -1 when none does: no block).
-  const int island = pick_island(N);
-  if (ix.pod_count() > 1 && !settled() && island >= 0) {
-    opts_.clear();
-    uint64_t seg_total = 0;
-    for (int p = 0; p < ix.pod_count(); ++p) {
-      if (ix.island_count() > 1 && ix.pod_island(p) != island) continue;
-      uint32_t k = 0;
-      for (int g : ix.pod_leaf_groups(p)) k += lg_count_[size_t(g)] / seg;
-      seg_total += k;
-      opts_.push_back({k, pod_free_[size_t(p)], p});
-    }
-    const bool by_segments = seg_total >= nseg;
-    if (!by_segments)
-      for (auto &o : opts_) o.k = o.c;
-    uint64_t need = by_segments ? nseg : N;
-    std::sort(opts_.begin(), opts_.end(), [](const Opt &a, const Opt &b) {
-      return std::tie(a.k, b.c, b.lg) < std::tie(b.k, a.c, a.lg);
-    });
-    std::vector<int> &chosen = pods_sorted_;  // reused
-    chosen.clear();
-    size_t end = opts_.size();
-    while (need > 0 && end > 0) {
-      if (opts_[end - 1].k < need) {
-        need -= opts_[end - 1].k;
-        chosen.push_back(opts_[--end].lg);
-        continue;
-      }
-      size_t i = size_t(std::lower_bound(opts_.begin(), opts_.begin() + std::ptrdiff_t(end), need,
-                                         [](const Opt &o, uint64_t v) { return o.k < v; }) - opts_.begin());
-      while (i + 1 < end && opts_[i + 1].k == opts_[i].k) ++i;
-      chosen.push_back(opts_[i].lg);
-      need = 0;
-    }
-    std::sort(chosen.begin(), chosen.end());
-    region_.clear();
-    for (int p : chosen)
-      for (int g : ix.pod_leaf_groups(p))
-        if (lg_count_[size_t(g)]) region_.push_back(g);
-    consider(region_);
-  }
-  if (!have_best) return out.status = PlaceStatus::NoBlock;  // no part of the fabric holds the job
+}
 
-  // The nodes: in each chosen leaf group, those with the fewest free GPUs (best fit), then by
-  // canonical order. Only the chosen groups' hosts are visited, in canonical order (groups by pod,
-  // then index), so the list reaches the rank order already sorted.
-  // Whether a host is a candidate is as good as random (busy runs), so the visit stores every
-  // host and advances the count by the test's outcome instead of branching on it.
+// The nodes of the best candidate set into chosen_hosts_ (their count returned): in each chosen
+// leaf group, those with the fewest free GPUs (best fit), then by canonical order. Only the chosen
+// groups' hosts are visited, in canonical order (groups by pod, then index), so the list reaches
+// the rank order already sorted.
+// Whether a host is a candidate is as good as random (busy runs), so the visit stores every
+// host and advances the count by the test's outcome instead of branching on it.
+template <class Usable>
+size_t Placer::collect_chosen(uint32_t gpn, const Usable &usable) {
+  const TopoIndex &ix = *index_;
   size_t nc = 0;
   int *const chosen = chosen_hosts_.data();
   const auto canonical = [&ix](int a, int b) {
@@ -474,9 +440,63 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
     const uint32_t first = ix.canonical_rank(hosts.front());
     for (uint32_t k = 0; k < t; ++k) chosen[nc++] = hosts[uint32_t(keys_[k]) - first];
   }
-  orderer_.order_placed(chosen, nc, job.layout, best_pieces_, best_packing_, out.nodes);
-  out.quality = best_q;
-  if (best_q.ideal()) return out.status = PlaceStatus::Ideal;
+  return nc;
+}
+
+template <class Usable>
+PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, PlaceMode mode, PlaceResult &out,
+                        const Usable &usable) {
+  const TopoIndex &ix = *index_;
+  const uint32_t N = job.nodes;
+  out.candidates = total;
+  if (total < N) return out.status = PlaceStatus::NoNodes;
+  for (int p = 0; p < ix.pod_count(); ++p) {
+    uint32_t c = 0;
+    for (int g : ix.pod_leaf_groups(p)) c += lg_count_[size_t(g)];
+    pod_free_[size_t(p)] = c;
+  }
+
+  const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
+  const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
+  // The choice among placements: placement_rank (placement.hpp says the order and why).
+  Search s;
+  s.seg = geo.segment_nodes;
+  s.nseg = geo.segments();
+  s.nodes = N;
+  s.ideal_pods = (N + pmax - 1) / pmax;
+  s.ideal_lgs = (N + lmax - 1) / lmax;
+  s.strict = mode == PlaceMode::Strict;
+  // Good enough to stop looking at further (larger) pods.
+  auto settled = [&s] { return s.have_best && s.best_q.ideal(); };
+
+  // One pod at a time, smallest sufficient pod first (best fit); stop at the first ideal one.
+  pods_sorted_.clear();
+  for (int p = 0; p < ix.pod_count(); ++p)
+    if (pod_free_[size_t(p)] >= N) pods_sorted_.push_back(p);
+  std::sort(pods_sorted_.begin(), pods_sorted_.end(), [this](int a, int b) {
+    return std::tie(pod_free_[size_t(a)], a) < std::tie(pod_free_[size_t(b)], b);
+  });
+  for (int p : pods_sorted_) {
+    region_.clear();
+    for (int g : ix.pod_leaf_groups(p))
+      if (lg_count_[size_t(g)]) region_.push_back(g);
+    consider(s, region_);
+    if (settled()) break;
+  }
+  // Several pods, then leaf groups across them. Only pods of one part of the fabric (TopoIndex
+  // islands: no path joins two parts): the part with the fewest candidates that still holds the
+  // job (best fit, as pods; -1 when none does: no block).
+  const int island = pick_island(N);
+  if (ix.pod_count() > 1 && !settled() && island >= 0) {
+    cross_pod_region(s, island);
+    consider(s, region_);
+  }
+  if (!s.have_best) return out.status = PlaceStatus::NoBlock;  // no part of the fabric holds the job
+
+  const size_t nc = collect_chosen(geo.gpus_per_node, usable);
+  orderer_.order_placed(chosen_hosts_.data(), nc, job.layout, best_pieces_, best_packing_, out.nodes);
+  out.quality = s.best_q;
+  if (s.best_q.ideal()) return out.status = PlaceStatus::Ideal;
   return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;
 }
 

@@ -176,6 +176,20 @@ class Placer {
   template <class Usable>
   PlaceStatus run_domains(const Job &job, const JobGeometry &geo, PlaceMode mode, PlaceResult &out,
                           const Usable &usable);
+  // run's search for the best candidate set: the job's shape, its ideal spans, the best so far
+  // (its node counts in best_take_ over best_lgs_, its segments in best_pieces_/best_packing_).
+  struct Search {
+    uint32_t seg = 0, nseg = 0, nodes = 0;  // segment nodes, segments, job nodes
+    uint32_t ideal_pods = 0, ideal_lgs = 0;
+    bool strict = false;
+    bool have_best = false;
+    PlaceQuality best_q;
+  };
+  void try_tier(Search &s, const std::vector<int> &lgs, uint32_t unit, uint32_t units, bool partial_only);
+  void consider(Search &s, const std::vector<int> &lgs);
+  void cross_pod_region(const Search &s, int island);
+  template <class Usable>
+  size_t collect_chosen(uint32_t gpn, const Usable &usable);
   bool greedy(const std::vector<int> &lgs, uint32_t seg, uint32_t nseg, bool partial_only, std::vector<uint32_t> &take);
   void evaluate(const std::vector<uint32_t> &take, const std::vector<int> &lgs, uint32_t seg, PlaceQuality &q);
   void sort_opts();

@@ -2,6 +2,7 @@
 #include "policies.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace topoaware {
 
@@ -96,6 +97,7 @@ namespace {
 
 class FirstFitPolicy : public PlacementPolicy {
  public:
+  explicit FirstFitPolicy(const TopoIndex &ix) : PlacementPolicy(ix) {}
   const char *name() const override { return "first-fit"; }
   bool place(const PolicyRequest &req, const std::vector<uint8_t> &free, PolicyChoice &out) override {
     const bool ok = first_fit_select(free, int(req.job.nodes), out.nodes);
@@ -107,7 +109,7 @@ class FirstFitPolicy : public PlacementPolicy {
 
 class SlurmTreePolicy : public PlacementPolicy {
  public:
-  explicit SlurmTreePolicy(const SlurmFabricView &v) : v_(&v) {}
+  SlurmTreePolicy(const TopoIndex &ix, const SlurmFabricView &v) : PlacementPolicy(ix), v_(&v) {}
   const char *name() const override { return "slurm-tree"; }
   bool place(const PolicyRequest &req, const std::vector<uint8_t> &free, PolicyChoice &out) override {
     const bool ok = slurm_tree_select(*v_, free, int(req.job.nodes), out.nodes, &out.leaf_switches);
@@ -121,7 +123,7 @@ class SlurmTreePolicy : public PlacementPolicy {
 
 class SlurmBlockPolicy : public PlacementPolicy {
  public:
-  explicit SlurmBlockPolicy(const SlurmFabricView &v) : v_(&v) {}
+  SlurmBlockPolicy(const TopoIndex &ix, const SlurmFabricView &v) : PlacementPolicy(ix), v_(&v) {}
   const char *name() const override { return "slurm-block"; }
   bool place(const PolicyRequest &req, const std::vector<uint8_t> &free, PolicyChoice &out) override {
     const bool ok = slurm_block_select(*v_, free, int(req.job.nodes), req.segment, out.nodes);
@@ -137,7 +139,7 @@ class SlurmBlockPolicy : public PlacementPolicy {
 // nothing once they have grown.
 class TopoawarePolicy : public PlacementPolicy {
  public:
-  explicit TopoawarePolicy(const TopoIndex &ix) : placer_(ix) {}
+  explicit TopoawarePolicy(const TopoIndex &ix) : PlacementPolicy(ix), placer_(ix) {}
   const char *name() const override { return "topoaware"; }
   bool place(const PolicyRequest &req, const std::vector<uint8_t> &free, PolicyChoice &out) override {
     hosts_.clear();
@@ -147,7 +149,12 @@ class TopoawarePolicy : public PlacementPolicy {
     out.status = placer_.place(hosts_.data(), gpus_.data(), hosts_.size(), req.job, req.mode, res_);
     out.nodes = res_.nodes;
     out.leaf_switches = int(res_.quality.leaf_groups);
+    out.quality = res_.quality;
+    out.candidates = res_.candidates;
     return out.status == PlaceStatus::Ideal || out.status == PlaceStatus::Fallback;
+  }
+  PlaceStatus place_slurm(const SlurmPolicyRequest &req, PlaceResult &out) override {
+    return placer_.place_slurm(*req.map, req.usable, req.nbits, req.free_gpus, *req.job, req.mode, out);
   }
 
  private:
@@ -159,11 +166,19 @@ class TopoawarePolicy : public PlacementPolicy {
 
 }  // namespace
 
+PlaceStatus PlacementPolicy::place_slurm(const SlurmPolicyRequest &, PlaceResult &) {
+  throw std::logic_error(std::string("policy ") + name() + " does not place in Slurm's node table");
+}
+
 std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string &name, const TopoIndex &ix,
                                                        const SlurmFabricView &view) {
-  if (name == "first-fit") return std::make_unique<FirstFitPolicy>();
-  if (name == "slurm-tree") return std::make_unique<SlurmTreePolicy>(view);
-  if (name == "slurm-block") return std::make_unique<SlurmBlockPolicy>(view);
+  if (name == "slurm-tree") return std::make_unique<SlurmTreePolicy>(ix, view);
+  if (name == "slurm-block") return std::make_unique<SlurmBlockPolicy>(ix, view);
+  return make_placement_policy(name, ix);
+}
+
+std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string &name, const TopoIndex &ix) {
+  if (name == "first-fit") return std::make_unique<FirstFitPolicy>(ix);
   if (name == "topoaware") return std::make_unique<TopoawarePolicy>(ix);
   return nullptr;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Named node-selection policies behind one interface, so that the simulator, `topoaware plan` and
-// tests compare topoaware's engine with what stock Slurm would choose on the same free set:
+// tests compare topoaware's engine with what stock Slurm would choose on the same free set, and
+// the select plugin's decision (select_policy.hpp) reaches the engine the same way:
 //   first-fit    the first free hosts in node-table order;
 //   slurm-tree   Slurm 22.05 topology/tree best fit (cons_tres _eval_nodes_topo), slurm_tree.cpp;
 //   slurm-block  Slurm 24.11 topology/block (eval_nodes_block), slurm_block.cpp;
@@ -76,19 +77,49 @@ struct PolicyChoice {
   std::vector<int> nodes;   // rank order: node-table order for the Slurm-like policies
   int leaf_switches = 0;    // slurm-tree: leaf switches touched (Slurm's --switches count)
   PlaceStatus status = PlaceStatus::NoNodes;  // topoaware: the engine's status; others Ideal/NoNodes
+  // topoaware only (others leave them as they are): the engine's span of the choice and its
+  // candidates (usable nodes with enough free GPUs), as `topoaware plan` reports them.
+  PlaceQuality quality;
+  uint32_t candidates = 0;
+};
+
+// The select plugin's question, in Slurm's view and under slurmctld's locks: bit i of usable (word
+// i/64, as in Slurm's bitstr_t after its two header words) marks node-table index i usable,
+// free_gpus[i] its free GPUs. Nodes missing from the topology (map) are never chosen. Pointers, so
+// that a decision's many questions copy no layout.
+struct SlurmPolicyRequest {
+  const Job *job = nullptr;
+  PlaceMode mode = PlaceMode::Prefer;
+  const NodeMap *map = nullptr;
+  const uint64_t *usable = nullptr;
+  size_t nbits = 0;
+  const uint16_t *free_gpus = nullptr;
 };
 
 class PlacementPolicy {
  public:
+  explicit PlacementPolicy(const TopoIndex &ix) : index_(&ix) {}
   virtual ~PlacementPolicy() = default;
   virtual const char *name() const = 0;
+  const TopoIndex &index() const { return *index_; }
   // false: refused (the job stays pending; topoaware strict NoBlock keeps its fallback in out).
   virtual bool place(const PolicyRequest &req, const std::vector<uint8_t> &free, PolicyChoice &out) = 0;
+  // Slurm's view (the select plugin's decision, corelib/select_policy.hpp): the engine's whole
+  // answer, nodes in rank order and as node-table indices (out.slurm). Throws LayoutError on an
+  // inconsistent job. Only topoaware answers it: the Slurm replicas stand for what cons_tres does
+  // itself, so the plugin never asks them, and they throw std::logic_error.
+  virtual PlaceStatus place_slurm(const SlurmPolicyRequest &req, PlaceResult &out);
+
+ private:
+  const TopoIndex *index_;
 };
 
 // name: one of placement_policy_names(). ix and view must outlive the policy. nullptr if unknown.
 std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string &name, const TopoIndex &ix,
                                                        const SlurmFabricView &view);
+// The policies that need no Slurm view of the fabric (first-fit, topoaware), e.g. in slurmctld,
+// which builds none; nullptr for the others and unknown names. ix must outlive the policy.
+std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string &name, const TopoIndex &ix);
 const std::vector<std::string> &placement_policy_names();
 
 }  // namespace topoaware

@@ -25,16 +25,21 @@ size_t count_bits(const std::vector<uint64_t> &words, size_t nbits) {
 // One call's state: the usable nodes still open to blocks, the engine's last answer, the logs.
 class Decision {
  public:
-  Decision(Placer &placer, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
+  Decision(PlacementPolicy &engine, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
            const SelectBackend &backend)
-      : placer_(placer),
+      : engine_(engine),
         map_(map),
         req_(req),
         set_(settings),
         be_(backend),
         work_(req.usable, req.usable + (req.nbits + 63) / 64),
-        domain_bound_(placer.index().has_domains() &&
-                      tp_group_nodes(req.job.layout, req.job.gpus_per_node) > 1) {}
+        domain_bound_(engine.index().has_domains() &&
+                      tp_group_nodes(req.job.layout, req.job.gpus_per_node) > 1) {
+    ask_.job = &req_.job;
+    ask_.map = &map_;
+    ask_.usable = work_.data();  // work_ never grows: the pointer holds for the whole call
+    ask_.nbits = req_.nbits;
+  }
 
   SelectAnswer run_now();
   SelectAnswer will_run();
@@ -44,8 +49,9 @@ class Decision {
   PlaceStatus next_block(const uint16_t *free, bool strict) {
     engine_error_ = false;
     try {
-      return placer_.place_slurm(map_, work_.data(), req_.nbits, free, req_.job,
-                                 strict ? PlaceMode::Strict : PlaceMode::Prefer, result_);
+      ask_.free_gpus = free;
+      ask_.mode = strict ? PlaceMode::Strict : PlaceMode::Prefer;
+      return engine_.place_slurm(ask_, result_);
     } catch (const LayoutError &e) {
       engine_error_ = true;
       log(SelectLogLevel::Error, kLogEngineError,
@@ -81,12 +87,13 @@ class Decision {
     return std::to_string(req_.job.nodes) + " nodes x " + std::to_string(req_.job.gpus_per_node) + " GPUs";
   }
 
-  Placer &placer_;
+  PlacementPolicy &engine_;
   const NodeMap &map_;
   const SelectRequest &req_;
   const SelectSettings &set_;
   const SelectBackend &be_;
   std::vector<uint64_t> work_;
+  SlurmPolicyRequest ask_;  // the engine's question, over work_; next_block sets its GPUs and mode
   PlaceResult result_, kept_, alt_;  // alt_: hold_fewer_idle's first-step fallback
   std::vector<int64_t> times_;   // will-run: candidate start times (future_block, plain_floor)
   std::vector<uint16_t> free_at_;  // will-run: free GPUs per node at one of them
@@ -279,7 +286,7 @@ PlaceStatus Decision::hold_fewer_idle(bool strict, int64_t at, PlaceStatus found
     return lg >= 0 && size_t(lg) < lg_mark_.size() ? lg : -1;
   };
   free_at_.resize(req_.nbits);
-  lg_mark_.assign(size_t(placer_.index().leaf_group_count()), 0);
+  lg_mark_.assign(size_t(engine_.index().leaf_group_count()), 0);
   for (size_t i = 0; i < req_.nbits; ++i) {
     free_at_[i] = idle_now(i) ? 0 : free_by(i, at);
     if (free_at_[i] >= g && in_work(i) && group(i) >= 0) lg_mark_[size_t(group(i))] = 1;
@@ -458,9 +465,9 @@ std::string local_time_string(int64_t t) {
   return buf;
 }
 
-SelectAnswer select_decide(Placer &placer, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
-                           const SelectBackend &backend) {
-  Decision d(placer, map, req, settings, backend);
+SelectAnswer select_decide(PlacementPolicy &engine, const NodeMap &map, const SelectRequest &req,
+                           const SelectSettings &settings, const SelectBackend &backend) {
+  Decision d(engine, map, req, settings, backend);
   return req.will_run ? d.will_run() : d.run_now();
 }
 

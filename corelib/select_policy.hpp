@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The select plugin's decision for one select_p_job_test call of a layout job
-// (select_cons_tres_topoaware(8)): which blocks of the engine (placement.hpp) to offer cons_tres
+// (select_cons_tres_topoaware(8)): which blocks of the engine (the topoaware named policy,
+// policies.hpp, over placement.hpp's Placer) to offer cons_tres
 // and in what order, when a strict job waits and when it takes the best available, when the job
 // goes to plain cons_tres (and on which nodes: MissingNodes=), and for will-run which start time to
 // answer. Slurm is reached only through SelectBackend, which the C adapter implements with
@@ -51,6 +52,7 @@
 
 #include "config.hpp"
 #include "placement.hpp"
+#include "policies.hpp"
 
 namespace topoaware {
 
@@ -150,7 +152,9 @@ std::string select_wait_reason(PlaceStatus status, bool engine_error, bool stric
 // "2026-01-31T12:00:00" in local time, as Slurm's own logs.
 std::string local_time_string(int64_t t);
 
-SelectAnswer select_decide(Placer &placer, const NodeMap &map, const SelectRequest &req, const SelectSettings &settings,
-                           const SelectBackend &backend);
+// engine: the named policy whose blocks are offered (make_placement_policy "topoaware"), asked in
+// Slurm's view (PlacementPolicy::place_slurm); map: its topology's hosts in Slurm's node table.
+SelectAnswer select_decide(PlacementPolicy &engine, const NodeMap &map, const SelectRequest &req,
+                           const SelectSettings &settings, const SelectBackend &backend);
 
 }  // namespace topoaware

@@ -493,21 +493,9 @@ Routes parse_routes(const rjson &o, const Reader &r) {
   return routes;
 }
 
-Topology parse(const rjson &j, const Reader &r, Streamed &st) {
-  if (!j.is_object()) r.fail("not a JSON object");
-  std::string schema = r.str(j, "schema", "top level");
-  if (schema != kSchema) r.fail("schema \"" + schema + "\" is not \"" + kSchema + "\" (written by another version?)");
-  Topology t;
-  t.hash = r.str(j, "hash", "top level");
-  t.max_level = static_cast<int>(r.integer(j, "max_level", "top level", 0, 64));
-  const auto &ro = r.get(j, "rail_optimized", "top level");
-  if (!ro.is_boolean()) r.fail("\"rail_optimized\" must be true or false");
-  t.rail_optimized = ro.get<bool>();
-
-  const auto &switches = r.array(j, "switches", "top level");
-  const auto &leaf_groups = r.array(j, "leaf_groups", "top level");
-  const auto &pods = r.array(j, "pods", "top level");
-  const auto &dfly = r.array(j, "dragonfly_groups", "top level");
+// The switches[] array into t.switches; their index by GUID.
+std::unordered_map<uint64_t, int> parse_switches(const rjson &switches, const Reader &r, size_t nleaf_groups,
+                                                 size_t npods, size_t ndfly, Topology &t) {
   std::unordered_map<uint64_t, int> sw_index;
   for (size_t i = 0; i < switches.size(); i++) {
     std::string ctx = "switches[" + std::to_string(i) + "]";
@@ -518,20 +506,22 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
     s.desc = r.str(o, "desc", ctx);
     s.nports = static_cast<int>(r.integer(o, "ports", ctx, 0, 65535));
     s.level = static_cast<int>(r.integer(o, "level", ctx, 0, 64));
-    s.leaf_group = r.opt_index(o, "leaf_group", ctx, leaf_groups.size());
-    s.pod = r.opt_index(o, "pod", ctx, pods.size());
-    s.dragonfly_group = r.opt_index(o, "dragonfly_group", ctx, dfly.size());
+    s.leaf_group = r.opt_index(o, "leaf_group", ctx, nleaf_groups);
+    s.pod = r.opt_index(o, "pod", ctx, npods);
+    s.dragonfly_group = r.opt_index(o, "dragonfly_group", ctx, ndfly);
     s.down_gbps = r.number(o, "down_gbps", ctx);
     s.up_gbps = r.number(o, "up_gbps", ctx);
     if (!sw_index.emplace(s.guid, static_cast<int>(i)).second)
       r.fail(ctx + ": duplicate switch GUID " + guid_str(s.guid));
     t.switches.push_back(std::move(s));
   }
+  return sw_index;
+}
 
-  // hosts and links were read element by element (read_streamed); what is left of them in j
-  // says only whether the keys are there with arrays.
-  r.array(j, "hosts", "top level");
-  std::unordered_map<std::string, int> &host_index = st.host_index;
+// The hosts read element by element (read_streamed) into t.hosts, their switches and groups
+// resolved to indices; each switch's hosts listed.
+void resolve_hosts(Streamed &st, const Reader &r, const std::unordered_map<uint64_t, int> &sw_index,
+                   size_t nleaf_groups, size_t npods, size_t ndfly, Topology &t) {
   t.hosts.reserve(st.hosts.size());
   for (size_t i = 0; i < st.hosts.size(); i++) {
     std::string ctx = "hosts[" + std::to_string(i) + "]";
@@ -543,10 +533,9 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
       if (it == sw_index.end()) r.fail(ctx + ": switch " + guid_str(hr.leaf_guid) + " is not in switches[]");
       h.leaf = it->second;
     }
-    h.leaf_group = r.index_in(hr.leaf_group, hr.leaf_group_null, "leaf_group", ctx, leaf_groups.size());
-    h.pod = r.index_in(hr.pod, hr.pod_null, "pod", ctx, pods.size());
-    h.dragonfly_group =
-        r.index_in(hr.dragonfly_group, hr.dragonfly_group_null, "dragonfly_group", ctx, dfly.size());
+    h.leaf_group = r.index_in(hr.leaf_group, hr.leaf_group_null, "leaf_group", ctx, nleaf_groups);
+    h.pod = r.index_in(hr.pod, hr.pod_null, "pod", ctx, npods);
+    h.dragonfly_group = r.index_in(hr.dragonfly_group, hr.dragonfly_group_null, "dragonfly_group", ctx, ndfly);
     for (size_t p = 0; p < h.ports.size(); p++) {
       auto it = sw_index.find(hr.port_switch[p]);
       if (it == sw_index.end())
@@ -562,11 +551,15 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
       auto &list = t.switches[p.sw].hosts;
       if (list.empty() || list.back() != static_cast<int>(h)) list.push_back(static_cast<int>(h));
     }
+}
 
-  r.array(j, "links", "top level");
-  t.links = std::move(st.links);
+// The lists of hosts (a Slurm host list) and of switches (GUIDs) that groups and domains name.
+struct MemberLists {
+  const Reader &r;
+  const std::unordered_map<std::string, int> &host_index;
+  const std::unordered_map<uint64_t, int> &sw_index;
 
-  auto host_list = [&](const rjson &o, const std::string &ctx) {
+  std::vector<int> hosts(const rjson &o, const std::string &ctx) const {
     std::vector<int> out;
     std::vector<std::string> names;
     try {
@@ -580,8 +573,8 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
       out.push_back(it->second);
     }
     return out;
-  };
-  auto sw_list = [&](const rjson &o, const char *key, const std::string &ctx) {
+  }
+  std::vector<int> switches(const rjson &o, const char *key, const std::string &ctx) const {
     std::vector<int> out;
     const auto &a = r.array(o, key, ctx);
     for (size_t k = 0; k < a.size(); k++) {
@@ -589,16 +582,21 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
       uint64_t g;
       if (!parse_guid(a[k].get<std::string>(), &g) || !sw_index.count(g))
         r.fail(ctx + ": unknown switch in \"" + key + "\"");
-      out.push_back(sw_index[g]);
+      out.push_back(sw_index.at(g));
     }
     return out;
-  };
+  }
+};
+
+// leaf_groups[], pods[] and dragonfly_groups[].
+void parse_groups(const rjson &leaf_groups, const rjson &pods, const rjson &dfly, const Reader &r,
+                  const MemberLists &m, Topology &t) {
   for (size_t g = 0; g < leaf_groups.size(); g++) {
     std::string ctx = "leaf_groups[" + std::to_string(g) + "]";
     LeafGroup lg;
     lg.pod = r.opt_index(leaf_groups[g], "pod", ctx, pods.size());
-    lg.leaves = sw_list(leaf_groups[g], "leaves", ctx);
-    lg.hosts = host_list(leaf_groups[g], ctx);
+    lg.leaves = m.switches(leaf_groups[g], "leaves", ctx);
+    lg.hosts = m.hosts(leaf_groups[g], ctx);
     if (lg.leaves.empty()) r.fail(ctx + ": no leaves");
     t.leaf_groups.push_back(std::move(lg));
   }
@@ -611,16 +609,20 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
         r.fail(ctx + ": bad leaf group index");
       pod.leaf_groups.push_back(x.get<int>());
     }
-    pod.switches = sw_list(pods[p], "switches", ctx);
+    pod.switches = m.switches(pods[p], "switches", ctx);
     t.pods.push_back(std::move(pod));
   }
   for (size_t g = 0; g < dfly.size(); g++) {
     std::string ctx = "dragonfly_groups[" + std::to_string(g) + "]";
     DragonflyGroup dg;
-    dg.switches = sw_list(dfly[g], "switches", ctx);
-    dg.hosts = host_list(dfly[g], ctx);
+    dg.switches = m.switches(dfly[g], "switches", ctx);
+    dg.hosts = m.hosts(dfly[g], ctx);
     t.dragonfly_groups.push_back(std::move(dg));
   }
+}
+
+// levels[], anomalies[] and ignored[]: what classification said about the fabric.
+void parse_findings(const rjson &j, const Reader &r, Topology &t) {
   const auto &levels = r.array(j, "levels", "top level");
   for (size_t i = 0; i < levels.size(); i++) {
     std::string ctx = "levels[" + std::to_string(i) + "]";
@@ -645,30 +647,33 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
     t.ignored.push_back({r.guid(ignored[i], "guid", ctx), r.str(ignored[i], "desc", ctx),
                          r.str(ignored[i], "name", ctx), r.str(ignored[i], "reason", ctx)});
   }
-  if (j.contains("nvlink_domains")) {
-    const auto &doms = r.array(j, "nvlink_domains", "top level");
-    for (size_t d = 0; d < doms.size(); d++) {
-      std::string ctx = "nvlink_domains[" + std::to_string(d) + "]";
-      NvlinkDomain nd;
-      nd.cluster_uuid = r.str(doms[d], "cluster_uuid", ctx);
-      if (nd.cluster_uuid.empty()) r.fail(ctx + ": empty cluster_uuid");
-      nd.clique_id = static_cast<uint32_t>(r.integer(doms[d], "clique_id", ctx, 0, 0xffffffffL));
-      nd.gpus_per_node = static_cast<int>(r.integer(doms[d], "gpus_per_node", ctx, 1, 1024));
-      nd.hosts = host_list(doms[d], ctx);
-      if (nd.hosts.empty()) r.fail(ctx + ": no hosts");
-      if (!t.nvlink_domains.empty() &&
-          std::tie(t.nvlink_domains.back().cluster_uuid, t.nvlink_domains.back().clique_id) >=
-              std::tie(nd.cluster_uuid, nd.clique_id))
-        r.fail(ctx + ": domains not in (cluster_uuid, clique_id) order");
-      for (int h : nd.hosts) {
-        if (t.hosts[h].nvlink_domain >= 0) r.fail(ctx + ": host " + t.hosts[h].name + " is in two domains");
-        t.hosts[h].nvlink_domain = static_cast<int>(d);
-      }
-      t.nvlink_domains.push_back(std::move(nd));
+}
+
+// nvlink_domains[] (present only when the fabric has multi-node domains), hosts marked.
+void parse_nvlink_domains(const rjson &doms, const Reader &r, const MemberLists &m, Topology &t) {
+  for (size_t d = 0; d < doms.size(); d++) {
+    std::string ctx = "nvlink_domains[" + std::to_string(d) + "]";
+    NvlinkDomain nd;
+    nd.cluster_uuid = r.str(doms[d], "cluster_uuid", ctx);
+    if (nd.cluster_uuid.empty()) r.fail(ctx + ": empty cluster_uuid");
+    nd.clique_id = static_cast<uint32_t>(r.integer(doms[d], "clique_id", ctx, 0, 0xffffffffL));
+    nd.gpus_per_node = static_cast<int>(r.integer(doms[d], "gpus_per_node", ctx, 1, 1024));
+    nd.hosts = m.hosts(doms[d], ctx);
+    if (nd.hosts.empty()) r.fail(ctx + ": no hosts");
+    if (!t.nvlink_domains.empty() &&
+        std::tie(t.nvlink_domains.back().cluster_uuid, t.nvlink_domains.back().clique_id) >=
+            std::tie(nd.cluster_uuid, nd.clique_id))
+      r.fail(ctx + ": domains not in (cluster_uuid, clique_id) order");
+    for (int h : nd.hosts) {
+      if (t.hosts[h].nvlink_domain >= 0) r.fail(ctx + ": host " + t.hosts[h].name + " is in two domains");
+      t.hosts[h].nvlink_domain = static_cast<int>(d);
     }
+    t.nvlink_domains.push_back(std::move(nd));
   }
-  if (j.contains("routes")) t.routes = parse_routes(j["routes"], r);
-  // Cross-checks that keep the engine's assumptions true.
+}
+
+// Cross-checks that keep the engine's assumptions true.
+void check_group_membership(const Topology &t, const Reader &r) {
   for (size_t h = 0; h < t.hosts.size(); h++) {
     const Host &host = t.hosts[h];
     if (host.leaf_group >= 0 && t.leaf_groups[host.leaf_group].pod != host.pod)
@@ -679,6 +684,39 @@ Topology parse(const rjson &j, const Reader &r, Streamed &st) {
       if (t.hosts[h].leaf_group != static_cast<int>(g))
         r.fail("leaf_groups[" + std::to_string(g) + "]: host " + t.hosts[h].name + " says it is in leaf group " +
                std::to_string(t.hosts[h].leaf_group));
+}
+
+Topology parse(const rjson &j, const Reader &r, Streamed &st) {
+  if (!j.is_object()) r.fail("not a JSON object");
+  std::string schema = r.str(j, "schema", "top level");
+  if (schema != kSchema) r.fail("schema \"" + schema + "\" is not \"" + kSchema + "\" (written by another version?)");
+  Topology t;
+  t.hash = r.str(j, "hash", "top level");
+  t.max_level = static_cast<int>(r.integer(j, "max_level", "top level", 0, 64));
+  const auto &ro = r.get(j, "rail_optimized", "top level");
+  if (!ro.is_boolean()) r.fail("\"rail_optimized\" must be true or false");
+  t.rail_optimized = ro.get<bool>();
+
+  const auto &switches = r.array(j, "switches", "top level");
+  const auto &leaf_groups = r.array(j, "leaf_groups", "top level");
+  const auto &pods = r.array(j, "pods", "top level");
+  const auto &dfly = r.array(j, "dragonfly_groups", "top level");
+  const std::unordered_map<uint64_t, int> sw_index =
+      parse_switches(switches, r, leaf_groups.size(), pods.size(), dfly.size(), t);
+
+  // hosts and links were read element by element (read_streamed); what is left of them in j
+  // says only whether the keys are there with arrays.
+  r.array(j, "hosts", "top level");
+  resolve_hosts(st, r, sw_index, leaf_groups.size(), pods.size(), dfly.size(), t);
+  r.array(j, "links", "top level");
+  t.links = std::move(st.links);
+
+  const MemberLists members{r, st.host_index, sw_index};
+  parse_groups(leaf_groups, pods, dfly, r, members, t);
+  parse_findings(j, r, t);
+  if (j.contains("nvlink_domains")) parse_nvlink_domains(r.array(j, "nvlink_domains", "top level"), r, members, t);
+  if (j.contains("routes")) t.routes = parse_routes(j["routes"], r);
+  check_group_membership(t, r);
   return t;
 }
 

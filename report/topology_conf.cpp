@@ -53,6 +53,228 @@ bool multi_leaf_group(const Topology &topo, int g) {
 
 }  // namespace
 
+namespace {
+
+// One topology/tree file being written. Tree nodes: switch s is id s; leaf group g written as one
+// switch is id nsw + g.
+class TreeConf {
+ public:
+  explicit TreeConf(const Topology &topo) : topo_(topo), nsw_(topo.switches.size()), by_guid_(switch_by_guid(topo)) {}
+  std::string write();
+
+ private:
+  long leaf_rep(int s) const {
+    int g = topo_.switches[static_cast<size_t>(s)].leaf_group;
+    return multi_leaf_group(topo_, g) ? static_cast<long>(nsw_) + g : s;
+  }
+  // Name of a tree node: a switch's own name; a leaf group's first leaf's name (that leaf is not
+  // written on its own, so the name stays unique, and names of consecutive leaves still compress
+  // in the parents' Switches= lists: a "_group" suffix would not, and Slurm 22.05 rejects
+  // text after the brackets of a host list).
+  const std::string &name_of(long id) const {
+    if (id >= static_cast<long>(nsw_))
+      return topo_
+          .switches[static_cast<size_t>(topo_.leaf_groups[static_cast<size_t>(id - static_cast<long>(nsw_))].leaves[0])]
+          .name;
+    return topo_.switches[static_cast<size_t>(id)].name;
+  }
+  void place_hosts();
+  void write_leaves();
+  void write_upper_levels();
+  size_t count_parts() const;
+  bool add_dragonfly_switches();
+  std::string left_out_notes(size_t parts, bool virtual_df) const;
+
+  const Topology &topo_;
+  const size_t nsw_;
+  const std::unordered_map<uint64_t, int> by_guid_;
+  std::unordered_map<long, std::vector<int>> nodes_of_;  // leaf tree node -> host indices
+  std::vector<int> unplaced_;
+  std::set<long> emitted_;
+  std::vector<std::string> lines_;
+  bool any_group_ = false;
+  std::vector<int> pruned_;
+  std::set<long> has_parent_;
+  std::vector<std::pair<long, long>> edges_;  // parent, child
+};
+
+// Every host under its leaf tree node, or unplaced.
+void TreeConf::place_hosts() {
+  for (size_t h = 0; h < topo_.hosts.size(); ++h) {
+    const Host &host = topo_.hosts[h];
+    long rep = -1;
+    if (multi_leaf_group(topo_, host.leaf_group))
+      rep = static_cast<long>(nsw_) + host.leaf_group;
+    else if (valid_switch(topo_, host.leaf) && topo_.switches[static_cast<size_t>(host.leaf)].level == 1)
+      rep = host.leaf;
+    if (rep < 0)
+      unplaced_.push_back(static_cast<int>(h));
+    else
+      nodes_of_[rep].push_back(static_cast<int>(h));
+  }
+}
+
+// Leaves, in canonical switch order (a group at the place of its first leaf).
+void TreeConf::write_leaves() {
+  for (size_t s = 0; s < nsw_; ++s) {
+    if (topo_.switches[s].level != 1) continue;
+    long rep = leaf_rep(static_cast<int>(s));
+    if (rep >= static_cast<long>(nsw_) &&
+        topo_.leaf_groups[static_cast<size_t>(rep - static_cast<long>(nsw_))].leaves[0] != static_cast<int>(s))
+      continue;  // written with the group's first leaf
+    auto it = nodes_of_.find(rep);
+    if (it == nodes_of_.end() || it->second.empty()) continue;
+    std::string line;
+    if (rep >= static_cast<long>(nsw_)) {
+      any_group_ = true;
+      std::vector<std::string> leaves;
+      for (int l : topo_.leaf_groups[static_cast<size_t>(rep - static_cast<long>(nsw_))].leaves)
+        leaves.push_back(topo_.switches[static_cast<size_t>(l)].name);
+      line += "# Leaf group " + name_of(rep) + ": leaves " + hostlist_compress(leaves) + "\n";
+    }
+    line += "SwitchName=" + name_of(rep) + " Nodes=" + hostlist_compress(host_names(topo_, it->second)) + "\n";
+    lines_.push_back(std::move(line));
+    emitted_.insert(rep);
+  }
+}
+
+// Upper levels, lowest first, so that a switch's children are known before the switch.
+void TreeConf::write_upper_levels() {
+  for (int level = 2; level <= topo_.max_level; ++level) {
+    for (size_t s = 0; s < nsw_; ++s) {
+      const Switch &sw = topo_.switches[s];
+      if (sw.level != level) continue;
+      std::vector<long> children;
+      for (const Link &l : topo_.links) {
+        uint64_t other;
+        if (l.a == sw.guid)
+          other = l.b;
+        else if (l.b == sw.guid)
+          other = l.a;
+        else
+          continue;
+        auto it = by_guid_.find(other);
+        if (it == by_guid_.end()) continue;
+        const Switch &child = topo_.switches[static_cast<size_t>(it->second)];
+        if (child.level != level - 1) continue;
+        long rep = level == 2 ? leaf_rep(it->second) : it->second;
+        if (emitted_.count(rep) && std::find(children.begin(), children.end(), rep) == children.end())
+          children.push_back(rep);
+      }
+      if (children.empty()) {
+        pruned_.push_back(static_cast<int>(s));
+        continue;
+      }
+      std::sort(children.begin(), children.end());
+      std::vector<std::string> names;
+      for (long c : children) {
+        names.push_back(name_of(c));
+        has_parent_.insert(c);
+        edges_.emplace_back(static_cast<long>(s), c);
+      }
+      lines_.push_back("SwitchName=" + sw.name + " Switches=" + hostlist_compress(names) + "\n");
+      emitted_.insert(static_cast<long>(s));
+    }
+  }
+}
+
+// Parts of the written tree (union-find over parent-child edges): several parts mean Slurm
+// has no switch that reaches all nodes.
+size_t TreeConf::count_parts() const {
+  std::map<long, long> up;
+  for (long id : emitted_) up[id] = id;
+  std::function<long(long)> find = [&](long x) { return up[x] == x ? x : up[x] = find(up[x]); };
+  for (const auto &[p, c] : edges_) up[find(p)] = find(c);
+  size_t n = 0;
+  for (long id : emitted_) n += find(id) == id;
+  return n;
+}
+
+// A dragonfly has no switch above its routers: its groups are joined by global links between
+// routers, which topology/tree cannot express. Without a common parent Slurm would not place
+// any job across two routers, so each dragonfly group gets a virtual switch over its routers
+// and one virtual switch joins the groups: tree best-fit then prefers one router, then one
+// group, which is the dragonfly's own locality. True if it wrote them.
+bool TreeConf::add_dragonfly_switches() {
+  std::set<std::string> taken;
+  for (const auto &sw : topo_.switches) taken.insert(sw.name);
+  auto unique = [&](std::string n) {
+    while (taken.count(n)) n += "x";
+    taken.insert(n);
+    return n;
+  };
+  std::map<int, std::vector<std::string>> roots_of;
+  for (long id : emitted_) {
+    if (has_parent_.count(id)) continue;
+    int s = id >= static_cast<long>(nsw_) ? topo_.leaf_groups[static_cast<size_t>(id - static_cast<long>(nsw_))].leaves[0]
+                                          : static_cast<int>(id);
+    int d = topo_.switches[static_cast<size_t>(s)].dragonfly_group;
+    if (d >= 0) roots_of[d].push_back(name_of(id));
+  }
+  if (roots_of.empty()) return false;
+  std::vector<std::string> tops;
+  for (auto &[d, names] : roots_of) {
+    std::string n = unique("dragonfly" + std::to_string(d));
+    lines_.push_back("SwitchName=" + n + " Switches=" + hostlist_compress(names) + "\n");
+    tops.push_back(n);
+    for (long id : emitted_)
+      if (std::find(names.begin(), names.end(), name_of(id)) != names.end()) has_parent_.insert(id);
+  }
+  lines_.push_back("SwitchName=" + unique("dragonfly") + " Switches=" + hostlist_compress(tops) + "\n");
+  return true;
+}
+
+// The comments above the switch lines: what is virtual, and what was left out and why.
+std::string TreeConf::left_out_notes(size_t parts, bool virtual_df) const {
+  std::string out;
+  if (virtual_df)
+    out += "# Dragonfly: the switches dragonflyN (one per dragonfly group) and dragonfly (over the\n"
+           "# groups) are not real: they stand for the links between routers and between groups.\n";
+  if (any_group_)
+    out += "# Rail-optimized fabric: every host has one HCA per rail, each on another leaf of its\n"
+           "# leaf group. topology/tree wants each node under exactly one leaf switch, so each leaf\n"
+           "# group is written as one switch, named after its first leaf (its leaves are listed above it).\n";
+  std::vector<std::string> unreached, empty_leaves;
+  for (size_t s = 0; s < nsw_; ++s) {
+    const Switch &sw = topo_.switches[s];
+    if (sw.level <= 0) unreached.push_back(sw.name);
+    else if (sw.level == 1 && !emitted_.count(leaf_rep(static_cast<int>(s)))) empty_leaves.push_back(sw.name);
+  }
+  if (!unreached.empty())
+    out += "# Left out, not reached from any compute host: " + hostlist_compress(unreached) + "\n";
+  if (!empty_leaves.empty())
+    out += "# Left out, leaves with no compute host of their own: " + hostlist_compress(empty_leaves) + "\n";
+  if (!pruned_.empty()) {
+    std::vector<std::string> names;
+    for (int s : pruned_) names.push_back(topo_.switches[static_cast<size_t>(s)].name);
+    out += "# Left out, switches with no written switch below them: " + hostlist_compress(names) + "\n";
+  }
+  if (!unplaced_.empty())
+    out += "# Left out, hosts without a leaf switch (Slurm cannot place multi-node jobs on them, and\n"
+           "# warns that switches lack access to them and that no switch reaches all nodes): " +
+           hostlist_compress(host_names(topo_, unplaced_)) + "\n";
+  if (parts > 1 && !virtual_df)
+    out += "# The fabric is in " + std::to_string(parts) +
+           " parts with no switch in common: Slurm will not place a job across them\n"
+           "# (slurmctld logs that no switch can reach all nodes).\n";
+  return out;
+}
+
+std::string TreeConf::write() {
+  std::string out = header(topo_, "topology/tree", "");
+  place_hosts();
+  write_leaves();
+  write_upper_levels();
+  const size_t parts = count_parts();
+  const bool virtual_df = !topo_.dragonfly_groups.empty() && parts > 1 && add_dragonfly_switches();
+  out += left_out_notes(parts, virtual_df);
+  if (lines_.empty()) out += "# No leaf switch with compute hosts: nothing for topology/tree.\n";
+  for (const auto &l : lines_) out += l;
+  return out;
+}
+
+}  // namespace
+
 // topology/tree.
 //
 // Slurm 22.05's tree plugin (src/plugins/topology/tree/topology_tree.c) stops on a switch that has
@@ -61,193 +283,7 @@ bool multi_leaf_group(const Topology &topo, int g) {
 // no switch, and when no switch reaches all nodes. So: every host is written under exactly one
 // leaf, leaves carry only Nodes=, upper levels only Switches= (children are the connected switches
 // one level down), and anything with nothing below it is left out with a comment.
-std::string to_topology_conf_tree(const Topology &topo) {
-  const size_t nsw = topo.switches.size();
-  std::string out = header(topo, "topology/tree", "");
-  auto by_guid = switch_by_guid(topo);
-
-  // Tree nodes: switch s is id s; leaf group g written as one switch is id nsw + g.
-  auto leaf_rep = [&](int s) -> long {
-    int g = topo.switches[static_cast<size_t>(s)].leaf_group;
-    return multi_leaf_group(topo, g) ? static_cast<long>(nsw) + g : s;
-  };
-  std::unordered_map<long, std::vector<int>> nodes_of;  // leaf tree node -> host indices
-  std::vector<int> unplaced;
-  for (size_t h = 0; h < topo.hosts.size(); ++h) {
-    const Host &host = topo.hosts[h];
-    long rep = -1;
-    if (multi_leaf_group(topo, host.leaf_group))
-      rep = static_cast<long>(nsw) + host.leaf_group;
-    else if (valid_switch(topo, host.leaf) && topo.switches[static_cast<size_t>(host.leaf)].level == 1)
-      rep = host.leaf;
-    if (rep < 0)
-      unplaced.push_back(static_cast<int>(h));
-    else
-      nodes_of[rep].push_back(static_cast<int>(h));
-  }
-
-  // Name of a tree node: a switch's own name; a leaf group's first leaf's name (that leaf is not
-  // written on its own, so the name stays unique, and names of consecutive leaves still compress
-  // in the parents' Switches= lists: a "_group" suffix would not, and Slurm 22.05 rejects
-  // text after the brackets of a host list).
-  auto name_of = [&](long id) -> const std::string & {
-    if (id >= static_cast<long>(nsw))
-      return topo
-          .switches[static_cast<size_t>(topo.leaf_groups[static_cast<size_t>(id - static_cast<long>(nsw))].leaves[0])]
-          .name;
-    return topo.switches[static_cast<size_t>(id)].name;
-  };
-
-  std::set<long> emitted;
-  std::vector<std::string> lines;
-  bool any_group = false;
-
-  // Leaves, in canonical switch order (a group at the place of its first leaf).
-  for (size_t s = 0; s < nsw; ++s) {
-    if (topo.switches[s].level != 1) continue;
-    long rep = leaf_rep(static_cast<int>(s));
-    if (rep >= static_cast<long>(nsw) &&
-        topo.leaf_groups[static_cast<size_t>(rep - static_cast<long>(nsw))].leaves[0] != static_cast<int>(s))
-      continue;  // written with the group's first leaf
-    auto it = nodes_of.find(rep);
-    if (it == nodes_of.end() || it->second.empty()) continue;
-    std::string line;
-    if (rep >= static_cast<long>(nsw)) {
-      any_group = true;
-      std::vector<std::string> leaves;
-      for (int l : topo.leaf_groups[static_cast<size_t>(rep - static_cast<long>(nsw))].leaves)
-        leaves.push_back(topo.switches[static_cast<size_t>(l)].name);
-      line += "# Leaf group " + name_of(rep) + ": leaves " + hostlist_compress(leaves) + "\n";
-    }
-    line += "SwitchName=" + name_of(rep) + " Nodes=" + hostlist_compress(host_names(topo, it->second)) + "\n";
-    lines.push_back(std::move(line));
-    emitted.insert(rep);
-  }
-
-  // Upper levels, lowest first, so that a switch's children are known before the switch.
-  std::vector<int> pruned;
-  std::set<long> has_parent;
-  std::vector<std::pair<long, long>> edges;  // parent, child
-  for (int level = 2; level <= topo.max_level; ++level) {
-    for (size_t s = 0; s < nsw; ++s) {
-      const Switch &sw = topo.switches[s];
-      if (sw.level != level) continue;
-      std::vector<long> children;
-      for (const Link &l : topo.links) {
-        uint64_t other;
-        if (l.a == sw.guid)
-          other = l.b;
-        else if (l.b == sw.guid)
-          other = l.a;
-        else
-          continue;
-        auto it = by_guid.find(other);
-        if (it == by_guid.end()) continue;
-        const Switch &child = topo.switches[static_cast<size_t>(it->second)];
-        if (child.level != level - 1) continue;
-        long rep = level == 2 ? leaf_rep(it->second) : it->second;
-        if (emitted.count(rep) && std::find(children.begin(), children.end(), rep) == children.end())
-          children.push_back(rep);
-      }
-      if (children.empty()) {
-        pruned.push_back(static_cast<int>(s));
-        continue;
-      }
-      std::sort(children.begin(), children.end());
-      std::vector<std::string> names;
-      for (long c : children) {
-        names.push_back(name_of(c));
-        has_parent.insert(c);
-        edges.emplace_back(static_cast<long>(s), c);
-      }
-      lines.push_back("SwitchName=" + sw.name + " Switches=" + hostlist_compress(names) + "\n");
-      emitted.insert(static_cast<long>(s));
-    }
-  }
-
-  // A dragonfly has no switch above its routers: its groups are joined by global links between
-  // routers, which topology/tree cannot express. Without a common parent Slurm would not place
-  // any job across two routers, so each dragonfly group gets a virtual switch over its routers
-  // and one virtual switch joins the groups: tree best-fit then prefers one router, then one
-  // group, which is the dragonfly's own locality.
-  // Parts of the written tree (union-find over parent-child edges): several parts mean Slurm
-  // has no switch that reaches all nodes.
-  auto count_parts = [&]() {
-    std::map<long, long> up;
-    for (long id : emitted) up[id] = id;
-    std::function<long(long)> find = [&](long x) { return up[x] == x ? x : up[x] = find(up[x]); };
-    for (const auto &[p, c] : edges) up[find(p)] = find(c);
-    size_t n = 0;
-    for (long id : emitted) n += find(id) == id;
-    return n;
-  };
-  const size_t parts = count_parts();
-  bool virtual_df = false;
-  if (!topo.dragonfly_groups.empty() && parts > 1) {
-    std::set<std::string> taken;
-    for (const auto &sw : topo.switches) taken.insert(sw.name);
-    auto unique = [&](std::string n) {
-      while (taken.count(n)) n += "x";
-      taken.insert(n);
-      return n;
-    };
-    std::map<int, std::vector<std::string>> roots_of;
-    for (long id : emitted) {
-      if (has_parent.count(id)) continue;
-      int s = id >= static_cast<long>(nsw)
-                  ? topo.leaf_groups[static_cast<size_t>(id - static_cast<long>(nsw))].leaves[0]
-                  : static_cast<int>(id);
-      int d = topo.switches[static_cast<size_t>(s)].dragonfly_group;
-      if (d >= 0) roots_of[d].push_back(name_of(id));
-    }
-    if (!roots_of.empty()) {
-      virtual_df = true;
-      std::vector<std::string> tops;
-      for (auto &[d, names] : roots_of) {
-        std::string n = unique("dragonfly" + std::to_string(d));
-        lines.push_back("SwitchName=" + n + " Switches=" + hostlist_compress(names) + "\n");
-        tops.push_back(n);
-        for (long id : emitted)
-          if (std::find(names.begin(), names.end(), name_of(id)) != names.end()) has_parent.insert(id);
-      }
-      lines.push_back("SwitchName=" + unique("dragonfly") + " Switches=" + hostlist_compress(tops) + "\n");
-    }
-  }
-
-  if (virtual_df)
-    out += "# Dragonfly: the switches dragonflyN (one per dragonfly group) and dragonfly (over the\n"
-           "# groups) are not real: they stand for the links between routers and between groups.\n";
-  if (any_group)
-    out += "# Rail-optimized fabric: every host has one HCA per rail, each on another leaf of its\n"
-           "# leaf group. topology/tree wants each node under exactly one leaf switch, so each leaf\n"
-           "# group is written as one switch, named after its first leaf (its leaves are listed above it).\n";
-  std::vector<std::string> unreached, empty_leaves;
-  for (size_t s = 0; s < nsw; ++s) {
-    const Switch &sw = topo.switches[s];
-    if (sw.level <= 0) unreached.push_back(sw.name);
-    else if (sw.level == 1 && !emitted.count(leaf_rep(static_cast<int>(s)))) empty_leaves.push_back(sw.name);
-  }
-  if (!unreached.empty())
-    out += "# Left out, not reached from any compute host: " + hostlist_compress(unreached) + "\n";
-  if (!empty_leaves.empty())
-    out += "# Left out, leaves with no compute host of their own: " + hostlist_compress(empty_leaves) + "\n";
-  if (!pruned.empty()) {
-    std::vector<std::string> names;
-    for (int s : pruned) names.push_back(topo.switches[static_cast<size_t>(s)].name);
-    out += "# Left out, switches with no written switch below them: " + hostlist_compress(names) + "\n";
-  }
-  if (!unplaced.empty())
-    out += "# Left out, hosts without a leaf switch (Slurm cannot place multi-node jobs on them, and\n"
-           "# warns that switches lack access to them and that no switch reaches all nodes): " +
-           hostlist_compress(host_names(topo, unplaced)) + "\n";
-  if (parts > 1 && !virtual_df)
-    out += "# The fabric is in " + std::to_string(parts) +
-           " parts with no switch in common: Slurm will not place a job across them\n"
-           "# (slurmctld logs that no switch can reach all nodes).\n";
-  if (lines.empty()) out += "# No leaf switch with compute hosts: nothing for topology/tree.\n";
-  for (const auto &l : lines) out += l;
-  return out;
-}
+std::string to_topology_conf_tree(const Topology &topo) { return TreeConf(topo).write(); }
 
 // topology/block (Slurm >= 23.11; BlockSizes since 24.05).
 //

@@ -29,15 +29,15 @@
 #include "cost.hpp"
 #include "hostlist.hpp"
 #include "placement.hpp"
+#include "policies.hpp"
 #include "rank_order.hpp"
 #include "select_policy.hpp"
+#include "select_standin.hpp"
 #include "topology_json.hpp"
 
 using namespace topoaware;
 
 namespace {
-
-constexpr int64_t kNow = 1700000000;
 
 struct DecisionRequest {
   std::string name;
@@ -110,55 +110,30 @@ std::string leaf_name(const Topology &t, int h) {
   return leaf < 0 ? std::string("(no leaf)") : t.switches[size_t(leaf)].name;
 }
 
-void run(const Topology &t, const TopoIndex &ix, Placer &placer, const NodeMap &map, const DecisionRequest &r) {
+void run(standin::Cluster &c, const DecisionRequest &r) {
+  const Topology &t = c.topo;
+  const TopoIndex &ix = c.index;
   const size_t n = t.hosts.size();
-  std::vector<uint16_t> free_now(n, uint16_t(r.gpus)), free_all(n, uint16_t(r.gpus));
-  std::vector<uint64_t> usable((n + 63) / 64, 0);
-  for (size_t i = 0; i < n; ++i) usable[i / 64] |= uint64_t(1) << (i % 64);
+  Job job;
+  job.layout = r.layout;
+  job.gpus_per_node = r.gpus;
+  job.nodes = r.gpus && r.layout.world() % r.gpus == 0 ? uint32_t(r.layout.world() / r.gpus) : 0;
+  standin::Call call(c, job, r.strict, uint16_t(r.gpus), uint16_t(r.gpus), 3600);
   for (const auto &[list, gpus] : r.free_gpus)
-    for (int h : hosts_of(t, list)) free_now[size_t(h)] = gpus;
+    for (int h : hosts_of(t, list)) call.free_now[size_t(h)] = gpus;
   for (const std::string &list : r.down)
-    for (int h : hosts_of(t, list)) usable[size_t(h) / 64] &= ~(uint64_t(1) << (size_t(h) % 64));
+    for (int h : hosts_of(t, list)) call.set_usable(size_t(h), false);
   uint32_t candidates = 0;
   for (size_t i = 0; i < n; ++i)
-    if ((usable[i / 64] >> (i % 64) & 1) && free_now[i] >= r.gpus) ++candidates;
-
-  SelectRequest req;
-  req.job.layout = r.layout;
-  req.job.gpus_per_node = r.gpus;
-  req.job.nodes = r.gpus && r.layout.world() % r.gpus == 0 ? uint32_t(r.layout.world() / r.gpus) : 0;
-  req.strict = r.strict;
-  req.now = kNow;
-  req.deadline = kNow + 3600;
-  req.usable = usable.data();
-  req.nbits = n;
-  req.free_now = free_now.data();
-  req.free_all = free_all.data();
+    if (call.is_usable(i) && call.free_now[i] >= r.gpus) ++candidates;
 
   // cons_tres as the policy sees it: every block offered fits (the block is the decision under
   // test); plain cons_tres fits when enough usable nodes have the GPUs free.
-  std::vector<int> last_block;
-  int blocks = 0;
-  bool plain_asked = false;
-  SelectBackend b;
-  b.try_block = [&](const std::vector<int> &nodes, int64_t *start) {
-    ++blocks;
-    last_block = nodes;
-    if (start) *start = kNow;
-    return true;
-  };
-  b.keep_best = [] {};
-  b.try_plain = [&](bool, int64_t *start, int *preempted) {
-    plain_asked = true;
-    if (start) *start = kNow;
-    if (preempted) *preempted = 0;
-    return candidates >= req.job.nodes;
-  };
-  b.clock_ms = [] { return uint64_t(0); };
-  b.wall_s = [] { return kNow; };
-
-  SelectSettings set;
-  const SelectAnswer a = select_decide(placer, map, req, set, b);
+  standin::ConsTres cons;
+  cons.plain_ok = candidates >= job.nodes;
+  const SelectAnswer a = call.run(cons);
+  const SelectRequest &req = call.req;
+  const bool plain_asked = cons.plain_calls() > 0;
 
   std::printf("request %s\n", r.name.c_str());
   std::printf("  job: %u nodes x %u GPUs, %s, %s; nodes with %u GPUs free: %u of %zu\n", req.job.nodes, r.gpus,
@@ -174,7 +149,7 @@ void run(const Topology &t, const TopoIndex &ix, Placer &placer, const NodeMap &
       std::printf("  decision: wait%s\n", plain_asked ? " (plain cons_tres does not fit either)" : "");
       return;
   }
-  const std::vector<int> &order = last_block;  // node-table index = topology host index here
+  const std::vector<int> &order = cons.blocks.back();  // node-table index = topology host index here
   std::printf("  nodes: %s\n", compress(t, order).c_str());
   std::string line;
   for (int h : order) line += " " + t.hosts[size_t(h)].name;
@@ -213,17 +188,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   }
-  const TopoIndex ix(t);
-  std::vector<std::string> names;
-  for (const Host &h : t.hosts) names.push_back(h.name);
-  const NodeMap map(ix, names);
-  Placer placer(ix);
+  standin::Cluster c(std::move(t));
   std::ifstream in(argv[2]);
   if (!in) {
     std::fprintf(stderr, "%s: cannot read\n", argv[2]);
     return 2;
   }
-  std::printf("fabric: %zu hosts, %d leaf groups, %d pods\n", t.hosts.size(), ix.leaf_group_count(), ix.pod_count());
+  std::printf("fabric: %zu hosts, %d leaf groups, %d pods\n", c.topo.hosts.size(), c.index.leaf_group_count(),
+              c.index.pod_count());
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
     const std::vector<std::string> w = words(line);
@@ -231,7 +203,7 @@ int main(int argc, char **argv) {
     try {
       const DecisionRequest r = parse_request(w);
       std::fflush(stdout);
-      run(t, ix, placer, map, r);
+      run(c, r);
     } catch (const std::exception &e) {
       std::fflush(stdout);
       std::fprintf(stderr, "%s:%d: %s\n", argv[2], lineno, e.what());

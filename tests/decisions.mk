@@ -5,7 +5,7 @@
 # change of decisions, `make regen-decisions` rewrites the .expected files (review the diff).
 check_PROGRAMS += tests/decision_run
 tests_decision_run_SOURCES = tests/decision_run.cpp
-tests_decision_run_CPPFLAGS = $(TESTS_CPPFLAGS)
+tests_decision_run_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_decision_run_LDADD = corelib/libtopoaware_core.la
 
 TESTS += tests/check_decisions.sh

@@ -13,6 +13,7 @@
 #include "engine_topologies.hpp"
 #include "nvlink.hpp"
 #include "placement.hpp"
+#include "policies.hpp"
 #include "select_policy.hpp"
 
 using namespace topoaware;
@@ -188,7 +189,7 @@ void test_select_never_plain(void **) {
   std::vector<std::string> names;
   for (const Host &h : t.hosts) names.push_back(h.name);
   NodeMap map(ix, names);
-  Placer p(ix);
+  const auto p = make_placement_policy("topoaware", ix);
   // every domain has 3 free trays of 4: no room for tp=16 (4 trays)
   std::vector<uint64_t> usable(1, 0);
   std::vector<uint16_t> free_now(names.size(), 4);
@@ -209,13 +210,13 @@ void test_select_never_plain(void **) {
   be.clock_ms = [] { return uint64_t(0); };
   be.wall_s = [] { return int64_t(1000); };
   SelectSettings set;
-  SelectAnswer a = select_decide(p, map, req, set, be);
+  SelectAnswer a = select_decide(*p, map, req, set, be);
   assert_int_equal(int(a.verdict), int(SelectVerdict::Wait));
   assert_int_equal(plain, 0);
   assert_non_null(std::strstr(a.wait.c_str(), "no NVLink domains with room for its TP groups of 4 nodes"));
   // with one whole domain free it gets a block inside it
   usable[0] |= uint64_t(1) << 3;
-  a = select_decide(p, map, req, set, be);
+  a = select_decide(*p, map, req, set, be);
   assert_int_equal(int(a.verdict), int(SelectVerdict::Block));
   assert_int_equal(plain, 0);
 }

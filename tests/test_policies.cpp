@@ -3,6 +3,8 @@
 // (leaves 0, 1, 2 have 5, 5, 3 free: hosts 3-7, 11-15, 21-23): each policy's choice, refusals and unknown names.
 #include <algorithm>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cmocka_cxx.hpp"
@@ -68,6 +70,11 @@ void test_names(void **) {
   assert_int_equal(n.size(), 4);
   for (const auto &name : n) assert_non_null(make_placement_policy(name, *fx().ix, fx().view).get());
   assert_null(make_placement_policy("best-fit", *fx().ix, fx().view).get());
+  // Without a Slurm view (slurmctld builds none): only the policies that need none.
+  assert_non_null(make_placement_policy("first-fit", *fx().ix).get());
+  assert_non_null(make_placement_policy("topoaware", *fx().ix).get());
+  assert_null(make_placement_policy("slurm-tree", *fx().ix).get());
+  assert_null(make_placement_policy("slurm-block", *fx().ix).get());
 }
 
 void test_view(void **) {
@@ -122,6 +129,58 @@ void test_too_few_nodes_refused(void **) {
   }
 }
 
+// Slurm's view (the select plugin's question): topoaware answers it as the engine does on the
+// same bitmap, here with node-table index = 63 - host so that the two numberings differ; the
+// Slurm-like policies refuse it (they stand for cons_tres itself).
+void test_slurm_view(void **) {
+  const auto free = free_553();
+  std::vector<std::string> names;
+  for (int i = 63; i >= 0; --i) names.push_back(fx().topo.hosts[size_t(i)].name);
+  const NodeMap map(*fx().ix, names);
+  uint64_t usable = 0;
+  std::vector<uint16_t> gpus(64, 0);
+  for (int h = 0; h < 64; ++h)
+    if (free[size_t(h)]) usable |= uint64_t(1) << (63 - h), gpus[size_t(63 - h)] = 8;
+  PolicyRequest req = request(2, 4);
+  SlurmPolicyRequest q;
+  q.job = &req.job;
+  q.map = &map;
+  q.usable = &usable;
+  q.nbits = 64;
+  q.free_gpus = gpus.data();
+  for (PlaceMode mode : {PlaceMode::Strict, PlaceMode::Prefer}) {
+    q.mode = mode;
+    PlaceResult via_policy, direct;
+    auto p = make_placement_policy("topoaware", *fx().ix);
+    const PlaceStatus s = p->place_slurm(q, via_policy);
+    Placer placer(*fx().ix);
+    assert_int_equal(int(s), int(placer.place_slurm(map, &usable, 64, gpus.data(), req.job, mode, direct)));
+    // strict: 4 + 4, ideal; prefer: 5 + 3 as in test_choices_on_553, one DP ring split
+    assert_int_equal(int(s), int(mode == PlaceMode::Strict ? PlaceStatus::Ideal : PlaceStatus::Fallback));
+    assert_true(via_policy.nodes == direct.nodes && via_policy.slurm == direct.slurm);
+    assert_int_equal(via_policy.nodes.size(), 8);
+    for (size_t i = 0; i < 8; ++i) assert_int_equal(via_policy.slurm[i], 63 - via_policy.nodes[i]);
+    // and as place() answers on the same free hosts
+    PolicyRequest r = req;
+    r.mode = mode;
+    PolicyChoice c;
+    assert_true(p->place(r, free, c));
+    assert_true(c.nodes == via_policy.nodes);
+    assert_int_equal(c.candidates, via_policy.candidates);
+    assert_int_equal(c.quality.leaf_groups, via_policy.quality.leaf_groups);
+  }
+  for (const char *name : {"first-fit", "slurm-tree", "slurm-block"}) {
+    PlaceResult out;
+    bool threw = false;
+    try {
+      make_placement_policy(name, *fx().ix, fx().view)->place_slurm(q, out);
+    } catch (const std::logic_error &) {
+      threw = true;
+    }
+    assert_true(threw);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -130,6 +189,7 @@ int main() {
       cmocka_unit_test(test_view),
       cmocka_unit_test(test_choices_on_553),
       cmocka_unit_test(test_too_few_nodes_refused),
+      cmocka_unit_test(test_slurm_view),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

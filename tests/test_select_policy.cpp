@@ -10,107 +10,41 @@
 #include <vector>
 
 #include "engine_topologies.hpp"
+#include "policies.hpp"
 #include "select_policy.hpp"
+#include "select_standin.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
 
 namespace {
 
-constexpr int64_t kNow = 1700000000;
+using standin::kNow;
+using FakeConsTres = standin::ConsTres;
 
 // 4 leaf groups x 4 hosts (n0001..n0016), node-table index = host index; "login1" (index 16) is a
 // Slurm node missing from the topology when `with_missing`.
-struct Cluster {
-  Topology topo = enginetest::make_topology(0, 4, 4);
-  TopoIndex index{topo};
-  std::vector<std::string> names;
-  std::unique_ptr<NodeMap> map;
-  Placer placer{index};
-  explicit Cluster(bool with_missing = false) {
-    for (const Host &h : topo.hosts) names.push_back(h.name);
-    if (with_missing) names.push_back("login1");
-    map = std::make_unique<NodeMap>(index, names);
-  }
-  size_t n() const { return names.size(); }
+struct Cluster : standin::Cluster {
+  explicit Cluster(bool with_missing = false)
+      : standin::Cluster(enginetest::make_topology(0, 4, 4),
+                         with_missing ? std::vector<std::string>{"login1"} : std::vector<std::string>{}) {}
 };
 
-// cons_tres as the policy sees it.
-struct FakeConsTres {
-  std::set<int> refuse;             // blocks holding any of these nodes are refused
-  std::vector<int64_t> busy_until;  // will-run: a node is free from then on (0 = now)
-  bool plain_ok = true;
-  int64_t plain_start = kNow;
-  int plain_preempts = 0;
-  uint64_t ms_per_block = 0;  // the clock advances this much per block tried
-  int64_t report_after = -1;  // >= 0: block_start answers this much after fits_at
-  int64_t round_to = 0;       // > 0: block_start rounds fits_at up to kNow + a multiple of it
-  // what it was asked
-  std::vector<std::vector<int>> blocks;
-  std::vector<bool> plain_any;
-  int keeps = 0;
-  uint64_t clock = 0;
-  std::vector<int64_t> block_starts;  // fits_at of every block_start asked
+// A job of `nodes` x 8 GPUs, tp=8 and the DP ring across the nodes (pp=1): ideal on one group.
+Job ring_job(uint32_t nodes) {
+  Job j;
+  j.layout.tp = 8;
+  j.layout.dp = nodes;
+  j.nodes = nodes;
+  j.gpus_per_node = 8;
+  return j;
+}
 
-  SelectBackend backend() {
-    SelectBackend b;
-    b.try_block = [this](const std::vector<int> &nodes, int64_t *start) {
-      blocks.push_back(nodes);
-      clock += ms_per_block;
-      for (int i : nodes)
-        if (refuse.count(i)) return false;
-      if (start) {
-        int64_t s = kNow;
-        for (int i : nodes)
-          if (size_t(i) < busy_until.size()) s = std::max(s, busy_until[size_t(i)]);
-        *start = s;
-      }
-      return true;
-    };
-    b.keep_best = [this] { keeps++; };
-    b.try_plain = [this](bool any, int64_t *start, int *preempted) {
-      plain_any.push_back(any);
-      if (!plain_ok) return false;
-      if (start) *start = plain_start;
-      if (preempted) *preempted = plain_preempts;
-      return true;
-    };
-    b.clock_ms = [this] { return clock; };
-    b.wall_s = [] { return kNow; };
-    if (report_after >= 0 || round_to > 0)
-      b.block_start = [this](int64_t fits_at) {
-        block_starts.push_back(fits_at);
-        int64_t t = fits_at;
-        if (round_to > 0) t = kNow + (fits_at - kNow + round_to - 1) / round_to * round_to;
-        return t + std::max<int64_t>(report_after, 0);
-      };
-    return b;
-  }
-};
-
-struct Call {
-  Cluster &c;
-  SelectRequest req;
-  SelectSettings set;
-  std::vector<uint64_t> usable;
-  std::vector<uint16_t> free_now, free_all;
-  std::vector<int64_t> all_free_at, earliest_free_at;  // will-run with end times when not empty
-
-  // A job of `nodes` x 8 GPUs, tp=8 and the DP ring across the nodes (pp=1): ideal on one group.
-  Call(Cluster &cl, uint32_t nodes, bool strict, bool will_run = false) : c(cl) {
-    req.job.layout.tp = 8;
-    req.job.layout.dp = nodes;
-    req.job.nodes = nodes;
-    req.job.gpus_per_node = 8;
-    req.strict = strict;
-    req.now = kNow;
-    req.deadline = kNow + 600;
+// Every node busy now (no GPU free), all 8 GPUs free once its jobs end.
+struct Call : standin::Call {
+  Call(Cluster &cl, uint32_t nodes, bool strict, bool will_run = false)
+      : standin::Call(cl, ring_job(nodes), strict, 0, 8) {
     req.will_run = will_run;
-    usable.assign((c.n() + 63) / 64, 0);
-    free_now.assign(c.n(), 0);
-    free_all.assign(c.n(), 8);
-    for (size_t i = 0; i < c.n(); ++i) usable[i / 64] |= uint64_t(1) << (i % 64);
-    set.missing_count = uint32_t(c.map->missing().size());
   }
   void free_nodes(std::initializer_list<int> nodes) {
     for (int i : nodes) free_now[size_t(i)] = 8;
@@ -129,15 +63,6 @@ struct Call {
   }
   void free_range(int first, int count) {
     for (int i = first; i < first + count; ++i) free_now[size_t(i)] = 8;
-  }
-  SelectAnswer run(FakeConsTres &f) {
-    req.usable = usable.data();
-    req.nbits = c.n();
-    req.free_now = free_now.data();
-    req.free_all = free_all.data();
-    req.all_free_at = all_free_at.empty() ? nullptr : all_free_at.data();
-    req.earliest_free_at = earliest_free_at.empty() ? nullptr : earliest_free_at.data();
-    return select_decide(c.placer, *c.map, req, set, f.backend());
   }
 };
 

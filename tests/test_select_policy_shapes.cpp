@@ -11,27 +11,20 @@
 #include <vector>
 
 #include "engine_topologies.hpp"
+#include "policies.hpp"
 #include "select_policy.hpp"
+#include "select_standin.hpp"
 #include "cmocka_cxx.hpp"
 
 using namespace topoaware;
 
 namespace {
 
-constexpr int64_t kNow = 1700000000;
+using standin::kNow;
 
 // A classified topology with node-table index = host index.
-struct Shape {
-  Topology topo;
-  TopoIndex index;
-  std::vector<std::string> names;
-  std::unique_ptr<NodeMap> map;
-  Placer placer;
-  explicit Shape(Topology t) : topo(std::move(t)), index(topo), placer(index) {
-    for (const Host &h : topo.hosts) names.push_back(h.name);
-    map = std::make_unique<NodeMap>(index, names);
-  }
-  size_t n() const { return names.size(); }
+struct Shape : standin::Cluster {
+  explicit Shape(Topology t) : standin::Cluster(std::move(t)) {}
   std::set<int> groups(const std::vector<int> &nodes) const {
     std::set<int> g;
     for (int i : nodes) g.insert(index.host_leaf_group(i));
@@ -45,60 +38,24 @@ struct Shape {
 };
 
 // cons_tres: accepts every block but those holding a refused node; plain fits when asked to.
-struct Fake {
-  std::set<int> refuse;
-  bool plain_ok = false;
-  std::vector<std::vector<int>> blocks;
-  int plain_calls = 0;
-  SelectBackend backend() {
-    SelectBackend b;
-    b.try_block = [this](const std::vector<int> &nodes, int64_t *start) {
-      blocks.push_back(nodes);
-      if (start) *start = kNow;
-      for (int i : nodes)
-        if (refuse.count(i)) return false;
-      return true;
-    };
-    b.keep_best = [] {};
-    b.try_plain = [this](bool, int64_t *start, int *preempted) {
-      ++plain_calls;
-      if (start) *start = kNow;
-      if (preempted) *preempted = 0;
-      return plain_ok;
-    };
-    b.clock_ms = [] { return uint64_t(0); };
-    b.wall_s = [] { return kNow; };
-    return b;
-  }
+struct Fake : standin::ConsTres {
+  Fake() { plain_ok = false; }
 };
 
-struct Call {
-  Shape &s;
-  SelectRequest req;
-  SelectSettings set;
-  std::vector<uint64_t> usable;
-  std::vector<uint16_t> free_now, free_all;
-  Call(Shape &shape, const char *layout, uint32_t gpus, bool strict) : s(shape) {
-    req.job.layout = parse_layout(layout);
-    req.job.gpus_per_node = gpus;
-    req.job.nodes = uint32_t(req.job.layout.world() / gpus);
-    req.strict = strict;
-    req.now = kNow;
-    req.deadline = kNow + 600;
-    usable.assign((s.n() + 63) / 64, 0);
-    for (size_t i = 0; i < s.n(); ++i) usable[i / 64] |= uint64_t(1) << (i % 64);
-    free_now.assign(s.n(), uint16_t(gpus));
-    free_all.assign(s.n(), uint16_t(gpus));
-  }
+Job job_of(const char *layout, uint32_t gpus) {
+  Job j;
+  j.layout = parse_layout(layout);
+  j.gpus_per_node = gpus;
+  j.nodes = uint32_t(j.layout.world() / gpus);
+  return j;
+}
+
+// Every node with all its GPUs free.
+struct Call : standin::Call {
+  Call(Shape &shape, const char *layout, uint32_t gpus, bool strict)
+      : standin::Call(shape, job_of(layout, gpus), strict, uint16_t(gpus), uint16_t(gpus)) {}
   void busy(int first, int count, uint16_t free_gpus = 0) {
     for (int i = first; i < first + count; ++i) free_now[size_t(i)] = free_gpus;
-  }
-  SelectAnswer run(Fake &f) {
-    req.usable = usable.data();
-    req.nbits = s.n();
-    req.free_now = free_now.data();
-    req.free_all = free_all.data();
-    return select_decide(s.placer, *s.map, req, set, f.backend());
   }
 };
 
@@ -246,7 +203,7 @@ void test_does_not_fit(void **) {
   const SelectAnswer a = c.run(f);
   assert_true(a.verdict == SelectVerdict::Wait);
   assert_int_equal(f.blocks.size(), 0);
-  assert_int_equal(f.plain_calls, 1);
+  assert_int_equal(f.plain_calls(), 1);
   Fake g;
   g.plain_ok = true;
   assert_true(c.run(g).verdict == SelectVerdict::Plain);
@@ -254,7 +211,7 @@ void test_does_not_fit(void **) {
   Fake h;
   h.plain_ok = true;
   assert_true(c.run(h).verdict == SelectVerdict::Wait);
-  assert_int_equal(h.plain_calls, 0);
+  assert_int_equal(h.plain_calls(), 0);
   assert_int_equal(h.blocks.size(), 0);
 }
 
