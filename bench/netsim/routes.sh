@@ -168,7 +168,7 @@ fi
 
 # Every host port must have a LID and every switch must route it: a hole would make netsim's
 # as-routed mode fail on the first flow that needs it, far from here. (A plane's read once came
-# back with one NIC of 16,384 missing, without any ERR from OpenSM.)
+# back with one NIC of 16,384 missing: dump_fts left out the top LID of its tables, that NIC's.)
 python3 - "$out" <<'EOF' || exit 1
 import base64, json, sys
 t = json.load(open(sys.argv[1]))
