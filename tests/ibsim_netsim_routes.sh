@@ -224,3 +224,43 @@ EOF2
 grep -q '^opensm -o -R ftree ' "$work/helper-live.err" && grep -q '^dump_fts (6 switches)' "$work/helper-dumps.err" ||
   ta_fail "routes.sh did not time its steps: $(cat "$work/helper-live.err" "$work/helper-dumps.err")"
 ta_pass "bench/netsim/routes.sh (--read live and dumps): the same cabling and routes as the live walk and as tests/fixtures/routes"
+
+# A rail-optimized fabric is one subnet per rail: routes.sh routes each rail with its own OpenSM
+# (attached through n0001's NIC on that rail) and reads one walk and one dump_fts per rail. 2 rails,
+# 2 units of 4 hosts: every host's NIC r has a LID in rail r's subnet and only there, the cabling is
+# the generated one, and netsim's as-routed mode follows both rails' tables for a 2-node job whose
+# per-NIC rings cross the units on both rails.
+rail=(rail --rails 2 --units 2 --hosts-per-unit 4 --spines-per-rail 1 --uplinks 4)
+top_builddir="$top_builddir" bash "$top_srcdir/bench/netsim/routes.sh" --engine ftree --seed 1 \
+  "$work/rail-routed.json" -- "${rail[@]}" >/dev/null 2>"$work/rail-routed.err" ||
+  ta_fail "bench/netsim/routes.sh on 2 rails failed: $(tail -3 "$work/rail-routed.err")"
+"$bin" generate "${rail[@]}" --shuffle-cabling 1 --json "$work/rail-expected.json" >/dev/null ||
+  ta_fail "generate rail failed"
+grep -q '2 planes, one OpenSM each' "$work/rail-routed.err" ||
+  ta_fail "routes.sh did not route the rails one by one: $(cat "$work/rail-routed.err")"
+cat >"$work/rail-job.json" <<JSON
+{"jobs": [{"name": "X", "layout": "tp=2,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9}]}
+JSON
+"$netsim" --topology "$work/rail-routed.json" --snapshot "$work/rail-job.json" --routing as-routed --link-loads \
+  --format json >"$work/rail-loads.json" 2>"$work/rail-loads.err" ||
+  ta_fail "netsim as-routed on the routed rails failed: $(tail -3 "$work/rail-loads.err")"
+python3 - "$work/rail-routed.json" "$work/rail-expected.json" "$work/rail-loads.json" <<'EOF2' || ta_fail "routes.sh on rails"
+import json, sys
+t, want, loads = (json.load(open(p)) for p in sys.argv[1:4])
+assert t["hash"] == want["hash"], "cabling differs from the generated rails"
+subnets = t["routes"]["subnets"]
+assert len(subnets) == 2, "%d subnets, want one per rail" % len(subnets)
+rail_of_switch = {}
+for n, sn in enumerate(subnets):
+    for s in sn["switches"]:
+        rail_of_switch[s["guid"]] = n
+for h in t["hosts"]:
+    for p in h["ports"]:
+        where = [n for n, sn in enumerate(subnets) if any(q[0] == p["ca_guid"] for q in sn["ports"])]
+        assert len(where) == 1, "%s %s has a LID in subnets %s" % (h["name"], p["device"], where)
+        assert rail_of_switch[p["switch"]] == where[0], "%s %s routed in another rail's subnet" % (h["name"], p["device"])
+for r in ("rail1-spine", "rail2-spine"):
+    busy = [l for l in loads["link_loads"]["as-routed"] if r in l["link"] and (l["up_bytes"] or l["down_bytes"])]
+    assert busy, "no as-routed load on %s: the job's ring on that rail did not cross the units" % r
+EOF2
+ta_pass "bench/netsim/routes.sh on 2 rails: one OpenSM and one subnet per rail, every NIC routed in its rail, netsim as-routed follows both"
