@@ -150,8 +150,22 @@ void TopoIndex::entry_classes() {
   const Topology &t = *topo_;
   const size_t nh = host_lg_.size();
   host_mod_.assign(nh, 0);
+  lg_entry_stride_.assign(lg_hosts_.size(), 1);
   entry_classes_ = false;
   if (t.routes.empty()) return;
+  // The stride: a host's NICs on its rail-0 leaf, the most common count over the group's hosts.
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) {
+    std::map<uint32_t, uint32_t> counts;
+    for (int h : lg_hosts_[g]) {
+      const Host &host = t.hosts[size_t(h)];
+      uint32_t on_leaf = 0;
+      for (const HcaPort &p : host.ports) on_leaf += p.sw == host_leaf_[size_t(h)];
+      if (on_leaf > 0) ++counts[on_leaf];
+    }
+    uint32_t most = 0;
+    for (const auto &[r, n] : counts)
+      if (n > most) lg_entry_stride_[g] = r, most = n;
+  }
   constexpr int kEntrySources = 4;
   std::vector<std::vector<int>> up_ports(t.switches.size());
   std::unordered_map<uint64_t, int> sw_index;  // Topology::switch_index scans
@@ -611,8 +625,9 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   // routes). Taking the hosts in canonical order would enter every leaf group's remainder at the
   // same position (whole segments first, remainders last), which may share one cable. So the j-th
   // split part of the job enters at the free host of its piece whose class is nearest at or after
-  // (base + j) mod K (K = the leaf's uplinks): the job's entry points take distinct cables (up to K
-  // split parts), and `base`, a hash of the node set, keeps two jobs from starting on the same
+  // (base + j R) mod K (K = the leaf's uplinks, R = a host's NICs on it, whose traffic comes down R
+  // consecutive cables): the job's entry points take distinct cables (up to K / R split parts), and
+  // `base`, a hash of the node set, keeps two jobs from starting on the same
   // cable; a class the job holds whole in the leaf group comes first (no other job's flow comes
   // down its cable into the leaf). Without routes there are no classes: canonical order. Cost: two
   // passes over the piece's hosts and one over K class sizes per split part (a piece is one leaf group).
@@ -621,19 +636,22 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   entry_.assign(packing_.parts.size(), UINT32_MAX);
   base ^= base >> 29;
   uint64_t split_parts = 0;
-  // (base + split_parts) mod K, kept up to date without a division while K stays the same
+  // (base + split_parts R) mod K, kept up to date without a division while K and R stay the same
   // (usually every leaf has as many uplinks).
-  uint32_t target = 0, target_k = 0;
+  uint32_t target = 0, target_k = 0, target_stride = 0;
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
     if (packing_.begin[s + 1] - packing_.begin[s] < 2) continue;  // inside one leaf group
     for (uint32_t q = packing_.begin[s]; q < packing_.begin[s + 1]; ++q) {
       const uint32_t pc = packing_.parts[q].piece;
       const uint32_t k32 = uint32_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));  // an int >= 1
-      if (k32 == target_k) {
-        if (++target == k32) target = 0;
+      const uint32_t stride = ix.leaf_group_entry_stride(pieces_[pc].leaf_group);
+      if (k32 == target_k && stride == target_stride) {
+        target += stride;
+        while (target >= k32) target -= k32;
       } else {
         target_k = k32;
-        target = uint32_t((base + split_parts) % k32);
+        target_stride = stride;
+        target = uint32_t((base + split_parts * stride) % k32);
       }
       ++split_parts;
       if (k32 < 2 || !ix.has_entry_classes()) continue;  // no uplinks or no routes known: canonical order

@@ -20,8 +20,9 @@
 // down one of the leaf's uplink cables: which one, the subnet manager's forwarding tables decide.
 // Where topology.json records them (discover --routes or --lfts), each host has an entry class, the
 // uplink its incoming traffic takes (TopoIndex::entry_classes), and the j-th split part of a job
-// enters at a free host whose class is nearest at or after (h + j) mod K, h a hash of the node set:
-// a job's entry points use distinct cables (up to K split parts) and two jobs do not start on the
+// enters at a free host whose class is nearest at or after (h + j R) mod K, h a hash of the node set
+// and R the number of a host's NICs on the leaf (its traffic comes down R consecutive cables):
+// a job's entry points use distinct cables (up to K / R split parts) and two jobs do not start on the
 // same one; a class the job holds whole in the leaf group comes first (no other job's flow comes
 // down that cable into the leaf). Without recorded routes nothing is guessed: the hosts of each
 // part are handed out in canonical order. Leaf-group membership, hence the cost model's view, is
@@ -79,6 +80,12 @@ class TopoIndex {
   uint32_t host_uplink_mod(int h) const { return host_mod_[size_t(h)]; }
   // Entry classes come from recorded routes; false: no routes, the rank order keeps canonical order.
   bool has_entry_classes() const { return entry_classes_; }
+  // How many entry classes one host's traffic spans in the leaf group: the number of its NICs on its
+  // (rail-0) leaf, the most common over the group's hosts (1 when a host has one NIC per leaf, as on
+  // rail-optimized fabrics). A subnet manager gives each destination LID its own uplink and walks a
+  // leaf's ports in order (OpenSM's ftree, and minhop as recorded), so a host with R NICs on a leaf
+  // is entered through R consecutive uplinks, and two split parts R classes apart do not share one.
+  uint32_t leaf_group_entry_stride(int g) const { return lg_entry_stride_[size_t(g)]; }
   // Hosts of the leaf group per entry class: leaf_group_uplinks(g) counts.
   const uint32_t *leaf_group_class_sizes(int g) const { return class_size_.data() + lg_class_begin_[size_t(g)]; }
   // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
@@ -120,7 +127,7 @@ class TopoIndex {
   bool degraded_ = false;
   bool entry_classes_ = false;
   std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
-  std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_;
+  std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_, lg_entry_stride_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
   std::vector<int> host_domain_;

@@ -111,8 +111,10 @@ inline void degrade_leaf(topoaware::Topology &t, int leaf, int width,
 // are given to host ports in a seeded random order (a subnet manager's order, not names'); the
 // destinations of each leaf are balanced over its uplink cables in LID order, as OpenSM's ftree
 // does: the k-th host LID of leaf D comes down D's uplink cable k mod K (its upper switch sends it
-// there), and every other leaf sends it up one of its cables to that upper switch.
-inline void add_test_routes(topoaware::Topology &t, uint32_t seed) {
+// there), and every other leaf sends it up one of its cables to that upper switch. by_port: the
+// k-th in the leaf's port order instead (OpenSM's ftree walks a leaf's ports in order, so a host's
+// NICs on consecutive ports come down consecutive cables whatever their LIDs).
+inline void add_test_routes(topoaware::Topology &t, uint32_t seed, bool by_port = false) {
   using namespace topoaware;
   std::map<int, int> on_leaf;  // switch -> hosts given a port there
   for (size_t h = 0; h < t.hosts.size(); ++h) {
@@ -161,6 +163,10 @@ inline void add_test_routes(topoaware::Topology &t, uint32_t seed) {
   for (size_t h = 0; h < t.hosts.size(); ++h)
     for (size_t p = 0; p < t.hosts[h].ports.size(); ++p) by_leaf[t.hosts[h].ports[p].sw].push_back(lid[h][p]);
   for (auto &[leaf, lids] : by_leaf) std::sort(lids.begin(), lids.end());
+  std::map<int, std::vector<int>> leaf_ports;  // leaf -> its host ports, sorted
+  for (const Host &host : t.hosts)
+    for (const HcaPort &hp : host.ports) leaf_ports[hp.sw].push_back(hp.sw_port);
+  for (auto &[leaf, ps] : leaf_ports) std::sort(ps.begin(), ps.end());
   std::vector<SwitchLft> lfts;
   for (size_t s = 0; s < t.switches.size(); ++s) {
     lfts.push_back({t.switches[s].guid, uint16_t(s + 1), std::vector<uint8_t>(top, kNoRoute)});
@@ -174,7 +180,9 @@ inline void add_test_routes(topoaware::Topology &t, uint32_t seed) {
       const auto &d_up = up[size_t(hp.sw)];
       if (d_up.empty()) continue;
       const auto &lids = by_leaf[hp.sw];
-      const size_t k = size_t(std::lower_bound(lids.begin(), lids.end(), l) - lids.begin());
+      const auto &ps = leaf_ports[hp.sw];
+      const size_t k = by_port ? size_t(std::lower_bound(ps.begin(), ps.end(), hp.sw_port) - ps.begin())
+                               : size_t(std::lower_bound(lids.begin(), lids.end(), l) - lids.begin());
       const auto [spine, spine_port] = peer[{hp.sw, d_up[k % d_up.size()]}];
       lfts[size_t(spine)].out[l] = uint8_t(spine_port);
       for (size_t s = 0; s < t.switches.size(); ++s) {

@@ -247,6 +247,51 @@ void test_split_entries_staggered(void **) {
   assert_true(std::unique(classes.begin(), classes.end()) == classes.end());  // 4 distinct cables
 }
 
+// Hosts with 2 NICs on their leaf (4 leaves x 8 hosts, 8 uplinks each), routed as OpenSM's ftree
+// routes, by leaf port order: a host's two LIDs come down two consecutive cables, so its traffic
+// spans two entry classes (the stride). Rings of 8 (tp=8 pp=2 dp=8) on 4 hosts of every leaf, one
+// of each class: the 4 split parts enter by windows of 2 cables that do not overlap (with a stride
+// of 1, parts one class apart would share a cable for one of the two NICs).
+void test_split_entries_multi_nic_stride(void **) {
+  FatTreeSpec s;
+  s.leaves = 4;
+  s.hosts_per_leaf = 8;
+  s.uplinks_per_leaf = 8;
+  s.spines = 4;
+  s.hcas_per_host = 2;
+  Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+  enginetest::add_test_routes(t, 3, true);
+  TopoIndex ix(t);
+  assert_true(ix.has_entry_classes());
+  std::vector<int> set;
+  for (int g = 0; g < ix.leaf_group_count(); ++g) {
+    assert_int_equal(ix.leaf_group_uplinks(g), 8);
+    assert_int_equal(ix.leaf_group_entry_stride(g), 2);
+    std::vector<int> seen(8, 0);
+    for (int h : ix.leaf_group_hosts(g)) {
+      assert_int_equal(ix.host_uplink_mod(h) % 2, 0);  // NIC 0 on an even port position
+      if (!seen[ix.host_uplink_mod(h)]++ && set.size() < size_t(4 * (g + 1))) set.push_back(h);
+    }
+  }
+  assert_int_equal(set.size(), 16);
+  RankOrderer ro(ix);
+  std::vector<int> out;
+  ro.order(set, L(8, 2, 8), out);
+  const Packing &pk = ro.packing();
+  std::vector<uint32_t> entries;
+  size_t node = 0;
+  for (uint32_t seg = 0; seg < pk.segments(); ++seg)
+    for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
+      if (pk.begin[seg + 1] - pk.begin[seg] > 1) entries.push_back(ix.host_uplink_mod(out[node]));
+      node += pk.parts[q].count;
+    }
+  assert_int_equal(entries.size(), 4);
+  std::sort(entries.begin(), entries.end());
+  assert_true(std::unique(entries.begin(), entries.end()) == entries.end());  // 4 windows of 2 cables
+  TopoIndex one(fat_tree_4x8());
+  assert_int_equal(one.leaf_group_entry_stride(0), 1);  // no routes: 1
+}
+
 // Without recorded routes nothing is guessed: each split part starts at its leaf's first host of
 // the job in canonical order (name order here).
 void test_split_entries_canonical_without_routes(void **) {
@@ -357,6 +402,7 @@ int main() {
       cmocka_unit_test(test_entry_classes_from_routes),
       cmocka_unit_test(test_split_entries_staggered),
       cmocka_unit_test(test_split_entries_canonical_without_routes),
+      cmocka_unit_test(test_split_entries_multi_nic_stride),
       cmocka_unit_test(test_split_entries_by_held_classes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
