@@ -286,14 +286,9 @@ Fabric read_fabric(const DiscoverOptions &o) {
   return fabric;
 }
 
-int discover(const DiscoverOptions &o) {
-  Fabric fabric = read_fabric(o);
-  size_t nswitches = 0;
-  for (const auto &n : fabric.nodes) nswitches += n.type != NodeType::Ca;
-  std::string from = fabric.sources.empty() ? "the fabric" : fabric.sources.front();
-  if (fabric.nodes.empty()) throw Failure(from + ": no nodes found");
-  if (nswitches == 0) throw Failure(from + ": the fabric has no switches; nothing to place jobs on");
-
+// The classification's inputs from the command line: the node-name map (every GUID it names must be
+// in the fabric, unless --allow-unknown-guids) and the compute nodes (--nodes or Slurm's list).
+ClassifyOptions classify_options(const DiscoverOptions &o, const Fabric &fabric) {
   ClassifyOptions copts;
   copts.keep_unnamed = o.keep_unnamed;
   if (!o.node_name_map.empty()) {
@@ -323,71 +318,84 @@ int discover(const DiscoverOptions &o) {
   } else if (o.nodes_from_slurm) {
     copts.compute_nodes = nodes_from_slurm();
   }
+  return copts;
+}
 
-  Topology topo = classify(fabric, copts);
+// Parts of the walk that could not be read (`what` says which): listed (the first 50) on stderr.
+// false: nothing may be written (no --allow-partial); else the topology says so in an anomaly.
+bool accept_incomplete(const std::vector<std::string> &problems, const char *what, const char *why_not,
+                       const char *kind, const std::string &anomaly, bool allow_partial, Topology &topo) {
+  if (problems.empty()) return true;
+  std::fprintf(stderr, "topoaware: the %s incomplete: %zu problem(s):\n", what, problems.size());
+  for (size_t i = 0; i < problems.size() && i < 50; i++) std::fprintf(stderr, "  %s\n", problems[i].c_str());
+  if (problems.size() > 50) std::fprintf(stderr, "  ... and %zu more\n", problems.size() - 50);
+  if (!allow_partial) {
+    std::fprintf(stderr, "topoaware: nothing written (%s); --allow-partial writes it anyway\n", why_not);
+    return false;
+  }
+  topo.anomalies.push_back({kind, "fabric", anomaly});
+  return true;
+}
+
+// --compare: writes the outputs only if the fabric changed since the file (kExitChanged), saying
+// what changed; 0 with nothing written when it did not.
+int compare_and_emit(Topology &topo, const DiscoverOptions &o) {
+  Topology before;
+  std::string why;
+  try {
+    before = read_topology_or_dump(o.compare, "");
+  } catch (const std::exception &e) {
+    why = e.what();
+  }
+  if (why.empty()) {
+    to_json(topo);  // its hash, for the comparison
+    const TopologyDiff d = diff_topologies(before, topo);
+    if (d.same()) {
+      std::fprintf(stderr, "topoaware: the fabric is unchanged since %s (%s): nothing written\n", o.compare.c_str(),
+                   before.hash.c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "topoaware: the fabric changed since %s:\n%s", o.compare.c_str(),
+                 diff_to_text(d, before, topo, o.compare, "the fabric now").c_str());
+  } else {
+    std::fprintf(stderr, "topoaware: --compare: cannot read %s (%s): writing the outputs\n", o.compare.c_str(),
+                 why.c_str());
+  }
+  emit(topo, o.out);
+  return kExitChanged;
+}
+
+int discover(const DiscoverOptions &o) {
+  Fabric fabric = read_fabric(o);
+  size_t nswitches = 0;
+  for (const auto &n : fabric.nodes) nswitches += n.type != NodeType::Ca;
+  std::string from = fabric.sources.empty() ? "the fabric" : fabric.sources.front();
+  if (fabric.nodes.empty()) throw Failure(from + ": no nodes found");
+  if (nswitches == 0) throw Failure(from + ": the fabric has no switches; nothing to place jobs on");
+
+  Topology topo = classify(fabric, classify_options(o, fabric));
   if (topo.hosts.empty())
     throw Failure(from + ": no compute hosts found (" + std::to_string(topo.ignored.size()) +
                   " CAs ignored; see --nodes, --node-name-map, --keep-unnamed)");
   if (!o.nvlink_domains.empty()) add_nvlink_domains(topo, o.nvlink_domains);
 
-  if (!fabric.problems.empty()) {
-    std::fprintf(stderr, "topoaware: the walk was incomplete: %zu problem(s):\n", fabric.problems.size());
-    for (size_t i = 0; i < fabric.problems.size() && i < 50; i++)
-      std::fprintf(stderr, "  %s\n", fabric.problems[i].what.c_str());
-    if (fabric.problems.size() > 50) std::fprintf(stderr, "  ... and %zu more\n", fabric.problems.size() - 50);
-    if (!o.allow_partial) {
-      std::fprintf(stderr, "topoaware: nothing written (a partial topology would misplace jobs); "
-                           "--allow-partial writes it anyway\n");
-      return kExitPartial;
-    }
-    topo.anomalies.push_back({"partial-walk", "fabric",
-                              std::to_string(fabric.problems.size()) + " part(s) of the fabric could not be walked"});
-  }
-  if (!fabric.route_problems.empty()) {
-    std::fprintf(stderr, "topoaware: the routes are incomplete: %zu problem(s):\n", fabric.route_problems.size());
-    for (size_t i = 0; i < fabric.route_problems.size() && i < 50; i++)
-      std::fprintf(stderr, "  %s\n", fabric.route_problems[i].c_str());
-    if (fabric.route_problems.size() > 50)
-      std::fprintf(stderr, "  ... and %zu more\n", fabric.route_problems.size() - 50);
-    if (!o.allow_partial) {
-      std::fprintf(stderr, "topoaware: nothing written (flows through the missing tables could not be followed); "
-                           "--allow-partial writes it anyway\n");
-      return kExitPartial;
-    }
-    topo.anomalies.push_back({"partial-routes", "fabric",
-                              std::to_string(fabric.route_problems.size()) +
-                                  " forwarding table(s) or LID(s) could not be read"});
-  }
+  std::vector<std::string> walk;
+  for (const auto &p : fabric.problems) walk.push_back(p.what);
+  if (!accept_incomplete(walk, "walk was", "a partial topology would misplace jobs", "partial-walk",
+                         std::to_string(walk.size()) + " part(s) of the fabric could not be walked", o.allow_partial,
+                         topo) ||
+      !accept_incomplete(fabric.route_problems, "routes are", "flows through the missing tables could not be followed",
+                         "partial-routes",
+                         std::to_string(fabric.route_problems.size()) +
+                             " forwarding table(s) or LID(s) could not be read",
+                         o.allow_partial, topo))
+    return kExitPartial;
   if (o.counters) {
     const CounterReport report = counter_report(topo, fabric);
     add_counter_anomalies(topo, report);
     std::fprintf(stderr, "%s", counter_report_text(report).c_str());
   }
-  if (!o.compare.empty()) {
-    Topology before;
-    std::string why;
-    try {
-      before = read_topology_or_dump(o.compare, "");
-    } catch (const std::exception &e) {
-      why = e.what();
-    }
-    if (why.empty()) {
-      to_json(topo);  // its hash, for the comparison
-      const TopologyDiff d = diff_topologies(before, topo);
-      if (d.same()) {
-        std::fprintf(stderr, "topoaware: the fabric is unchanged since %s (%s): nothing written\n",
-                     o.compare.c_str(), before.hash.c_str());
-        return 0;
-      }
-      std::fprintf(stderr, "topoaware: the fabric changed since %s:\n%s", o.compare.c_str(),
-                   diff_to_text(d, before, topo, o.compare, "the fabric now").c_str());
-    } else {
-      std::fprintf(stderr, "topoaware: --compare: cannot read %s (%s): writing the outputs\n", o.compare.c_str(),
-                   why.c_str());
-    }
-    emit(topo, o.out);
-    return kExitChanged;
-  }
+  if (!o.compare.empty()) return compare_and_emit(topo, o);
   emit(topo, o.out);
   return 0;
 }
