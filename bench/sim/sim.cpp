@@ -11,6 +11,21 @@
 
 namespace topoaware::sim {
 
+namespace {
+
+// Poisson arrivals: mean gap = mean work per job (node-seconds) / (load * nodes).
+void poisson_arrivals(std::vector<TraceJob> &t, double work, double load, int cluster_nodes, std::mt19937_64 &rng) {
+  const double gap = work / double(t.size()) / (load * cluster_nodes);
+  std::exponential_distribution<double> e(1.0 / gap);
+  double now = 0;
+  for (TraceJob &j : t) {
+    now += e(rng);
+    j.arrival = now;
+  }
+}
+
+}  // namespace
+
 std::vector<TraceJob> make_trace(int cluster_nodes, int jobs, double load, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
@@ -36,14 +51,7 @@ std::vector<TraceJob> make_trace(int cluster_nodes, int jobs, double load, uint6
     j.runtime = std::exp(std::log(300.0) + u(rng) * (std::log(43200.0) - std::log(300.0)));
     work += j.nodes * j.runtime;
   }
-  // Poisson arrivals: mean gap = mean work per job / (load * nodes).
-  const double gap = work / jobs / (load * cluster_nodes);
-  std::exponential_distribution<double> e(1.0 / gap);
-  double now = 0;
-  for (TraceJob &j : t) {
-    now += e(rng);
-    j.arrival = now;
-  }
+  poisson_arrivals(t, work, load, cluster_nodes, rng);
   return t;
 }
 
@@ -74,13 +82,7 @@ std::vector<TraceJob> make_trace_nvl(int cluster_nodes, int jobs, double load, u
     j.runtime = std::exp(std::log(300.0) + u(rng) * (std::log(43200.0) - std::log(300.0)));
     work += j.nodes * j.runtime;
   }
-  const double gap = work / jobs / (load * cluster_nodes);
-  std::exponential_distribution<double> e(1.0 / gap);
-  double now = 0;
-  for (TraceJob &j : t) {
-    now += e(rng);
-    j.arrival = now;
-  }
+  poisson_arrivals(t, work, load, cluster_nodes, rng);
   return t;
 }
 
