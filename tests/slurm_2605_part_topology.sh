@@ -21,15 +21,8 @@ b=$(cd "$b" && pwd)
 [ -f "$b/plugins/select/.libs/select_cons_tres_topoaware.so" ] || ta_skip "select plugins not built"
 [ -f "$b/plugins/spank/.libs/spank_topoaware.so" ] || ta_skip "spank_topoaware.so not built"
 [ -x "$b/topoaware" ] || ta_fail "topoaware (the command) not built"
-rc=0
-slurm_release_prepare "$version" || rc=$?
-case $rc in
-  0) ;;
-  2) ta_skip "$SLURM_RELEASE_WHY" ;;
-  *) ta_fail "could not build Slurm $version: $SLURM_RELEASE_WHY" ;;
-esac
-ls "$SLURM_RELEASE_PREFIX"/lib/slurm/serializer_yaml.so >/dev/null 2>&1 ||
-  ta_skip "Slurm $version in $SLURM_RELEASE_PREFIX was built without serializer/yaml: it cannot read topology.yaml"
+slurm_release_require "$version"
+slurm_release_require_yaml
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ta-parttopo.XXXXXX")
 ta_on_exit "rm -rf '$work'"

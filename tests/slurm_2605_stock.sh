@@ -16,13 +16,7 @@ ta_require_daemon_tests
 test_start=$SECONDS
 version=26.05.3
 
-rc=0
-slurm_release_prepare "$version" || rc=$?
-case $rc in
-  0) ;;
-  2) ta_skip "$SLURM_RELEASE_WHY" ;;
-  *) ta_fail "could not build Slurm $version: $SLURM_RELEASE_WHY" ;;
-esac
+slurm_release_require "$version"
 have=$(slurm_release_version)
 [ "$have" = "$version" ] || ta_fail "$SLURM_RELEASE_PREFIX/sbin/slurmctld -V says '$have', expected $version"
 built=$(sed -n 's/^seconds=//p' "$SLURM_RELEASE_PREFIX/.topoaware-ready")

@@ -9,18 +9,8 @@ set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_release.sh"
 ta_require_daemon_tests
 version=26.05.3
-rc=0
-slurm_release_prepare "$version" || rc=$?
-case $rc in
-  0) ;;
-  2) ta_skip "$SLURM_RELEASE_WHY" ;;
-  *) ta_fail "could not build Slurm $version: $SLURM_RELEASE_WHY" ;;
-esac
-# Without Slurm's YAML serializer (configure found no libyaml when the release was built),
-# slurmctld stops at start with "fatal: serializer_required: could not find plugin for
-# application/x-yaml" as soon as a topology.yaml exists: nothing to test then.
-ls "$SLURM_RELEASE_PREFIX"/lib/slurm/serializer_yaml.so >/dev/null 2>&1 ||
-  ta_skip "Slurm $version in $SLURM_RELEASE_PREFIX was built without serializer/yaml (libyaml-dev missing at its configure): it cannot read topology.yaml; rebuild it with tools/build-slurm.sh"
+slurm_release_require "$version"
+slurm_release_require_yaml
 bin="$top_builddir/topoaware"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ta-yaml.XXXXXX")
 ta_on_exit "rm -rf '$work'"

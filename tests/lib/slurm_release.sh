@@ -38,6 +38,27 @@ slurm_release_prepare() {
   return "$rc"
 }
 
+# slurm_release_require VERSION: the release built and ready, or the test skips (it cannot be built
+# on this machine: no tarball, no root) or fails (the build failed).
+slurm_release_require() {
+  local rc=0
+  slurm_release_prepare "$1" || rc=$?
+  case $rc in
+    0) ;;
+    2) ta_skip "$SLURM_RELEASE_WHY" ;;
+    *) ta_fail "could not build Slurm $1: $SLURM_RELEASE_WHY" ;;
+  esac
+}
+
+# slurm_release_require_yaml: skip unless the release has Slurm's YAML serializer. Without it
+# (configure found no libyaml when the release was built) slurmctld stops at start with "fatal:
+# serializer_required: could not find plugin for application/x-yaml" as soon as a topology.yaml
+# exists.
+slurm_release_require_yaml() {
+  ls "$SLURM_RELEASE_PREFIX"/lib/slurm/serializer_yaml.so >/dev/null 2>&1 ||
+    ta_skip "Slurm $SLURM_RELEASE in $SLURM_RELEASE_PREFIX was built without serializer/yaml (libyaml-dev missing at its configure): it cannot read topology.yaml; rebuild it with tools/build-slurm.sh"
+}
+
 # The version the prefix's slurmctld reports, e.g. 26.05.3.
 slurm_release_version() {
   "$SLURM_RELEASE_PREFIX/sbin/slurmctld" -V 2>/dev/null | awk '{ print $2 }'
