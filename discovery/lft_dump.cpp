@@ -129,7 +129,9 @@ LftDump parse_lft_dump(std::istream &in, const std::string &filename) {
     cur.sw.out[lid] = uint8_t(port);
     ++cur.listed;
     std::string_view rest = trim(line.substr(pe));
-    if (starts_with(rest, ":") || starts_with(rest, "#")) {  // "#": OpenSM's own dump
+    // LID 0 is reserved (no port answers to it): its entry stays in the table, but a destination
+    // named on it is not a port's LID and is not kept.
+    if (lid != 0 && (starts_with(rest, ":") || starts_with(rest, "#"))) {  // "#": OpenSM's own dump
       LidNote note;
       note.lid = uint16_t(lid);
       read_destination(trim(rest.substr(1)), note);

@@ -246,6 +246,37 @@ static void test_dump_refused(void **) {
   assert_int_equal(d.switches[0].out[2], kNoRoute);
 }
 
+// A destination named on LID 0 (reserved: no port answers to it) is not taken as a port's base LID:
+// the routes read back from topology.json (its reader refuses LID 0). Found by the lft_dump fuzzer.
+static void test_dump_lid0_destination(void **) {
+  Fixture fx = make_fixture();
+  std::string text = as_dump_fts(fx, true);
+  // A line for LID 0 naming the first host, in every table.
+  const std::string host_note = text.substr(text.find(": (Channel Adapter"));
+  std::string with0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    with0 += line + "\n";
+    if (line.find("Port     Info") != std::string::npos)
+      with0 += "0x0000 001 " + host_note.substr(0, host_note.find('\n')) + "\n";
+  }
+  for (size_t at = 0; (at = with0.find(" valid lids dumped", at)) != std::string::npos; at += 18) {
+    const size_t start = with0.rfind('\n', at) + 1;
+    const int n = std::atoi(with0.c_str() + start) + 1;
+    with0.replace(start, at - start, std::to_string(n));
+  }
+  std::istringstream in(with0);
+  std::vector<std::string> problems;
+  Subnet sn = resolve_lft_dump(parse_lft_dump(in, "fts.txt"), fx.fabric, problems);
+  assert_int_equal(sn.ports.size(), 4);
+  for (const auto &p : sn.ports) assert_true(p.base_lid >= 1);
+  Fabric f = fx.fabric;
+  f.routes.subnets.push_back(sn);
+  Topology t = classify(f, {});
+  const Topology back = topology_from_json(to_json(t));
+  assert_true(back.routes.hash == t.routes.hash);
+}
+
 // OpenSM's own record of what it programmed (opensm-lfts.dump): decimal range, "#" before the
 // destination, and a trailer that counts the top LID rather than the lines.
 static void test_opensm_dump(void **) {
@@ -390,7 +421,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lft_base64_round_trip), cmocka_unit_test(test_dump_read_and_resolved),
       cmocka_unit_test(test_dump_lmc),              cmocka_unit_test(test_dump_refused),
-      cmocka_unit_test(test_opensm_dump),
+      cmocka_unit_test(test_opensm_dump),           cmocka_unit_test(test_dump_lid0_destination),
       cmocka_unit_test(test_trace_follows_tables),  cmocka_unit_test(test_trace_reports_broken_tables),
       cmocka_unit_test(test_json_hashes),           cmocka_unit_test(test_diff_reports_reroute),
   };
