@@ -500,100 +500,123 @@ PlaceStatus Placer::run(const Job &job, const JobGeometry &geo, uint32_t total, 
   return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;
 }
 
+DomainUnitRank domain_unit_fit_rank(const DomainUnit &u) { return {u.avail, !u.domain, u.first}; }
+
+DomainUnitTakeRank domain_unit_take_rank(const DomainUnit &u) { return {-int64_t(u.avail), !u.domain, u.first}; }
+
+// One unit's candidates (hosts usable with the job's GPUs free; for a leaf group, only its hosts in
+// no domain) appended to unit_hosts_, and the unit to units_ when it has any. Returns their count.
 template <class Usable>
-PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMode mode, PlaceResult &out,
-                                const Usable &usable) {
+uint32_t Placer::add_unit(const std::vector<int> &hosts, bool domain, uint32_t gpn, uint32_t k, const Usable &usable) {
   const TopoIndex &ix = *index_;
-  const uint32_t N = job.nodes, G = geo.gpus_per_node, k = tp_group_nodes(job.layout, G);
+  Unit u;
+  u.begin = uint32_t(unit_hosts_.size());
+  u.domain = domain;
+  for (int h : hosts) {
+    if (!domain && ix.host_domain(h) >= 0) continue;
+    uint32_t free = 0;
+    if (usable(h, free) && free >= gpn) unit_hosts_.push_back(h);
+  }
+  u.count = uint32_t(unit_hosts_.size()) - u.begin;
+  u.avail = u.count / k * k;  // whole TP groups only
+  if (u.count == 0) return 0;
+  u.first = ix.canonical_rank(unit_hosts_[u.begin]);
+  u.pod = ix.host_pod(unit_hosts_[u.begin]);
+  units_.push_back(u);
+  return u.count;
+}
+
+// The units of a job whose TP groups are k nodes: every domain, and, when a TP group fits a node
+// (k == 1: it needs no NVLink between nodes), each leaf group's hosts in no domain. Returns the
+// candidates; cap_max: the largest domain's capacity in whole TP groups, free or not, which the
+// ideal is measured against.
+template <class Usable>
+uint32_t Placer::collect_units(uint32_t gpn, uint32_t k, const Usable &usable, uint32_t &cap_max) {
+  const TopoIndex &ix = *index_;
   units_.clear();
   unit_hosts_.clear();
-  uint32_t total = 0, cap_max = 0;
-  const auto add_unit = [&](const std::vector<int> &hosts, bool domain) {
-    Unit u;
-    u.begin = uint32_t(unit_hosts_.size());
-    u.domain = domain;
-    for (int h : hosts) {
-      if (!domain && ix.host_domain(h) >= 0) continue;
-      uint32_t free = 0;
-      if (usable(h, free) && free >= G) unit_hosts_.push_back(h);
-    }
-    u.count = uint32_t(unit_hosts_.size()) - u.begin;
-    u.avail = u.count / k * k;  // whole TP groups only
-    if (u.count == 0) return;
-    u.first = ix.canonical_rank(unit_hosts_[u.begin]);
-    u.pod = ix.host_pod(unit_hosts_[u.begin]);
-    total += u.count;
-    units_.push_back(u);
-  };
+  uint32_t total = 0;
+  cap_max = 0;
   for (int d = 0; d < ix.domain_count(); ++d) {
-    add_unit(ix.domain_hosts(d), true);
+    total += add_unit(ix.domain_hosts(d), true, gpn, k, usable);
     cap_max = std::max(cap_max, uint32_t(ix.domain_hosts(d).size()) / k * k);
   }
-  if (k == 1)  // a TP group inside a node may also go to hosts in no domain, per leaf group
-    for (int g = 0; g < ix.leaf_group_count(); ++g) add_unit(ix.leaf_group_hosts_canonical(g), false);
-  out.candidates = total;
-  uint32_t avail = 0;
-  for (const Unit &u : units_) avail += u.avail;
-  if (avail < N) return out.status = PlaceStatus::NoNodes;
+  if (k == 1)
+    for (int g = 0; g < ix.leaf_group_count(); ++g)
+      total += add_unit(ix.leaf_group_hosts_canonical(g), false, gpn, k, usable);
+  return total;
+}
 
-  // One unit: the tightest that holds the job (domains first, then canonical order).
+// The unit for a job that fits one, by domain_unit_fit_rank (the tightest); -1 when none holds n.
+int Placer::tightest_unit(uint32_t n) const {
   int one = -1;
-  for (size_t i = 0; i < units_.size(); ++i) {
-    const Unit &u = units_[i];
-    if (u.avail < N) continue;
-    if (one < 0 || std::make_tuple(u.avail, !u.domain, u.first) <
-                       std::make_tuple(units_[size_t(one)].avail, !units_[size_t(one)].domain, units_[size_t(one)].first))
+  for (size_t i = 0; i < units_.size(); ++i)
+    if (units_[i].avail >= n &&
+        (one < 0 || domain_unit_fit_rank(units_[i]) < domain_unit_fit_rank(units_[size_t(one)])))
       one = int(i);
-  }
-  if (one >= 0) {
-    units_[size_t(one)].take = N;
-  } else {
-    // Several units: in the smallest pod that holds the job, else anywhere; largest units first,
-    // the tightest for the remainder.
-    int region = -1;
-    uint32_t region_avail = UINT32_MAX;
-    pod_free_.assign(size_t(ix.pod_count()), 0);
-    for (const Unit &u : units_) pod_free_[size_t(u.pod)] += u.avail;
-    for (int p = 0; p < ix.pod_count(); ++p)
-      if (pod_free_[size_t(p)] >= N && pod_free_[size_t(p)] < region_avail) region = p, region_avail = pod_free_[size_t(p)];
-    // No pod holds it: only inside one part of the fabric (TopoIndex islands: no path joins two),
-    // the one with the fewest free places that holds the job; none: no block. A unit counts in its
-    // first host's part.
-    int part = -1;
-    if (region < 0 && ix.island_count() > 1) {
-      island_free_.assign(size_t(ix.island_count()), 0);
-      for (const Unit &u : units_) island_free_[size_t(ix.host_island(unit_hosts_[u.begin]))] += u.avail;
-      for (int i = 0; i < ix.island_count(); ++i)
-        if (island_free_[size_t(i)] >= N && (part < 0 || island_free_[size_t(i)] < island_free_[size_t(part)])) part = i;
-      if (part < 0) return out.status = PlaceStatus::NoBlock;
+  return one;
+}
+
+// Where a job that no unit holds may spread, so that it stays under few leaves and pods: the
+// smallest pod whose units hold it (region), else, on a fabric in several parts (TopoIndex
+// islands: no path joins two), the part with the fewest free places that holds it (part; a unit
+// counts in its first host's part). -1 for no restriction; false when no part holds the job.
+bool Placer::spread_region(uint32_t n, int &region, int &part) {
+  const TopoIndex &ix = *index_;
+  region = part = -1;
+  uint32_t region_avail = UINT32_MAX;
+  pod_free_.assign(size_t(ix.pod_count()), 0);
+  for (const Unit &u : units_) pod_free_[size_t(u.pod)] += u.avail;
+  for (int p = 0; p < ix.pod_count(); ++p)
+    if (pod_free_[size_t(p)] >= n && pod_free_[size_t(p)] < region_avail)
+      region = p, region_avail = pod_free_[size_t(p)];
+  if (region >= 0 || ix.island_count() <= 1) return true;
+  island_free_.assign(size_t(ix.island_count()), 0);
+  for (const Unit &u : units_) island_free_[size_t(ix.host_island(unit_hosts_[u.begin]))] += u.avail;
+  for (int i = 0; i < ix.island_count(); ++i)
+    if (island_free_[size_t(i)] >= n && (part < 0 || island_free_[size_t(i)] < island_free_[size_t(part)])) part = i;
+  return part >= 0;
+}
+
+// A job that no unit holds: the units of spread_region in the order of domain_unit_take_rank
+// (largest first), each taken whole until the tightest remaining one holds the rest (the
+// earliest of its size), so that few units are touched and the last leaves the least behind.
+// False when no part of the fabric holds the job (nothing taken).
+bool Placer::spread_units(uint32_t n) {
+  const TopoIndex &ix = *index_;
+  int region = -1, part = -1;
+  if (!spread_region(n, region, part)) return false;
+  unit_order_.clear();
+  for (size_t i = 0; i < units_.size(); ++i)
+    if (units_[i].avail && (region < 0 || units_[i].pod == region) &&
+        (part < 0 || ix.host_island(unit_hosts_[units_[i].begin]) == part))
+      unit_order_.push_back(int(i));
+  std::sort(unit_order_.begin(), unit_order_.end(), [this](int a, int b) {
+    return domain_unit_take_rank(units_[size_t(a)]) < domain_unit_take_rank(units_[size_t(b)]);
+  });
+  uint32_t left = n;
+  size_t next = 0;  // unit_order_[next..] not taken yet, largest first
+  while (left > 0 && next < unit_order_.size()) {
+    int fit = -1;  // the smallest remaining unit that holds the rest, the earliest of its size
+    for (size_t i = next; i < unit_order_.size() && units_[size_t(unit_order_[i])].avail >= left; ++i)
+      if (fit < 0 || units_[size_t(unit_order_[i])].avail < units_[size_t(unit_order_[size_t(fit)])].avail)
+        fit = int(i);
+    if (fit >= 0) {
+      units_[size_t(unit_order_[size_t(fit)])].take = left;
+      left = 0;
+    } else {
+      Unit &u = units_[size_t(unit_order_[next++])];
+      u.take = u.avail;
+      left -= u.avail;
     }
-    unit_order_.clear();
-    for (size_t i = 0; i < units_.size(); ++i)
-      if (units_[i].avail && (region < 0 || units_[i].pod == region) &&
-          (part < 0 || ix.host_island(unit_hosts_[units_[i].begin]) == part))
-        unit_order_.push_back(int(i));
-    std::sort(unit_order_.begin(), unit_order_.end(), [this](int a, int b) {
-      const Unit &x = units_[size_t(a)], &y = units_[size_t(b)];
-      return std::make_tuple(-int64_t(x.avail), !x.domain, x.first) < std::make_tuple(-int64_t(y.avail), !y.domain, y.first);
-    });
-    uint32_t left = N;
-    size_t next = 0;  // unit_order_[next..] not taken yet, largest first
-    while (left > 0 && next < unit_order_.size()) {
-      int fit = -1;  // the smallest remaining unit that holds the rest, the earliest of its size
-      for (size_t i = next; i < unit_order_.size() && units_[size_t(unit_order_[i])].avail >= left; ++i)
-        if (fit < 0 || units_[size_t(unit_order_[i])].avail < units_[size_t(unit_order_[size_t(fit)])].avail)
-          fit = int(i);
-      if (fit >= 0) {
-        units_[size_t(unit_order_[size_t(fit)])].take = left;
-        left = 0;
-      } else {
-        Unit &u = units_[size_t(unit_order_[next++])];
-        u.take = u.avail;
-        left -= u.avail;
-      }
-    }
   }
-  // The nodes: each unit's first `take` candidates in canonical order; then the rank order.
+  return true;
+}
+
+// The nodes taken: each unit's first `take` candidates in canonical order, then in rank order into
+// nodes (RankOrderer groups them by domain, so a TP group stays in one). Clears the takes for the
+// next call; returns the units used.
+uint32_t Placer::take_unit_nodes(const Layout &layout, std::vector<int> &nodes) {
   dom_chosen_.clear();
   uint32_t units_used = 0;
   for (const Unit &u : units_) {
@@ -602,10 +625,15 @@ PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMod
     dom_chosen_.insert(dom_chosen_.end(), unit_hosts_.begin() + u.begin, unit_hosts_.begin() + u.begin + u.take);
   }
   for (Unit &u : units_) u.take = 0;
-  orderer_.order(dom_chosen_, job.layout, out.nodes);
+  orderer_.order(dom_chosen_, layout, nodes);
+  return units_used;
+}
 
-  // Quality, as the engine's: leaf groups, pods, segments' spans, holes, groups broken.
-  PlaceQuality &q = out.quality;
+// The quality of the N nodes (in rank order) as the engine measures its own placements, so that both
+// paths report alike: leaf groups and pods touched, wholly free groups broken, holes, and the
+// segments' spans over leaf groups.
+void Placer::domain_quality(uint32_t N, const JobGeometry &geo, const std::vector<int> &nodes, PlaceQuality &q) {
+  const TopoIndex &ix = *index_;
   const uint32_t lmax = uint32_t(std::max(1, ix.max_leaf_group_size()));
   const uint32_t pmax = uint32_t(std::max(1, ix.max_pod_size()));
   q.ideal_leaf_groups = (N + lmax - 1) / lmax;
@@ -613,7 +641,7 @@ PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMod
   lg_take_.assign(size_t(ix.leaf_group_count()), 0);
   std::vector<uint8_t> &pod_seen = pod_seen_;  // scratch kept between calls, as the engine's others
   pod_seen.assign(size_t(ix.pod_count()), 0);
-  for (int h : out.nodes) {
+  for (int h : nodes) {
     const int g = ix.host_leaf_group(h);
     if (lg_take_[size_t(g)]++ == 0) {
       ++q.leaf_groups;
@@ -630,14 +658,35 @@ PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMod
   for (uint32_t s = 0; s < q.segments; ++s) {
     uint32_t span = 0;
     for (uint32_t i = s * seg; i < (s + 1) * seg; ++i) {
-      uint32_t &last = lg_take_[size_t(ix.host_leaf_group(out.nodes[i]))];
+      uint32_t &last = lg_take_[size_t(ix.host_leaf_group(nodes[i]))];
       span += last != s + 1;
       last = s + 1;
     }
     if (span > seg_ideal) q.segment_excess += span - seg_ideal, ++q.split_segments;
   }
+}
+
+// The steps: the units and their candidates, the choice of units (one, else several), the nodes
+// taken from them in rank order, their quality. Ideal: no more units than the largest domain's
+// capacity needs and no more pods than the ideal.
+template <class Usable>
+PlaceStatus Placer::run_domains(const Job &job, const JobGeometry &geo, PlaceMode mode, PlaceResult &out,
+                                const Usable &usable) {
+  const uint32_t N = job.nodes, G = geo.gpus_per_node;
+  uint32_t cap_max = 0;
+  out.candidates = collect_units(G, tp_group_nodes(job.layout, G), usable, cap_max);
+  uint32_t avail = 0;
+  for (const Unit &u : units_) avail += u.avail;
+  if (avail < N) return out.status = PlaceStatus::NoNodes;
+  const int one = tightest_unit(N);
+  if (one >= 0)
+    units_[size_t(one)].take = N;
+  else if (!spread_units(N))
+    return out.status = PlaceStatus::NoBlock;
+  const uint32_t units_used = take_unit_nodes(job.layout, out.nodes);
+  domain_quality(N, geo, out.nodes, out.quality);
   const uint32_t ideal_units = cap_max ? (N + cap_max - 1) / cap_max : 1;
-  if (units_used <= ideal_units && q.pods <= q.ideal_pods) return out.status = PlaceStatus::Ideal;
+  if (units_used <= ideal_units && out.quality.pods <= out.quality.ideal_pods) return out.status = PlaceStatus::Ideal;
   return out.status = mode == PlaceMode::Strict ? PlaceStatus::NoBlock : PlaceStatus::Fallback;
 }
 

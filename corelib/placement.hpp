@@ -54,11 +54,12 @@
 // the domain is the innermost level. Units are the domains (and, for a job whose TP group fits a
 // node, the hosts of a leaf group that are in no domain); a unit offers its candidates rounded
 // down to whole TP groups (tp / GPUs per node nodes each). A job that fits one unit takes the
-// tightest such unit (domains first on a tie, then canonical order); a larger job takes units
-// largest first and the tightest for the remainder, inside the smallest pod that holds it if one
-// does, so whole domains under few leaves and pods. Every TP group then lies in one domain; the
-// rank order (RankOrderer, grouped by domain) keeps it there. Ideal: no more domains than
-// ceil(job nodes / largest domain's whole-group capacity) and no more pods than the ideal.
+// tightest such unit (domains first on a tie, then canonical order: domain_unit_fit_rank); a
+// larger job takes units largest first (domain_unit_take_rank) and the tightest for the
+// remainder, inside the smallest pod that holds it if one does, so whole domains under few leaves
+// and pods. Every TP group then lies in one domain; the rank order (RankOrderer, grouped by
+// domain) keeps it there. Ideal: no more domains than ceil(job nodes / largest domain's
+// whole-group capacity) and no more pods than the ideal.
 // A fabric without multi-node domains never takes this path: it decides as described above.
 // Cost per call: one pass over the usable nodes to count candidates per leaf group, the choice over
 // leaf groups (O(leaf groups * log(leaf groups)) per region), then only the chosen groups' hosts
@@ -123,6 +124,23 @@ PlacementRank placement_rank(const PlaceQuality &q, bool strict);
 // candidate whose prefix already loses to the best so far is not packed.
 std::tuple<uint32_t, uint32_t, uint32_t> placement_rank_prefix(const PlaceQuality &q);
 
+// A unit of the placement on NVLink domains ("NVLink domains" above): a domain, or the hosts of a
+// leaf group that are in no domain, as the choice among units sees it.
+struct DomainUnit {
+  uint32_t avail = 0;   // candidates, rounded down to whole TP groups
+  bool domain = false;  // an NVLink domain (else hosts in none)
+  uint32_t first = 0;   // canonical rank of its first candidate
+};
+// The unit a job that fits one takes is the smallest by this key: the tightest that holds it (the
+// larger units stay whole for larger jobs), a domain before hosts in none on a tie (its nodes
+// share NVLink), then canonical order (the same answer for the same state).
+using DomainUnitRank = std::tuple<uint32_t, bool, uint32_t>;
+DomainUnitRank domain_unit_fit_rank(const DomainUnit &u);
+// A job that no unit holds takes units in the order of this key (smallest first): the largest
+// first (fewest units touched), domains first, then canonical order.
+using DomainUnitTakeRank = std::tuple<int64_t, bool, uint32_t>;
+DomainUnitTakeRank domain_unit_take_rank(const DomainUnit &u);
+
 struct PlaceResult {
   PlaceStatus status = PlaceStatus::NoNodes;
   std::vector<int> nodes;   // topology host indices in rank order
@@ -176,6 +194,16 @@ class Placer {
   template <class Usable>
   PlaceStatus run_domains(const Job &job, const JobGeometry &geo, PlaceMode mode, PlaceResult &out,
                           const Usable &usable);
+  // run_domains' steps, in order (placement.cpp says what each decides).
+  template <class Usable>
+  uint32_t add_unit(const std::vector<int> &hosts, bool domain, uint32_t gpn, uint32_t k, const Usable &usable);
+  template <class Usable>
+  uint32_t collect_units(uint32_t gpn, uint32_t k, const Usable &usable, uint32_t &cap_max);
+  int tightest_unit(uint32_t n) const;
+  bool spread_region(uint32_t n, int &region, int &part);
+  bool spread_units(uint32_t n);
+  uint32_t take_unit_nodes(const Layout &layout, std::vector<int> &nodes);
+  void domain_quality(uint32_t n, const JobGeometry &geo, const std::vector<int> &nodes, PlaceQuality &q);
   // run's search for the best candidate set: the job's shape, its ideal spans, the best so far
   // (its node counts in best_take_ over best_lgs_, its segments in best_pieces_/best_packing_).
   struct Search {
@@ -216,8 +244,12 @@ class Placer {
   std::vector<Piece> pieces_, best_pieces_;
   Packing packing_, best_packing_;
   PackScratch pool_;
-  // run_domains: candidates per unit (a domain, or a leaf group's hosts in none), flat, and the units
-  struct Unit { uint32_t begin = 0, count = 0, avail = 0, take = 0; uint32_t first = 0; int pod = 0; bool domain = false; };
+  // run_domains: candidates per unit (a domain, or a leaf group's hosts in none), flat, and the
+  // units: their candidates are unit_hosts_[begin, begin + count), `take` of them chosen.
+  struct Unit : DomainUnit {
+    uint32_t begin = 0, count = 0, take = 0;
+    int pod = 0;
+  };
   std::vector<Unit> units_;
   std::vector<int> unit_hosts_, unit_order_, dom_chosen_;
   std::vector<uint32_t> lg_take_;

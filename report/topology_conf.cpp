@@ -273,6 +273,168 @@ std::string TreeConf::write() {
   return out;
 }
 
+// One topology/block file being written, by the rules above to_topology_conf_block: the blocks
+// (one per leaf group, small groups left out), the block sizes (base and largest), the order of
+// the blocks (unit by unit), then the text.
+class BlockConf {
+ public:
+  explicit BlockConf(const Topology &topo) : topo_(topo) {}
+  std::string write();
+
+ private:
+  const std::string &group_name(size_t g) const {
+    return topo_.switches[static_cast<size_t>(topo_.leaf_groups[g].leaves.at(0))].name;
+  }
+  void group_hosts();
+  bool choose_base();
+  long unit_of(size_t g) const;
+  void group_units();
+  void choose_top();
+  std::string unplaced_note() const;
+  std::string notes() const;
+  std::string blocks() const;
+
+  const Topology &topo_;
+  std::vector<std::vector<int>> members_;  // leaf group -> its hosts
+  std::vector<int> unplaced_;              // hosts in no leaf group
+  std::vector<int> small_groups_;          // left out: under half the median group
+  size_t median_ = 0, base_ = 0;           // hosts
+  size_t top_ = 1;                         // the largest size, in blocks
+  bool use_pods_ = false, use_df_ = false;
+  size_t nunits_ = 1;
+  std::vector<std::vector<int>> units_;  // leaf groups by unit, in the order written
+};
+
+// Hosts per leaf group, from each host's own leaf_group, so that no host is in two blocks.
+void BlockConf::group_hosts() {
+  members_.assign(topo_.leaf_groups.size(), {});
+  for (size_t h = 0; h < topo_.hosts.size(); ++h) {
+    int g = topo_.hosts[h].leaf_group;
+    if (valid_group(topo_, g))
+      members_[static_cast<size_t>(g)].push_back(static_cast<int>(h));
+    else
+      unplaced_.push_back(static_cast<int>(h));
+  }
+}
+
+// The base block size: the smallest leaf group once the groups under half the median are left
+// out (into small_groups_). False when no leaf group has hosts.
+bool BlockConf::choose_base() {
+  std::vector<size_t> sorted;
+  for (const auto &m : members_)
+    if (!m.empty()) sorted.push_back(m.size());
+  if (sorted.empty()) return false;
+  std::sort(sorted.begin(), sorted.end());
+  median_ = sorted[(sorted.size() - 1) / 2];
+  for (size_t g = 0; g < members_.size(); ++g) {
+    size_t n = members_[g].size();
+    if (n == 0) continue;
+    if (n * 2 < median_) {
+      small_groups_.push_back(static_cast<int>(g));
+      continue;
+    }
+    if (base_ == 0 || n < base_) base_ = n;
+  }
+  return true;
+}
+
+// The unit of leaf group g: its pod, else its first leaf's dragonfly group, else 0 (the whole
+// fabric); -1 or nunits_ or more: none.
+long BlockConf::unit_of(size_t g) const {
+  if (use_pods_) return topo_.leaf_groups[g].pod;
+  if (!use_df_) return 0;
+  int first = topo_.leaf_groups[g].leaves.empty() ? -1 : topo_.leaf_groups[g].leaves[0];
+  return valid_switch(topo_, first) ? topo_.switches[static_cast<size_t>(first)].dragonfly_group : -1;
+}
+
+// The blocks by unit (pods, else dragonfly groups, else the whole fabric), in index order; groups
+// that belong to none form one more unit after the others; empty units are dropped.
+void BlockConf::group_units() {
+  use_pods_ = !topo_.pods.empty();
+  use_df_ = !use_pods_ && !topo_.dragonfly_groups.empty();
+  nunits_ = use_pods_ ? topo_.pods.size() : use_df_ ? topo_.dragonfly_groups.size() : 1;
+  units_.assign(nunits_, {});
+  std::vector<int> no_unit;
+  for (size_t g = 0; g < members_.size(); ++g) {
+    if (members_[g].empty() ||
+        std::find(small_groups_.begin(), small_groups_.end(), static_cast<int>(g)) != small_groups_.end())
+      continue;
+    const long u = unit_of(g);
+    if (u >= 0 && static_cast<size_t>(u) < nunits_)
+      units_[static_cast<size_t>(u)].push_back(static_cast<int>(g));
+    else
+      no_unit.push_back(static_cast<int>(g));
+  }
+  units_.erase(std::remove_if(units_.begin(), units_.end(), [](const std::vector<int> &u) { return u.empty(); }),
+               units_.end());
+  if (!no_unit.empty()) units_.push_back(no_unit);
+}
+
+// The largest block size (in blocks): the largest power of two, at most 2^15, that every unit can
+// hold and that keeps aggregates aligned to units (at most one unit holds a non-multiple of it).
+// That unit goes last (stable otherwise), so the aggregates before it stay whole.
+void BlockConf::choose_top() {
+  size_t min_unit = units_[0].size();
+  for (const auto &u : units_) min_unit = std::min(min_unit, u.size());
+  top_ = 1;
+  while (top_ * 2 <= min_unit && top_ * 2 <= (size_t{1} << 15)) top_ *= 2;
+  for (; top_ > 1; top_ /= 2) {
+    size_t misaligned = 0;
+    for (const auto &u : units_) misaligned += u.size() % top_ != 0;
+    if (misaligned <= 1) break;
+  }
+  std::stable_partition(units_.begin(), units_.end(),
+                        [this](const std::vector<int> &u) { return u.size() % top_ == 0; });
+}
+
+std::string BlockConf::unplaced_note() const {
+  if (unplaced_.empty()) return "";
+  return "# Left out, hosts in no leaf group: " + hostlist_compress(host_names(topo_, unplaced_)) + "\n";
+}
+
+// The comments above the blocks: the sizes chosen and why, and what was left out.
+std::string BlockConf::notes() const {
+  std::string out =
+      "# One block per leaf group, written pod by pod so that Slurm's aggregated blocks (runs of\n"
+      "# consecutive blocks) stay inside a pod. Base block size " +
+      std::to_string(base_) + " = the smallest leaf group;\n# the largest size is " + std::to_string(top_) +
+      " block(s), what every pod can hold with aggregates aligned to pods.\n";
+  if (!small_groups_.empty()) {
+    std::vector<int> hosts;
+    std::vector<std::string> names;
+    for (int g : small_groups_) {
+      names.push_back(group_name(static_cast<size_t>(g)));
+      hosts.insert(hosts.end(), members_[static_cast<size_t>(g)].begin(), members_[static_cast<size_t>(g)].end());
+    }
+    out += "# Left out, leaf groups smaller than half the median leaf group (" + std::to_string(median_) +
+           " hosts), which would shrink the base block: " + hostlist_compress(names) + " with hosts " +
+           hostlist_compress(host_names(topo_, hosts)) + "\n";
+  }
+  return out + unplaced_note();
+}
+
+// The BlockName= lines unit by unit, then BlockSizes= (the base doubled up to the largest size).
+std::string BlockConf::blocks() const {
+  std::string out;
+  for (const auto &u : units_)
+    for (int g : u)
+      out += "BlockName=" + group_name(static_cast<size_t>(g)) +
+             " Nodes=" + hostlist_compress(host_names(topo_, members_[static_cast<size_t>(g)])) + "\n";
+  out += "BlockSizes=";
+  for (size_t k = 1; k <= top_; k *= 2) out += (k > 1 ? "," : "") + std::to_string(base_ * k);
+  return out + "\n";
+}
+
+std::string BlockConf::write() {
+  std::string out = header(topo_, "topology/block", " (Slurm 23.11 or newer; BlockSizes needs 24.05)");
+  group_hosts();
+  if (!choose_base())
+    return out + "# No leaf group with compute hosts: nothing for topology/block.\n" + unplaced_note();
+  group_units();
+  choose_top();
+  return out + notes() + blocks();
+}
+
 }  // namespace
 
 // topology/tree.
@@ -304,113 +466,6 @@ std::string to_topology_conf_tree(const Topology &topo) { return TreeConf(topo).
 //    unit when it has neither), so aggregates stay inside a pod as long as they fit, and the
 //    largest size is the largest power of two that every pod can hold AND that keeps aggregates
 //    aligned to pods: at most one pod may hold a non-multiple of it, and that pod is written last.
-std::string to_topology_conf_block(const Topology &topo) {
-  std::string out = header(topo, "topology/block", " (Slurm 23.11 or newer; BlockSizes needs 24.05)");
-
-  // Hosts per leaf group, from each host's own leaf_group, so that no host is in two blocks.
-  std::vector<std::vector<int>> members(topo.leaf_groups.size());
-  std::vector<int> unplaced;
-  for (size_t h = 0; h < topo.hosts.size(); ++h) {
-    int g = topo.hosts[h].leaf_group;
-    if (valid_group(topo, g))
-      members[static_cast<size_t>(g)].push_back(static_cast<int>(h));
-    else
-      unplaced.push_back(static_cast<int>(h));
-  }
-  std::vector<size_t> sizes;
-  for (const auto &m : members)
-    if (!m.empty()) sizes.push_back(m.size());
-  if (sizes.empty()) {
-    out += "# No leaf group with compute hosts: nothing for topology/block.\n";
-    if (!unplaced.empty())
-      out += "# Left out, hosts in no leaf group: " + hostlist_compress(host_names(topo, unplaced)) + "\n";
-    return out;
-  }
-  std::vector<size_t> sorted = sizes;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t median = sorted[(sorted.size() - 1) / 2];
-  size_t base = 0;
-  std::vector<int> small_groups;
-  for (size_t g = 0; g < members.size(); ++g) {
-    size_t n = members[g].size();
-    if (n == 0) continue;
-    if (n * 2 < median) {
-      small_groups.push_back(static_cast<int>(g));
-      continue;
-    }
-    if (base == 0 || n < base) base = n;
-  }
-
-  auto group_name = [&](size_t g) -> const std::string & {
-    return topo.switches[static_cast<size_t>(topo.leaf_groups[g].leaves.at(0))].name;
-  };
-
-  // Units (pods, else dragonfly groups, else the whole fabric), in index order; groups that
-  // belong to none form one more unit after the others.
-  std::vector<std::vector<int>> units;
-  std::vector<int> no_unit;
-  bool use_pods = !topo.pods.empty();
-  bool use_df = !use_pods && !topo.dragonfly_groups.empty();
-  size_t nunits = use_pods ? topo.pods.size() : use_df ? topo.dragonfly_groups.size() : 1;
-  units.resize(nunits);
-  for (size_t g = 0; g < members.size(); ++g) {
-    if (members[g].empty() ||
-        std::find(small_groups.begin(), small_groups.end(), static_cast<int>(g)) != small_groups.end())
-      continue;
-    long u = 0;
-    if (use_pods) {
-      u = topo.leaf_groups[g].pod;
-    } else if (use_df) {
-      int first = topo.leaf_groups[g].leaves.empty() ? -1 : topo.leaf_groups[g].leaves[0];
-      u = valid_switch(topo, first) ? topo.switches[static_cast<size_t>(first)].dragonfly_group : -1;
-    }
-    if (u >= 0 && static_cast<size_t>(u) < nunits)
-      units[static_cast<size_t>(u)].push_back(static_cast<int>(g));
-    else
-      no_unit.push_back(static_cast<int>(g));
-  }
-  units.erase(std::remove_if(units.begin(), units.end(), [](const std::vector<int> &u) { return u.empty(); }),
-              units.end());
-  if (!no_unit.empty()) units.push_back(no_unit);
-
-  size_t min_unit = units[0].size();
-  for (const auto &u : units) min_unit = std::min(min_unit, u.size());
-  size_t top = 1;  // in blocks
-  while (top * 2 <= min_unit && top * 2 <= (size_t{1} << 15)) top *= 2;
-  size_t misaligned = 0;
-  for (; top > 1; top /= 2) {
-    misaligned = 0;
-    for (const auto &u : units) misaligned += u.size() % top != 0;
-    if (misaligned <= 1) break;
-  }
-  // The one pod holding a non-multiple of the top size goes last (stable otherwise).
-  std::stable_partition(units.begin(), units.end(), [&](const std::vector<int> &u) { return u.size() % top == 0; });
-
-  out += "# One block per leaf group, written pod by pod so that Slurm's aggregated blocks (runs of\n"
-         "# consecutive blocks) stay inside a pod. Base block size " + std::to_string(base) +
-         " = the smallest leaf group;\n# the largest size is " + std::to_string(top) +
-         " block(s), what every pod can hold with aggregates aligned to pods.\n";
-  if (!small_groups.empty()) {
-    std::vector<int> hosts;
-    std::vector<std::string> names;
-    for (int g : small_groups) {
-      names.push_back(group_name(static_cast<size_t>(g)));
-      hosts.insert(hosts.end(), members[static_cast<size_t>(g)].begin(), members[static_cast<size_t>(g)].end());
-    }
-    out += "# Left out, leaf groups smaller than half the median leaf group (" + std::to_string(median) +
-           " hosts), which would shrink the base block: " + hostlist_compress(names) + " with hosts " +
-           hostlist_compress(host_names(topo, hosts)) + "\n";
-  }
-  if (!unplaced.empty())
-    out += "# Left out, hosts in no leaf group: " + hostlist_compress(host_names(topo, unplaced)) + "\n";
-  for (const auto &u : units)
-    for (int g : u)
-      out += "BlockName=" + group_name(static_cast<size_t>(g)) +
-             " Nodes=" + hostlist_compress(host_names(topo, members[static_cast<size_t>(g)])) + "\n";
-  out += "BlockSizes=";
-  for (size_t k = 1; k <= top; k *= 2) out += (k > 1 ? "," : "") + std::to_string(base * k);
-  out += "\n";
-  return out;
-}
+std::string to_topology_conf_block(const Topology &topo) { return BlockConf(topo).write(); }
 
 }  // namespace topoaware

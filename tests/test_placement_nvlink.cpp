@@ -221,13 +221,45 @@ void test_select_never_plain(void **) {
   assert_int_equal(plain, 0);
 }
 
+// The keys of the choice among units, on hand-made units: the unit for a job that fits one is the
+// tightest, a domain before hosts in none of the same size, then canonical order; a job that no
+// unit holds takes the largest first, domains first among equals, then canonical order.
+void test_domain_unit_ranks(void **) {
+  const auto unit = [](uint32_t avail, bool domain, uint32_t first) {
+    DomainUnit u;
+    u.avail = avail;
+    u.domain = domain;
+    u.first = first;
+    return u;
+  };
+  // Listed in neither key's order: index 0..4.
+  const std::vector<DomainUnit> units = {unit(8, true, 40), unit(8, false, 0), unit(6, true, 60), unit(8, true, 20),
+                                         unit(12, false, 10)};
+  const auto order = [&units](auto key) {
+    std::vector<int> idx = {0, 1, 2, 3, 4};
+    std::sort(idx.begin(), idx.end(), [&](int a, int b) { return key(units[size_t(a)]) < key(units[size_t(b)]); });
+    return idx;
+  };
+  // Tightest first (6); among the 8s the domains (canonical order: 20 before 40), then hosts in
+  // no domain although their first host comes earliest; the largest last.
+  assert_true((order(domain_unit_fit_rank) == std::vector<int>{2, 3, 0, 1, 4}));
+  // Largest first (12, hosts in no domain: size comes before kind); then the 8s as above; the
+  // smallest last.
+  assert_true((order(domain_unit_take_rank) == std::vector<int>{4, 3, 0, 1, 2}));
+  // The kind and the canonical rank only break ties of size.
+  assert_true(domain_unit_fit_rank(unit(4, false, 99)) < domain_unit_fit_rank(unit(5, true, 0)));
+  assert_true(domain_unit_take_rank(unit(5, false, 99)) < domain_unit_take_rank(unit(4, true, 0)));
+  assert_true(domain_unit_fit_rank(unit(4, true, 7)) < domain_unit_fit_rank(unit(4, true, 8)));
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_tp8_pairs),          cmocka_unit_test(test_tp16_small_domains),
+      cmocka_unit_test(test_tp8_pairs),           cmocka_unit_test(test_tp16_small_domains),
       cmocka_unit_test(test_busy_inside_domains), cmocka_unit_test(test_larger_than_domain),
-      cmocka_unit_test(test_rank_order_domains), cmocka_unit_test(test_select_never_plain),
+      cmocka_unit_test(test_rank_order_domains),  cmocka_unit_test(test_select_never_plain),
+      cmocka_unit_test(test_domain_unit_ranks),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
