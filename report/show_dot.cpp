@@ -30,8 +30,13 @@ std::string hot_cables_dot(const ShowModel &m) {
   const Topology &t = *m.topo;
   std::string out;
   std::set<int> boxes;
+  size_t unnamed = 0;
   auto end = [&](int sw, int host) -> std::string {
     if (host >= 0) return fmt::format("lg{}", t.hosts[size_t(host)].leaf_group);
+    if (sw < 0) {  // a cable to a port the topology does not hold (a storage or service node)
+      out += fmt::format("  far{} [shape=plaintext, fontcolor=\"#d02020\", label=\"?\"];\n", unnamed);
+      return fmt::format("far{}", unnamed++);
+    }
     const Switch &s = t.switches[size_t(sw)];
     if (s.level == 1 && s.leaf_group >= 0) return fmt::format("lg{}", s.leaf_group);
     if (boxes.insert(sw).second)

@@ -568,6 +568,29 @@ void test_bad_inputs(void **) {
   assert_false(m2.find(14)->has_cost);
 }
 
+// Congested cables from a monitor report: to a switch, to a host, and to a port the topology does
+// not hold (a storage node: the report names neither end), which is drawn as its own "?" node.
+void test_congested_cables(void **) {
+  Topology t = fat16();
+  ShowModel m = build_show(t, input(nullptr, {}, nodes_of(t, "")));
+  m.congestion_file = "monitor.json";
+  m.congestion_interval = 10;
+  int leaf = -1, spine = -1;
+  for (size_t i = 0; i < t.switches.size(); ++i) (t.switches[i].level == 1 ? leaf : spine) = int(i);
+  HotCable up, down, away;
+  up.sw = leaf, up.port = 17, up.peer_sw = spine, up.utilization = 0.9;
+  down.sw = leaf, down.port = 1, down.peer_host = 0, down.utilization = 0.95;
+  away.sw = spine, away.port = 30, away.utilization = 0.99;
+  m.hot = {up, down, away};
+  const std::string d = show_dot(m);
+  assert_true(contains(d, "far0 [shape=plaintext"));
+  assert_true(contains(d, " -- far0 [color="));
+  assert_false(contains(d, "far1"));
+  const std::string text = show_text(m);
+  assert_true(contains(text, "Congested cables (monitor.json, over 10 s): 3"));
+  assert_true(contains(text, "p30 -> ?: 99%"));
+}
+
 }  // namespace
 
 int main() {
@@ -580,6 +603,7 @@ int main() {
       cmocka_unit_test(test_no_status),       cmocka_unit_test(test_hash_mismatch),
       cmocka_unit_test(test_outside_and_stale), cmocka_unit_test(test_pods_and_rails),
       cmocka_unit_test(test_json_and_dot),    cmocka_unit_test(test_bad_inputs),
+      cmocka_unit_test(test_congested_cables),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
