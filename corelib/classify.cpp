@@ -283,6 +283,13 @@ class Classifier {
 
  private:
   void collect_hosts();
+  std::string ca_name(const FabricNode &n, bool &unnamed,
+                      std::map<std::string, std::vector<uint64_t>> &cas_by_desc) const;
+  std::string ignore_reason(const FabricNode &n, const std::string &name, bool unnamed,
+                            const std::set<std::string> &wanted) const;
+  std::vector<CaPortRef> switch_ports(const FabricNode &n) const;
+  void report_duplicate_descriptions(const std::map<std::string, std::vector<uint64_t>> &cas_by_desc);
+  void add_host(const std::string &name, std::vector<CaPortRef> refs);
   void collect_switches();
   void order_switches();
   void build_links();
@@ -312,6 +319,94 @@ class Classifier {
   bool dragonfly_ = false;
 };
 
+// The name a CA goes by: the node-name map's, else the first word of a description its host set,
+// else its GUID (then `unnamed`, and it is no compute host unless unnamed HCAs are kept).
+std::string Classifier::ca_name(const FabricNode &n, bool &unnamed,
+                                std::map<std::string, std::vector<uint64_t>> &cas_by_desc) const {
+  unnamed = false;
+  auto mapped = opts_.node_names.find(n.guid);
+  if (mapped != opts_.node_names.end()) return mapped->second;
+  if (!is_default_description(n.desc) && !is_sharp_node(n.desc)) {
+    cas_by_desc[n.desc].push_back(n.guid);
+    return first_word(n.desc);
+  }
+  unnamed = true;
+  return guid_str(n.guid);
+}
+
+// Why a CA is no compute host whatever its cables (empty when it may be one).
+std::string Classifier::ignore_reason(const FabricNode &n, const std::string &name, bool unnamed,
+                                      const std::set<std::string> &wanted) const {
+  // A name a Slurm host list cannot hold is no Slurm node name (and topology.json lists hosts
+  // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map. Nor
+  // is one that is not UTF-8: topology.json would hold another name (U+FFFD for each bad byte),
+  // out of the hosts' canonical order or equal to another host's, and its reader would refuse it.
+  const bool bad_name = name.empty() || printable_text(name) != name ||
+                        std::any_of(name.begin(), name.end(), [](char c) {
+                          return c == ' ' || c == ',' || c == '[' || c == ']';
+                        });
+  if (is_sharp_node(n.desc)) return "SHARP Aggregation Node";
+  if (bad_name) return "name is not a Slurm node name (blank, ',', '[', ']', a control character or not UTF-8)";
+  if (opts_.compute_nodes) return wanted.count(name) ? "" : "not in the node list";
+  if (unnamed && !opts_.keep_unnamed) return "unnamed HCA (default description, no node-name map entry)";
+  return "";
+}
+
+// A CA's ports cabled to a switch: the only ports a compute host talks through.
+std::vector<CaPortRef> Classifier::switch_ports(const FabricNode &n) const {
+  std::vector<CaPortRef> refs;
+  for (const auto &p : n.ports) {
+    const FabricNode *peer = fabric_.find(p.remote_guid);
+    if (!peer || !is_switch(*peer)) continue;
+    refs.push_back({n.guid, p.num, p.port_guid, p.remote_guid, p.remote_port, p.width, p.speed,
+                    second_word(n.desc)});
+  }
+  return refs;
+}
+
+// Everything is keyed by GUID, so two HCAs with one description stay two HCAs; but if they
+// land on one host name it is worth saying (a cloned image often leaves a stale description).
+void Classifier::report_duplicate_descriptions(const std::map<std::string, std::vector<uint64_t>> &cas_by_desc) {
+  for (const auto &[desc, guids] : cas_by_desc)
+    if (guids.size() > 1) {
+      std::vector<uint64_t> g = guids;
+      std::sort(g.begin(), g.end());
+      std::string list;
+      for (auto x : g) list += (list.empty() ? "" : ", ") + guid_str(x);
+      anomaly("duplicate-description", first_word(desc),
+              std::to_string(g.size()) + " HCAs describe themselves as \"" + desc + "\": " + list);
+    }
+}
+
+// One compute host from its ports, numbered into rails.
+void Classifier::add_host(const std::string &name, std::vector<CaPortRef> refs) {
+  Host h;
+  h.name = name;
+  // Rails: a host's compute ports in device order (mlx5_0 before mlx5_1 before mlx5_10), then
+  // GUID and port, so that rail r is "the r-th NIC" on every host of a rail-optimized fabric.
+  std::sort(refs.begin(), refs.end(), [](const CaPortRef &a, const CaPortRef &b) {
+    if (a.device != b.device) return natural_less(a.device, b.device);
+    if (a.ca_guid != b.ca_guid) return a.ca_guid < b.ca_guid;
+    return a.port < b.port;
+  });
+  std::vector<uint64_t> sw_guids;
+  for (const auto &r : refs) {
+    HcaPort hp;
+    hp.ca_guid = r.ca_guid;
+    hp.port_guid = r.port_guid;
+    hp.port = r.port;
+    hp.device = r.device;
+    hp.rail = static_cast<int>(h.ports.size());
+    hp.sw_port = r.sw_port;
+    hp.width = r.width;
+    hp.speed = r.speed;
+    h.ports.push_back(hp);
+    sw_guids.push_back(r.sw_guid);
+  }
+  t_.hosts.push_back(std::move(h));
+  host_sw_guids_.push_back(std::move(sw_guids));
+}
+
 void Classifier::collect_hosts() {
   std::set<std::string> wanted;
   if (opts_.compute_nodes) wanted.insert(opts_.compute_nodes->begin(), opts_.compute_nodes->end());
@@ -320,44 +415,12 @@ void Classifier::collect_hosts() {
 
   for (const auto &n : fabric_.nodes) {
     if (n.type != NodeType::Ca) continue;
-    std::string name;
     bool unnamed = false;
-    auto mapped = opts_.node_names.find(n.guid);
-    if (mapped != opts_.node_names.end()) {
-      name = mapped->second;
-    } else if (!is_default_description(n.desc) && !is_sharp_node(n.desc)) {
-      name = first_word(n.desc);
-      cas_by_desc[n.desc].push_back(n.guid);
-    } else {
-      name = guid_str(n.guid);
-      unnamed = true;
-    }
-    std::string reason;
-    // A name a Slurm host list cannot hold is no Slurm node name (and topology.json lists hosts
-    // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map. Nor
-    // is one that is not UTF-8: topology.json would hold another name (U+FFFD for each bad byte),
-    // out of the hosts' canonical order or equal to another host's, and its reader would refuse it.
-    const bool bad_name = name.empty() || printable_text(name) != name ||
-                          std::any_of(name.begin(), name.end(), [](char c) {
-                            return c == ' ' || c == ',' || c == '[' || c == ']';
-                          });
-    if (is_sharp_node(n.desc)) {
-      reason = "SHARP Aggregation Node";
-    } else if (bad_name) {
-      reason = "name is not a Slurm node name (blank, ',', '[', ']', a control character or not UTF-8)";
-    } else if (opts_.compute_nodes) {
-      if (!wanted.count(name)) reason = "not in the node list";
-    } else if (unnamed && !opts_.keep_unnamed) {
-      reason = "unnamed HCA (default description, no node-name map entry)";
-    }
+    const std::string name = ca_name(n, unnamed, cas_by_desc);
+    std::string reason = ignore_reason(n, name, unnamed, wanted);
     std::vector<CaPortRef> refs;
     if (reason.empty()) {
-      for (const auto &p : n.ports) {
-        const FabricNode *peer = fabric_.find(p.remote_guid);
-        if (!peer || !is_switch(*peer)) continue;
-        refs.push_back({n.guid, p.num, p.port_guid, p.remote_guid, p.remote_port, p.width, p.speed,
-                        second_word(n.desc)});
-      }
+      refs = switch_ports(n);
       if (refs.empty()) reason = "not connected to a switch";
     }
     if (!reason.empty()) {
@@ -368,49 +431,12 @@ void Classifier::collect_hosts() {
     auto &v = ports_by_host[name];
     v.insert(v.end(), refs.begin(), refs.end());
   }
-  // Everything is keyed by GUID, so two HCAs with one description stay two HCAs; but if they
-  // land on one host name it is worth saying (a cloned image often leaves a stale description).
-  for (const auto &[desc, guids] : cas_by_desc)
-    if (guids.size() > 1) {
-      std::vector<uint64_t> g = guids;
-      std::sort(g.begin(), g.end());
-      std::string list;
-      for (auto x : g) list += (list.empty() ? "" : ", ") + guid_str(x);
-      anomaly("duplicate-description", first_word(desc),
-              std::to_string(g.size()) + " HCAs describe themselves as \"" + desc + "\": " + list);
-    }
+  report_duplicate_descriptions(cas_by_desc);
 
   std::vector<std::string> names;
   for (const auto &kv : ports_by_host) names.push_back(kv.first);
   std::sort(names.begin(), names.end(), natural_less);
-  for (const auto &name : names) {
-    Host h;
-    h.name = name;
-    auto refs = ports_by_host[name];
-    // Rails: a host's compute ports in device order (mlx5_0 before mlx5_1 before mlx5_10), then
-    // GUID and port, so that rail r is "the r-th NIC" on every host of a rail-optimized fabric.
-    std::sort(refs.begin(), refs.end(), [](const CaPortRef &a, const CaPortRef &b) {
-      if (a.device != b.device) return natural_less(a.device, b.device);
-      if (a.ca_guid != b.ca_guid) return a.ca_guid < b.ca_guid;
-      return a.port < b.port;
-    });
-    std::vector<uint64_t> sw_guids;
-    for (const auto &r : refs) {
-      HcaPort hp;
-      hp.ca_guid = r.ca_guid;
-      hp.port_guid = r.port_guid;
-      hp.port = r.port;
-      hp.device = r.device;
-      hp.rail = static_cast<int>(h.ports.size());
-      hp.sw_port = r.sw_port;
-      hp.width = r.width;
-      hp.speed = r.speed;
-      h.ports.push_back(hp);
-      sw_guids.push_back(r.sw_guid);
-    }
-    t_.hosts.push_back(std::move(h));
-    host_sw_guids_.push_back(std::move(sw_guids));
-  }
+  for (const auto &name : names) add_host(name, ports_by_host[name]);
 }
 
 void Classifier::collect_switches() {
