@@ -295,6 +295,13 @@ class Classifier {
   void build_links();
   void build_leaf_groups();
   void build_pods_and_dragonfly();
+  bool same_router_group(int u, int v) const;
+  bool router_groups_ok(const std::map<int, std::vector<int>> &comps, UnionFind &uf, bool any_global) const;
+  void build_classic_dragonfly();
+  UnionFind pod_union() const;
+  void build_pods();
+  bool pods_linked_at_level2() const;
+  void build_dragonfly_plus();
   void bandwidth();
   void anomalies();
   void report_empty_leaf(int i);
@@ -635,68 +642,79 @@ void Classifier::build_leaf_groups() {
     if (g.leaves.size() > 1) t_.rail_optimized = true;
 }
 
-void Classifier::build_pods_and_dragonfly() {
+// Whether the edge u-v is local to a dragonfly group: the two routers' closed neighbourhoods
+// overlap by more than a third (inside a group of a routers with h global links each the overlap
+// is about a/(a+2h), 1/2 for the canonical a = 2h; across a global link it is about 1/(a+h)).
+bool Classifier::same_router_group(int u, int v) const {
+  std::vector<int> nu = sw_adj_[u], nv = sw_adj_[v];
+  nu.push_back(u);
+  nv.push_back(v);
+  std::sort(nu.begin(), nu.end());
+  std::sort(nv.begin(), nv.end());
+  std::vector<int> common, all;
+  std::set_intersection(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(common));
+  std::set_union(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(all));
+  return 3 * common.size() > all.size();
+}
+
+// Whether the dense clusters `comps` (root -> routers) are dragonfly groups: at least two, each of
+// two routers or more with at least half its pairs linked, and some link between them.
+bool Classifier::router_groups_ok(const std::map<int, std::vector<int>> &comps, UnionFind &uf, bool any_global) const {
+  bool groups_ok = any_global && comps.size() >= 2;
+  for (const auto &[r, members] : comps) {
+    if (members.size() < 2) groups_ok = false;
+    size_t links = 0;
+    for (int u : members)
+      for (int v : sw_adj_[u])
+        if (uf.find(v) == r) links++;
+    size_t pairs = members.size() * (members.size() - 1);  // links counted twice
+    if (links * 2 < pairs) groups_ok = false;               // less than half the pairs linked
+  }
+  return groups_ok;
+}
+
+// Classic dragonfly: routers carry hosts and link to each other directly (no level 2). Groups
+// are the dense clusters, joined by the edges same_router_group() calls local. Groups of two
+// routers cannot be told from global links and are not detected.
+void Classifier::build_classic_dragonfly() {
   const int n = static_cast<int>(t_.switches.size());
   auto lvl = [&](int i) { return t_.switches[i].level; };
-
-  // Classic dragonfly: routers carry hosts and link to each other directly (no level 2). Groups
-  // are the dense clusters: an edge is local when the two routers' closed neighbourhoods overlap
-  // by more than a third (inside a group of a routers with h global links each the overlap is
-  // about a/(a+2h), 1/2 for the canonical a = 2h; across a global link it is about 1/(a+h)).
-  // Groups of two routers cannot be told from global links and are not detected.
-  if (t_.max_level == 1) {
-    UnionFind uf(n);
-    bool any_global = false;
-    for (int u = 0; u < n; u++)
-      for (int v : sw_adj_[u]) {
-        if (v <= u || lvl(u) != 1 || lvl(v) != 1) continue;
-        std::vector<int> nu = sw_adj_[u], nv = sw_adj_[v];
-        nu.push_back(u);
-        nv.push_back(v);
-        std::sort(nu.begin(), nu.end());
-        std::sort(nv.begin(), nv.end());
-        std::vector<int> common, all;
-        std::set_intersection(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(common));
-        std::set_union(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(all));
-        if (3 * common.size() > all.size()) uf.unite(u, v);
-        else any_global = true;
-      }
-    std::map<int, std::vector<int>> comps;
-    for (int i = 0; i < n; i++)
-      if (lvl(i) == 1) comps[uf.find(i)].push_back(i);
-    bool groups_ok = any_global && comps.size() >= 2;
-    for (const auto &[r, members] : comps) {
-      if (members.size() < 2) groups_ok = false;
-      size_t links = 0;
-      for (int u : members)
-        for (int v : sw_adj_[u])
-          if (uf.find(v) == r) links++;
-      size_t pairs = members.size() * (members.size() - 1);  // links counted twice
-      if (links * 2 < pairs) groups_ok = false;               // less than half the pairs linked
+  UnionFind uf(n);
+  bool any_global = false;
+  for (int u = 0; u < n; u++)
+    for (int v : sw_adj_[u]) {
+      if (v <= u || lvl(u) != 1 || lvl(v) != 1) continue;
+      if (same_router_group(u, v)) uf.unite(u, v);
+      else any_global = true;
     }
-    if (groups_ok) {
-      dragonfly_ = true;
-      std::vector<std::vector<int>> groups;
-      for (auto &kv : comps) groups.push_back(kv.second);
-      std::sort(groups.begin(), groups.end());  // members are switch indices in canonical order
-      for (size_t g = 0; g < groups.size(); g++) {
-        DragonflyGroup dg;
-        dg.switches = groups[g];
-        for (int s : groups[g]) {
-          t_.switches[s].dragonfly_group = static_cast<int>(g);
-          dg.hosts.insert(dg.hosts.end(), t_.switches[s].hosts.begin(), t_.switches[s].hosts.end());
-        }
-        std::sort(dg.hosts.begin(), dg.hosts.end());
-        dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
-        t_.dragonfly_groups.push_back(std::move(dg));
-      }
+  std::map<int, std::vector<int>> comps;
+  for (int i = 0; i < n; i++)
+    if (lvl(i) == 1) comps[uf.find(i)].push_back(i);
+  if (!router_groups_ok(comps, uf, any_global)) return;
+  dragonfly_ = true;
+  std::vector<std::vector<int>> groups;
+  for (auto &kv : comps) groups.push_back(kv.second);
+  std::sort(groups.begin(), groups.end());  // members are switch indices in canonical order
+  for (size_t g = 0; g < groups.size(); g++) {
+    DragonflyGroup dg;
+    dg.switches = groups[g];
+    for (int s : groups[g]) {
+      t_.switches[s].dragonfly_group = static_cast<int>(g);
+      dg.hosts.insert(dg.hosts.end(), t_.switches[s].hosts.begin(), t_.switches[s].hosts.end());
     }
+    std::sort(dg.hosts.begin(), dg.hosts.end());
+    dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
+    t_.dragonfly_groups.push_back(std::move(dg));
   }
+}
 
-  // Pods: what leaves reach through level-2 switches without going higher. On a 2-level fat
-  // tree that is one pod; on a 3-level tree one pod per spine block; on a dragonfly+ (leaf/spine
-  // groups joined by spine-spine global links) one pod per group. Without level 2 the pod is
-  // the dragonfly group, or else the connected set of leaves.
+// Pods: what leaves reach through level-2 switches without going higher. On a 2-level fat
+// tree that is one pod; on a 3-level tree one pod per spine block; on a dragonfly+ (leaf/spine
+// groups joined by spine-spine global links) one pod per group. Without level 2 the pod is
+// the dragonfly group, or else the connected set of leaves. Returns the union of each pod.
+UnionFind Classifier::pod_union() const {
+  const int n = static_cast<int>(t_.switches.size());
+  auto lvl = [&](int i) { return t_.switches[i].level; };
   UnionFind uf(n);
   for (int u = 0; u < n; u++)
     for (int v : sw_adj_[u]) {
@@ -712,6 +730,13 @@ void Classifier::build_pods_and_dragonfly() {
   // spines) only their hosts join them.
   for (const auto &g : t_.leaf_groups)
     for (int leaf : g.leaves) uf.unite(leaf, g.leaves.front());
+  return uf;
+}
+
+// Pods numbered by their first leaf group; each leaf group, switch and host learns its pod.
+void Classifier::build_pods() {
+  const int n = static_cast<int>(t_.switches.size());
+  UnionFind uf = pod_union();
   std::map<int, std::vector<int>> pod_groups;  // root -> leaf groups
   for (size_t g = 0; g < t_.leaf_groups.size(); g++)
     pod_groups[uf.find(t_.leaf_groups[g].leaves.front())].push_back(static_cast<int>(g));
@@ -729,7 +754,7 @@ void Classifier::build_pods_and_dragonfly() {
     t_.pods.push_back(std::move(pod));
   }
   for (int i = 0; i < n; i++)
-    if (lvl(i) == 2) {
+    if (t_.switches[i].level == 2) {
       auto it = pod_of_root.find(uf.find(i));
       if (it != pod_of_root.end()) {
         t_.switches[i].pod = it->second;
@@ -741,36 +766,44 @@ void Classifier::build_pods_and_dragonfly() {
     h.pod = t_.switches[h.leaf].pod;
     h.dragonfly_group = t_.switches[h.leaf].dragonfly_group;
   }
-  // Dragonfly+: level-2 switches of different pods linked directly.
-  if (!dragonfly_ && t_.pods.size() >= 2) {
-    bool global = false;
-    for (int u = 0; u < n && !global; u++)
-      for (int v : sw_adj_[u])
-        if (lvl(u) == 2 && lvl(v) == 2 && t_.switches[u].pod >= 0 && t_.switches[v].pod >= 0 &&
-            t_.switches[u].pod != t_.switches[v].pod) {
-          global = true;
-          break;
-        }
-    if (global) {
-      dragonfly_ = true;
-      for (size_t p = 0; p < t_.pods.size(); p++) {
-        DragonflyGroup dg;
-        for (int g : t_.pods[p].leaf_groups) {
-          const auto &lg = t_.leaf_groups[g];
-          dg.switches.insert(dg.switches.end(), lg.leaves.begin(), lg.leaves.end());
-          dg.hosts.insert(dg.hosts.end(), lg.hosts.begin(), lg.hosts.end());
-        }
-        dg.switches.insert(dg.switches.end(), t_.pods[p].switches.begin(), t_.pods[p].switches.end());
-        std::sort(dg.switches.begin(), dg.switches.end());
-        std::sort(dg.hosts.begin(), dg.hosts.end());
-        dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
-        for (int s : dg.switches) t_.switches[s].dragonfly_group = static_cast<int>(p);
-        t_.dragonfly_groups.push_back(std::move(dg));
-      }
-      for (auto &h : t_.hosts)
-        if (h.leaf >= 0) h.dragonfly_group = t_.switches[h.leaf].dragonfly_group;
+}
+
+// Whether level-2 switches of different pods are linked directly: the global links of a dragonfly+.
+bool Classifier::pods_linked_at_level2() const {
+  const int n = static_cast<int>(t_.switches.size());
+  for (int u = 0; u < n; u++)
+    for (int v : sw_adj_[u]) {
+      const Switch &a = t_.switches[u], &b = t_.switches[v];
+      if (a.level == 2 && b.level == 2 && a.pod >= 0 && b.pod >= 0 && a.pod != b.pod) return true;
     }
+  return false;
+}
+
+// Dragonfly+: one group per pod, its leaves, spines and hosts.
+void Classifier::build_dragonfly_plus() {
+  dragonfly_ = true;
+  for (size_t p = 0; p < t_.pods.size(); p++) {
+    DragonflyGroup dg;
+    for (int g : t_.pods[p].leaf_groups) {
+      const auto &lg = t_.leaf_groups[g];
+      dg.switches.insert(dg.switches.end(), lg.leaves.begin(), lg.leaves.end());
+      dg.hosts.insert(dg.hosts.end(), lg.hosts.begin(), lg.hosts.end());
+    }
+    dg.switches.insert(dg.switches.end(), t_.pods[p].switches.begin(), t_.pods[p].switches.end());
+    std::sort(dg.switches.begin(), dg.switches.end());
+    std::sort(dg.hosts.begin(), dg.hosts.end());
+    dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
+    for (int s : dg.switches) t_.switches[s].dragonfly_group = static_cast<int>(p);
+    t_.dragonfly_groups.push_back(std::move(dg));
   }
+  for (auto &h : t_.hosts)
+    if (h.leaf >= 0) h.dragonfly_group = t_.switches[h.leaf].dragonfly_group;
+}
+
+void Classifier::build_pods_and_dragonfly() {
+  if (t_.max_level == 1) build_classic_dragonfly();
+  build_pods();
+  if (!dragonfly_ && t_.pods.size() >= 2 && pods_linked_at_level2()) build_dragonfly_plus();
 }
 
 void Classifier::bandwidth() {
