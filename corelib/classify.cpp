@@ -304,6 +304,14 @@ class Classifier {
   void build_dragonfly_plus();
   void bandwidth();
   void anomalies();
+  void switch_anomalies();
+  void same_level_links(const std::set<std::string> &spine_hosts);
+  int end_level(uint64_t guid) const;
+  std::string end_name(uint64_t guid) const;
+  void slow_links();
+  void missing_uplinks(const std::set<std::string> &spine_hosts);
+  void missing_rails();
+  void disconnected_parts();
   void report_empty_leaf(int i);
 
   bool is_switch(const FabricNode &n) const { return n.type != NodeType::Ca; }
@@ -861,9 +869,9 @@ void Classifier::report_empty_leaf(int i) {
               std::to_string(cables) + " cable(s)), left out of leaf groups, pods and oversubscription");
 }
 
-void Classifier::anomalies() {
+// Switches out of place: connected to no host, leaves without hosts, leaves cabled as spines.
+void Classifier::switch_anomalies() {
   const int n = static_cast<int>(t_.switches.size());
-  auto name = [&](int i) { return t_.switches[i].name; };
   for (int i = 0; i < n; i++) {
     const Switch &s = t_.switches[i];
     if (s.level == 0) {
@@ -885,24 +893,42 @@ void Classifier::anomalies() {
                     std::to_string(peer_leaves) + " other leaves, as a spine would");
     }
   }
-  // Same-level links (not on a dragonfly, where they are the design; not around a leaf already
-  // reported as hosts-on-spine, whose links would only repeat it).
-  std::set<std::string> spine_hosts;
-  for (const auto &a : t_.anomalies)
-    if (a.kind == "hosts-on-spine") spine_hosts.insert(a.where);
-  if (!dragonfly_)
-    for (const auto &l : t_.links) {
-      int a = sw_of(l.a), b = sw_of(l.b);
-      if (a < 0 || b < 0) continue;
-      if (t_.switches[a].level != t_.switches[b].level || t_.switches[a].level == 0) continue;
-      if (spine_hosts.count(name(a)) || spine_hosts.count(name(b))) continue;
-      anomaly("same-level-link", name(a) + "-" + name(b),
-              name(a) + " and " + name(b) + " are both level " + std::to_string(t_.switches[a].level) +
-                  " and linked by " + std::to_string(l.cables()) + " cable(s)");
-    }
-  // Slow or narrow links: against the most common width x speed of links between the same
-  // levels (hosts count as level 0 here).
-  auto end_level = [&](uint64_t g) { int s = sw_of(g); return s < 0 ? 0 : t_.switches[s].level; };
+}
+
+// Same-level links (not on a dragonfly, where they are the design; not around a leaf already
+// reported as hosts-on-spine, whose links would only repeat it).
+void Classifier::same_level_links(const std::set<std::string> &spine_hosts) {
+  auto name = [&](int i) { return t_.switches[i].name; };
+  for (const auto &l : t_.links) {
+    int a = sw_of(l.a), b = sw_of(l.b);
+    if (a < 0 || b < 0) continue;
+    if (t_.switches[a].level != t_.switches[b].level || t_.switches[a].level == 0) continue;
+    if (spine_hosts.count(name(a)) || spine_hosts.count(name(b))) continue;
+    anomaly("same-level-link", name(a) + "-" + name(b),
+            name(a) + " and " + name(b) + " are both level " + std::to_string(t_.switches[a].level) +
+                " and linked by " + std::to_string(l.cables()) + " cable(s)");
+  }
+}
+
+// The level of a link's end (hosts count as level 0).
+int Classifier::end_level(uint64_t guid) const {
+  int s = sw_of(guid);
+  return s < 0 ? 0 : t_.switches[s].level;
+}
+
+// The name of a link's end: its switch's, its host's, or else its GUID.
+std::string Classifier::end_name(uint64_t guid) const {
+  int s = sw_of(guid);
+  if (s >= 0) return t_.switches[s].name;
+  for (const auto &h : t_.hosts)
+    for (const auto &p : h.ports)
+      if (p.ca_guid == guid) return h.name;
+  return guid_str(guid);
+}
+
+// Slow or narrow links: against the most common width x speed of links between the same
+// levels (hosts count as level 0 here).
+void Classifier::slow_links() {
   std::map<std::pair<int, int>, std::vector<double>> gbps_by_levels;
   for (const auto &l : t_.links) {
     const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
@@ -913,14 +939,6 @@ void Classifier::anomalies() {
   for (const auto &l : t_.links) {
     const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
     if (l.gbps() >= usual[key] || l.width == 0 || l.speed == LinkSpeed::Unknown) continue;
-    auto end_name = [&](uint64_t g) {
-      int s = sw_of(g);
-      if (s >= 0) return t_.switches[s].name;
-      for (const auto &h : t_.hosts)
-        for (const auto &p : h.ports)
-          if (p.ca_guid == g) return h.name;
-      return guid_str(g);
-    };
     std::string where = end_name(l.a) + "-" + end_name(l.b);
     anomaly("slow-link", where,
             where + ": " + std::to_string(l.cables()) + " cable(s) at " + width_name(l.width) +
@@ -928,33 +946,38 @@ void Classifier::anomalies() {
                 " Gb/s) where links between these levels usually run at " +
                 std::to_string(static_cast<int>(usual[key])) + " Gb/s");
   }
-  // Missing uplinks: fewer up cables than the usual count of the switch's level and kind.
-  if (!dragonfly_) {
-    std::map<int, std::vector<int>> up_cables;  // level -> per switch
-    std::vector<int> ups(n, 0);
-    for (const auto &l : t_.links) {
-      int a = sw_of(l.a), b = sw_of(l.b);
-      if (a < 0 || b < 0) continue;
-      int la = t_.switches[a].level, lb = t_.switches[b].level;
-      if (la == 0 || lb == 0 || la == lb) continue;
-      ups[la < lb ? a : b] += l.cables();
-    }
-    // Leaves without hosts are reported as such and do not set what a leaf usually has.
-    for (int i = 0; i < n; i++)
-      if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level && !empty_leaf(i))
-        up_cables[t_.switches[i].level].push_back(ups[i]);
-    for (const auto &[level, v] : up_cables) {
-      int usual_ups = mode_of(v);
-      for (int i = 0; i < n; i++) {
-        const Switch &s = t_.switches[i];
-        if (s.level != level || ups[i] >= usual_ups || spine_hosts.count(s.name) || empty_leaf(i)) continue;
-        anomaly("missing-uplink", s.name,
-                s.name + " has " + std::to_string(ups[i]) + " uplink cable(s); level " + std::to_string(level) +
-                    " switches usually have " + std::to_string(usual_ups) + " (a dead or unplugged cable?)");
-      }
+}
+
+// Missing uplinks: fewer up cables than the usual count of the switch's level and kind.
+void Classifier::missing_uplinks(const std::set<std::string> &spine_hosts) {
+  const int n = static_cast<int>(t_.switches.size());
+  std::map<int, std::vector<int>> up_cables;  // level -> per switch
+  std::vector<int> ups(n, 0);
+  for (const auto &l : t_.links) {
+    int a = sw_of(l.a), b = sw_of(l.b);
+    if (a < 0 || b < 0) continue;
+    int la = t_.switches[a].level, lb = t_.switches[b].level;
+    if (la == 0 || lb == 0 || la == lb) continue;
+    ups[la < lb ? a : b] += l.cables();
+  }
+  // Leaves without hosts are reported as such and do not set what a leaf usually has.
+  for (int i = 0; i < n; i++)
+    if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level && !empty_leaf(i))
+      up_cables[t_.switches[i].level].push_back(ups[i]);
+  for (const auto &[level, v] : up_cables) {
+    int usual_ups = mode_of(v);
+    for (int i = 0; i < n; i++) {
+      const Switch &s = t_.switches[i];
+      if (s.level != level || ups[i] >= usual_ups || spine_hosts.count(s.name) || empty_leaf(i)) continue;
+      anomaly("missing-uplink", s.name,
+              s.name + " has " + std::to_string(ups[i]) + " uplink cable(s); level " + std::to_string(level) +
+                  " switches usually have " + std::to_string(usual_ups) + " (a dead or unplugged cable?)");
     }
   }
-  // Hosts missing a rail: fewer compute ports than the leaves of their group.
+}
+
+// Hosts missing a rail: fewer compute ports than the leaves of their group.
+void Classifier::missing_rails() {
   for (const auto &h : t_.hosts) {
     if (h.leaf_group < 0) continue;
     size_t rails = t_.leaf_groups[h.leaf_group].leaves.size();
@@ -963,22 +986,36 @@ void Classifier::anomalies() {
               h.name + " has " + std::to_string(h.ports.size()) + " compute port(s) but its leaf group has " +
                   std::to_string(rails) + " rails");
   }
-  // Several disconnected parts: leaves that cannot reach each other. Hosts join the parts their
-  // ports are on: a rail-optimized fabric built as one subnet per rail is one fabric to a job.
-  {
-    UnionFind uf(n);
-    for (int u = 0; u < n; u++)
-      for (int v : sw_adj_[u]) uf.unite(u, v);
-    for (const auto &h : t_.hosts)
-      for (const auto &p : h.ports) uf.unite(p.sw, h.ports.front().sw);
-    std::set<int> parts;
-    for (int i = 0; i < n; i++)
-      if (t_.switches[i].level == 1) parts.insert(uf.find(i));
-    if (parts.size() > 1)
-      anomaly("disconnected-parts", "fabric",
-              "the compute hosts are on " + std::to_string(parts.size()) +
-                  " parts of the fabric that have no path between them (several subnets merged, or cut links)");
-  }
+}
+
+// Several disconnected parts: leaves that cannot reach each other. Hosts join the parts their
+// ports are on: a rail-optimized fabric built as one subnet per rail is one fabric to a job.
+void Classifier::disconnected_parts() {
+  const int n = static_cast<int>(t_.switches.size());
+  UnionFind uf(n);
+  for (int u = 0; u < n; u++)
+    for (int v : sw_adj_[u]) uf.unite(u, v);
+  for (const auto &h : t_.hosts)
+    for (const auto &p : h.ports) uf.unite(p.sw, h.ports.front().sw);
+  std::set<int> parts;
+  for (int i = 0; i < n; i++)
+    if (t_.switches[i].level == 1) parts.insert(uf.find(i));
+  if (parts.size() > 1)
+    anomaly("disconnected-parts", "fabric",
+            "the compute hosts are on " + std::to_string(parts.size()) +
+                " parts of the fabric that have no path between them (several subnets merged, or cut links)");
+}
+
+void Classifier::anomalies() {
+  switch_anomalies();
+  std::set<std::string> spine_hosts;
+  for (const auto &a : t_.anomalies)
+    if (a.kind == "hosts-on-spine") spine_hosts.insert(a.where);
+  if (!dragonfly_) same_level_links(spine_hosts);
+  slow_links();
+  if (!dragonfly_) missing_uplinks(spine_hosts);
+  missing_rails();
+  disconnected_parts();
   std::stable_sort(t_.anomalies.begin(), t_.anomalies.end(), [](const Anomaly &a, const Anomaly &b) {
     if (a.kind != b.kind) return a.kind < b.kind;
     return natural_less(a.where, b.where);
