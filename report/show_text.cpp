@@ -130,48 +130,46 @@ std::string leaf_groups_short(const ShowJob &j) {
 
 std::string unknown_or_dash(const ShowModel &m) { return m.status ? "-" : "?"; }
 
-}  // namespace
-
-std::string show_text(const ShowModel &m) {
-  std::string out = header_text(m);
-  std::map<uint32_t, const ShowJob *> jobs;
-  for (const ShowJob &j : m.jobs) jobs[j.slurm.job_id] = &j;
-  const std::vector<int> ranks = node_ranks(m);
-  // Free blocks: the free nodes of each leaf group, largest first.
+// Free blocks: the free nodes of each leaf group, largest first; the largest few by name, the
+// rest counted (the leaf group tables list every node).
+std::string free_blocks_text(const ShowModel &m) {
   std::vector<const ShowLeafGroup *> fb;
   for (const ShowLeafGroup &lg : m.leaf_groups)
     if (lg.free) fb.push_back(&lg);
   std::stable_sort(fb.begin(), fb.end(),
                    [](const ShowLeafGroup *a, const ShowLeafGroup *b) { return a->free > b->free; });
-  if (fb.empty()) {
-    out += "Free blocks: none\n";
-  } else {
-    // The largest few by name; the rest counted (the leaf group tables below list every node).
-    constexpr size_t kListed = 8;
-    std::string s;
-    uint32_t rest_nodes = 0, rest_whole = 0;
-    for (size_t i = 0; i < fb.size(); ++i) {
-      const ShowLeafGroup *lg = fb[i];
-      const bool whole = lg->free == lg->hosts.size();
-      if (i >= kListed) {
-        rest_nodes += lg->free, rest_whole += whole;
-        continue;
-      }
-      s += fmt::format("{}{} in leaf group {} ({}{})", s.empty() ? "" : "; ", lg->free, lg->index,
-                       host_names(*m.topo, lg->free_hosts), whole ? ", whole" : "");
+  if (fb.empty()) return "Free blocks: none\n";
+  constexpr size_t kListed = 8;
+  std::string s;
+  uint32_t rest_nodes = 0, rest_whole = 0;
+  for (size_t i = 0; i < fb.size(); ++i) {
+    const ShowLeafGroup *lg = fb[i];
+    const bool whole = lg->free == lg->hosts.size();
+    if (i >= kListed) {
+      rest_nodes += lg->free, rest_whole += whole;
+      continue;
     }
-    if (fb.size() > kListed)
-      s += fmt::format("; and {} more in {} leaf groups ({} of them whole)", rest_nodes, fb.size() - kListed,
-                       rest_whole);
-    out += "Free blocks: " + s + "\n";
+    s += fmt::format("{}{} in leaf group {} ({}{})", s.empty() ? "" : "; ", lg->free, lg->index,
+                     host_names(*m.topo, lg->free_hosts), whole ? ", whole" : "");
   }
-  // One column width for every leaf group's table.
+  if (fb.size() > kListed)
+    s += fmt::format("; and {} more in {} leaf groups ({} of them whole)", rest_nodes, fb.size() - kListed,
+                     rest_whole);
+  return "Free blocks: " + s + "\n";
+}
+
+// Every leaf group's table, pod by pod, with one column width for all of them.
+std::string leaf_group_tables_text(const ShowModel &m) {
+  std::map<uint32_t, const ShowJob *> jobs;
+  for (const ShowJob &j : m.jobs) jobs[j.slurm.job_id] = &j;
+  const std::vector<int> ranks = node_ranks(m);
   std::vector<std::pair<std::string, Rows>> groups(m.leaf_groups.size());
   std::vector<size_t> widths;
   for (const ShowLeafGroup &lg : m.leaf_groups) {
     groups[size_t(lg.index)] = leaf_group_text(m, lg, jobs, ranks);
     widen(widths, groups[size_t(lg.index)].second);
   }
+  std::string out;
   const bool many_pods = m.pods.size() > 1;
   for (const ShowPod &p : m.pods) {
     if (many_pods)
@@ -180,107 +178,120 @@ std::string show_text(const ShowModel &m) {
     for (int g : m.index->pod_leaf_groups(p.index))
       out += "\n" + groups[size_t(g)].first + table(groups[size_t(g)].second, "  ", widths);
   }
-  if (!m.outside.empty()) {
-    out += "\nNot in the topology file:\n";
-    Rows rows;
-    for (const SlurmNode &n : m.outside) {
-      std::string holders;
-      for (const ShowJob &j : m.jobs)
-        if (std::find(j.outside.begin(), j.outside.end(), n.name) != j.outside.end())
-          holders += (holders.empty() ? "job " : ",") + std::to_string(j.slurm.job_id);
-      rows.push_back({n.name, n.state, holders});
-    }
-    out += table(rows, "  ");
-  }
+  return out;
+}
 
-  out += "\nRunning jobs:";
-  if (m.jobs.empty()) {
-    out += " none\n";
-  } else {
-    out += "\n";
-    Rows rows = {{"JOB", "STATE", "USER", "NAME", "NODES", "LEAF GROUPS", "LAYOUT",
-                                                   "MODE", "PLACEMENT", "SPAN", "COST", "SLOWDOWN", "NODELIST"}};
-    for (const ShowJob &j : m.jobs) {
-      const std::string d = unknown_or_dash(m);
-      std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
-                                    std::to_string(j.hosts.size() + j.outside.size()), leaf_groups_short(j)};
-      if (j.status) {
-        r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
-        r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
-        r.push_back(j.status->placement.empty() ? "-" : j.status->placement);
-      } else {
-        r.insert(r.end(), {d, d, d});
-      }
-      r.push_back(span_short(j));
-      r.push_back(j.has_cost ? fmt::format("{:.2f}x", j.cost.ratio) : "-");
-      r.push_back(j.has_cost ? fmt::format("{:.3f}", j.cost.slowdown(m.cost.comm_fraction)) : "-");
-      r.push_back(j.slurm.nodes.empty() ? "-" : j.slurm.nodes);
-      rows.push_back(std::move(r));
-    }
-    out += table(rows, "  ");
-    bool any_cost = false;
-    for (const ShowJob &j : m.jobs) any_cost |= j.has_cost;
-    if (any_cost)
-      out += fmt::format("  (SPAN: DP rings / PP chains above their ideal leaf groups; COST: hop-bytes against the "
-                         "ideal; SLOWDOWN: estimated, f={}; see topoaware(1) PLAN)\n",
-                         m.cost.comm_fraction);
+// Slurm nodes the topology file lacks, with the jobs that hold them.
+std::string outside_text(const ShowModel &m) {
+  if (m.outside.empty()) return "";
+  Rows rows;
+  for (const SlurmNode &n : m.outside) {
+    std::string holders;
+    for (const ShowJob &j : m.jobs)
+      if (std::find(j.outside.begin(), j.outside.end(), n.name) != j.outside.end())
+        holders += (holders.empty() ? "job " : ",") + std::to_string(j.slurm.job_id);
+    rows.push_back({n.name, n.state, holders});
   }
+  return "\nNot in the topology file:\n" + table(rows, "  ");
+}
 
-  out += "\nWaiting jobs:";
-  if (m.waiting.empty()) {
-    out += " none\n";
-  } else {
-    out += "\n";
-    Rows rows = {
-        {"JOB", "STATE", "USER", "NAME", "NODES", "LAYOUT", "MODE", "WAITING", "SLURM REASON", "TOPOAWARE REASON"}};
-    for (const ShowJob &j : m.waiting) {
-      const std::string d = unknown_or_dash(m);
-      std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
-                                    j.slurm.node_count ? std::to_string(j.slurm.node_count) : "-"};
-      if (j.status) {
-        r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
-        r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
-        const bool w = j.status->phase == JobPhase::Waiting;
-        r.push_back(w ? age(m.now - j.status->since) : "-");
-        r.push_back(j.slurm.reason.empty() ? "-" : j.slurm.reason);
-        r.push_back(w ? (j.status->reason.empty() ? "-" : j.status->reason) : "(placed: see notes)");
-      } else {
-        r.insert(r.end(), {d, d, d, j.slurm.reason.empty() ? "-" : j.slurm.reason,
-                           m.status ? "(not tested by the plugin yet, or no layout)" : "?"});
-      }
-      rows.push_back(std::move(r));
+// The jobs that hold nodes: where, how laid out and placed, and at what cost.
+std::string running_jobs_text(const ShowModel &m) {
+  if (m.jobs.empty()) return "\nRunning jobs: none\n";
+  Rows rows = {{"JOB", "STATE", "USER", "NAME", "NODES", "LEAF GROUPS", "LAYOUT",
+                                                 "MODE", "PLACEMENT", "SPAN", "COST", "SLOWDOWN", "NODELIST"}};
+  for (const ShowJob &j : m.jobs) {
+    const std::string d = unknown_or_dash(m);
+    std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
+                                  std::to_string(j.hosts.size() + j.outside.size()), leaf_groups_short(j)};
+    if (j.status) {
+      r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
+      r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
+      r.push_back(j.status->placement.empty() ? "-" : j.status->placement);
+    } else {
+      r.insert(r.end(), {d, d, d});
     }
-    out += table(rows, "  ");
+    r.push_back(span_short(j));
+    r.push_back(j.has_cost ? fmt::format("{:.2f}x", j.cost.ratio) : "-");
+    r.push_back(j.has_cost ? fmt::format("{:.3f}", j.cost.slowdown(m.cost.comm_fraction)) : "-");
+    r.push_back(j.slurm.nodes.empty() ? "-" : j.slurm.nodes);
+    rows.push_back(std::move(r));
   }
+  std::string out = "\nRunning jobs:\n" + table(rows, "  ");
+  bool any_cost = false;
+  for (const ShowJob &j : m.jobs) any_cost |= j.has_cost;
+  if (any_cost)
+    out += fmt::format("  (SPAN: DP rings / PP chains above their ideal leaf groups; COST: hop-bytes against the "
+                       "ideal; SLOWDOWN: estimated, f={}; see topoaware(1) PLAN)\n",
+                       m.cost.comm_fraction);
+  return out;
+}
 
+// The jobs that hold no nodes: how long they have waited and why, by Slurm and by the plugin.
+std::string waiting_jobs_text(const ShowModel &m) {
+  if (m.waiting.empty()) return "\nWaiting jobs: none\n";
+  Rows rows = {
+      {"JOB", "STATE", "USER", "NAME", "NODES", "LAYOUT", "MODE", "WAITING", "SLURM REASON", "TOPOAWARE REASON"}};
+  for (const ShowJob &j : m.waiting) {
+    const std::string d = unknown_or_dash(m);
+    std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
+                                  j.slurm.node_count ? std::to_string(j.slurm.node_count) : "-"};
+    if (j.status) {
+      r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
+      r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
+      const bool w = j.status->phase == JobPhase::Waiting;
+      r.push_back(w ? age(m.now - j.status->since) : "-");
+      r.push_back(j.slurm.reason.empty() ? "-" : j.slurm.reason);
+      r.push_back(w ? (j.status->reason.empty() ? "-" : j.status->reason) : "(placed: see notes)");
+    } else {
+      r.insert(r.end(), {d, d, d, j.slurm.reason.empty() ? "-" : j.slurm.reason,
+                         m.status ? "(not tested by the plugin yet, or no layout)" : "?"});
+    }
+    rows.push_back(std::move(r));
+  }
+  return "\nWaiting jobs:\n" + table(rows, "  ");
+}
+
+// The model's notes, then each job's, named by job.
+std::string notes_text(const ShowModel &m) {
   std::vector<std::string> notes = m.notes;
   for (const auto *list : {&m.jobs, &m.waiting})
     for (const ShowJob &j : *list)
       for (const std::string &n : j.notes) notes.push_back(fmt::format("job {}: {}", j.slurm.job_id, n));
-  if (!notes.empty()) {
-    out += "\nNotes:\n";
-    for (const std::string &n : notes) out += "  " + n + "\n";
-  }
-  if (!m.congestion_file.empty()) {
-    out += fmt::format("\nCongested cables ({}, over {:.0f} s): {}\n", m.congestion_file, m.congestion_interval,
-                       m.hot.empty() ? "none" : std::to_string(m.hot.size()));
-    for (const HotCable &h : m.hot) {
-      std::string peer = h.peer_sw >= 0 ? m.topo->switches[size_t(h.peer_sw)].name
-                                        : (h.peer_host >= 0 ? m.topo->hosts[size_t(h.peer_host)].name : "?");
-      out += fmt::format("  {} p{} -> {}: {:.0f}% of line rate, wait ratio {:.3f}", m.topo->switches[size_t(h.sw)].name,
-                         h.port, peer, 100 * h.utilization, std::min(h.wait_ratio, 1e6));
-      if (!h.jobs.empty()) {
-        out += "; jobs";
-        for (uint32_t id : h.jobs) out += fmt::format(" {}", id);
-      }
-      if (!h.unknown_jobs.empty()) {
-        out += "; without a layout:";
-        for (uint32_t id : h.unknown_jobs) out += fmt::format(" {}", id);
-      }
-      out += "\n";
+  if (notes.empty()) return "";
+  std::string out = "\nNotes:\n";
+  for (const std::string &n : notes) out += "  " + n + "\n";
+  return out;
+}
+
+// show --congestion: each congested cable direction, its load and the jobs routed over it.
+std::string congestion_text(const ShowModel &m) {
+  if (m.congestion_file.empty()) return "";
+  std::string out = fmt::format("\nCongested cables ({}, over {:.0f} s): {}\n", m.congestion_file,
+                                m.congestion_interval, m.hot.empty() ? "none" : std::to_string(m.hot.size()));
+  for (const HotCable &h : m.hot) {
+    std::string peer = h.peer_sw >= 0 ? m.topo->switches[size_t(h.peer_sw)].name
+                                      : (h.peer_host >= 0 ? m.topo->hosts[size_t(h.peer_host)].name : "?");
+    out += fmt::format("  {} p{} -> {}: {:.0f}% of line rate, wait ratio {:.3f}", m.topo->switches[size_t(h.sw)].name,
+                       h.port, peer, 100 * h.utilization, std::min(h.wait_ratio, 1e6));
+    if (!h.jobs.empty()) {
+      out += "; jobs";
+      for (uint32_t id : h.jobs) out += fmt::format(" {}", id);
     }
+    if (!h.unknown_jobs.empty()) {
+      out += "; without a layout:";
+      for (uint32_t id : h.unknown_jobs) out += fmt::format(" {}", id);
+    }
+    out += "\n";
   }
   return out;
+}
+
+}  // namespace
+
+std::string show_text(const ShowModel &m) {
+  return header_text(m) + free_blocks_text(m) + leaf_group_tables_text(m) + outside_text(m) +
+         running_jobs_text(m) + waiting_jobs_text(m) + notes_text(m) + congestion_text(m);
 }
 
 std::string show_job_text(const ShowModel &m, uint32_t id) {
