@@ -287,52 +287,37 @@ std::string congestion_text(const ShowModel &m) {
   return out;
 }
 
-}  // namespace
-
-std::string show_text(const ShowModel &m) {
-  return header_text(m) + free_blocks_text(m) + leaf_group_tables_text(m) + outside_text(m) +
-         running_jobs_text(m) + waiting_jobs_text(m) + notes_text(m) + congestion_text(m);
-}
-
-std::string show_job_text(const ShowModel &m, uint32_t id) {
-  const ShowJob &j = job_or_throw(m, id);
-  const Topology &t = *m.topo;
-  const TopoIndex &ix = *m.index;
-  std::string out = fmt::format("Job {} ({}, user {}, name {}, partition {})\n", j.slurm.job_id, j.slurm.state,
-                                j.slurm.user.empty() ? "-" : j.slurm.user, j.slurm.name.empty() ? "-" : j.slurm.name,
-                                j.slurm.partition.empty() ? "-" : j.slurm.partition);
-  out += fmt::format("Topology: {} ({})\n", m.topology_file, short_hash(t.hash));
+// A job's layout line: its layout and mode, or why none is known.
+std::string job_layout_text(const ShowModel &m, const ShowJob &j) {
   if (j.has_layout) {
     const Layout &l = j.layout;
-    out += fmt::format("Layout: tp={} cp={} ep={} dp={} pp={} ({}), {} GPUs", l.tp, l.cp, l.ep, l.dp, l.pp,
-                       rank_order_name(l.order), l.world());
+    std::string out = fmt::format("Layout: tp={} cp={} ep={} dp={} pp={} ({}), {} GPUs", l.tp, l.cp, l.ep, l.dp, l.pp,
+                                  rank_order_name(l.order), l.world());
     if (j.holds_nodes && !j.order.empty()) out += fmt::format(" on {} nodes x {}", j.order.size(), j.gpus_per_node());
     out += fmt::format("; mode {}\n", j.status->mode.empty() ? "-" : j.status->mode);
-  } else if (j.status) {
-    out += "Layout: the status file's \"" + j.status->layout + "\" does not parse: " + j.layout_error + "\n";
-  } else if (!m.status) {
-    out += "Layout: unknown (no status file: " + m.status_problem + ")\n";
-  } else {
-    out += "Layout: none known (the status file has no entry for it: a job without --tp/--pp/--dp, or not "
-           "tested by the plugin yet)\n";
-  }
-  if (!j.holds_nodes) {
-    out += fmt::format("Holds no nodes; Slurm's reason: {}", j.slurm.reason.empty() ? "-" : j.slurm.reason);
-    if (j.slurm.node_count) out += fmt::format("; asks for {} nodes", j.slurm.node_count);
-    out += "\n";
-    if (j.status && j.status->phase == JobPhase::Waiting)
-      out += fmt::format("Waiting for {} (since the plugin's first verdict): {}\n", age(m.now - j.status->since),
-                         j.status->reason.empty() ? "-" : j.status->reason);
-    for (const std::string &n : j.notes) out += "Note: " + n + "\n";
     return out;
   }
-  out += fmt::format("Nodes: {} ({} in {} leaf group(s))\n", j.slurm.nodes, j.hosts.size(), j.leaf_groups.size());
-  if (j.status) {
-    out += "Placement: " + (j.status->placement.empty() ? std::string("-") : j.status->placement);
-    if (!j.status->reason.empty()) out += " (" + j.status->reason + ")";
-    if (j.status->phase == JobPhase::Placed) out += fmt::format(", {} ago", age(m.now - j.status->since));
-    out += "\n";
-  }
+  if (j.status) return "Layout: the status file's \"" + j.status->layout + "\" does not parse: " + j.layout_error + "\n";
+  if (!m.status) return "Layout: unknown (no status file: " + m.status_problem + ")\n";
+  return "Layout: none known (the status file has no entry for it: a job without --tp/--pp/--dp, or not "
+         "tested by the plugin yet)\n";
+}
+
+// A job that holds no nodes: Slurm's reason, the plugin's verdict and the notes.
+std::string job_without_nodes_text(const ShowModel &m, const ShowJob &j) {
+  std::string out = fmt::format("Holds no nodes; Slurm's reason: {}", j.slurm.reason.empty() ? "-" : j.slurm.reason);
+  if (j.slurm.node_count) out += fmt::format("; asks for {} nodes", j.slurm.node_count);
+  out += "\n";
+  if (j.status && j.status->phase == JobPhase::Waiting)
+    out += fmt::format("Waiting for {} (since the plugin's first verdict): {}\n", age(m.now - j.status->since),
+                       j.status->reason.empty() ? "-" : j.status->reason);
+  for (const std::string &n : j.notes) out += "Note: " + n + "\n";
+  return out;
+}
+
+// Where the rank order shown comes from, and whether it agrees with the topology file's.
+std::string rank_order_check_text(const ShowModel &m, const ShowJob &j) {
+  std::string out;
   switch (j.order_check) {
     case OrderCheck::Match:
       out += "Rank order: the status file's node order; checked: the rank order of the node set over " +
@@ -344,7 +329,7 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
       out += "  status file: " + std::string(j.status ? j.status->node_order : "") + "\n";
       {
         std::string c;
-        for (int h : j.computed) c += (c.empty() ? "" : ",") + t.hosts[size_t(h)].name;
+        for (int h : j.computed) c += (c.empty() ? "" : ",") + m.topo->hosts[size_t(h)].name;
         out += "  recomputed:  " + c + "\n";
       }
       out += j.order == j.computed
@@ -362,9 +347,13 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
       out += "Rank order: no layout known; Slurm hands out ranks in node order:\n";
       break;
   }
-  if (m.hash_mismatch)
-    out += "WARNING: the status file was written with topology " + short_hash(m.status->topology_hash) + ", not " +
-           short_hash(t.placement_hash) + " (" + m.topology_file + ")\n";
+  return out;
+}
+
+// The job's nodes: with a layout and an order, each node's ranks and coordinates; else its place.
+std::string job_nodes_table(const ShowModel &m, const ShowJob &j) {
+  const Topology &t = *m.topo;
+  const TopoIndex &ix = *m.index;
   if (j.has_layout && !j.order.empty()) {
     Rows rows = {
         {"NODE", "RANKS", "HOST", "LEAF", "LEAF GROUP", "POD", "TP", "CP", "EP", "DP", "PP"}};
@@ -372,17 +361,46 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
       rows.push_back({std::to_string(r.node_rank), fmt::format("{}-{}", r.first_rank, r.last_rank),
                       t.hosts[size_t(r.host)].name, leaf_name(m, r.host), std::to_string(ix.host_leaf_group(r.host)),
                       std::to_string(ix.host_pod(r.host)), r.tp, r.cp, r.ep, r.dp, r.pp});
-    out += "\n" + table(rows, "  ");
-  } else {
-    Rows rows = {{"NODE", "HOST", "LEAF", "LEAF GROUP", "POD"}};
-    for (size_t k = 0; k < j.hosts.size(); ++k) {
-      const int h = j.hosts[k];
-      rows.push_back({std::to_string(k), t.hosts[size_t(h)].name, leaf_name(m, h),
-                      std::to_string(ix.host_leaf_group(h)), std::to_string(ix.host_pod(h))});
-    }
-    for (const std::string &n : j.outside) rows.push_back({"-", n, "-", "-", "-"});
-    out += "\n" + table(rows, "  ");
+    return "\n" + table(rows, "  ");
   }
+  Rows rows = {{"NODE", "HOST", "LEAF", "LEAF GROUP", "POD"}};
+  for (size_t k = 0; k < j.hosts.size(); ++k) {
+    const int h = j.hosts[k];
+    rows.push_back({std::to_string(k), t.hosts[size_t(h)].name, leaf_name(m, h),
+                    std::to_string(ix.host_leaf_group(h)), std::to_string(ix.host_pod(h))});
+  }
+  for (const std::string &n : j.outside) rows.push_back({"-", n, "-", "-", "-"});
+  return "\n" + table(rows, "  ");
+}
+
+}  // namespace
+
+std::string show_text(const ShowModel &m) {
+  return header_text(m) + free_blocks_text(m) + leaf_group_tables_text(m) + outside_text(m) +
+         running_jobs_text(m) + waiting_jobs_text(m) + notes_text(m) + congestion_text(m);
+}
+
+std::string show_job_text(const ShowModel &m, uint32_t id) {
+  const ShowJob &j = job_or_throw(m, id);
+  const Topology &t = *m.topo;
+  std::string out = fmt::format("Job {} ({}, user {}, name {}, partition {})\n", j.slurm.job_id, j.slurm.state,
+                                j.slurm.user.empty() ? "-" : j.slurm.user, j.slurm.name.empty() ? "-" : j.slurm.name,
+                                j.slurm.partition.empty() ? "-" : j.slurm.partition);
+  out += fmt::format("Topology: {} ({})\n", m.topology_file, short_hash(t.hash));
+  out += job_layout_text(m, j);
+  if (!j.holds_nodes) return out + job_without_nodes_text(m, j);
+  out += fmt::format("Nodes: {} ({} in {} leaf group(s))\n", j.slurm.nodes, j.hosts.size(), j.leaf_groups.size());
+  if (j.status) {
+    out += "Placement: " + (j.status->placement.empty() ? std::string("-") : j.status->placement);
+    if (!j.status->reason.empty()) out += " (" + j.status->reason + ")";
+    if (j.status->phase == JobPhase::Placed) out += fmt::format(", {} ago", age(m.now - j.status->since));
+    out += "\n";
+  }
+  out += rank_order_check_text(m, j);
+  if (m.hash_mismatch)
+    out += "WARNING: the status file was written with topology " + short_hash(m.status->topology_hash) + ", not " +
+           short_hash(t.placement_hash) + " (" + m.topology_file + ")\n";
+  out += job_nodes_table(m, j);
   if (j.has_cost) {
     const double f = m.cost.comm_fraction;
     out += "\n" + span_text(j.span) + "\n";
