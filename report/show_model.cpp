@@ -86,10 +86,9 @@ const ShowJob *ShowModel::find(uint32_t id) const {
 
 namespace {
 
-void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob *> &by_id) {
+// The nodes Slurm says the job holds: in the topology (by index) or outside it, and per leaf group.
+void job_nodes(const ShowModel &m, ShowJob &j) {
   const TopoIndex &ix = *m.index;
-  const Topology &t = *m.topo;
-  // Nodes Slurm says it holds.
   std::vector<std::string> names;
   if (!j.slurm.nodes.empty() && j.slurm.nodes != "(null)") {
     try {
@@ -113,7 +112,60 @@ void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob
   std::map<int, uint32_t> per_lg;
   for (int h : j.hosts) ++per_lg[ix.host_leaf_group(h)];
   j.leaf_groups.assign(per_lg.begin(), per_lg.end());
+}
 
+// The status file's node order against the one computed: the order the job's tasks got is the
+// recorded one when it names the same nodes, and it matches or not.
+void check_recorded_order(const ShowModel &m, ShowJob &j, const StatusJob &st) {
+  const TopoIndex &ix = *m.index;
+  const Topology &t = *m.topo;
+  std::vector<int> recorded;
+  std::vector<std::string> unknown;
+  for (const std::string &n : split(st.node_order, ',')) {
+    if (n.empty()) continue;
+    const int h = ix.find_host(n);
+    if (h < 0) unknown.push_back(n);
+    else recorded.push_back(h);
+  }
+  std::vector<int> a = recorded, b = j.hosts;
+  std::sort(a.begin(), a.end());
+  if (!unknown.empty()) {
+    j.order_check = OrderCheck::Mismatch;
+    j.notes.push_back(fmt::format("the status file's node order names {} node(s) that are not in the topology "
+                                  "file ({}): the topology file has changed since the job was placed",
+                                  unknown.size(), hostlist_compress(unknown)));
+  } else if (a != b) {
+    j.notes.push_back(fmt::format("the status file places it on {}, Slurm lists {}: using Slurm's nodes and "
+                                  "their rank order",
+                                  host_names(t, recorded), host_names(t, j.hosts)));
+  } else if (recorded == j.computed) {
+    j.order = recorded;
+    j.order_check = OrderCheck::Match;
+  } else {
+    j.order = recorded;
+    j.order_check = OrderCheck::Mismatch;
+    j.notes.push_back("the status file's node order differs from the rank order of the job's node set over " +
+                      m.topology_file +
+                      ": the topology file may have changed since the job was placed (its tasks got the "
+                      "order spank_topoaware computed at launch from the topology file on the nodes)");
+  }
+}
+
+// The job's cost and span over its rank order, and the cost of Slurm's order of the same nodes.
+void job_costs(const ShowModel &m, ShowJob &j) {
+  const TopoIndex &ix = *m.index;
+  try {
+    j.cost = job_cost(ix, j.order, j.layout, m.cost);
+    j.span = job_span(ix, j.order, j.layout);
+    j.slurm_order_cost = job_cost(ix, j.hosts, j.layout, m.cost);  // node-index order
+    j.has_cost = true;
+  } catch (const LayoutError &e) {
+    j.notes.push_back(std::string("no cost: ") + e.what());
+  }
+}
+
+void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob *> &by_id) {
+  job_nodes(m, j);
   auto it = by_id.find(j.slurm.job_id);
   if (it == by_id.end()) return;
   const StatusJob &st = *it->second;
@@ -145,7 +197,7 @@ void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob
   }
   // The rank order of the node set: what spank_topoaware computes in every task.
   try {
-    RankOrderer ro(ix);
+    RankOrderer ro(*m.index);
     ro.order(j.hosts, j.layout, j.computed);
   } catch (const LayoutError &e) {
     j.order_check = OrderCheck::Failed;
@@ -154,46 +206,8 @@ void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob
   }
   j.order = j.computed;
   j.order_check = OrderCheck::Computed;
-  if (st.phase == JobPhase::Placed && !st.node_order.empty()) {
-    std::vector<int> recorded;
-    std::vector<std::string> unknown;
-    for (const std::string &n : split(st.node_order, ',')) {
-      if (n.empty()) continue;
-      const int h = ix.find_host(n);
-      if (h < 0) unknown.push_back(n);
-      else recorded.push_back(h);
-    }
-    std::vector<int> a = recorded, b = j.hosts;
-    std::sort(a.begin(), a.end());
-    if (!unknown.empty()) {
-      j.order_check = OrderCheck::Mismatch;
-      j.notes.push_back(fmt::format("the status file's node order names {} node(s) that are not in the topology "
-                                    "file ({}): the topology file has changed since the job was placed",
-                                    unknown.size(), hostlist_compress(unknown)));
-    } else if (a != b) {
-      j.notes.push_back(fmt::format("the status file places it on {}, Slurm lists {}: using Slurm's nodes and "
-                                    "their rank order",
-                                    host_names(t, recorded), host_names(t, j.hosts)));
-    } else if (recorded == j.computed) {
-      j.order = recorded;
-      j.order_check = OrderCheck::Match;
-    } else {
-      j.order = recorded;
-      j.order_check = OrderCheck::Mismatch;
-      j.notes.push_back("the status file's node order differs from the rank order of the job's node set over " +
-                        m.topology_file +
-                        ": the topology file may have changed since the job was placed (its tasks got the "
-                        "order spank_topoaware computed at launch from the topology file on the nodes)");
-    }
-  }
-  try {
-    j.cost = job_cost(ix, j.order, j.layout, m.cost);
-    j.span = job_span(ix, j.order, j.layout);
-    j.slurm_order_cost = job_cost(ix, j.hosts, j.layout, m.cost);  // node-index order
-    j.has_cost = true;
-  } catch (const LayoutError &e) {
-    j.notes.push_back(std::string("no cost: ") + e.what());
-  }
+  if (st.phase == JobPhase::Placed && !st.node_order.empty()) check_recorded_order(m, j, st);
+  job_costs(m, j);
 }
 
 }  // namespace
