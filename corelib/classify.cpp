@@ -283,13 +283,35 @@ class Classifier {
 
  private:
   void collect_hosts();
+  std::string ca_name(const FabricNode &n, bool &unnamed,
+                      std::map<std::string, std::vector<uint64_t>> &cas_by_desc) const;
+  std::string ignore_reason(const FabricNode &n, const std::string &name, bool unnamed,
+                            const std::set<std::string> &wanted) const;
+  std::vector<CaPortRef> switch_ports(const FabricNode &n) const;
+  void report_duplicate_descriptions(const std::map<std::string, std::vector<uint64_t>> &cas_by_desc);
+  void add_host(const std::string &name, std::vector<CaPortRef> refs);
   void collect_switches();
   void order_switches();
   void build_links();
   void build_leaf_groups();
   void build_pods_and_dragonfly();
+  bool same_router_group(int u, int v) const;
+  bool router_groups_ok(const std::map<int, std::vector<int>> &comps, UnionFind &uf, bool any_global) const;
+  void build_classic_dragonfly();
+  UnionFind pod_union() const;
+  void build_pods();
+  bool pods_linked_at_level2() const;
+  void build_dragonfly_plus();
   void bandwidth();
   void anomalies();
+  void switch_anomalies();
+  void same_level_links(const std::set<std::string> &spine_hosts);
+  int end_level(uint64_t guid) const;
+  std::string end_name(uint64_t guid) const;
+  void slow_links();
+  void missing_uplinks(const std::set<std::string> &spine_hosts);
+  void missing_rails();
+  void disconnected_parts();
   void report_empty_leaf(int i);
 
   bool is_switch(const FabricNode &n) const { return n.type != NodeType::Ca; }
@@ -312,6 +334,94 @@ class Classifier {
   bool dragonfly_ = false;
 };
 
+// The name a CA goes by: the node-name map's, else the first word of a description its host set,
+// else its GUID (then `unnamed`, and it is no compute host unless unnamed HCAs are kept).
+std::string Classifier::ca_name(const FabricNode &n, bool &unnamed,
+                                std::map<std::string, std::vector<uint64_t>> &cas_by_desc) const {
+  unnamed = false;
+  auto mapped = opts_.node_names.find(n.guid);
+  if (mapped != opts_.node_names.end()) return mapped->second;
+  if (!is_default_description(n.desc) && !is_sharp_node(n.desc)) {
+    cas_by_desc[n.desc].push_back(n.guid);
+    return first_word(n.desc);
+  }
+  unnamed = true;
+  return guid_str(n.guid);
+}
+
+// Why a CA is no compute host whatever its cables (empty when it may be one).
+std::string Classifier::ignore_reason(const FabricNode &n, const std::string &name, bool unnamed,
+                                      const std::set<std::string> &wanted) const {
+  // A name a Slurm host list cannot hold is no Slurm node name (and topology.json lists hosts
+  // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map. Nor
+  // is one that is not UTF-8: topology.json would hold another name (U+FFFD for each bad byte),
+  // out of the hosts' canonical order or equal to another host's, and its reader would refuse it.
+  const bool bad_name = name.empty() || printable_text(name) != name ||
+                        std::any_of(name.begin(), name.end(), [](char c) {
+                          return c == ' ' || c == ',' || c == '[' || c == ']';
+                        });
+  if (is_sharp_node(n.desc)) return "SHARP Aggregation Node";
+  if (bad_name) return "name is not a Slurm node name (blank, ',', '[', ']', a control character or not UTF-8)";
+  if (opts_.compute_nodes) return wanted.count(name) ? "" : "not in the node list";
+  if (unnamed && !opts_.keep_unnamed) return "unnamed HCA (default description, no node-name map entry)";
+  return "";
+}
+
+// A CA's ports cabled to a switch: the only ports a compute host talks through.
+std::vector<CaPortRef> Classifier::switch_ports(const FabricNode &n) const {
+  std::vector<CaPortRef> refs;
+  for (const auto &p : n.ports) {
+    const FabricNode *peer = fabric_.find(p.remote_guid);
+    if (!peer || !is_switch(*peer)) continue;
+    refs.push_back({n.guid, p.num, p.port_guid, p.remote_guid, p.remote_port, p.width, p.speed,
+                    second_word(n.desc)});
+  }
+  return refs;
+}
+
+// Everything is keyed by GUID, so two HCAs with one description stay two HCAs; but if they
+// land on one host name it is worth saying (a cloned image often leaves a stale description).
+void Classifier::report_duplicate_descriptions(const std::map<std::string, std::vector<uint64_t>> &cas_by_desc) {
+  for (const auto &[desc, guids] : cas_by_desc)
+    if (guids.size() > 1) {
+      std::vector<uint64_t> g = guids;
+      std::sort(g.begin(), g.end());
+      std::string list;
+      for (auto x : g) list += (list.empty() ? "" : ", ") + guid_str(x);
+      anomaly("duplicate-description", first_word(desc),
+              std::to_string(g.size()) + " HCAs describe themselves as \"" + desc + "\": " + list);
+    }
+}
+
+// One compute host from its ports, numbered into rails.
+void Classifier::add_host(const std::string &name, std::vector<CaPortRef> refs) {
+  Host h;
+  h.name = name;
+  // Rails: a host's compute ports in device order (mlx5_0 before mlx5_1 before mlx5_10), then
+  // GUID and port, so that rail r is "the r-th NIC" on every host of a rail-optimized fabric.
+  std::sort(refs.begin(), refs.end(), [](const CaPortRef &a, const CaPortRef &b) {
+    if (a.device != b.device) return natural_less(a.device, b.device);
+    if (a.ca_guid != b.ca_guid) return a.ca_guid < b.ca_guid;
+    return a.port < b.port;
+  });
+  std::vector<uint64_t> sw_guids;
+  for (const auto &r : refs) {
+    HcaPort hp;
+    hp.ca_guid = r.ca_guid;
+    hp.port_guid = r.port_guid;
+    hp.port = r.port;
+    hp.device = r.device;
+    hp.rail = static_cast<int>(h.ports.size());
+    hp.sw_port = r.sw_port;
+    hp.width = r.width;
+    hp.speed = r.speed;
+    h.ports.push_back(hp);
+    sw_guids.push_back(r.sw_guid);
+  }
+  t_.hosts.push_back(std::move(h));
+  host_sw_guids_.push_back(std::move(sw_guids));
+}
+
 void Classifier::collect_hosts() {
   std::set<std::string> wanted;
   if (opts_.compute_nodes) wanted.insert(opts_.compute_nodes->begin(), opts_.compute_nodes->end());
@@ -320,44 +430,12 @@ void Classifier::collect_hosts() {
 
   for (const auto &n : fabric_.nodes) {
     if (n.type != NodeType::Ca) continue;
-    std::string name;
     bool unnamed = false;
-    auto mapped = opts_.node_names.find(n.guid);
-    if (mapped != opts_.node_names.end()) {
-      name = mapped->second;
-    } else if (!is_default_description(n.desc) && !is_sharp_node(n.desc)) {
-      name = first_word(n.desc);
-      cas_by_desc[n.desc].push_back(n.guid);
-    } else {
-      name = guid_str(n.guid);
-      unnamed = true;
-    }
-    std::string reason;
-    // A name a Slurm host list cannot hold is no Slurm node name (and topology.json lists hosts
-    // as host lists): a blank, ',', '[', ']' or a control byte, from a description or a map. Nor
-    // is one that is not UTF-8: topology.json would hold another name (U+FFFD for each bad byte),
-    // out of the hosts' canonical order or equal to another host's, and its reader would refuse it.
-    const bool bad_name = name.empty() || printable_text(name) != name ||
-                          std::any_of(name.begin(), name.end(), [](char c) {
-                            return c == ' ' || c == ',' || c == '[' || c == ']';
-                          });
-    if (is_sharp_node(n.desc)) {
-      reason = "SHARP Aggregation Node";
-    } else if (bad_name) {
-      reason = "name is not a Slurm node name (blank, ',', '[', ']', a control character or not UTF-8)";
-    } else if (opts_.compute_nodes) {
-      if (!wanted.count(name)) reason = "not in the node list";
-    } else if (unnamed && !opts_.keep_unnamed) {
-      reason = "unnamed HCA (default description, no node-name map entry)";
-    }
+    const std::string name = ca_name(n, unnamed, cas_by_desc);
+    std::string reason = ignore_reason(n, name, unnamed, wanted);
     std::vector<CaPortRef> refs;
     if (reason.empty()) {
-      for (const auto &p : n.ports) {
-        const FabricNode *peer = fabric_.find(p.remote_guid);
-        if (!peer || !is_switch(*peer)) continue;
-        refs.push_back({n.guid, p.num, p.port_guid, p.remote_guid, p.remote_port, p.width, p.speed,
-                        second_word(n.desc)});
-      }
+      refs = switch_ports(n);
       if (refs.empty()) reason = "not connected to a switch";
     }
     if (!reason.empty()) {
@@ -368,49 +446,12 @@ void Classifier::collect_hosts() {
     auto &v = ports_by_host[name];
     v.insert(v.end(), refs.begin(), refs.end());
   }
-  // Everything is keyed by GUID, so two HCAs with one description stay two HCAs; but if they
-  // land on one host name it is worth saying (a cloned image often leaves a stale description).
-  for (const auto &[desc, guids] : cas_by_desc)
-    if (guids.size() > 1) {
-      std::vector<uint64_t> g = guids;
-      std::sort(g.begin(), g.end());
-      std::string list;
-      for (auto x : g) list += (list.empty() ? "" : ", ") + guid_str(x);
-      anomaly("duplicate-description", first_word(desc),
-              std::to_string(g.size()) + " HCAs describe themselves as \"" + desc + "\": " + list);
-    }
+  report_duplicate_descriptions(cas_by_desc);
 
   std::vector<std::string> names;
   for (const auto &kv : ports_by_host) names.push_back(kv.first);
   std::sort(names.begin(), names.end(), natural_less);
-  for (const auto &name : names) {
-    Host h;
-    h.name = name;
-    auto refs = ports_by_host[name];
-    // Rails: a host's compute ports in device order (mlx5_0 before mlx5_1 before mlx5_10), then
-    // GUID and port, so that rail r is "the r-th NIC" on every host of a rail-optimized fabric.
-    std::sort(refs.begin(), refs.end(), [](const CaPortRef &a, const CaPortRef &b) {
-      if (a.device != b.device) return natural_less(a.device, b.device);
-      if (a.ca_guid != b.ca_guid) return a.ca_guid < b.ca_guid;
-      return a.port < b.port;
-    });
-    std::vector<uint64_t> sw_guids;
-    for (const auto &r : refs) {
-      HcaPort hp;
-      hp.ca_guid = r.ca_guid;
-      hp.port_guid = r.port_guid;
-      hp.port = r.port;
-      hp.device = r.device;
-      hp.rail = static_cast<int>(h.ports.size());
-      hp.sw_port = r.sw_port;
-      hp.width = r.width;
-      hp.speed = r.speed;
-      h.ports.push_back(hp);
-      sw_guids.push_back(r.sw_guid);
-    }
-    t_.hosts.push_back(std::move(h));
-    host_sw_guids_.push_back(std::move(sw_guids));
-  }
+  for (const auto &name : names) add_host(name, ports_by_host[name]);
 }
 
 void Classifier::collect_switches() {
@@ -609,68 +650,79 @@ void Classifier::build_leaf_groups() {
     if (g.leaves.size() > 1) t_.rail_optimized = true;
 }
 
-void Classifier::build_pods_and_dragonfly() {
+// Whether the edge u-v is local to a dragonfly group: the two routers' closed neighbourhoods
+// overlap by more than a third (inside a group of a routers with h global links each the overlap
+// is about a/(a+2h), 1/2 for the canonical a = 2h; across a global link it is about 1/(a+h)).
+bool Classifier::same_router_group(int u, int v) const {
+  std::vector<int> nu = sw_adj_[u], nv = sw_adj_[v];
+  nu.push_back(u);
+  nv.push_back(v);
+  std::sort(nu.begin(), nu.end());
+  std::sort(nv.begin(), nv.end());
+  std::vector<int> common, all;
+  std::set_intersection(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(common));
+  std::set_union(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(all));
+  return 3 * common.size() > all.size();
+}
+
+// Whether the dense clusters `comps` (root -> routers) are dragonfly groups: at least two, each of
+// two routers or more with at least half its pairs linked, and some link between them.
+bool Classifier::router_groups_ok(const std::map<int, std::vector<int>> &comps, UnionFind &uf, bool any_global) const {
+  bool groups_ok = any_global && comps.size() >= 2;
+  for (const auto &[r, members] : comps) {
+    if (members.size() < 2) groups_ok = false;
+    size_t links = 0;
+    for (int u : members)
+      for (int v : sw_adj_[u])
+        if (uf.find(v) == r) links++;
+    size_t pairs = members.size() * (members.size() - 1);  // links counted twice
+    if (links * 2 < pairs) groups_ok = false;               // less than half the pairs linked
+  }
+  return groups_ok;
+}
+
+// Classic dragonfly: routers carry hosts and link to each other directly (no level 2). Groups
+// are the dense clusters, joined by the edges same_router_group() calls local. Groups of two
+// routers cannot be told from global links and are not detected.
+void Classifier::build_classic_dragonfly() {
   const int n = static_cast<int>(t_.switches.size());
   auto lvl = [&](int i) { return t_.switches[i].level; };
-
-  // Classic dragonfly: routers carry hosts and link to each other directly (no level 2). Groups
-  // are the dense clusters: an edge is local when the two routers' closed neighbourhoods overlap
-  // by more than a third (inside a group of a routers with h global links each the overlap is
-  // about a/(a+2h), 1/2 for the canonical a = 2h; across a global link it is about 1/(a+h)).
-  // Groups of two routers cannot be told from global links and are not detected.
-  if (t_.max_level == 1) {
-    UnionFind uf(n);
-    bool any_global = false;
-    for (int u = 0; u < n; u++)
-      for (int v : sw_adj_[u]) {
-        if (v <= u || lvl(u) != 1 || lvl(v) != 1) continue;
-        std::vector<int> nu = sw_adj_[u], nv = sw_adj_[v];
-        nu.push_back(u);
-        nv.push_back(v);
-        std::sort(nu.begin(), nu.end());
-        std::sort(nv.begin(), nv.end());
-        std::vector<int> common, all;
-        std::set_intersection(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(common));
-        std::set_union(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(all));
-        if (3 * common.size() > all.size()) uf.unite(u, v);
-        else any_global = true;
-      }
-    std::map<int, std::vector<int>> comps;
-    for (int i = 0; i < n; i++)
-      if (lvl(i) == 1) comps[uf.find(i)].push_back(i);
-    bool groups_ok = any_global && comps.size() >= 2;
-    for (const auto &[r, members] : comps) {
-      if (members.size() < 2) groups_ok = false;
-      size_t links = 0;
-      for (int u : members)
-        for (int v : sw_adj_[u])
-          if (uf.find(v) == r) links++;
-      size_t pairs = members.size() * (members.size() - 1);  // links counted twice
-      if (links * 2 < pairs) groups_ok = false;               // less than half the pairs linked
+  UnionFind uf(n);
+  bool any_global = false;
+  for (int u = 0; u < n; u++)
+    for (int v : sw_adj_[u]) {
+      if (v <= u || lvl(u) != 1 || lvl(v) != 1) continue;
+      if (same_router_group(u, v)) uf.unite(u, v);
+      else any_global = true;
     }
-    if (groups_ok) {
-      dragonfly_ = true;
-      std::vector<std::vector<int>> groups;
-      for (auto &kv : comps) groups.push_back(kv.second);
-      std::sort(groups.begin(), groups.end());  // members are switch indices in canonical order
-      for (size_t g = 0; g < groups.size(); g++) {
-        DragonflyGroup dg;
-        dg.switches = groups[g];
-        for (int s : groups[g]) {
-          t_.switches[s].dragonfly_group = static_cast<int>(g);
-          dg.hosts.insert(dg.hosts.end(), t_.switches[s].hosts.begin(), t_.switches[s].hosts.end());
-        }
-        std::sort(dg.hosts.begin(), dg.hosts.end());
-        dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
-        t_.dragonfly_groups.push_back(std::move(dg));
-      }
+  std::map<int, std::vector<int>> comps;
+  for (int i = 0; i < n; i++)
+    if (lvl(i) == 1) comps[uf.find(i)].push_back(i);
+  if (!router_groups_ok(comps, uf, any_global)) return;
+  dragonfly_ = true;
+  std::vector<std::vector<int>> groups;
+  for (auto &kv : comps) groups.push_back(kv.second);
+  std::sort(groups.begin(), groups.end());  // members are switch indices in canonical order
+  for (size_t g = 0; g < groups.size(); g++) {
+    DragonflyGroup dg;
+    dg.switches = groups[g];
+    for (int s : groups[g]) {
+      t_.switches[s].dragonfly_group = static_cast<int>(g);
+      dg.hosts.insert(dg.hosts.end(), t_.switches[s].hosts.begin(), t_.switches[s].hosts.end());
     }
+    std::sort(dg.hosts.begin(), dg.hosts.end());
+    dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
+    t_.dragonfly_groups.push_back(std::move(dg));
   }
+}
 
-  // Pods: what leaves reach through level-2 switches without going higher. On a 2-level fat
-  // tree that is one pod; on a 3-level tree one pod per spine block; on a dragonfly+ (leaf/spine
-  // groups joined by spine-spine global links) one pod per group. Without level 2 the pod is
-  // the dragonfly group, or else the connected set of leaves.
+// Pods: what leaves reach through level-2 switches without going higher. On a 2-level fat
+// tree that is one pod; on a 3-level tree one pod per spine block; on a dragonfly+ (leaf/spine
+// groups joined by spine-spine global links) one pod per group. Without level 2 the pod is
+// the dragonfly group, or else the connected set of leaves. Returns the union of each pod.
+UnionFind Classifier::pod_union() const {
+  const int n = static_cast<int>(t_.switches.size());
+  auto lvl = [&](int i) { return t_.switches[i].level; };
   UnionFind uf(n);
   for (int u = 0; u < n; u++)
     for (int v : sw_adj_[u]) {
@@ -686,6 +738,13 @@ void Classifier::build_pods_and_dragonfly() {
   // spines) only their hosts join them.
   for (const auto &g : t_.leaf_groups)
     for (int leaf : g.leaves) uf.unite(leaf, g.leaves.front());
+  return uf;
+}
+
+// Pods numbered by their first leaf group; each leaf group, switch and host learns its pod.
+void Classifier::build_pods() {
+  const int n = static_cast<int>(t_.switches.size());
+  UnionFind uf = pod_union();
   std::map<int, std::vector<int>> pod_groups;  // root -> leaf groups
   for (size_t g = 0; g < t_.leaf_groups.size(); g++)
     pod_groups[uf.find(t_.leaf_groups[g].leaves.front())].push_back(static_cast<int>(g));
@@ -703,7 +762,7 @@ void Classifier::build_pods_and_dragonfly() {
     t_.pods.push_back(std::move(pod));
   }
   for (int i = 0; i < n; i++)
-    if (lvl(i) == 2) {
+    if (t_.switches[i].level == 2) {
       auto it = pod_of_root.find(uf.find(i));
       if (it != pod_of_root.end()) {
         t_.switches[i].pod = it->second;
@@ -715,36 +774,44 @@ void Classifier::build_pods_and_dragonfly() {
     h.pod = t_.switches[h.leaf].pod;
     h.dragonfly_group = t_.switches[h.leaf].dragonfly_group;
   }
-  // Dragonfly+: level-2 switches of different pods linked directly.
-  if (!dragonfly_ && t_.pods.size() >= 2) {
-    bool global = false;
-    for (int u = 0; u < n && !global; u++)
-      for (int v : sw_adj_[u])
-        if (lvl(u) == 2 && lvl(v) == 2 && t_.switches[u].pod >= 0 && t_.switches[v].pod >= 0 &&
-            t_.switches[u].pod != t_.switches[v].pod) {
-          global = true;
-          break;
-        }
-    if (global) {
-      dragonfly_ = true;
-      for (size_t p = 0; p < t_.pods.size(); p++) {
-        DragonflyGroup dg;
-        for (int g : t_.pods[p].leaf_groups) {
-          const auto &lg = t_.leaf_groups[g];
-          dg.switches.insert(dg.switches.end(), lg.leaves.begin(), lg.leaves.end());
-          dg.hosts.insert(dg.hosts.end(), lg.hosts.begin(), lg.hosts.end());
-        }
-        dg.switches.insert(dg.switches.end(), t_.pods[p].switches.begin(), t_.pods[p].switches.end());
-        std::sort(dg.switches.begin(), dg.switches.end());
-        std::sort(dg.hosts.begin(), dg.hosts.end());
-        dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
-        for (int s : dg.switches) t_.switches[s].dragonfly_group = static_cast<int>(p);
-        t_.dragonfly_groups.push_back(std::move(dg));
-      }
-      for (auto &h : t_.hosts)
-        if (h.leaf >= 0) h.dragonfly_group = t_.switches[h.leaf].dragonfly_group;
+}
+
+// Whether level-2 switches of different pods are linked directly: the global links of a dragonfly+.
+bool Classifier::pods_linked_at_level2() const {
+  const int n = static_cast<int>(t_.switches.size());
+  for (int u = 0; u < n; u++)
+    for (int v : sw_adj_[u]) {
+      const Switch &a = t_.switches[u], &b = t_.switches[v];
+      if (a.level == 2 && b.level == 2 && a.pod >= 0 && b.pod >= 0 && a.pod != b.pod) return true;
     }
+  return false;
+}
+
+// Dragonfly+: one group per pod, its leaves, spines and hosts.
+void Classifier::build_dragonfly_plus() {
+  dragonfly_ = true;
+  for (size_t p = 0; p < t_.pods.size(); p++) {
+    DragonflyGroup dg;
+    for (int g : t_.pods[p].leaf_groups) {
+      const auto &lg = t_.leaf_groups[g];
+      dg.switches.insert(dg.switches.end(), lg.leaves.begin(), lg.leaves.end());
+      dg.hosts.insert(dg.hosts.end(), lg.hosts.begin(), lg.hosts.end());
+    }
+    dg.switches.insert(dg.switches.end(), t_.pods[p].switches.begin(), t_.pods[p].switches.end());
+    std::sort(dg.switches.begin(), dg.switches.end());
+    std::sort(dg.hosts.begin(), dg.hosts.end());
+    dg.hosts.erase(std::unique(dg.hosts.begin(), dg.hosts.end()), dg.hosts.end());
+    for (int s : dg.switches) t_.switches[s].dragonfly_group = static_cast<int>(p);
+    t_.dragonfly_groups.push_back(std::move(dg));
   }
+  for (auto &h : t_.hosts)
+    if (h.leaf >= 0) h.dragonfly_group = t_.switches[h.leaf].dragonfly_group;
+}
+
+void Classifier::build_pods_and_dragonfly() {
+  if (t_.max_level == 1) build_classic_dragonfly();
+  build_pods();
+  if (!dragonfly_ && t_.pods.size() >= 2 && pods_linked_at_level2()) build_dragonfly_plus();
 }
 
 void Classifier::bandwidth() {
@@ -802,9 +869,9 @@ void Classifier::report_empty_leaf(int i) {
               std::to_string(cables) + " cable(s)), left out of leaf groups, pods and oversubscription");
 }
 
-void Classifier::anomalies() {
+// Switches out of place: connected to no host, leaves without hosts, leaves cabled as spines.
+void Classifier::switch_anomalies() {
   const int n = static_cast<int>(t_.switches.size());
-  auto name = [&](int i) { return t_.switches[i].name; };
   for (int i = 0; i < n; i++) {
     const Switch &s = t_.switches[i];
     if (s.level == 0) {
@@ -826,24 +893,42 @@ void Classifier::anomalies() {
                     std::to_string(peer_leaves) + " other leaves, as a spine would");
     }
   }
-  // Same-level links (not on a dragonfly, where they are the design; not around a leaf already
-  // reported as hosts-on-spine, whose links would only repeat it).
-  std::set<std::string> spine_hosts;
-  for (const auto &a : t_.anomalies)
-    if (a.kind == "hosts-on-spine") spine_hosts.insert(a.where);
-  if (!dragonfly_)
-    for (const auto &l : t_.links) {
-      int a = sw_of(l.a), b = sw_of(l.b);
-      if (a < 0 || b < 0) continue;
-      if (t_.switches[a].level != t_.switches[b].level || t_.switches[a].level == 0) continue;
-      if (spine_hosts.count(name(a)) || spine_hosts.count(name(b))) continue;
-      anomaly("same-level-link", name(a) + "-" + name(b),
-              name(a) + " and " + name(b) + " are both level " + std::to_string(t_.switches[a].level) +
-                  " and linked by " + std::to_string(l.cables()) + " cable(s)");
-    }
-  // Slow or narrow links: against the most common width x speed of links between the same
-  // levels (hosts count as level 0 here).
-  auto end_level = [&](uint64_t g) { int s = sw_of(g); return s < 0 ? 0 : t_.switches[s].level; };
+}
+
+// Same-level links (not on a dragonfly, where they are the design; not around a leaf already
+// reported as hosts-on-spine, whose links would only repeat it).
+void Classifier::same_level_links(const std::set<std::string> &spine_hosts) {
+  auto name = [&](int i) { return t_.switches[i].name; };
+  for (const auto &l : t_.links) {
+    int a = sw_of(l.a), b = sw_of(l.b);
+    if (a < 0 || b < 0) continue;
+    if (t_.switches[a].level != t_.switches[b].level || t_.switches[a].level == 0) continue;
+    if (spine_hosts.count(name(a)) || spine_hosts.count(name(b))) continue;
+    anomaly("same-level-link", name(a) + "-" + name(b),
+            name(a) + " and " + name(b) + " are both level " + std::to_string(t_.switches[a].level) +
+                " and linked by " + std::to_string(l.cables()) + " cable(s)");
+  }
+}
+
+// The level of a link's end (hosts count as level 0).
+int Classifier::end_level(uint64_t guid) const {
+  int s = sw_of(guid);
+  return s < 0 ? 0 : t_.switches[s].level;
+}
+
+// The name of a link's end: its switch's, its host's, or else its GUID.
+std::string Classifier::end_name(uint64_t guid) const {
+  int s = sw_of(guid);
+  if (s >= 0) return t_.switches[s].name;
+  for (const auto &h : t_.hosts)
+    for (const auto &p : h.ports)
+      if (p.ca_guid == guid) return h.name;
+  return guid_str(guid);
+}
+
+// Slow or narrow links: against the most common width x speed of links between the same
+// levels (hosts count as level 0 here).
+void Classifier::slow_links() {
   std::map<std::pair<int, int>, std::vector<double>> gbps_by_levels;
   for (const auto &l : t_.links) {
     const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
@@ -854,14 +939,6 @@ void Classifier::anomalies() {
   for (const auto &l : t_.links) {
     const std::pair<int, int> key = std::minmax(end_level(l.a), end_level(l.b));  // a copy: minmax returns references
     if (l.gbps() >= usual[key] || l.width == 0 || l.speed == LinkSpeed::Unknown) continue;
-    auto end_name = [&](uint64_t g) {
-      int s = sw_of(g);
-      if (s >= 0) return t_.switches[s].name;
-      for (const auto &h : t_.hosts)
-        for (const auto &p : h.ports)
-          if (p.ca_guid == g) return h.name;
-      return guid_str(g);
-    };
     std::string where = end_name(l.a) + "-" + end_name(l.b);
     anomaly("slow-link", where,
             where + ": " + std::to_string(l.cables()) + " cable(s) at " + width_name(l.width) +
@@ -869,33 +946,38 @@ void Classifier::anomalies() {
                 " Gb/s) where links between these levels usually run at " +
                 std::to_string(static_cast<int>(usual[key])) + " Gb/s");
   }
-  // Missing uplinks: fewer up cables than the usual count of the switch's level and kind.
-  if (!dragonfly_) {
-    std::map<int, std::vector<int>> up_cables;  // level -> per switch
-    std::vector<int> ups(n, 0);
-    for (const auto &l : t_.links) {
-      int a = sw_of(l.a), b = sw_of(l.b);
-      if (a < 0 || b < 0) continue;
-      int la = t_.switches[a].level, lb = t_.switches[b].level;
-      if (la == 0 || lb == 0 || la == lb) continue;
-      ups[la < lb ? a : b] += l.cables();
-    }
-    // Leaves without hosts are reported as such and do not set what a leaf usually has.
-    for (int i = 0; i < n; i++)
-      if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level && !empty_leaf(i))
-        up_cables[t_.switches[i].level].push_back(ups[i]);
-    for (const auto &[level, v] : up_cables) {
-      int usual_ups = mode_of(v);
-      for (int i = 0; i < n; i++) {
-        const Switch &s = t_.switches[i];
-        if (s.level != level || ups[i] >= usual_ups || spine_hosts.count(s.name) || empty_leaf(i)) continue;
-        anomaly("missing-uplink", s.name,
-                s.name + " has " + std::to_string(ups[i]) + " uplink cable(s); level " + std::to_string(level) +
-                    " switches usually have " + std::to_string(usual_ups) + " (a dead or unplugged cable?)");
-      }
+}
+
+// Missing uplinks: fewer up cables than the usual count of the switch's level and kind.
+void Classifier::missing_uplinks(const std::set<std::string> &spine_hosts) {
+  const int n = static_cast<int>(t_.switches.size());
+  std::map<int, std::vector<int>> up_cables;  // level -> per switch
+  std::vector<int> ups(n, 0);
+  for (const auto &l : t_.links) {
+    int a = sw_of(l.a), b = sw_of(l.b);
+    if (a < 0 || b < 0) continue;
+    int la = t_.switches[a].level, lb = t_.switches[b].level;
+    if (la == 0 || lb == 0 || la == lb) continue;
+    ups[la < lb ? a : b] += l.cables();
+  }
+  // Leaves without hosts are reported as such and do not set what a leaf usually has.
+  for (int i = 0; i < n; i++)
+    if (t_.switches[i].level > 0 && t_.switches[i].level < t_.max_level && !empty_leaf(i))
+      up_cables[t_.switches[i].level].push_back(ups[i]);
+  for (const auto &[level, v] : up_cables) {
+    int usual_ups = mode_of(v);
+    for (int i = 0; i < n; i++) {
+      const Switch &s = t_.switches[i];
+      if (s.level != level || ups[i] >= usual_ups || spine_hosts.count(s.name) || empty_leaf(i)) continue;
+      anomaly("missing-uplink", s.name,
+              s.name + " has " + std::to_string(ups[i]) + " uplink cable(s); level " + std::to_string(level) +
+                  " switches usually have " + std::to_string(usual_ups) + " (a dead or unplugged cable?)");
     }
   }
-  // Hosts missing a rail: fewer compute ports than the leaves of their group.
+}
+
+// Hosts missing a rail: fewer compute ports than the leaves of their group.
+void Classifier::missing_rails() {
   for (const auto &h : t_.hosts) {
     if (h.leaf_group < 0) continue;
     size_t rails = t_.leaf_groups[h.leaf_group].leaves.size();
@@ -904,22 +986,36 @@ void Classifier::anomalies() {
               h.name + " has " + std::to_string(h.ports.size()) + " compute port(s) but its leaf group has " +
                   std::to_string(rails) + " rails");
   }
-  // Several disconnected parts: leaves that cannot reach each other. Hosts join the parts their
-  // ports are on: a rail-optimized fabric built as one subnet per rail is one fabric to a job.
-  {
-    UnionFind uf(n);
-    for (int u = 0; u < n; u++)
-      for (int v : sw_adj_[u]) uf.unite(u, v);
-    for (const auto &h : t_.hosts)
-      for (const auto &p : h.ports) uf.unite(p.sw, h.ports.front().sw);
-    std::set<int> parts;
-    for (int i = 0; i < n; i++)
-      if (t_.switches[i].level == 1) parts.insert(uf.find(i));
-    if (parts.size() > 1)
-      anomaly("disconnected-parts", "fabric",
-              "the compute hosts are on " + std::to_string(parts.size()) +
-                  " parts of the fabric that have no path between them (several subnets merged, or cut links)");
-  }
+}
+
+// Several disconnected parts: leaves that cannot reach each other. Hosts join the parts their
+// ports are on: a rail-optimized fabric built as one subnet per rail is one fabric to a job.
+void Classifier::disconnected_parts() {
+  const int n = static_cast<int>(t_.switches.size());
+  UnionFind uf(n);
+  for (int u = 0; u < n; u++)
+    for (int v : sw_adj_[u]) uf.unite(u, v);
+  for (const auto &h : t_.hosts)
+    for (const auto &p : h.ports) uf.unite(p.sw, h.ports.front().sw);
+  std::set<int> parts;
+  for (int i = 0; i < n; i++)
+    if (t_.switches[i].level == 1) parts.insert(uf.find(i));
+  if (parts.size() > 1)
+    anomaly("disconnected-parts", "fabric",
+            "the compute hosts are on " + std::to_string(parts.size()) +
+                " parts of the fabric that have no path between them (several subnets merged, or cut links)");
+}
+
+void Classifier::anomalies() {
+  switch_anomalies();
+  std::set<std::string> spine_hosts;
+  for (const auto &a : t_.anomalies)
+    if (a.kind == "hosts-on-spine") spine_hosts.insert(a.where);
+  if (!dragonfly_) same_level_links(spine_hosts);
+  slow_links();
+  if (!dragonfly_) missing_uplinks(spine_hosts);
+  missing_rails();
+  disconnected_parts();
   std::stable_sort(t_.anomalies.begin(), t_.anomalies.end(), [](const Anomaly &a, const Anomaly &b) {
     if (a.kind != b.kind) return a.kind < b.kind;
     return natural_less(a.where, b.where);

@@ -77,10 +77,10 @@ ShowInput metrics_input(const Status *status) {
   return in;
 }
 
-std::string metrics_text(const ShowModel &m, int64_t now) {
-  Writer w;
-  const Status *st = m.status ? &*m.status : nullptr;
+namespace {
 
+// The status file and the topology file: read or not, how old, which topology, and what it holds.
+void topology_metrics(Writer &w, const ShowModel &m, const Status *st, int64_t now) {
   w.family("topoaware_status_up", "gauge", "1 if the select plugin's status file was read, else 0.");
   w.sample("topoaware_status_up", "", st ? 1 : 0);
   if (st) {
@@ -111,8 +111,11 @@ std::string metrics_text(const ShowModel &m, int64_t now) {
            "Anomalies of the topology file by kind (missing-uplink, slow-link, partial-walk, ...).");
   if (anomalies.empty()) w.sample("topoaware_topology_anomalies", "kind=\"none\"", 0);
   for (const auto &[kind, n] : anomalies) w.sample("topoaware_topology_anomalies", "kind=\"" + label(kind) + "\"", n);
+}
 
-  // Placed layout jobs by placement, with their nodes.
+// Placed layout jobs by placement, with their nodes; and their cost against the ideal
+// (hop-bytes / ideal hop-bytes, cost.hpp), as a histogram over jobs.
+void running_metrics(Writer &w, const ShowModel &m) {
   static const char *const kPlacements[] = {"ideal", "fallback", "cons_tres", "unknown"};
   std::map<std::string, std::pair<int, double>> placed;  // placement -> (jobs, nodes)
   for (const char *p : kPlacements) placed[p] = {0, 0};
@@ -133,7 +136,6 @@ std::string metrics_text(const ShowModel &m, int64_t now) {
   for (const auto &[p, e] : placed)
     w.sample("topoaware_layout_nodes_running", "placement=\"" + label(p) + "\"", e.second);
 
-  // Cost against the ideal (hop-bytes / ideal hop-bytes, cost.hpp), as a histogram over jobs.
   static const double kBuckets[] = {1.0, 1.05, 1.1, 1.25, 1.5, 2, 3, 5};
   w.family("topoaware_layout_cost_ratio", "histogram",
            "Running layout jobs by communication cost against their ideal placement (hop-bytes / ideal hop-bytes; "
@@ -146,8 +148,10 @@ std::string metrics_text(const ShowModel &m, int64_t now) {
   w.sample("topoaware_layout_cost_ratio_bucket", "le=\"+Inf\"", double(ratios.size()));
   w.sample("topoaware_layout_cost_ratio_sum", "", sum);
   w.sample("topoaware_layout_cost_ratio_count", "", double(ratios.size()));
+}
 
-  // Waiting layout jobs, by mode: how many, and how long.
+// Waiting layout jobs, by mode: how many, and how long.
+void waiting_metrics(Writer &w, const ShowModel &m, int64_t now) {
   std::map<std::string, std::pair<int, double>> waiting = {{"strict", {0, 0}}, {"prefer", {0, 0}}};
   for (const ShowJob &j : m.waiting) {
     if (!j.status || j.status->phase != JobPhase::Waiting) continue;
@@ -164,40 +168,50 @@ std::string metrics_text(const ShowModel &m, int64_t now) {
            "The longest a layout job has been waiting now, by mode (0 if none waits).");
   for (const auto &[mode, e] : waiting)
     w.sample("topoaware_layout_wait_max_seconds", "mode=\"" + label(mode) + "\"", e.second);
+}
 
-  // select_p_job_test, by the plugin's own clock.
-  if (st) {
-    const CallCounters &c = st->counters;
-    w.family("topoaware_job_test_calls_total", "counter",
-             "select_p_job_test calls since slurmctld started (jobs=\"all\"; jobs=\"layout\": layout jobs only).");
-    w.sample("topoaware_job_test_calls_total", "jobs=\"all\"", double(c.calls));
-    w.sample("topoaware_job_test_calls_total", "jobs=\"layout\"", double(c.layout_calls));
-    w.family("topoaware_job_test_seconds_total", "counter", "Time spent in select_p_job_test since slurmctld started.");
-    w.sample("topoaware_job_test_seconds_total", "jobs=\"all\"", double(c.total_us) / 1e6);
-    w.sample("topoaware_job_test_seconds_total", "jobs=\"layout\"", double(c.layout_total_us) / 1e6);
-    if (c.buckets) {
-      w.family("topoaware_job_test_duration_seconds", "histogram",
-               "select_p_job_test call times since slurmctld started (jobs=\"all\"; jobs=\"layout\").");
-      for (const char *jobs : {"all", "layout"}) {
-        const bool all = jobs[0] == 'a';
-        uint64_t cum = 0;
-        for (uint32_t i = 0; i < c.buckets; ++i) {
-          cum += all ? c.counts[i] : c.layout_counts[i];
-          w.sample("topoaware_job_test_duration_seconds_bucket",
-                   fmt::format("jobs=\"{}\",le=\"{}\"", jobs, double(c.le_us[i]) / 1e6), double(cum));
-        }
-        cum += all ? c.counts[c.buckets] : c.layout_counts[c.buckets];
-        w.sample("topoaware_job_test_duration_seconds_bucket", fmt::format("jobs=\"{}\",le=\"+Inf\"", jobs),
-                 double(cum));
-        w.sample("topoaware_job_test_duration_seconds_sum", fmt::format("jobs=\"{}\"", jobs),
-                 double(all ? c.total_us : c.layout_total_us) / 1e6);
-        w.sample("topoaware_job_test_duration_seconds_count", fmt::format("jobs=\"{}\"", jobs), double(cum));
+// select_p_job_test, by the plugin's own clock: calls, time, its histogram and the longest call.
+void job_test_metrics(Writer &w, const CallCounters &c) {
+  w.family("topoaware_job_test_calls_total", "counter",
+           "select_p_job_test calls since slurmctld started (jobs=\"all\"; jobs=\"layout\": layout jobs only).");
+  w.sample("topoaware_job_test_calls_total", "jobs=\"all\"", double(c.calls));
+  w.sample("topoaware_job_test_calls_total", "jobs=\"layout\"", double(c.layout_calls));
+  w.family("topoaware_job_test_seconds_total", "counter", "Time spent in select_p_job_test since slurmctld started.");
+  w.sample("topoaware_job_test_seconds_total", "jobs=\"all\"", double(c.total_us) / 1e6);
+  w.sample("topoaware_job_test_seconds_total", "jobs=\"layout\"", double(c.layout_total_us) / 1e6);
+  if (c.buckets) {
+    w.family("topoaware_job_test_duration_seconds", "histogram",
+             "select_p_job_test call times since slurmctld started (jobs=\"all\"; jobs=\"layout\").");
+    for (const char *jobs : {"all", "layout"}) {
+      const bool all = jobs[0] == 'a';
+      uint64_t cum = 0;
+      for (uint32_t i = 0; i < c.buckets; ++i) {
+        cum += all ? c.counts[i] : c.layout_counts[i];
+        w.sample("topoaware_job_test_duration_seconds_bucket",
+                 fmt::format("jobs=\"{}\",le=\"{}\"", jobs, double(c.le_us[i]) / 1e6), double(cum));
       }
+      cum += all ? c.counts[c.buckets] : c.layout_counts[c.buckets];
+      w.sample("topoaware_job_test_duration_seconds_bucket", fmt::format("jobs=\"{}\",le=\"+Inf\"", jobs),
+               double(cum));
+      w.sample("topoaware_job_test_duration_seconds_sum", fmt::format("jobs=\"{}\"", jobs),
+               double(all ? c.total_us : c.layout_total_us) / 1e6);
+      w.sample("topoaware_job_test_duration_seconds_count", fmt::format("jobs=\"{}\"", jobs), double(cum));
     }
-    w.family("topoaware_job_test_max_seconds", "gauge", "The longest select_p_job_test call since slurmctld started.");
-    w.sample("topoaware_job_test_max_seconds", "jobs=\"all\"", double(c.max_us) / 1e6);
-    w.sample("topoaware_job_test_max_seconds", "jobs=\"layout\"", double(c.layout_max_us) / 1e6);
   }
+  w.family("topoaware_job_test_max_seconds", "gauge", "The longest select_p_job_test call since slurmctld started.");
+  w.sample("topoaware_job_test_max_seconds", "jobs=\"all\"", double(c.max_us) / 1e6);
+  w.sample("topoaware_job_test_max_seconds", "jobs=\"layout\"", double(c.layout_max_us) / 1e6);
+}
+
+}  // namespace
+
+std::string metrics_text(const ShowModel &m, int64_t now) {
+  Writer w;
+  const Status *st = m.status ? &*m.status : nullptr;
+  topology_metrics(w, m, st, now);
+  running_metrics(w, m);
+  waiting_metrics(w, m, now);
+  if (st) job_test_metrics(w, st->counters);
   return w.take();
 }
 

@@ -86,10 +86,9 @@ const ShowJob *ShowModel::find(uint32_t id) const {
 
 namespace {
 
-void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob *> &by_id) {
+// The nodes Slurm says the job holds: in the topology (by index) or outside it, and per leaf group.
+void job_nodes(const ShowModel &m, ShowJob &j) {
   const TopoIndex &ix = *m.index;
-  const Topology &t = *m.topo;
-  // Nodes Slurm says it holds.
   std::vector<std::string> names;
   if (!j.slurm.nodes.empty() && j.slurm.nodes != "(null)") {
     try {
@@ -113,7 +112,60 @@ void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob
   std::map<int, uint32_t> per_lg;
   for (int h : j.hosts) ++per_lg[ix.host_leaf_group(h)];
   j.leaf_groups.assign(per_lg.begin(), per_lg.end());
+}
 
+// The status file's node order against the one computed: the order the job's tasks got is the
+// recorded one when it names the same nodes, and it matches or not.
+void check_recorded_order(const ShowModel &m, ShowJob &j, const StatusJob &st) {
+  const TopoIndex &ix = *m.index;
+  const Topology &t = *m.topo;
+  std::vector<int> recorded;
+  std::vector<std::string> unknown;
+  for (const std::string &n : split(st.node_order, ',')) {
+    if (n.empty()) continue;
+    const int h = ix.find_host(n);
+    if (h < 0) unknown.push_back(n);
+    else recorded.push_back(h);
+  }
+  std::vector<int> a = recorded, b = j.hosts;
+  std::sort(a.begin(), a.end());
+  if (!unknown.empty()) {
+    j.order_check = OrderCheck::Mismatch;
+    j.notes.push_back(fmt::format("the status file's node order names {} node(s) that are not in the topology "
+                                  "file ({}): the topology file has changed since the job was placed",
+                                  unknown.size(), hostlist_compress(unknown)));
+  } else if (a != b) {
+    j.notes.push_back(fmt::format("the status file places it on {}, Slurm lists {}: using Slurm's nodes and "
+                                  "their rank order",
+                                  host_names(t, recorded), host_names(t, j.hosts)));
+  } else if (recorded == j.computed) {
+    j.order = recorded;
+    j.order_check = OrderCheck::Match;
+  } else {
+    j.order = recorded;
+    j.order_check = OrderCheck::Mismatch;
+    j.notes.push_back("the status file's node order differs from the rank order of the job's node set over " +
+                      m.topology_file +
+                      ": the topology file may have changed since the job was placed (its tasks got the "
+                      "order spank_topoaware computed at launch from the topology file on the nodes)");
+  }
+}
+
+// The job's cost and span over its rank order, and the cost of Slurm's order of the same nodes.
+void job_costs(const ShowModel &m, ShowJob &j) {
+  const TopoIndex &ix = *m.index;
+  try {
+    j.cost = job_cost(ix, j.order, j.layout, m.cost);
+    j.span = job_span(ix, j.order, j.layout);
+    j.slurm_order_cost = job_cost(ix, j.hosts, j.layout, m.cost);  // node-index order
+    j.has_cost = true;
+  } catch (const LayoutError &e) {
+    j.notes.push_back(std::string("no cost: ") + e.what());
+  }
+}
+
+void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob *> &by_id) {
+  job_nodes(m, j);
   auto it = by_id.find(j.slurm.job_id);
   if (it == by_id.end()) return;
   const StatusJob &st = *it->second;
@@ -145,7 +197,7 @@ void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob
   }
   // The rank order of the node set: what spank_topoaware computes in every task.
   try {
-    RankOrderer ro(ix);
+    RankOrderer ro(*m.index);
     ro.order(j.hosts, j.layout, j.computed);
   } catch (const LayoutError &e) {
     j.order_check = OrderCheck::Failed;
@@ -154,68 +206,17 @@ void fill_job(ShowModel &m, ShowJob &j, const std::map<uint32_t, const StatusJob
   }
   j.order = j.computed;
   j.order_check = OrderCheck::Computed;
-  if (st.phase == JobPhase::Placed && !st.node_order.empty()) {
-    std::vector<int> recorded;
-    std::vector<std::string> unknown;
-    for (const std::string &n : split(st.node_order, ',')) {
-      if (n.empty()) continue;
-      const int h = ix.find_host(n);
-      if (h < 0) unknown.push_back(n);
-      else recorded.push_back(h);
-    }
-    std::vector<int> a = recorded, b = j.hosts;
-    std::sort(a.begin(), a.end());
-    if (!unknown.empty()) {
-      j.order_check = OrderCheck::Mismatch;
-      j.notes.push_back(fmt::format("the status file's node order names {} node(s) that are not in the topology "
-                                    "file ({}): the topology file has changed since the job was placed",
-                                    unknown.size(), hostlist_compress(unknown)));
-    } else if (a != b) {
-      j.notes.push_back(fmt::format("the status file places it on {}, Slurm lists {}: using Slurm's nodes and "
-                                    "their rank order",
-                                    host_names(t, recorded), host_names(t, j.hosts)));
-    } else if (recorded == j.computed) {
-      j.order = recorded;
-      j.order_check = OrderCheck::Match;
-    } else {
-      j.order = recorded;
-      j.order_check = OrderCheck::Mismatch;
-      j.notes.push_back("the status file's node order differs from the rank order of the job's node set over " +
-                        m.topology_file +
-                        ": the topology file may have changed since the job was placed (its tasks got the "
-                        "order spank_topoaware computed at launch from the topology file on the nodes)");
-    }
-  }
-  try {
-    j.cost = job_cost(ix, j.order, j.layout, m.cost);
-    j.span = job_span(ix, j.order, j.layout);
-    j.slurm_order_cost = job_cost(ix, j.hosts, j.layout, m.cost);  // node-index order
-    j.has_cost = true;
-  } catch (const LayoutError &e) {
-    j.notes.push_back(std::string("no cost: ") + e.what());
-  }
+  if (st.phase == JobPhase::Placed && !st.node_order.empty()) check_recorded_order(m, j, st);
+  job_costs(m, j);
 }
 
-}  // namespace
-
-ShowModel build_show(const Topology &topo, const ShowInput &in) {
-  ShowModel m;
-  m.topo = std::make_shared<const Topology>(topo);
-  m.index = std::make_unique<TopoIndex>(*m.topo);
-  const TopoIndex &ix = *m.index;
-  const Topology &t = *m.topo;
-  m.topology_file = in.topology_file;
-  m.status_file = in.status_file;
-  m.status_problem = in.status_problem;
-  m.cost = in.cost;
-  m.now = in.now;
-  m.nodes.assign(size_t(ix.host_count()), ShowNode{});
-
-  // Nodes (sinfo -N lists a node once per partition: the first line wins).
+// Slurm's nodes onto the topology's hosts (sinfo -N lists a node once per partition: the first
+// line wins); nodes the topology lacks go to `outside`.
+void read_nodes(ShowModel &m, const ShowInput &in) {
   std::set<std::string> seen_nodes;
   for (const SlurmNode &n : in.nodes) {
     if (n.name.empty() || !seen_nodes.insert(n.name).second) continue;
-    const int h = ix.find_host(n.name);
+    const int h = m.index->find_host(n.name);
     if (h < 0) {
       m.outside.push_back(n);
       continue;
@@ -224,32 +225,39 @@ ShowModel build_show(const Topology &topo, const ShowInput &in) {
     m.nodes[size_t(h)].reason = n.reason;
     m.nodes[size_t(h)].use = node_use_of(n.state);
   }
+}
 
-  // The status file.
+// The status file: its jobs by id, and notes on the topology the select plugin placed them with.
+std::map<uint32_t, const StatusJob *> read_status(ShowModel &m, const ShowInput &in) {
   std::map<uint32_t, const StatusJob *> by_id;
-  if (in.status) {
-    m.status = *in.status;
-    for (const StatusJob &s : m.status->jobs) by_id[s.job_id] = &s;
-    const Status &s = *m.status;
-    if (!s.topology_error.empty())
-      m.notes.push_back("the select plugin reports a topology problem: " + s.topology_error);
-    if (s.topology_hash.empty()) {
-      m.notes.push_back("the select plugin has no topology loaded: layout jobs are placed by plain cons_tres");
-    } else if (!t.placement_hash.empty() && s.topology_hash != t.placement_hash) {
-      m.hash_mismatch = true;
-      m.notes.push_back("WARNING: the select plugin placed jobs with topology " + short_hash(s.topology_hash) +
-                        (s.topology_file.empty() ? "" : " (" + s.topology_file + ")") + ", but " + m.topology_file +
-                        " is " + short_hash(t.placement_hash) +
-                        ": leaf groups, rank orders and costs below are computed over a different fabric "
-                        "(give --topology the file slurmctld loaded, or run scontrol reconfigure after "
-                        "installing the new one)");
-    }
-  } else {
+  if (!in.status) {
     m.notes.push_back("layouts unknown: " +
                       (in.status_problem.empty() ? std::string("no status file") : in.status_problem));
+    return by_id;
   }
+  m.status = *in.status;
+  for (const StatusJob &s : m.status->jobs) by_id[s.job_id] = &s;
+  const Status &s = *m.status;
+  if (!s.topology_error.empty())
+    m.notes.push_back("the select plugin reports a topology problem: " + s.topology_error);
+  if (s.topology_hash.empty()) {
+    m.notes.push_back("the select plugin has no topology loaded: layout jobs are placed by plain cons_tres");
+  } else if (!m.topo->placement_hash.empty() && s.topology_hash != m.topo->placement_hash) {
+    m.hash_mismatch = true;
+    m.notes.push_back("WARNING: the select plugin placed jobs with topology " + short_hash(s.topology_hash) +
+                      (s.topology_file.empty() ? "" : " (" + s.topology_file + ")") + ", but " + m.topology_file +
+                      " is " + short_hash(m.topo->placement_hash) +
+                      ": leaf groups, rank orders and costs below are computed over a different fabric "
+                      "(give --topology the file slurmctld loaded, or run scontrol reconfigure after "
+                      "installing the new one)");
+  }
+  return by_id;
+}
 
-  // Jobs (squeue may list a job once per partition it was submitted to: the first line wins).
+// Slurm's jobs, filled in and split into those holding nodes and those waiting (squeue may list a
+// job once per partition it was submitted to: the first line wins); status-file jobs Slurm no
+// longer lists go to `status_only`.
+void read_jobs(ShowModel &m, const ShowInput &in, const std::map<uint32_t, const StatusJob *> &by_id) {
   std::set<uint32_t> seen_jobs;
   for (const SlurmJob &sj : in.jobs) {
     if (sj.job_id == 0 || !seen_jobs.insert(sj.job_id).second) continue;
@@ -265,8 +273,12 @@ ShowModel build_show(const Topology &topo, const ShowInput &in) {
   for (ShowNode &n : m.nodes) std::sort(n.jobs.begin(), n.jobs.end());
   for (const auto &[id, s] : by_id)
     if (!seen_jobs.count(id)) m.status_only.push_back(id);
+}
 
-  // Leaf groups and pods.
+// Each leaf group's leaves and node counts by use, summed over the fabric.
+void count_leaf_groups(ShowModel &m) {
+  const TopoIndex &ix = *m.index;
+  const Topology &t = *m.topo;
   m.leaf_groups.resize(size_t(ix.leaf_group_count()));
   for (int g = 0; g < ix.leaf_group_count(); ++g) {
     ShowLeafGroup &lg = m.leaf_groups[size_t(g)];
@@ -294,6 +306,11 @@ ShowModel build_show(const Topology &topo, const ShowInput &in) {
     m.unavailable += lg.unavailable, m.unknown += lg.unknown;
     if (lg.free > m.largest_free_block) m.largest_free_block = lg.free, m.largest_free_group = g;
   }
+}
+
+// Each pod's nodes, free nodes, largest free block and wholly free leaf groups.
+void count_pods(ShowModel &m) {
+  const TopoIndex &ix = *m.index;
   m.pods.resize(size_t(ix.pod_count()));
   for (int p = 0; p < ix.pod_count(); ++p) {
     ShowPod &pod = m.pods[size_t(p)];
@@ -306,6 +323,11 @@ ShowModel build_show(const Topology &topo, const ShowInput &in) {
       if (!lg.hosts.empty() && lg.free == lg.hosts.size()) ++pod.whole_free_groups;
     }
   }
+}
+
+// Notes on what Slurm and the topology file disagree about: nodes on one side only, and jobs
+// the status file still lists.
+void add_mismatch_notes(ShowModel &m, const ShowInput &in) {
   if (!m.outside.empty()) {
     std::vector<std::string> n;
     for (const SlurmNode &s : m.outside) n.push_back(s.name);
@@ -321,6 +343,26 @@ ShowModel build_show(const Topology &topo, const ShowInput &in) {
                                   "written): {}",
                                   ids.size(), ranges(ids)));
   }
+}
+
+}  // namespace
+
+ShowModel build_show(const Topology &topo, const ShowInput &in) {
+  ShowModel m;
+  m.topo = std::make_shared<const Topology>(topo);
+  m.index = std::make_unique<TopoIndex>(*m.topo);
+  m.topology_file = in.topology_file;
+  m.status_file = in.status_file;
+  m.status_problem = in.status_problem;
+  m.cost = in.cost;
+  m.now = in.now;
+  m.nodes.assign(size_t(m.index->host_count()), ShowNode{});
+  read_nodes(m, in);
+  const std::map<uint32_t, const StatusJob *> by_id = read_status(m, in);
+  read_jobs(m, in, by_id);
+  count_leaf_groups(m);
+  count_pods(m);
+  add_mismatch_notes(m, in);
   return m;
 }
 

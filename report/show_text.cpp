@@ -130,48 +130,46 @@ std::string leaf_groups_short(const ShowJob &j) {
 
 std::string unknown_or_dash(const ShowModel &m) { return m.status ? "-" : "?"; }
 
-}  // namespace
-
-std::string show_text(const ShowModel &m) {
-  std::string out = header_text(m);
-  std::map<uint32_t, const ShowJob *> jobs;
-  for (const ShowJob &j : m.jobs) jobs[j.slurm.job_id] = &j;
-  const std::vector<int> ranks = node_ranks(m);
-  // Free blocks: the free nodes of each leaf group, largest first.
+// Free blocks: the free nodes of each leaf group, largest first; the largest few by name, the
+// rest counted (the leaf group tables list every node).
+std::string free_blocks_text(const ShowModel &m) {
   std::vector<const ShowLeafGroup *> fb;
   for (const ShowLeafGroup &lg : m.leaf_groups)
     if (lg.free) fb.push_back(&lg);
   std::stable_sort(fb.begin(), fb.end(),
                    [](const ShowLeafGroup *a, const ShowLeafGroup *b) { return a->free > b->free; });
-  if (fb.empty()) {
-    out += "Free blocks: none\n";
-  } else {
-    // The largest few by name; the rest counted (the leaf group tables below list every node).
-    constexpr size_t kListed = 8;
-    std::string s;
-    uint32_t rest_nodes = 0, rest_whole = 0;
-    for (size_t i = 0; i < fb.size(); ++i) {
-      const ShowLeafGroup *lg = fb[i];
-      const bool whole = lg->free == lg->hosts.size();
-      if (i >= kListed) {
-        rest_nodes += lg->free, rest_whole += whole;
-        continue;
-      }
-      s += fmt::format("{}{} in leaf group {} ({}{})", s.empty() ? "" : "; ", lg->free, lg->index,
-                       host_names(*m.topo, lg->free_hosts), whole ? ", whole" : "");
+  if (fb.empty()) return "Free blocks: none\n";
+  constexpr size_t kListed = 8;
+  std::string s;
+  uint32_t rest_nodes = 0, rest_whole = 0;
+  for (size_t i = 0; i < fb.size(); ++i) {
+    const ShowLeafGroup *lg = fb[i];
+    const bool whole = lg->free == lg->hosts.size();
+    if (i >= kListed) {
+      rest_nodes += lg->free, rest_whole += whole;
+      continue;
     }
-    if (fb.size() > kListed)
-      s += fmt::format("; and {} more in {} leaf groups ({} of them whole)", rest_nodes, fb.size() - kListed,
-                       rest_whole);
-    out += "Free blocks: " + s + "\n";
+    s += fmt::format("{}{} in leaf group {} ({}{})", s.empty() ? "" : "; ", lg->free, lg->index,
+                     host_names(*m.topo, lg->free_hosts), whole ? ", whole" : "");
   }
-  // One column width for every leaf group's table.
+  if (fb.size() > kListed)
+    s += fmt::format("; and {} more in {} leaf groups ({} of them whole)", rest_nodes, fb.size() - kListed,
+                     rest_whole);
+  return "Free blocks: " + s + "\n";
+}
+
+// Every leaf group's table, pod by pod, with one column width for all of them.
+std::string leaf_group_tables_text(const ShowModel &m) {
+  std::map<uint32_t, const ShowJob *> jobs;
+  for (const ShowJob &j : m.jobs) jobs[j.slurm.job_id] = &j;
+  const std::vector<int> ranks = node_ranks(m);
   std::vector<std::pair<std::string, Rows>> groups(m.leaf_groups.size());
   std::vector<size_t> widths;
   for (const ShowLeafGroup &lg : m.leaf_groups) {
     groups[size_t(lg.index)] = leaf_group_text(m, lg, jobs, ranks);
     widen(widths, groups[size_t(lg.index)].second);
   }
+  std::string out;
   const bool many_pods = m.pods.size() > 1;
   for (const ShowPod &p : m.pods) {
     if (many_pods)
@@ -180,148 +178,146 @@ std::string show_text(const ShowModel &m) {
     for (int g : m.index->pod_leaf_groups(p.index))
       out += "\n" + groups[size_t(g)].first + table(groups[size_t(g)].second, "  ", widths);
   }
-  if (!m.outside.empty()) {
-    out += "\nNot in the topology file:\n";
-    Rows rows;
-    for (const SlurmNode &n : m.outside) {
-      std::string holders;
-      for (const ShowJob &j : m.jobs)
-        if (std::find(j.outside.begin(), j.outside.end(), n.name) != j.outside.end())
-          holders += (holders.empty() ? "job " : ",") + std::to_string(j.slurm.job_id);
-      rows.push_back({n.name, n.state, holders});
-    }
-    out += table(rows, "  ");
-  }
+  return out;
+}
 
-  out += "\nRunning jobs:";
-  if (m.jobs.empty()) {
-    out += " none\n";
-  } else {
-    out += "\n";
-    Rows rows = {{"JOB", "STATE", "USER", "NAME", "NODES", "LEAF GROUPS", "LAYOUT",
-                                                   "MODE", "PLACEMENT", "SPAN", "COST", "SLOWDOWN", "NODELIST"}};
-    for (const ShowJob &j : m.jobs) {
-      const std::string d = unknown_or_dash(m);
-      std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
-                                    std::to_string(j.hosts.size() + j.outside.size()), leaf_groups_short(j)};
-      if (j.status) {
-        r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
-        r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
-        r.push_back(j.status->placement.empty() ? "-" : j.status->placement);
-      } else {
-        r.insert(r.end(), {d, d, d});
-      }
-      r.push_back(span_short(j));
-      r.push_back(j.has_cost ? fmt::format("{:.2f}x", j.cost.ratio) : "-");
-      r.push_back(j.has_cost ? fmt::format("{:.3f}", j.cost.slowdown(m.cost.comm_fraction)) : "-");
-      r.push_back(j.slurm.nodes.empty() ? "-" : j.slurm.nodes);
-      rows.push_back(std::move(r));
-    }
-    out += table(rows, "  ");
-    bool any_cost = false;
-    for (const ShowJob &j : m.jobs) any_cost |= j.has_cost;
-    if (any_cost)
-      out += fmt::format("  (SPAN: DP rings / PP chains above their ideal leaf groups; COST: hop-bytes against the "
-                         "ideal; SLOWDOWN: estimated, f={}; see topoaware(1) PLAN)\n",
-                         m.cost.comm_fraction);
+// Slurm nodes the topology file lacks, with the jobs that hold them.
+std::string outside_text(const ShowModel &m) {
+  if (m.outside.empty()) return "";
+  Rows rows;
+  for (const SlurmNode &n : m.outside) {
+    std::string holders;
+    for (const ShowJob &j : m.jobs)
+      if (std::find(j.outside.begin(), j.outside.end(), n.name) != j.outside.end())
+        holders += (holders.empty() ? "job " : ",") + std::to_string(j.slurm.job_id);
+    rows.push_back({n.name, n.state, holders});
   }
+  return "\nNot in the topology file:\n" + table(rows, "  ");
+}
 
-  out += "\nWaiting jobs:";
-  if (m.waiting.empty()) {
-    out += " none\n";
-  } else {
-    out += "\n";
-    Rows rows = {
-        {"JOB", "STATE", "USER", "NAME", "NODES", "LAYOUT", "MODE", "WAITING", "SLURM REASON", "TOPOAWARE REASON"}};
-    for (const ShowJob &j : m.waiting) {
-      const std::string d = unknown_or_dash(m);
-      std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
-                                    j.slurm.node_count ? std::to_string(j.slurm.node_count) : "-"};
-      if (j.status) {
-        r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
-        r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
-        const bool w = j.status->phase == JobPhase::Waiting;
-        r.push_back(w ? age(m.now - j.status->since) : "-");
-        r.push_back(j.slurm.reason.empty() ? "-" : j.slurm.reason);
-        r.push_back(w ? (j.status->reason.empty() ? "-" : j.status->reason) : "(placed: see notes)");
-      } else {
-        r.insert(r.end(), {d, d, d, j.slurm.reason.empty() ? "-" : j.slurm.reason,
-                           m.status ? "(not tested by the plugin yet, or no layout)" : "?"});
-      }
-      rows.push_back(std::move(r));
+// The jobs that hold nodes: where, how laid out and placed, and at what cost.
+std::string running_jobs_text(const ShowModel &m) {
+  if (m.jobs.empty()) return "\nRunning jobs: none\n";
+  Rows rows = {{"JOB", "STATE", "USER", "NAME", "NODES", "LEAF GROUPS", "LAYOUT",
+                                                 "MODE", "PLACEMENT", "SPAN", "COST", "SLOWDOWN", "NODELIST"}};
+  for (const ShowJob &j : m.jobs) {
+    const std::string d = unknown_or_dash(m);
+    std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
+                                  std::to_string(j.hosts.size() + j.outside.size()), leaf_groups_short(j)};
+    if (j.status) {
+      r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
+      r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
+      r.push_back(j.status->placement.empty() ? "-" : j.status->placement);
+    } else {
+      r.insert(r.end(), {d, d, d});
     }
-    out += table(rows, "  ");
+    r.push_back(span_short(j));
+    r.push_back(j.has_cost ? fmt::format("{:.2f}x", j.cost.ratio) : "-");
+    r.push_back(j.has_cost ? fmt::format("{:.3f}", j.cost.slowdown(m.cost.comm_fraction)) : "-");
+    r.push_back(j.slurm.nodes.empty() ? "-" : j.slurm.nodes);
+    rows.push_back(std::move(r));
   }
+  std::string out = "\nRunning jobs:\n" + table(rows, "  ");
+  bool any_cost = false;
+  for (const ShowJob &j : m.jobs) any_cost |= j.has_cost;
+  if (any_cost)
+    out += fmt::format("  (SPAN: DP rings / PP chains above their ideal leaf groups; COST: hop-bytes against the "
+                       "ideal; SLOWDOWN: estimated, f={}; see topoaware(1) PLAN)\n",
+                       m.cost.comm_fraction);
+  return out;
+}
 
+// The jobs that hold no nodes: how long they have waited and why, by Slurm and by the plugin.
+std::string waiting_jobs_text(const ShowModel &m) {
+  if (m.waiting.empty()) return "\nWaiting jobs: none\n";
+  Rows rows = {
+      {"JOB", "STATE", "USER", "NAME", "NODES", "LAYOUT", "MODE", "WAITING", "SLURM REASON", "TOPOAWARE REASON"}};
+  for (const ShowJob &j : m.waiting) {
+    const std::string d = unknown_or_dash(m);
+    std::vector<std::string> r = {std::to_string(j.slurm.job_id), j.slurm.state, j.slurm.user, j.slurm.name,
+                                  j.slurm.node_count ? std::to_string(j.slurm.node_count) : "-"};
+    if (j.status) {
+      r.push_back(j.has_layout ? layout_short(j.layout) : "(bad)");
+      r.push_back(j.status->mode.empty() ? "-" : j.status->mode);
+      const bool w = j.status->phase == JobPhase::Waiting;
+      r.push_back(w ? age(m.now - j.status->since) : "-");
+      r.push_back(j.slurm.reason.empty() ? "-" : j.slurm.reason);
+      r.push_back(w ? (j.status->reason.empty() ? "-" : j.status->reason) : "(placed: see notes)");
+    } else {
+      r.insert(r.end(), {d, d, d, j.slurm.reason.empty() ? "-" : j.slurm.reason,
+                         m.status ? "(not tested by the plugin yet, or no layout)" : "?"});
+    }
+    rows.push_back(std::move(r));
+  }
+  return "\nWaiting jobs:\n" + table(rows, "  ");
+}
+
+// The model's notes, then each job's, named by job.
+std::string notes_text(const ShowModel &m) {
   std::vector<std::string> notes = m.notes;
   for (const auto *list : {&m.jobs, &m.waiting})
     for (const ShowJob &j : *list)
       for (const std::string &n : j.notes) notes.push_back(fmt::format("job {}: {}", j.slurm.job_id, n));
-  if (!notes.empty()) {
-    out += "\nNotes:\n";
-    for (const std::string &n : notes) out += "  " + n + "\n";
-  }
-  if (!m.congestion_file.empty()) {
-    out += fmt::format("\nCongested cables ({}, over {:.0f} s): {}\n", m.congestion_file, m.congestion_interval,
-                       m.hot.empty() ? "none" : std::to_string(m.hot.size()));
-    for (const HotCable &h : m.hot) {
-      std::string peer = h.peer_sw >= 0 ? m.topo->switches[size_t(h.peer_sw)].name
-                                        : (h.peer_host >= 0 ? m.topo->hosts[size_t(h.peer_host)].name : "?");
-      out += fmt::format("  {} p{} -> {}: {:.0f}% of line rate, wait ratio {:.3f}", m.topo->switches[size_t(h.sw)].name,
-                         h.port, peer, 100 * h.utilization, std::min(h.wait_ratio, 1e6));
-      if (!h.jobs.empty()) {
-        out += "; jobs";
-        for (uint32_t id : h.jobs) out += fmt::format(" {}", id);
-      }
-      if (!h.unknown_jobs.empty()) {
-        out += "; without a layout:";
-        for (uint32_t id : h.unknown_jobs) out += fmt::format(" {}", id);
-      }
-      out += "\n";
+  if (notes.empty()) return "";
+  std::string out = "\nNotes:\n";
+  for (const std::string &n : notes) out += "  " + n + "\n";
+  return out;
+}
+
+// show --congestion: each congested cable direction, its load and the jobs routed over it.
+std::string congestion_text(const ShowModel &m) {
+  if (m.congestion_file.empty()) return "";
+  std::string out = fmt::format("\nCongested cables ({}, over {:.0f} s): {}\n", m.congestion_file,
+                                m.congestion_interval, m.hot.empty() ? "none" : std::to_string(m.hot.size()));
+  for (const HotCable &h : m.hot) {
+    std::string peer = h.peer_sw >= 0 ? m.topo->switches[size_t(h.peer_sw)].name
+                                      : (h.peer_host >= 0 ? m.topo->hosts[size_t(h.peer_host)].name : "?");
+    out += fmt::format("  {} p{} -> {}: {:.0f}% of line rate, wait ratio {:.3f}", m.topo->switches[size_t(h.sw)].name,
+                       h.port, peer, 100 * h.utilization, std::min(h.wait_ratio, 1e6));
+    if (!h.jobs.empty()) {
+      out += "; jobs";
+      for (uint32_t id : h.jobs) out += fmt::format(" {}", id);
     }
+    if (!h.unknown_jobs.empty()) {
+      out += "; without a layout:";
+      for (uint32_t id : h.unknown_jobs) out += fmt::format(" {}", id);
+    }
+    out += "\n";
   }
   return out;
 }
 
-std::string show_job_text(const ShowModel &m, uint32_t id) {
-  const ShowJob &j = job_or_throw(m, id);
-  const Topology &t = *m.topo;
-  const TopoIndex &ix = *m.index;
-  std::string out = fmt::format("Job {} ({}, user {}, name {}, partition {})\n", j.slurm.job_id, j.slurm.state,
-                                j.slurm.user.empty() ? "-" : j.slurm.user, j.slurm.name.empty() ? "-" : j.slurm.name,
-                                j.slurm.partition.empty() ? "-" : j.slurm.partition);
-  out += fmt::format("Topology: {} ({})\n", m.topology_file, short_hash(t.hash));
+// A job's layout line: its layout and mode, or why none is known.
+std::string job_layout_text(const ShowModel &m, const ShowJob &j) {
   if (j.has_layout) {
     const Layout &l = j.layout;
-    out += fmt::format("Layout: tp={} cp={} ep={} dp={} pp={} ({}), {} GPUs", l.tp, l.cp, l.ep, l.dp, l.pp,
-                       rank_order_name(l.order), l.world());
+    std::string out = fmt::format("Layout: tp={} cp={} ep={} dp={} pp={} ({}), {} GPUs", l.tp, l.cp, l.ep, l.dp, l.pp,
+                                  rank_order_name(l.order), l.world());
     if (j.holds_nodes && !j.order.empty()) out += fmt::format(" on {} nodes x {}", j.order.size(), j.gpus_per_node());
     out += fmt::format("; mode {}\n", j.status->mode.empty() ? "-" : j.status->mode);
-  } else if (j.status) {
-    out += "Layout: the status file's \"" + j.status->layout + "\" does not parse: " + j.layout_error + "\n";
-  } else if (!m.status) {
-    out += "Layout: unknown (no status file: " + m.status_problem + ")\n";
-  } else {
-    out += "Layout: none known (the status file has no entry for it: a job without --tp/--pp/--dp, or not "
-           "tested by the plugin yet)\n";
-  }
-  if (!j.holds_nodes) {
-    out += fmt::format("Holds no nodes; Slurm's reason: {}", j.slurm.reason.empty() ? "-" : j.slurm.reason);
-    if (j.slurm.node_count) out += fmt::format("; asks for {} nodes", j.slurm.node_count);
-    out += "\n";
-    if (j.status && j.status->phase == JobPhase::Waiting)
-      out += fmt::format("Waiting for {} (since the plugin's first verdict): {}\n", age(m.now - j.status->since),
-                         j.status->reason.empty() ? "-" : j.status->reason);
-    for (const std::string &n : j.notes) out += "Note: " + n + "\n";
     return out;
   }
-  out += fmt::format("Nodes: {} ({} in {} leaf group(s))\n", j.slurm.nodes, j.hosts.size(), j.leaf_groups.size());
-  if (j.status) {
-    out += "Placement: " + (j.status->placement.empty() ? std::string("-") : j.status->placement);
-    if (!j.status->reason.empty()) out += " (" + j.status->reason + ")";
-    if (j.status->phase == JobPhase::Placed) out += fmt::format(", {} ago", age(m.now - j.status->since));
-    out += "\n";
-  }
+  if (j.status) return "Layout: the status file's \"" + j.status->layout + "\" does not parse: " + j.layout_error + "\n";
+  if (!m.status) return "Layout: unknown (no status file: " + m.status_problem + ")\n";
+  return "Layout: none known (the status file has no entry for it: a job without --tp/--pp/--dp, or not "
+         "tested by the plugin yet)\n";
+}
+
+// A job that holds no nodes: Slurm's reason, the plugin's verdict and the notes.
+std::string job_without_nodes_text(const ShowModel &m, const ShowJob &j) {
+  std::string out = fmt::format("Holds no nodes; Slurm's reason: {}", j.slurm.reason.empty() ? "-" : j.slurm.reason);
+  if (j.slurm.node_count) out += fmt::format("; asks for {} nodes", j.slurm.node_count);
+  out += "\n";
+  if (j.status && j.status->phase == JobPhase::Waiting)
+    out += fmt::format("Waiting for {} (since the plugin's first verdict): {}\n", age(m.now - j.status->since),
+                       j.status->reason.empty() ? "-" : j.status->reason);
+  for (const std::string &n : j.notes) out += "Note: " + n + "\n";
+  return out;
+}
+
+// Where the rank order shown comes from, and whether it agrees with the topology file's.
+std::string rank_order_check_text(const ShowModel &m, const ShowJob &j) {
+  std::string out;
   switch (j.order_check) {
     case OrderCheck::Match:
       out += "Rank order: the status file's node order; checked: the rank order of the node set over " +
@@ -333,7 +329,7 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
       out += "  status file: " + std::string(j.status ? j.status->node_order : "") + "\n";
       {
         std::string c;
-        for (int h : j.computed) c += (c.empty() ? "" : ",") + t.hosts[size_t(h)].name;
+        for (int h : j.computed) c += (c.empty() ? "" : ",") + m.topo->hosts[size_t(h)].name;
         out += "  recomputed:  " + c + "\n";
       }
       out += j.order == j.computed
@@ -351,9 +347,13 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
       out += "Rank order: no layout known; Slurm hands out ranks in node order:\n";
       break;
   }
-  if (m.hash_mismatch)
-    out += "WARNING: the status file was written with topology " + short_hash(m.status->topology_hash) + ", not " +
-           short_hash(t.placement_hash) + " (" + m.topology_file + ")\n";
+  return out;
+}
+
+// The job's nodes: with a layout and an order, each node's ranks and coordinates; else its place.
+std::string job_nodes_table(const ShowModel &m, const ShowJob &j) {
+  const Topology &t = *m.topo;
+  const TopoIndex &ix = *m.index;
   if (j.has_layout && !j.order.empty()) {
     Rows rows = {
         {"NODE", "RANKS", "HOST", "LEAF", "LEAF GROUP", "POD", "TP", "CP", "EP", "DP", "PP"}};
@@ -361,17 +361,46 @@ std::string show_job_text(const ShowModel &m, uint32_t id) {
       rows.push_back({std::to_string(r.node_rank), fmt::format("{}-{}", r.first_rank, r.last_rank),
                       t.hosts[size_t(r.host)].name, leaf_name(m, r.host), std::to_string(ix.host_leaf_group(r.host)),
                       std::to_string(ix.host_pod(r.host)), r.tp, r.cp, r.ep, r.dp, r.pp});
-    out += "\n" + table(rows, "  ");
-  } else {
-    Rows rows = {{"NODE", "HOST", "LEAF", "LEAF GROUP", "POD"}};
-    for (size_t k = 0; k < j.hosts.size(); ++k) {
-      const int h = j.hosts[k];
-      rows.push_back({std::to_string(k), t.hosts[size_t(h)].name, leaf_name(m, h),
-                      std::to_string(ix.host_leaf_group(h)), std::to_string(ix.host_pod(h))});
-    }
-    for (const std::string &n : j.outside) rows.push_back({"-", n, "-", "-", "-"});
-    out += "\n" + table(rows, "  ");
+    return "\n" + table(rows, "  ");
   }
+  Rows rows = {{"NODE", "HOST", "LEAF", "LEAF GROUP", "POD"}};
+  for (size_t k = 0; k < j.hosts.size(); ++k) {
+    const int h = j.hosts[k];
+    rows.push_back({std::to_string(k), t.hosts[size_t(h)].name, leaf_name(m, h),
+                    std::to_string(ix.host_leaf_group(h)), std::to_string(ix.host_pod(h))});
+  }
+  for (const std::string &n : j.outside) rows.push_back({"-", n, "-", "-", "-"});
+  return "\n" + table(rows, "  ");
+}
+
+}  // namespace
+
+std::string show_text(const ShowModel &m) {
+  return header_text(m) + free_blocks_text(m) + leaf_group_tables_text(m) + outside_text(m) +
+         running_jobs_text(m) + waiting_jobs_text(m) + notes_text(m) + congestion_text(m);
+}
+
+std::string show_job_text(const ShowModel &m, uint32_t id) {
+  const ShowJob &j = job_or_throw(m, id);
+  const Topology &t = *m.topo;
+  std::string out = fmt::format("Job {} ({}, user {}, name {}, partition {})\n", j.slurm.job_id, j.slurm.state,
+                                j.slurm.user.empty() ? "-" : j.slurm.user, j.slurm.name.empty() ? "-" : j.slurm.name,
+                                j.slurm.partition.empty() ? "-" : j.slurm.partition);
+  out += fmt::format("Topology: {} ({})\n", m.topology_file, short_hash(t.hash));
+  out += job_layout_text(m, j);
+  if (!j.holds_nodes) return out + job_without_nodes_text(m, j);
+  out += fmt::format("Nodes: {} ({} in {} leaf group(s))\n", j.slurm.nodes, j.hosts.size(), j.leaf_groups.size());
+  if (j.status) {
+    out += "Placement: " + (j.status->placement.empty() ? std::string("-") : j.status->placement);
+    if (!j.status->reason.empty()) out += " (" + j.status->reason + ")";
+    if (j.status->phase == JobPhase::Placed) out += fmt::format(", {} ago", age(m.now - j.status->since));
+    out += "\n";
+  }
+  out += rank_order_check_text(m, j);
+  if (m.hash_mismatch)
+    out += "WARNING: the status file was written with topology " + short_hash(m.status->topology_hash) + ", not " +
+           short_hash(t.placement_hash) + " (" + m.topology_file + ")\n";
+  out += job_nodes_table(m, j);
   if (j.has_cost) {
     const double f = m.cost.comm_fraction;
     out += "\n" + span_text(j.span) + "\n";

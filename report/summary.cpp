@@ -47,10 +47,8 @@ std::pair<T, T> min_max(const std::vector<T> &v) {
 
 std::string range_text(size_t lo, size_t hi) { return lo == hi ? fmt::format("{}", lo) : fmt::format("{}-{}", lo, hi); }
 
-}  // namespace
-
-std::string to_summary(const Topology &topo) {
-  std::string o;
+// The header: how many hosts, switches (per level), links and cables, levels, rails and routes.
+void add_counts(std::string &o, const Topology &topo) {
   std::unordered_set<uint64_t> sw_guids;
   for (const auto &s : topo.switches) sw_guids.insert(s.guid);
 
@@ -88,35 +86,41 @@ std::string to_summary(const Topology &topo) {
                      topo.routes.subnets.size(), topo.routes.subnets.size() == 1 ? "" : "s",
                      topo.routes.hash.empty() ? std::string() : " (" + topo.routes.hash + ")");
   }
+}
 
-  // Width and speed, counted in cables.
+// Width and speed, counted in cables, fastest first.
+void add_link_speeds(std::string &o, const Topology &topo) {
   std::map<std::pair<int, int>, size_t> hist;
   for (const auto &l : topo.links) hist[{static_cast<int>(l.speed), l.width}] += static_cast<size_t>(l.cables());
-  if (!hist.empty()) {
-    o += "\nLink speeds (cables):\n";
-    for (auto it = hist.rbegin(); it != hist.rend(); ++it) {
-      auto sp = static_cast<LinkSpeed>(it->first.first);
-      double gbps = lane_gbps(sp) * it->first.second;
-      o += fmt::format("  {:>3} {:<6} {:>8}", width_name(it->first.second), speed_name(sp), it->second);
-      if (gbps > 0) o += fmt::format("   ({:g} Gb/s each)", gbps);
-      o += "\n";
-    }
+  if (hist.empty()) return;
+  o += "\nLink speeds (cables):\n";
+  for (auto it = hist.rbegin(); it != hist.rend(); ++it) {
+    auto sp = static_cast<LinkSpeed>(it->first.first);
+    double gbps = lane_gbps(sp) * it->first.second;
+    o += fmt::format("  {:>3} {:<6} {:>8}", width_name(it->first.second), speed_name(sp), it->second);
+    if (gbps > 0) o += fmt::format("   ({:g} Gb/s each)", gbps);
+    o += "\n";
   }
+}
 
-  if (!topo.levels.empty()) {
-    o += "\nOversubscription (down:up bandwidth, switches with uplinks):\n";
-    for (const auto &lv : topo.levels) {
-      o += fmt::format("  level {} ({:<6} {:>5} switch{}: ", lv.level, std::string(level_name(lv.level)) + ")",
-                       lv.switches, lv.switches == 1 ? "" : "es");
-      // The top level has no uplinks: nothing to oversubscribe.
-      if (!(lv.oversub_max > 0))
-        o += "no uplinks\n";
-      else
-        o += fmt::format("min {}, median {}, max {}\n", ratio(lv.oversub_min), ratio(lv.oversub_median),
-                         ratio(lv.oversub_max));
-    }
+// Down:up bandwidth per level, as min, median and max over the switches that have uplinks.
+void add_oversubscription(std::string &o, const Topology &topo) {
+  if (topo.levels.empty()) return;
+  o += "\nOversubscription (down:up bandwidth, switches with uplinks):\n";
+  for (const auto &lv : topo.levels) {
+    o += fmt::format("  level {} ({:<6} {:>5} switch{}: ", lv.level, std::string(level_name(lv.level)) + ")",
+                     lv.switches, lv.switches == 1 ? "" : "es");
+    // The top level has no uplinks: nothing to oversubscribe.
+    if (!(lv.oversub_max > 0))
+      o += "no uplinks\n";
+    else
+      o += fmt::format("min {}, median {}, max {}\n", ratio(lv.oversub_min), ratio(lv.oversub_median),
+                       ratio(lv.oversub_max));
   }
+}
 
+// Leaf groups and pods, each with the range of its sizes.
+void add_leaf_groups_and_pods(std::string &o, const Topology &topo) {
   o += fmt::format("\nLeaf groups: {}", topo.leaf_groups.size());
   if (!topo.leaf_groups.empty()) {
     std::vector<size_t> hosts, leaves;
@@ -140,20 +144,24 @@ std::string to_summary(const Topology &topo) {
     o += fmt::format("Pods: {} (leaf groups per pod: {}; upper switches per pod: {})\n", topo.pods.size(),
                      range_text(glo, ghi), range_text(slo, shi));
   }
-  // The parts no path joins (TopoIndex islands): the placement keeps every job inside one, so
-  // the largest job that can run is the largest part's.
-  {
-    const TopoIndex ix(topo);
-    if (ix.island_count() > 1) {
-      std::vector<std::vector<std::string>> names(size_t(ix.island_count()));
-      for (int h = 0; h < ix.host_count(); ++h) names[size_t(ix.host_island(h))].push_back(topo.hosts[size_t(h)].name);
-      o += fmt::format("{} parts with no path between them:", ix.island_count());
-      for (int i = 0; i < ix.island_count(); ++i)
-        o += fmt::format("{} {} host{} ({})", i ? "," : "", ix.island_size(i), ix.island_size(i) == 1 ? "" : "s",
-                         hostlist_compress(names[size_t(i)]));
-      o += "; a job is placed inside one part only\n";
-    }
-  }
+}
+
+// The parts no path joins (TopoIndex islands): the placement keeps every job inside one, so
+// the largest job that can run is the largest part's.
+void add_parts(std::string &o, const Topology &topo) {
+  const TopoIndex ix(topo);
+  if (ix.island_count() <= 1) return;
+  std::vector<std::vector<std::string>> names(size_t(ix.island_count()));
+  for (int h = 0; h < ix.host_count(); ++h) names[size_t(ix.host_island(h))].push_back(topo.hosts[size_t(h)].name);
+  o += fmt::format("{} parts with no path between them:", ix.island_count());
+  for (int i = 0; i < ix.island_count(); ++i)
+    o += fmt::format("{} {} host{} ({})", i ? "," : "", ix.island_size(i), ix.island_size(i) == 1 ? "" : "s",
+                     hostlist_compress(names[size_t(i)]));
+  o += "; a job is placed inside one part only\n";
+}
+
+// Dragonfly groups and NVLink domains, each with the range of its sizes.
+void add_dragonfly_and_nvlink(std::string &o, const Topology &topo) {
   if (!topo.dragonfly_groups.empty()) {
     std::vector<size_t> hosts, sws;
     for (const auto &d : topo.dragonfly_groups) {
@@ -165,7 +173,6 @@ std::string to_summary(const Topology &topo) {
     o += fmt::format("Dragonfly groups: {} (switches per group: {}; hosts per group: {})\n",
                      topo.dragonfly_groups.size(), range_text(slo, shi), range_text(hlo, hhi));
   }
-
   if (!topo.nvlink_domains.empty()) {
     std::vector<size_t> hosts, gpus;
     size_t in = 0;
@@ -179,32 +186,46 @@ std::string to_summary(const Topology &topo) {
     o += fmt::format("NVLink domains: {} (hosts per domain: {}; GPUs per host: {}; hosts in no domain: {})\n",
                      topo.nvlink_domains.size(), range_text(hlo, hhi), range_text(glo, ghi), topo.hosts.size() - in);
   }
+}
 
+// Ignored CAs grouped by reason, reasons in order of first appearance (the Topology's canonical
+// order), a few names of each.
+void add_ignored(std::string &o, const Topology &topo) {
+  if (topo.ignored.empty()) return;
+  std::vector<std::string> reasons;
+  std::map<std::string, std::vector<const IgnoredCa *>> by_reason;
+  for (const auto &c : topo.ignored) {
+    if (!by_reason.count(c.reason)) reasons.push_back(c.reason);
+    by_reason[c.reason].push_back(&c);
+  }
+  constexpr size_t kShown = 5;
+  o += fmt::format("\nIgnored CAs: {}\n", topo.ignored.size());
+  for (const auto &r : reasons) {
+    const auto &v = by_reason[r];
+    std::string names;
+    for (size_t i = 0; i < v.size() && i < kShown; ++i) {
+      const IgnoredCa &c = *v[i];
+      names += (i ? ", " : "") + (c.name.empty() ? guid_str(c.guid) : c.name);
+    }
+    if (v.size() > kShown) names += fmt::format(", ... ({} more)", v.size() - kShown);
+    o += fmt::format("  {} ({}): {}\n", r.empty() ? std::string("no reason given") : r, v.size(), names);
+  }
+}
+
+}  // namespace
+
+std::string to_summary(const Topology &topo) {
+  std::string o;
+  add_counts(o, topo);
+  add_link_speeds(o, topo);
+  add_oversubscription(o, topo);
+  add_leaf_groups_and_pods(o, topo);
+  add_parts(o, topo);
+  add_dragonfly_and_nvlink(o, topo);
   o += fmt::format("\nAnomalies: {}\n",
                    topo.anomalies.empty() ? std::string("none") : std::to_string(topo.anomalies.size()));
   for (const auto &a : topo.anomalies) o += fmt::format("  [{}] {}: {}\n", a.kind, a.where, a.detail);
-
-  if (!topo.ignored.empty()) {
-    // Grouped by reason, reasons in order of first appearance (the Topology's canonical order).
-    std::vector<std::string> reasons;
-    std::map<std::string, std::vector<const IgnoredCa *>> by_reason;
-    for (const auto &c : topo.ignored) {
-      if (!by_reason.count(c.reason)) reasons.push_back(c.reason);
-      by_reason[c.reason].push_back(&c);
-    }
-    constexpr size_t kShown = 5;
-    o += fmt::format("\nIgnored CAs: {}\n", topo.ignored.size());
-    for (const auto &r : reasons) {
-      const auto &v = by_reason[r];
-      std::string names;
-      for (size_t i = 0; i < v.size() && i < kShown; ++i) {
-        const IgnoredCa &c = *v[i];
-        names += (i ? ", " : "") + (c.name.empty() ? guid_str(c.guid) : c.name);
-      }
-      if (v.size() > kShown) names += fmt::format(", ... ({} more)", v.size() - kShown);
-      o += fmt::format("  {} ({}): {}\n", r.empty() ? std::string("no reason given") : r, v.size(), names);
-    }
-  }
+  add_ignored(o, topo);
   return o;
 }
 

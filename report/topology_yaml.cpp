@@ -92,6 +92,124 @@ std::vector<int> doubling_sizes(int base, size_t blocks) {
   return v;
 }
 
+// A topology.conf header line the YAML writes its own way (its title, hash and advice).
+bool conf_header(const std::string &l) {
+  return l.rfind("# Slurm topology.conf", 0) == 0 || l.rfind("# Topology hash", 0) == 0 ||
+         l.rfind("# Regenerate", 0) == 0;
+}
+
+// The tree: topology.conf's SwitchName lines as the "fabric" topology.
+std::string tree_yaml(const Topology &topo) {
+  std::string out = "- topology: " + yaml_quote("fabric") + "\n  cluster_default: true\n  tree:\n    switches:\n";
+  bool any_switch = false;
+  for (const std::string &l : lines_of(to_topology_conf_tree(topo))) {
+    if (l.empty()) continue;
+    if (l[0] == '#') {
+      if (conf_header(l)) continue;
+      out += comment("      ", l);
+      continue;
+    }
+    auto f = fields(l);
+    if (!f.count("SwitchName")) throw std::logic_error("unexpected topology.conf line: " + l);
+    out += "      - switch: " + yaml_quote(f["SwitchName"]) + "\n";
+    if (f.count("Switches")) out += "        children: " + yaml_quote(f["Switches"]) + "\n";
+    if (f.count("Nodes")) out += "        nodes: " + yaml_quote(f["Nodes"]) + "\n";
+    any_switch = true;
+  }
+  if (!any_switch) throw std::invalid_argument("topology.yaml: no leaf switch with compute hosts: nothing to write");
+  return out;
+}
+
+// The blocks of the block topology, the comments that say how they were chosen, and their sizes.
+struct YamlBlocks {
+  std::vector<Block> blocks;
+  std::vector<std::string> notes;
+  std::vector<int> sizes;
+
+  // One block per multi-node NVLink domain, domains smaller than the base block size left out.
+  void from_nvlink(const Topology &topo, const std::vector<int> &block_sizes) {
+    // Domains in the order of their first host, so that consecutive blocks (what Slurm aggregates)
+    // are neighbours in the host names (racks under the same leaves, as they are usually named).
+    std::vector<size_t> order(topo.nvlink_domains.size());
+    for (size_t d = 0; d < order.size(); d++) order[d] = d;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return topo.nvlink_domains[a].hosts.front() < topo.nvlink_domains[b].hosts.front();
+    });
+    const size_t base = block_sizes.empty() ? smallest_usual_domain(topo) : static_cast<size_t>(block_sizes[0]);
+    std::vector<std::string> small, alone;
+    for (size_t d : order) {
+      const NvlinkDomain &nd = topo.nvlink_domains[d];
+      std::vector<std::string> names;
+      for (int h : nd.hosts) names.push_back(topo.hosts[static_cast<size_t>(h)].name);
+      Block b{"nvl" + std::to_string(d), hostlist_compress(names), names.size()};
+      if (b.count < base)
+        small.push_back(b.name);
+      else
+        blocks.push_back(b);
+    }
+    for (const auto &h : topo.hosts)
+      if (h.nvlink_domain < 0) alone.push_back(h.name);
+    notes.push_back("# One block per multi-node NVLink domain (nvlN: domain N of topology.json), in host");
+    notes.push_back("# name order. Base block size " + std::to_string(base) +
+                    (block_sizes.empty() ? " = the smallest domain" : " as given") + ".");
+    if (!small.empty())
+      notes.push_back("# Left out, domains smaller than the base block size: " + hostlist_compress(small));
+    if (!alone.empty()) notes.push_back("# Left out, hosts in no NVLink domain: " + hostlist_compress(alone));
+    sizes = block_sizes.empty() ? doubling_sizes(static_cast<int>(base), blocks.size()) : block_sizes;
+  }
+
+  // The base block size of NVLink domains: the smallest domain of at least half the median size
+  // (a domain much smaller than the others, such as a stray pair, does not set it).
+  static size_t smallest_usual_domain(const Topology &topo) {
+    std::vector<size_t> counts;
+    for (const auto &d : topo.nvlink_domains) counts.push_back(d.hosts.size());
+    std::vector<size_t> sorted = counts;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t median = sorted[sorted.size() / 2];
+    size_t base = 0;
+    for (size_t c : counts)
+      if (2 * c >= median && (base == 0 || c < base)) base = c;
+    return base;
+  }
+
+  // The leaf groups of the block topology.conf, read back; with sizes given, the groups smaller
+  // than their base left out.
+  void from_leaf_groups(const Topology &topo, const std::vector<int> &block_sizes) {
+    for (const std::string &l : lines_of(to_topology_conf_block(topo))) {
+      if (l.empty()) continue;
+      if (l[0] == '#') {
+        if (conf_header(l)) continue;
+        notes.push_back(l);
+        continue;
+      }
+      auto f = fields(l);
+      if (f.count("BlockSizes")) {
+        const std::string &v = f["BlockSizes"];
+        for (size_t p = 0; p < v.size();) {
+          size_t e = v.find(',', p);
+          if (e == std::string::npos) e = v.size();
+          sizes.push_back(std::stoi(v.substr(p, e - p)));
+          p = e + 1;
+        }
+      } else if (f.count("BlockName")) {
+        blocks.push_back({f["BlockName"], f["Nodes"], hostlist_expand(f["Nodes"]).size()});
+      } else {
+        throw std::logic_error("unexpected topology.conf line: " + l);
+      }
+    }
+    if (block_sizes.empty()) return;
+    sizes = block_sizes;
+    std::vector<std::string> small;
+    std::vector<Block> kept;
+    for (const Block &b : blocks)
+      (b.count < static_cast<size_t>(sizes[0]) ? small.push_back(b.name) : kept.push_back(b));
+    blocks = kept;
+    notes.push_back("# Block sizes as given (" + sizes_text(sizes) + ").");
+    if (!small.empty())
+      notes.push_back("# Left out, leaf groups smaller than the base block size: " + hostlist_compress(small));
+  }
+};
+
 }  // namespace
 
 void check_block_sizes(const std::vector<int> &sizes) {
@@ -114,118 +232,26 @@ std::string to_topology_yaml(const Topology &topo, const std::vector<int> &block
   out += "# Regenerate it instead of editing it: an unchanged fabric gives this file byte for byte.\n";
   out += "# Partitions choose a topology with Topology=NAME on their slurm.conf line; others get\n";
   out += "# the cluster_default one (fabric).\n";
-
-  // The tree: topology.conf's SwitchName lines.
-  out += "- topology: " + yaml_quote("fabric") + "\n  cluster_default: true\n  tree:\n    switches:\n";
-  bool any_switch = false;
-  for (const std::string &l : lines_of(to_topology_conf_tree(topo))) {
-    if (l.empty()) continue;
-    if (l[0] == '#') {
-      if (l.rfind("# Slurm topology.conf", 0) == 0 || l.rfind("# Topology hash", 0) == 0 ||
-          l.rfind("# Regenerate", 0) == 0)
-        continue;
-      out += comment("      ", l);
-      continue;
-    }
-    auto f = fields(l);
-    if (!f.count("SwitchName")) throw std::logic_error("unexpected topology.conf line: " + l);
-    out += "      - switch: " + yaml_quote(f["SwitchName"]) + "\n";
-    if (f.count("Switches")) out += "        children: " + yaml_quote(f["Switches"]) + "\n";
-    if (f.count("Nodes")) out += "        nodes: " + yaml_quote(f["Nodes"]) + "\n";
-    any_switch = true;
-  }
-  if (!any_switch) throw std::invalid_argument("topology.yaml: no leaf switch with compute hosts: nothing to write");
+  out += tree_yaml(topo);
 
   // The blocks: NVLink domains, else the leaf groups of the block topology.conf.
-  std::vector<Block> blocks;
-  std::vector<std::string> notes;
-  std::vector<int> sizes;
+  YamlBlocks b;
   const bool nvl = !topo.nvlink_domains.empty();
-  if (nvl) {
-    // Domains in the order of their first host, so that consecutive blocks (what Slurm aggregates)
-    // are neighbours in the host names (racks under the same leaves, as they are usually named).
-    std::vector<size_t> order(topo.nvlink_domains.size());
-    for (size_t d = 0; d < order.size(); d++) order[d] = d;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return topo.nvlink_domains[a].hosts.front() < topo.nvlink_domains[b].hosts.front();
-    });
-    std::vector<size_t> counts;
-    for (const auto &d : topo.nvlink_domains) counts.push_back(d.hosts.size());
-    std::vector<size_t> sorted = counts;
-    std::sort(sorted.begin(), sorted.end());
-    const size_t median = sorted[sorted.size() / 2];
-    size_t base = 0;
-    for (size_t c : counts)
-      if (2 * c >= median && (base == 0 || c < base)) base = c;
-    if (!block_sizes.empty()) base = static_cast<size_t>(block_sizes[0]);
-    std::vector<std::string> small, alone;
-    for (size_t d : order) {
-      const NvlinkDomain &nd = topo.nvlink_domains[d];
-      std::vector<std::string> names;
-      for (int h : nd.hosts) names.push_back(topo.hosts[static_cast<size_t>(h)].name);
-      Block b{"nvl" + std::to_string(d), hostlist_compress(names), names.size()};
-      if (b.count < base)
-        small.push_back(b.name);
-      else
-        blocks.push_back(b);
-    }
-    for (const auto &h : topo.hosts)
-      if (h.nvlink_domain < 0) alone.push_back(h.name);
-    notes.push_back("# One block per multi-node NVLink domain (nvlN: domain N of topology.json), in host");
-    notes.push_back("# name order. Base block size " + std::to_string(base) +
-                    (block_sizes.empty() ? " = the smallest domain" : " as given") + ".");
-    if (!small.empty())
-      notes.push_back("# Left out, domains smaller than the base block size: " + hostlist_compress(small));
-    if (!alone.empty()) notes.push_back("# Left out, hosts in no NVLink domain: " + hostlist_compress(alone));
-    sizes = block_sizes.empty() ? doubling_sizes(static_cast<int>(base), blocks.size()) : block_sizes;
-  } else {
-    for (const std::string &l : lines_of(to_topology_conf_block(topo))) {
-      if (l.empty()) continue;
-      if (l[0] == '#') {
-        if (l.rfind("# Slurm topology.conf", 0) == 0 || l.rfind("# Topology hash", 0) == 0 ||
-            l.rfind("# Regenerate", 0) == 0)
-          continue;
-        notes.push_back(l);
-        continue;
-      }
-      auto f = fields(l);
-      if (f.count("BlockSizes")) {
-        const std::string &v = f["BlockSizes"];
-        for (size_t p = 0; p < v.size();) {
-          size_t e = v.find(',', p);
-          if (e == std::string::npos) e = v.size();
-          sizes.push_back(std::stoi(v.substr(p, e - p)));
-          p = e + 1;
-        }
-      } else if (f.count("BlockName")) {
-        blocks.push_back({f["BlockName"], f["Nodes"], hostlist_expand(f["Nodes"]).size()});
-      } else {
-        throw std::logic_error("unexpected topology.conf line: " + l);
-      }
-    }
-    if (!block_sizes.empty()) {
-      sizes = block_sizes;
-      std::vector<std::string> small;
-      std::vector<Block> kept;
-      for (const Block &b : blocks)
-        (b.count < static_cast<size_t>(sizes[0]) ? small.push_back(b.name) : kept.push_back(b));
-      blocks = kept;
-      notes.push_back("# Block sizes as given (" + sizes_text(sizes) + ").");
-      if (!small.empty())
-        notes.push_back("# Left out, leaf groups smaller than the base block size: " + hostlist_compress(small));
-    }
-  }
-  if (blocks.empty()) {
+  if (nvl)
+    b.from_nvlink(topo, block_sizes);
+  else
+    b.from_leaf_groups(topo, block_sizes);
+  if (b.blocks.empty()) {
     out += "# No block of at least the base block size: no block topology.\n";
     return out;
   }
   out += "- topology: " + yaml_quote(nvl ? "nvlink" : "leaves") + "\n  cluster_default: false\n  block:\n";
-  for (const auto &n : notes) out += comment("    ", n);
+  for (const auto &n : b.notes) out += comment("    ", n);
   out += "    block_sizes:\n";
-  for (int s : sizes) out += "      - " + std::to_string(s) + "\n";
+  for (int s : b.sizes) out += "      - " + std::to_string(s) + "\n";
   out += "    blocks:\n";
-  for (const Block &b : blocks)
-    out += "      - block: " + yaml_quote(b.name) + "\n        nodes: " + yaml_quote(b.nodes) + "\n";
+  for (const Block &blk : b.blocks)
+    out += "      - block: " + yaml_quote(blk.name) + "\n        nodes: " + yaml_quote(blk.nodes) + "\n";
   return out;
 }
 
