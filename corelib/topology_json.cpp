@@ -192,30 +192,35 @@ struct TopologyWriter {
     return links;
   }
 
+  // One object per index below n, built by item(index).
+  template <class Item>
+  static ojson array_of(size_t n, Item item) {
+    ojson a = ojson::array();
+    for (size_t i = 0; i < n; i++) a.push_back(item(i));
+    return a;
+  }
+
   // Leaf groups, pods and dragonfly groups: their switches by GUID, their hosts as host lists.
   ojson leaf_groups() const {
-    ojson groups = ojson::array();
-    for (size_t g = 0; g < t.leaf_groups.size(); g++)
-      groups.push_back({{"id", g},
-                        {"pod", opt_index(t.leaf_groups[g].pod)},
-                        {"leaves", guids(t.leaf_groups[g].leaves)},
-                        {"nhosts", t.leaf_groups[g].hosts.size()},
-                        {"hosts", host_names(t.leaf_groups[g].hosts)}});
-    return groups;
+    return array_of(t.leaf_groups.size(), [&](size_t g) -> ojson {
+      return {{"id", g},
+              {"pod", opt_index(t.leaf_groups[g].pod)},
+              {"leaves", guids(t.leaf_groups[g].leaves)},
+              {"nhosts", t.leaf_groups[g].hosts.size()},
+              {"hosts", host_names(t.leaf_groups[g].hosts)}};
+    });
   }
   ojson pods() const {
-    ojson pods = ojson::array();
-    for (size_t p = 0; p < t.pods.size(); p++)
-      pods.push_back({{"id", p}, {"leaf_groups", t.pods[p].leaf_groups}, {"switches", guids(t.pods[p].switches)}});
-    return pods;
+    return array_of(t.pods.size(), [&](size_t p) -> ojson {
+      return {{"id", p}, {"leaf_groups", t.pods[p].leaf_groups}, {"switches", guids(t.pods[p].switches)}};
+    });
   }
   ojson dragonfly_groups() const {
-    ojson dfly = ojson::array();
-    for (size_t g = 0; g < t.dragonfly_groups.size(); g++)
-      dfly.push_back({{"id", g},
-                      {"switches", guids(t.dragonfly_groups[g].switches)},
-                      {"hosts", host_names(t.dragonfly_groups[g].hosts)}});
-    return dfly;
+    return array_of(t.dragonfly_groups.size(), [&](size_t g) -> ojson {
+      return {{"id", g},
+              {"switches", guids(t.dragonfly_groups[g].switches)},
+              {"hosts", host_names(t.dragonfly_groups[g].hosts)}};
+    });
   }
 
   ojson levels() const {
