@@ -153,6 +153,140 @@ uint32_t parse_bounded(std::string_view name, std::string_view text, uint32_t lo
   return uint32_t(v);
 }
 
+using Words = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// One line's whitespace-separated Key=Value words (comment already cut); `at` names the line.
+Words split_words(std::string_view line, const std::string &at) {
+  Words words;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    if (i >= line.size()) break;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    std::string_view w = line.substr(i, j - i);
+    i = j;
+    for (char c : w)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        throw ConfigError(at + "control character in '" + shown(w) + "'");
+    size_t eq = w.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      throw ConfigError(at + "'" + shown(w) + "' is not Key=Value (e.g. DefaultMode=strict)");
+    words.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+  }
+  return words;
+}
+
+// A key's value, which may not be empty.
+std::string_view value_of(const std::string &at, std::string_view key, std::string_view v) {
+  if (v.empty()) throw ConfigError(at + str(key) + "= needs a value");
+  return v;
+}
+
+// A PartitionName= line: a new partition's DefaultMode and DefaultMaxWait, each at most once.
+void partition_line(Config &cfg, const Words &words, const std::string &at) {
+  std::string_view name = value_of(at, "PartitionName", words[0].second);
+  if (!valid_partition_name(name))
+    throw ConfigError(at + "PartitionName=" + shown(name) +
+                      " is not a partition name (letters, digits, '_', '-', '.')");
+  if (cfg.partitions.count(str(name)))
+    throw ConfigError(at + "partition " + str(name) + " is already configured above");
+  if (cfg.partitions.size() >= kMaxPartitions) throw ConfigError(at + "more than 4096 PartitionName lines");
+  if (words.size() == 1)
+    throw ConfigError(at + "PartitionName=" + str(name) + " sets nothing; add DefaultMode= or DefaultMaxWait=");
+  PartitionDefaults p;
+  for (size_t k = 1; k < words.size(); ++k) {
+    auto [key, v] = words[k];
+    if (iequal(key, "DefaultMode")) {
+      if (p.has_mode) throw ConfigError(at + "DefaultMode given twice");
+      try {
+        p.mode = parse_topo_mode(value_of(at, key, v));
+      } catch (const ConfigError &e) {
+        throw ConfigError(at + "DefaultMode: " + e.what());
+      }
+      p.has_mode = true;
+    } else if (iequal(key, "DefaultMaxWait")) {
+      if (p.has_max_wait) throw ConfigError(at + "DefaultMaxWait given twice");
+      try {
+        p.max_wait = parse_wait("DefaultMaxWait", value_of(at, key, v));
+      } catch (const ConfigError &e) {
+        throw ConfigError(at + e.what());
+      }
+      p.has_max_wait = true;
+    } else {
+      throw ConfigError(at + "unknown key '" + shown(key) +
+                        "' on a PartitionName line; use DefaultMode= or DefaultMaxWait=");
+    }
+  }
+  cfg.partitions.emplace(str(name), p);
+}
+
+// StatusFile=: none, or an absolute path to a file.
+void status_file(Config &cfg, std::string_view v, const std::string &at) {
+  if (v == "none") {
+    cfg.status_none = true;
+  } else if (v[0] != '/') {
+    throw ConfigError(at + "StatusFile=" + shown(v) + " is not an absolute path; give one, or none (no status file)");
+  } else if (v.back() == '/') {
+    throw ConfigError(
+        at + "StatusFile=" + shown(v) +
+        " names a folder; give the file's path, e.g. StatusFile=/var/spool/slurmctld/topoaware-status.json");
+  } else {
+    cfg.status_file = str(v);
+  }
+}
+
+// One Key=Value word of a global line; each global key once in the file (keys compared
+// case-insensitively, `seen` by canonical name). Every error names the line.
+void global_word(Config &cfg, std::set<std::string> &seen, std::string_view key, std::string_view v,
+                 const std::string &at) {
+  auto once = [&](const char *canonical) {
+    if (!iequal(key, canonical)) return false;
+    if (!seen.insert(canonical).second) throw ConfigError(at + canonical + " is set twice");
+    value_of(at, key, v);
+    return true;
+  };
+  try {
+    if (once("TopologyFile")) {
+      if (v[0] != '/') throw ConfigError(at + "TopologyFile=" + shown(v) + " is not an absolute path");
+      cfg.topology_file = str(v);
+    } else if (once("DefaultMode")) {
+      try {
+        cfg.default_mode = parse_topo_mode(v);
+      } catch (const ConfigError &e) {
+        throw ConfigError(at + "DefaultMode: " + e.what());
+      }
+    } else if (once("DefaultMaxWait")) {
+      cfg.default_max_wait = parse_wait("DefaultMaxWait", v);
+    } else if (once("MaxTriesPerCall")) {
+      cfg.max_tries = parse_bounded("MaxTriesPerCall", v, 1, kMaxTriesLimit, "",
+                                    "write a whole number of blocks from 1 to 64, e.g. MaxTriesPerCall=4");
+    } else if (once("MaxTimePerCall")) {
+      cfg.max_time_ms = parse_bounded(
+          "MaxTimePerCall", v, 1, kMaxTimeLimitMs, "ms",
+          "write milliseconds from 1 to 10000, with an optional unit ms, e.g. MaxTimePerCall=200 or 200ms");
+    } else if (once("LogLevel")) {
+      cfg.log_level = parse_log_level(v);
+    } else if (once("MissingNodes")) {
+      cfg.missing_nodes = parse_missing_nodes(v);
+    } else if (once("StatusFile")) {
+      status_file(cfg, v, at);
+    } else if (once("StatusInterval")) {
+      cfg.status_interval =
+          parse_bounded("StatusInterval", v, 0, kMaxStatusInterval, "s",
+                        "write seconds from 0 to 3600, with an optional unit s, e.g. StatusInterval=2");
+    } else {
+      throw ConfigError(at + "unknown key '" + shown(key) +
+                        "'; use TopologyFile=, DefaultMode=, DefaultMaxWait=, MaxTriesPerCall=, MaxTimePerCall=, "
+                        "LogLevel=, MissingNodes=, StatusFile=, StatusInterval= or PartitionName= lines");
+    }
+  } catch (const ConfigError &e) {
+    // Messages of the value parsers get the line; those built here have it already.
+    if (std::strncmp(e.what(), at.c_str(), at.size()) == 0) throw;
+    throw ConfigError(at + e.what());
+  }
+}
+
 }  // namespace
 
 TopoMode Config::mode_for(std::string_view partition) const {
@@ -182,128 +316,13 @@ Config parse_config(std::string_view text, std::string_view source) {
     const std::string at = str(source) + " line " + std::to_string(lineno) + ": ";
     if (line.size() > kMaxConfigLine) throw ConfigError(at + "longer than 4096 bytes");
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    // Split into whitespace-separated Key=Value words.
-    std::vector<std::pair<std::string_view, std::string_view>> words;
-    size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-      if (i >= line.size()) break;
-      size_t j = i;
-      while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-      std::string_view w = line.substr(i, j - i);
-      i = j;
-      for (char c : w)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-          throw ConfigError(at + "control character in '" + shown(w) + "'");
-      size_t eq = w.find('=');
-      if (eq == std::string_view::npos || eq == 0)
-        throw ConfigError(at + "'" + shown(w) + "' is not Key=Value (e.g. DefaultMode=strict)");
-      words.emplace_back(w.substr(0, eq), w.substr(eq + 1));
-    }
+    const Words words = split_words(line, at);
     if (words.empty()) continue;
-    auto value_of = [&](std::string_view key, std::string_view v) {
-      if (v.empty()) throw ConfigError(at + str(key) + "= needs a value");
-      return v;
-    };
     if (iequal(words[0].first, "PartitionName")) {
-      std::string_view name = value_of("PartitionName", words[0].second);
-      if (!valid_partition_name(name))
-        throw ConfigError(at + "PartitionName=" + shown(name) +
-                          " is not a partition name (letters, digits, '_', '-', '.')");
-      if (cfg.partitions.count(str(name)))
-        throw ConfigError(at + "partition " + str(name) + " is already configured above");
-      if (cfg.partitions.size() >= kMaxPartitions) throw ConfigError(at + "more than 4096 PartitionName lines");
-      if (words.size() == 1)
-        throw ConfigError(at + "PartitionName=" + str(name) + " sets nothing; add DefaultMode= or DefaultMaxWait=");
-      PartitionDefaults p;
-      for (size_t k = 1; k < words.size(); ++k) {
-        auto [key, v] = words[k];
-        if (iequal(key, "DefaultMode")) {
-          if (p.has_mode) throw ConfigError(at + "DefaultMode given twice");
-          try {
-            p.mode = parse_topo_mode(value_of(key, v));
-          } catch (const ConfigError &e) {
-            throw ConfigError(at + "DefaultMode: " + e.what());
-          }
-          p.has_mode = true;
-        } else if (iequal(key, "DefaultMaxWait")) {
-          if (p.has_max_wait) throw ConfigError(at + "DefaultMaxWait given twice");
-          try {
-            p.max_wait = parse_wait("DefaultMaxWait", value_of(key, v));
-          } catch (const ConfigError &e) {
-            throw ConfigError(at + e.what());
-          }
-          p.has_max_wait = true;
-        } else {
-          throw ConfigError(at + "unknown key '" + shown(key) +
-                            "' on a PartitionName line; use DefaultMode= or DefaultMaxWait=");
-        }
-      }
-      cfg.partitions.emplace(str(name), p);
+      partition_line(cfg, words, at);
       continue;
     }
-    for (const auto &word : words) {
-      // Plain variables, not a structured binding: the lambda below uses them, which C++17 does not
-      // allow for structured bindings (g++ accepts it, clang++ refuses).
-      const std::string_view key = word.first, v = word.second;
-      // Each global key once in the file (keys compared case-insensitively).
-      auto once = [&](const char *canonical) {
-        if (!iequal(key, canonical)) return false;
-        if (!seen.insert(canonical).second) throw ConfigError(at + canonical + " is set twice");
-        value_of(key, v);
-        return true;
-      };
-      try {
-        if (once("TopologyFile")) {
-          if (v[0] != '/') throw ConfigError(at + "TopologyFile=" + shown(v) + " is not an absolute path");
-          cfg.topology_file = str(v);
-        } else if (once("DefaultMode")) {
-          try {
-            cfg.default_mode = parse_topo_mode(v);
-          } catch (const ConfigError &e) {
-            throw ConfigError(at + "DefaultMode: " + e.what());
-          }
-        } else if (once("DefaultMaxWait")) {
-          cfg.default_max_wait = parse_wait("DefaultMaxWait", v);
-        } else if (once("MaxTriesPerCall")) {
-          cfg.max_tries = parse_bounded("MaxTriesPerCall", v, 1, kMaxTriesLimit, "",
-                                        "write a whole number of blocks from 1 to 64, e.g. MaxTriesPerCall=4");
-        } else if (once("MaxTimePerCall")) {
-          cfg.max_time_ms = parse_bounded(
-              "MaxTimePerCall", v, 1, kMaxTimeLimitMs, "ms",
-              "write milliseconds from 1 to 10000, with an optional unit ms, e.g. MaxTimePerCall=200 or 200ms");
-        } else if (once("LogLevel")) {
-          cfg.log_level = parse_log_level(v);
-        } else if (once("MissingNodes")) {
-          cfg.missing_nodes = parse_missing_nodes(v);
-        } else if (once("StatusFile")) {
-          if (v == "none") {
-            cfg.status_none = true;
-          } else if (v[0] != '/') {
-            throw ConfigError(at + "StatusFile=" + shown(v) +
-                              " is not an absolute path; give one, or none (no status file)");
-          } else if (v.back() == '/') {
-            throw ConfigError(
-                at + "StatusFile=" + shown(v) +
-                " names a folder; give the file's path, e.g. StatusFile=/var/spool/slurmctld/topoaware-status.json");
-          } else {
-            cfg.status_file = str(v);
-          }
-        } else if (once("StatusInterval")) {
-          cfg.status_interval = parse_bounded(
-              "StatusInterval", v, 0, kMaxStatusInterval, "s",
-              "write seconds from 0 to 3600, with an optional unit s, e.g. StatusInterval=2");
-        } else {
-          throw ConfigError(at + "unknown key '" + shown(key) +
-                            "'; use TopologyFile=, DefaultMode=, DefaultMaxWait=, MaxTriesPerCall=, MaxTimePerCall=, "
-                            "LogLevel=, MissingNodes=, StatusFile=, StatusInterval= or PartitionName= lines");
-        }
-      } catch (const ConfigError &e) {
-        // Messages of the value parsers get the line; those built here have it already.
-        if (std::strncmp(e.what(), at.c_str(), at.size()) == 0) throw;
-        throw ConfigError(at + e.what());
-      }
-    }
+    for (const auto &[key, v] : words) global_word(cfg, seen, key, v, at);
   }
   return cfg;
 }

@@ -68,15 +68,103 @@ bool normalize_cluster_uuid(const std::string &in, std::string *out) {
   return true;
 }
 
-std::vector<NodeNvlink> parse_nvlink_lines(const std::string &text, const std::string &source) {
-  struct Acc {
-    NodeNvlink n;
-    bool from_node_line = false;  // a `topoaware node --nvlink` line
-    int gpu_lines = 0;            // nvidia-smi lines
-    int gpus_in_domain = 0;
-    int first_line = 0;
+namespace {
+
+// What the lines of one host said so far.
+struct HostLines {
+  NodeNvlink n;
+  bool from_node_line = false;  // a `topoaware node --nvlink` line
+  int gpu_lines = 0;            // nvidia-smi lines
+  int gpus_in_domain = 0;
+  int first_line = 0;
+};
+
+// A `topoaware node --nvlink` line's text after "nvlink": "none (reason)" or its domain's fields,
+// each once.
+void node_line(HostLines &a, const std::string &rest, const std::string &host, const std::string &where) {
+  if (a.from_node_line || a.gpu_lines)
+    throw NvlinkError(where + "host " + host + " is listed more than once (first at line " +
+                      std::to_string(a.first_line) + ")");
+  a.from_node_line = true;
+  std::string body = trim(rest.substr(6));
+  if (body.rfind("none", 0) == 0) {
+    std::string r = trim(body.substr(4));
+    if (r.size() >= 2 && r.front() == '(' && r.back() == ')') r = r.substr(1, r.size() - 2);
+    a.n.in_domain = false;
+    a.n.reason = r.empty() ? "no NVLink fabric" : r;
+    return;
+  }
+  std::string uuid, clique, gpus;
+  size_t p = 0;
+  while (p < body.size()) {
+    size_t e = body.find(' ', p);
+    if (e == std::string::npos) e = body.size();
+    std::string word = body.substr(p, e - p);
+    p = e + 1;
+    if (word.empty()) continue;
+    size_t eq = word.find('=');
+    std::string k = word.substr(0, eq), v = eq == std::string::npos ? "" : word.substr(eq + 1);
+    std::string *slot = k == "cluster_uuid" ? &uuid : k == "clique_id" ? &clique : k == "gpus" ? &gpus : nullptr;
+    if (!slot || eq == std::string::npos) throw NvlinkError(where + "unknown field \"" + word + "\"");
+    if (!slot->empty()) throw NvlinkError(where + "\"" + k + "\" given twice");
+    *slot = v;
+  }
+  uint32_t g = 0;
+  if (!normalize_cluster_uuid(uuid, &a.n.cluster_uuid))
+    throw NvlinkError(where + "cluster_uuid \"" + uuid + "\" is not a fabric UUID");
+  if (!parse_u32(clique, &a.n.clique_id)) throw NvlinkError(where + "clique_id \"" + clique + "\" is not a number");
+  if (!parse_u32(gpus, &g) || g < 1 || g > 1024) throw NvlinkError(where + "gpus \"" + gpus + "\" is not 1 to 1024");
+  a.n.gpus = static_cast<int>(g);
+  a.n.in_domain = true;
+}
+
+// An nvidia-smi CSV line, "<uuid>, <clique>" for one GPU: every GPU of a host in the same
+// domain, or all in none.
+void gpu_line(HostLines &a, const std::string &rest, const std::string &host, const std::string &where) {
+  if (a.from_node_line)
+    throw NvlinkError(where + "host " + host + " is listed more than once (first at line " +
+                      std::to_string(a.first_line) + ")");
+  size_t comma = rest.find(',');
+  if (comma == std::string::npos || rest.find(',', comma + 1) != std::string::npos)
+    throw NvlinkError(where + "expected \"<cluster UUID>, <clique ID>\" (nvidia-smi "
+                              "--query-gpu=fabric.clusterUuid,fabric.cliqueId --format=csv,noheader) or a "
+                              "topoaware node --nvlink line");
+  std::string uuid_text = trim(rest.substr(0, comma)), clique_text = trim(rest.substr(comma + 1));
+  a.gpu_lines++;
+  std::string uuid;
+  uint32_t clique = 0;
+  bool has_uuid = normalize_cluster_uuid(uuid_text, &uuid);
+  bool has_clique = parse_u32(clique_text, &clique);
+  auto not_available = [](const std::string &v) {
+    return v.find("N/A") != std::string::npos || v.find("Not Supported") != std::string::npos;
   };
-  std::vector<Acc> acc;
+  // A GPU in no fabric: an all-zero UUID (any clique) or N/A.
+  bool no_fabric = !has_uuid && (not_available(uuid_text) ||
+                                 (!uuid_text.empty() && uuid_text.find_first_not_of("0-") == std::string::npos));
+  if (!no_fabric && !has_uuid) throw NvlinkError(where + "cluster UUID \"" + uuid_text + "\" is not a UUID");
+  if (!no_fabric && !has_clique)
+    throw NvlinkError(where + "\"" + rest + "\": cluster UUID and clique ID do not read together");
+  if (no_fabric) {
+    if (a.gpus_in_domain)
+      throw NvlinkError(where + "host " + host + ": some GPUs are in an NVLink domain and some are not");
+    a.n.reason = "nvidia-smi: GPU in no NVLink fabric";
+    return;
+  }
+  if (a.gpu_lines > a.gpus_in_domain + 1)
+    throw NvlinkError(where + "host " + host + ": some GPUs are in an NVLink domain and some are not");
+  if (a.gpus_in_domain && (uuid != a.n.cluster_uuid || clique != a.n.clique_id))
+    throw NvlinkError(where + "host " + host + ": its GPUs report different NVLink domains");
+  a.n.cluster_uuid = uuid;
+  a.n.clique_id = clique;
+  a.n.in_domain = true;
+  a.gpus_in_domain++;
+  a.n.gpus = a.gpus_in_domain;
+}
+
+}  // namespace
+
+std::vector<NodeNvlink> parse_nvlink_lines(const std::string &text, const std::string &source) {
+  std::vector<HostLines> acc;
   std::unordered_map<std::string, size_t> index;
   size_t pos = 0;
   int lineno = 0;
@@ -104,83 +192,11 @@ std::vector<NodeNvlink> parse_nvlink_lines(const std::string &text, const std::s
       acc.back().n.host = host;
       acc.back().first_line = lineno;
     }
-    Acc &a = acc[it->second];
-    if (rest == "nvlink" || rest.rfind("nvlink ", 0) == 0) {
-      if (a.from_node_line || a.gpu_lines)
-        throw NvlinkError(where + "host " + host + " is listed more than once (first at line " +
-                          std::to_string(a.first_line) + ")");
-      a.from_node_line = true;
-      std::string body = trim(rest.substr(6));
-      if (body.rfind("none", 0) == 0) {
-        std::string r = trim(body.substr(4));
-        if (r.size() >= 2 && r.front() == '(' && r.back() == ')') r = r.substr(1, r.size() - 2);
-        a.n.in_domain = false;
-        a.n.reason = r.empty() ? "no NVLink fabric" : r;
-        continue;
-      }
-      std::string uuid, clique, gpus;
-      size_t p = 0;
-      while (p < body.size()) {
-        size_t e = body.find(' ', p);
-        if (e == std::string::npos) e = body.size();
-        std::string word = body.substr(p, e - p);
-        p = e + 1;
-        if (word.empty()) continue;
-        size_t eq = word.find('=');
-        std::string k = word.substr(0, eq), v = eq == std::string::npos ? "" : word.substr(eq + 1);
-        std::string *slot = k == "cluster_uuid" ? &uuid : k == "clique_id" ? &clique : k == "gpus" ? &gpus : nullptr;
-        if (!slot || eq == std::string::npos) throw NvlinkError(where + "unknown field \"" + word + "\"");
-        if (!slot->empty()) throw NvlinkError(where + "\"" + k + "\" given twice");
-        *slot = v;
-      }
-      uint32_t g = 0;
-      if (!normalize_cluster_uuid(uuid, &a.n.cluster_uuid))
-        throw NvlinkError(where + "cluster_uuid \"" + uuid + "\" is not a fabric UUID");
-      if (!parse_u32(clique, &a.n.clique_id)) throw NvlinkError(where + "clique_id \"" + clique + "\" is not a number");
-      if (!parse_u32(gpus, &g) || g < 1 || g > 1024) throw NvlinkError(where + "gpus \"" + gpus + "\" is not 1 to 1024");
-      a.n.gpus = static_cast<int>(g);
-      a.n.in_domain = true;
-      continue;
-    }
-    // nvidia-smi CSV: "<uuid>, <clique>" for one GPU.
-    if (a.from_node_line)
-      throw NvlinkError(where + "host " + host + " is listed more than once (first at line " +
-                        std::to_string(a.first_line) + ")");
-    size_t comma = rest.find(',');
-    if (comma == std::string::npos || rest.find(',', comma + 1) != std::string::npos)
-      throw NvlinkError(where + "expected \"<cluster UUID>, <clique ID>\" (nvidia-smi "
-                                "--query-gpu=fabric.clusterUuid,fabric.cliqueId --format=csv,noheader) or a "
-                                "topoaware node --nvlink line");
-    std::string uuid_text = trim(rest.substr(0, comma)), clique_text = trim(rest.substr(comma + 1));
-    a.gpu_lines++;
-    std::string uuid;
-    uint32_t clique = 0;
-    bool has_uuid = normalize_cluster_uuid(uuid_text, &uuid);
-    bool has_clique = parse_u32(clique_text, &clique);
-    auto not_available = [](const std::string &v) {
-      return v.find("N/A") != std::string::npos || v.find("Not Supported") != std::string::npos;
-    };
-    // A GPU in no fabric: an all-zero UUID (any clique) or N/A.
-    bool no_fabric = !has_uuid && (not_available(uuid_text) ||
-                                   (!uuid_text.empty() && uuid_text.find_first_not_of("0-") == std::string::npos));
-    if (!no_fabric && !has_uuid) throw NvlinkError(where + "cluster UUID \"" + uuid_text + "\" is not a UUID");
-    if (!no_fabric && !has_clique)
-      throw NvlinkError(where + "\"" + rest + "\": cluster UUID and clique ID do not read together");
-    if (no_fabric) {
-      if (a.gpus_in_domain)
-        throw NvlinkError(where + "host " + host + ": some GPUs are in an NVLink domain and some are not");
-      a.n.reason = "nvidia-smi: GPU in no NVLink fabric";
-      continue;
-    }
-    if (a.gpu_lines > a.gpus_in_domain + 1)
-      throw NvlinkError(where + "host " + host + ": some GPUs are in an NVLink domain and some are not");
-    if (a.gpus_in_domain && (uuid != a.n.cluster_uuid || clique != a.n.clique_id))
-      throw NvlinkError(where + "host " + host + ": its GPUs report different NVLink domains");
-    a.n.cluster_uuid = uuid;
-    a.n.clique_id = clique;
-    a.n.in_domain = true;
-    a.gpus_in_domain++;
-    a.n.gpus = a.gpus_in_domain;
+    HostLines &a = acc[it->second];
+    if (rest == "nvlink" || rest.rfind("nvlink ", 0) == 0)
+      node_line(a, rest, host, where);
+    else
+      gpu_line(a, rest, host, where);
   }
   std::vector<NodeNvlink> out;
   out.reserve(acc.size());

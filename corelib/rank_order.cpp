@@ -19,11 +19,27 @@ constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ULL, kHashMul = 0x100000001b3UL
 }  // namespace
 
 TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
+  leaf_groups();
+  pods();
+  leaf_uplinks();
+  entry_classes();
+  lg_class_begin_.assign(lg_hosts_.size() + 1, 0);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_class_begin_[g + 1] = lg_class_begin_[g] + uint32_t(lg_uplinks_[g]);
+  class_size_.assign(lg_class_begin_.back(), 0);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g)
+    for (int h : lg_hosts_[g]) ++class_size_[lg_class_begin_[g] + host_mod_[size_t(h)]];
+  canonical_order();
+  nvlink_domains();
+}
+
+// Each host's leaf and leaf group. Leaf groups of the topology keep their indices; hosts without
+// one get their own after them. A leaf group's pod: its topology pod, or the "no pod" pod after them.
+void TopoIndex::leaf_groups() {
+  const Topology &topo = *topo_;
   const size_t nh = topo.hosts.size();
   const int real_pods = int(topo.pods.size());
   host_lg_.assign(nh, -1);
   host_leaf_.assign(nh, -1);
-  // Leaf groups of the topology keep their indices; hosts without one get their own after them.
   lg_hosts_.assign(topo.leaf_groups.size(), {});
   lg_pod_.assign(topo.leaf_groups.size(), -1);
   for (size_t g = 0; g < topo.leaf_groups.size(); ++g) {
@@ -42,6 +58,12 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     host_lg_[h] = g;
     lg_hosts_[size_t(g)].push_back(int(h));  // ascending host index = natural name order
   }
+}
+
+// The pods' leaf groups and sizes (after islands, which may give pods of their own), the largest
+// leaf group and pod, and each pod's part.
+void TopoIndex::pods() {
+  const int real_pods = int(topo_->pods.size());
   const bool no_pod_used = std::find(lg_pod_.begin(), lg_pod_.end(), real_pods) != lg_pod_.end();
   int npods = real_pods + (no_pod_used ? 1 : 0);
   islands();  // may give the leaf groups of a pod that lie in another part pods of their own
@@ -61,8 +83,13 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
         pod_island_[p] = lg_island_[size_t(g)];
         break;
       }
-  // Uplink cables of every leaf switch (cables to a switch of a higher level), and their
-  // bandwidth by each cable's width and speed; cables of unknown width or speed apart.
+}
+
+// Uplink cables of every leaf switch (cables to a switch of a higher level), and their
+// bandwidth by each cable's width and speed; cables of unknown width or speed apart. Each leaf
+// group's uplinks are those of its first host's leaf; uplink_factors weighs their bandwidth.
+void TopoIndex::leaf_uplinks() {
+  const Topology &topo = *topo_;
   std::vector<int> up(topo.switches.size(), 0), up_unknown(topo.switches.size(), 0);
   std::vector<double> up_gbps(topo.switches.size(), 0);
   std::map<double, int> cable_gbps;  // known uplink cable bandwidths, counted
@@ -93,13 +120,13 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
     if (leaf >= 0 && size_t(leaf) < up.size() && up[size_t(leaf)] > 0) lg_uplinks_[g] = up[size_t(leaf)];
   }
   uplink_factors(up_gbps);
-  entry_classes();
-  lg_class_begin_.assign(lg_hosts_.size() + 1, 0);
-  for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_class_begin_[g + 1] = lg_class_begin_[g] + uint32_t(lg_uplinks_[g]);
-  class_size_.assign(lg_class_begin_.back(), 0);
-  for (size_t g = 0; g < lg_hosts_.size(); ++g)
-    for (int h : lg_hosts_[g]) ++class_size_[lg_class_begin_[g] + host_mod_[size_t(h)]];
-  // Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order).
+}
+
+// Canonical order: pod, leaf group, leaf, host index (hosts are sorted by natural name order);
+// each leaf group's hosts in it, and the hosts by name.
+void TopoIndex::canonical_order() {
+  const Topology &topo = *topo_;
+  const size_t nh = topo.hosts.size();
   std::vector<int> order(nh);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [this](int a, int b) {
@@ -113,7 +140,13 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   for (int h : order) lg_canon_hosts_[size_t(host_lg_[size_t(h)])].push_back(h);
   by_name_.reserve(nh);
   for (size_t h = 0; h < nh; ++h) by_name_.emplace(topo.hosts[h].name, int(h));
-  // NVLink domains of several hosts, numbered by their first host in canonical order.
+}
+
+// NVLink domains of several hosts, numbered by their first host in canonical order; a host in
+// two keeps the first.
+void TopoIndex::nvlink_domains() {
+  const Topology &topo = *topo_;
+  const size_t nh = topo.hosts.size();
   host_domain_.assign(nh, -1);
   std::vector<std::pair<uint32_t, size_t>> first;  // (first host's canonical rank, topology domain)
   for (size_t d = 0; d < topo.nvlink_domains.size(); ++d) {

@@ -116,9 +116,14 @@ class TopoIndex {
 
  private:
   const Topology *topo_;
+  void leaf_groups();
+  void pods();
+  void leaf_uplinks();
   void uplink_factors(const std::vector<double> &up_gbps);
   void entry_classes();
   void islands();
+  void canonical_order();
+  void nvlink_domains();
 
   std::vector<int> host_island_, island_hosts_, lg_island_, pod_island_;
 

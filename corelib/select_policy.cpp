@@ -72,6 +72,31 @@ class Decision {
   }
   PlaceStatus hold_fewer_idle(bool strict, int64_t at, PlaceStatus found);
   int64_t plain_floor(bool strict);
+  // Will-run's earliest block cons_tres accepted: its start and status; settled when plain
+  // cons_tres cannot start sooner, so it is not asked.
+  struct BestBlock {
+    bool have = false, settled = false;
+    int64_t start = 0;
+    PlaceStatus status = PlaceStatus::NoNodes;
+  };
+  bool take_block_now(bool strict, uint64_t t0);
+  void block_taken(bool strict);
+  SelectAnswer strict_waits();
+  SelectAnswer domain_waits();
+  SelectAnswer run_plain();
+  // plain_floor, computed once, at the first accepted block that does not start now (an O(nodes)
+  // pass a block free now never needs). Preemption may start plain cons_tres's answer sooner than
+  // any end time says: then no floor is known.
+  int64_t plain_floor_once(bool strict, bool timed) {
+    if (!floor_known_ && timed && !req_.may_preempt) floor_ = plain_floor(strict);
+    floor_known_ = true;
+    return floor_;
+  }
+  PlaceStatus will_run_block(bool strict, bool timed, bool now_done, int64_t *at);
+  void log_will_run_block(bool timed, bool now_done, int64_t at);
+  void will_run_blocks(bool strict, bool timed, uint64_t t0, BestBlock &best);
+  bool will_run_plain(bool strict, int64_t *plain_start);
+  SelectAnswer will_run_answer(bool strict, const BestBlock &best, bool plain_ok, int64_t plain_start);
   static bool offers(PlaceStatus s) { return s == PlaceStatus::Ideal || s == PlaceStatus::Fallback; }
   bool in_work(size_t i) const { return (work_[i / 64] >> (i % 64)) & 1; }
   // Will-run with end times: node i's free GPUs at time t.
@@ -99,6 +124,8 @@ class Decision {
   std::vector<uint16_t> free_at_;  // will-run: free GPUs per node at one of them
   std::vector<uint8_t> lg_mark_;   // will-run: leaf groups with nodes that free up by a block's start
   int64_t planned_in_ = INT64_MIN, planned_out_ = 0;  // planned_start's last answer
+  bool floor_known_ = false;  // plain_floor_once's answer, floor_, is known
+  int64_t floor_ = INT64_MIN;
   PlaceStatus status_ = PlaceStatus::NoNodes;
   bool engine_error_ = false;
   // TP groups span nodes (multi-node NVLink domains): only the engine's blocks keep each inside one
@@ -107,64 +134,71 @@ class Decision {
   SelectAnswer answer_;
 };
 
-SelectAnswer Decision::run_now() {
-  const uint64_t t0 = be_.clock_ms();
-  bool strict = req_.strict && req_.now < req_.deadline;
+// Run-now's blocks among the nodes free now, each offered to cons_tres until one is taken (true,
+// answer_ holds it) or the tries, the time or the engine's blocks run out.
+bool Decision::take_block_now(bool strict, uint64_t t0) {
   int &tries = answer_.tries;
-
   while (tries < int(set_.max_tries) && time_left(tries, t0)) {
     status_ = next_block(req_.free_now, strict);
     if (!offers(status_)) break;
     tries++;
     if (be_.try_block(result_.slurm, nullptr)) {
-      const bool ideal = status_ == PlaceStatus::Ideal;
-      answer_.verdict = SelectVerdict::Block;
-      answer_.placement = ideal ? "ideal" : "fallback";
-      if (!ideal)
-        answer_.note = std::to_string(result_.quality.leaf_groups) + " leaf groups, " +
-                       std::to_string(result_.quality.split_segments) + " split segments (block " +
-                       std::to_string(tries) + " tried)";
-      log(SelectLogLevel::Debug, kLogAlways,
-          ": run-now " + std::string(mode_word(strict)) + ": " + place_status_name(status_) + " block after " +
-              std::to_string(tries) + " tries (" + std::to_string(result_.quality.leaf_groups) + " leaf groups, " +
-              std::to_string(result_.quality.split_segments) + " split segments)");
-      return answer_;
+      block_taken(strict);
+      return true;
     }
     // cons_tres said no (cores, memory, GPU topology): the next block without these nodes.
     drop_block();
   }
-  // Strict with nothing free to choose from but jobs it may preempt: preempting is the only way
-  // it runs, and the nodes it frees are cons_tres's to pick.
-  if (strict && !engine_error_ && status_ == PlaceStatus::NoNodes && req_.may_preempt) {
-    log(SelectLogLevel::Info, kLogMayPreempt,
-        " (strict): not enough free nodes, but it may preempt: plain select/cons_tres, which may preempt");
-    strict = false;
-  }
-  if (strict && !engine_error_) {
-    const std::string reason = select_wait_reason(status_, false, true, set_);
-    log(SelectLogLevel::Info, kLogWaitBase + int(status_),
-        " (strict, " + shape() + ") waits: " + reason + "; at most " + std::to_string(req_.deadline - req_.now) +
-            " s more, then best available");
-    log(SelectLogLevel::Debug, kLogAlways,
-        ": run-now strict: " + status_word() + " after " + std::to_string(tries) + " tries; waits");
-    answer_.wait = reason + "; strict: waits until " + local_time_string(req_.deadline) +
-                   " at most, then takes the best available";
-    return answer_;
-  }
-  if (domain_bound_) {
-    const std::string reason =
-        engine_error_ ? "its TP groups span nodes but the placement failed (see the log)"
-                      : "no NVLink domains with room for its TP groups of " +
-                            std::to_string(tp_group_nodes(req_.job.layout, req_.job.gpus_per_node)) + " nodes (" +
-                            select_wait_reason(status_, false, false, set_) + ")";
-    log(SelectLogLevel::Debug, kLogAlways,
-        ": run-now: " + status_word() + " after " + std::to_string(tries) + " tries; waits: " + reason);
-    answer_.wait = reason;
-    return answer_;
-  }
-  // Prefer (or strict past its maximum wait, or an engine error): plain cons_tres; the nodes that
-  // are not in the topology only with MissingNodes=fallback and when the topology's nodes cannot
-  // hold the job.
+  return false;
+}
+
+// The answer for the block cons_tres took: ideal or fallback, a fallback's quality in the note.
+void Decision::block_taken(bool strict) {
+  const int tries = answer_.tries;
+  const bool ideal = status_ == PlaceStatus::Ideal;
+  answer_.verdict = SelectVerdict::Block;
+  answer_.placement = ideal ? "ideal" : "fallback";
+  if (!ideal)
+    answer_.note = std::to_string(result_.quality.leaf_groups) + " leaf groups, " +
+                   std::to_string(result_.quality.split_segments) + " split segments (block " +
+                   std::to_string(tries) + " tried)";
+  log(SelectLogLevel::Debug, kLogAlways,
+      ": run-now " + std::string(mode_word(strict)) + ": " + place_status_name(status_) + " block after " +
+          std::to_string(tries) + " tries (" + std::to_string(result_.quality.leaf_groups) + " leaf groups, " +
+          std::to_string(result_.quality.split_segments) + " split segments)");
+}
+
+// A strict job before its deadline without a block: it waits, at most until the deadline.
+SelectAnswer Decision::strict_waits() {
+  const std::string reason = select_wait_reason(status_, false, true, set_);
+  log(SelectLogLevel::Info, kLogWaitBase + int(status_),
+      " (strict, " + shape() + ") waits: " + reason + "; at most " + std::to_string(req_.deadline - req_.now) +
+          " s more, then best available");
+  log(SelectLogLevel::Debug, kLogAlways,
+      ": run-now strict: " + status_word() + " after " + std::to_string(answer_.tries) + " tries; waits");
+  answer_.wait = reason + "; strict: waits until " + local_time_string(req_.deadline) +
+                 " at most, then takes the best available";
+  return answer_;
+}
+
+// A job whose TP groups span nodes without a block: it waits (plain cons_tres knows no domains).
+SelectAnswer Decision::domain_waits() {
+  const std::string reason =
+      engine_error_ ? "its TP groups span nodes but the placement failed (see the log)"
+                    : "no NVLink domains with room for its TP groups of " +
+                          std::to_string(tp_group_nodes(req_.job.layout, req_.job.gpus_per_node)) + " nodes (" +
+                          select_wait_reason(status_, false, false, set_) + ")";
+  log(SelectLogLevel::Debug, kLogAlways,
+      ": run-now: " + status_word() + " after " + std::to_string(answer_.tries) + " tries; waits: " + reason);
+  answer_.wait = reason;
+  return answer_;
+}
+
+// Prefer (or strict past its maximum wait, or an engine error): plain cons_tres; the nodes that
+// are not in the topology only with MissingNodes=fallback and when the topology's nodes cannot
+// hold the job.
+SelectAnswer Decision::run_plain() {
+  const int tries = answer_.tries;
   const bool any = set_.missing == MissingNodes::Fallback && !engine_error_ && status_ == PlaceStatus::NoNodes;
   int preempted = 0;
   if (be_.try_plain(any, nullptr, &preempted)) {
@@ -201,6 +235,22 @@ SelectAnswer Decision::run_now() {
           " tries; plain select/cons_tres failed too");
   answer_.wait = reason;
   return answer_;
+}
+
+SelectAnswer Decision::run_now() {
+  const uint64_t t0 = be_.clock_ms();
+  bool strict = req_.strict && req_.now < req_.deadline;
+  if (take_block_now(strict, t0)) return answer_;
+  // Strict with nothing free to choose from but jobs it may preempt: preempting is the only way
+  // it runs, and the nodes it frees are cons_tres's to pick.
+  if (strict && !engine_error_ && status_ == PlaceStatus::NoNodes && req_.may_preempt) {
+    log(SelectLogLevel::Info, kLogMayPreempt,
+        " (strict): not enough free nodes, but it may preempt: plain select/cons_tres, which may preempt");
+    strict = false;
+  }
+  if (strict && !engine_error_) return strict_waits();
+  if (domain_bound_) return domain_waits();
+  return run_plain();
 }
 
 // The block of the earliest job end at which the engine offers one among the nodes of work_ that
@@ -335,95 +385,88 @@ int64_t Decision::plain_floor(bool strict) {
   return strict ? std::max(times_[need - 1], req_.deadline) : times_[need - 1];
 }
 
-SelectAnswer Decision::will_run() {
-  const uint64_t t0 = be_.clock_ms();
-  const bool strict = req_.strict && req_.now < req_.deadline;
-  const bool timed = req_.all_free_at && req_.earliest_free_at;
-  // Preemption may start plain cons_tres's answer sooner than any end time says. Computed at the
-  // first accepted block that does not start now (an O(nodes) pass a block free now never needs).
-  bool floor_known = false;
-  int64_t floor = INT64_MIN;
-  const auto plain_floor_once = [&] {
-    if (!floor_known && timed && !req_.may_preempt) floor = plain_floor(strict);
-    floor_known = true;
-    return floor;
-  };
+// Will-run's next block: the first among the nodes free now (it starts now, as run-now would take
+// it), the others in the future: at the earliest job end that frees one (timed, *at = that end),
+// or as if every usable node were free.
+PlaceStatus Decision::will_run_block(bool strict, bool timed, bool now_done, int64_t *at) {
+  if (!now_done) return next_block(req_.free_now, strict);
+  if (!timed) return next_block(req_.free_all, strict);
+  // The plan holds its nodes from now until its planned start, which may be later than the
+  // earliest end at which the block is found: the nodes that free up by then are candidates.
+  const PlaceStatus found = future_block(strict, at);
+  return hold_fewer_idle(strict, planned_start(*at), found);
+}
+
+void Decision::log_will_run_block(bool timed, bool now_done, int64_t at) {
+  log(SelectLogLevel::Debug, kLogAlways,
+      ": will-run " + std::string(!now_done ? "now" : timed ? "future (+" + std::to_string(at - req_.now) + " s)"
+                                                            : "future") +
+          " block: " + status_word() + " (" + std::to_string(result_.candidates) + " candidates of " +
+          std::to_string(count_bits(work_, req_.nbits)) + " usable, " +
+          std::to_string(result_.quality.leaf_groups) + " leaf groups)");
+}
+
+// Will-run's blocks offered to cons_tres, the earliest start it accepts kept in `best`.
+void Decision::will_run_blocks(bool strict, bool timed, uint64_t t0, BestBlock &best) {
   const int max_tries = int(std::min(set_.max_tries, kMaxWillRunTries));
   int &tries = answer_.tries;
-  bool now_done = false, have_best = false, settled = false;
-  int64_t best_start = 0;
-  PlaceStatus best_status = PlaceStatus::NoNodes;
-
-  // The first block among the nodes free now (it starts now, as run-now would take it), the others
-  // in the future: at the earliest job end that frees one (timed), or as if every usable node were
-  // free.
+  bool now_done = false;
   while (tries < max_tries && time_left(tries, t0)) {
     int64_t at = req_.now;
-    if (!now_done) {
-      status_ = next_block(req_.free_now, strict);
-    } else if (timed) {
-      // The plan holds its nodes from now until its planned start, which may be later than the
-      // earliest end at which the block is found: the nodes that free up by then are candidates.
-      const PlaceStatus found = future_block(strict, &at);
-      status_ = hold_fewer_idle(strict, planned_start(at), found);
-    } else {
-      status_ = next_block(req_.free_all, strict);
-    }
-    log(SelectLogLevel::Debug, kLogAlways,
-        ": will-run " + std::string(!now_done ? "now" : timed ? "future (+" + std::to_string(at - req_.now) + " s)"
-                                                              : "future") +
-            " block: " + status_word() + " (" + std::to_string(result_.candidates) + " candidates of " +
-            std::to_string(count_bits(work_, req_.nbits)) + " usable, " +
-            std::to_string(result_.quality.leaf_groups) + " leaf groups)");
+    status_ = will_run_block(strict, timed, now_done, &at);
+    log_will_run_block(timed, now_done, at);
     const bool future = now_done;
     if (!now_done) {
       now_done = true;
       if (!offers(status_)) continue;  // nothing free now: the future
     }
-    if (!offers(status_)) break;
+    if (!offers(status_)) return;
     tries++;
     int64_t start = 0;
     const bool accepted = be_.try_block(result_.slurm, &start);
-    if (accepted && (!have_best || start < best_start)) {
+    if (accepted && (!best.have || start < best.start)) {
       be_.keep_best();
-      have_best = true;
-      best_start = start;
-      best_status = status_;
+      best.have = true;
+      best.start = start;
+      best.status = status_;
       // Nothing starts earlier than now, and plain cons_tres no earlier than its floor (planned
       // as a block would be): the block wins (ties go to it), plain is not asked.
-      if (best_start <= be_.wall_s() || planned_start(best_start) <= planned_start(plain_floor_once())) {
-        settled = true;
-        break;
+      if (best.start <= be_.wall_s() || planned_start(best.start) <= planned_start(plain_floor_once(strict, timed))) {
+        best.settled = true;
+        return;
       }
     }
     // A timed future block cons_tres accepted was the earliest the engine found: later ones only
     // start later.
-    if (accepted && future && timed) break;
+    if (accepted && future && timed) return;
     drop_block();
   }
-  // The unrestricted answer, without the nodes that are not in the topology unless
-  // MissingNodes=fallback and the topology cannot hold the job even with all its nodes free. Not
-  // needed when the block is settled (it wins the comparison below whatever it says).
-  bool plain_ok = false;
-  int64_t plain_start = 0;
-  if (!settled && !domain_bound_) {
-    int preempted = 0;
-    const bool any =
-        set_.missing == MissingNodes::Fallback && !tries && !engine_error_ && status_ == PlaceStatus::NoNodes;
-    plain_ok = be_.try_plain(any, &plain_start, &preempted);
-    if (plain_ok && strict && plain_start < req_.deadline)
-      plain_start = req_.deadline;  // strict takes any nodes only once the maximum wait is over
-  }
+}
+
+// The unrestricted answer, without the nodes that are not in the topology unless
+// MissingNodes=fallback and the topology cannot hold the job even with all its nodes free.
+bool Decision::will_run_plain(bool strict, int64_t *plain_start) {
+  int preempted = 0;
+  const bool any =
+      set_.missing == MissingNodes::Fallback && !answer_.tries && !engine_error_ && status_ == PlaceStatus::NoNodes;
+  const bool plain_ok = be_.try_plain(any, plain_start, &preempted);
+  if (plain_ok && strict && *plain_start < req_.deadline)
+    *plain_start = req_.deadline;  // strict takes any nodes only once the maximum wait is over
+  return plain_ok;
+}
+
+// The earlier of the best block and plain cons_tres's answer (ties go to the block), and its log.
+SelectAnswer Decision::will_run_answer(bool strict, const BestBlock &best, bool plain_ok, int64_t plain_start) {
   std::string on;
-  if (have_best && (!plain_ok || best_start <= plain_start)) {
+  if (best.have && (!plain_ok || best.start <= plain_start)) {
     answer_.verdict = SelectVerdict::Block;
     // Where the block answer differs from plain cons_tres's is where, not when: its start is the
     // one cons_tres's will-run gives for a job that fits then (a later start leaves backfill the
     // same room before it as without topoaware). Never later than plain's own answer: that is
     // one of the same starts, and the block fits no later.
-    answer_.start = planned_start(best_start);
+    answer_.start = planned_start(best.start);
     if (plain_ok) answer_.start = std::min(answer_.start, plain_start);
-    on = best_status == PlaceStatus::Ideal ? "an ideal block" : "the best block available then";
+    on = best.status == PlaceStatus::Ideal ? "an ideal block" : "the best block available then";
   } else {
     if (plain_ok) {
       answer_.verdict = SelectVerdict::Plain;
@@ -433,7 +476,7 @@ SelectAnswer Decision::will_run() {
   }
   const bool answered = answer_.verdict != SelectVerdict::Wait;
   log(SelectLogLevel::Debug, kLogAlways,
-      ": will-run " + std::string(mode_word(strict)) + ": " + std::to_string(tries) + " blocks tried, " +
+      ": will-run " + std::string(mode_word(strict)) + ": " + std::to_string(answer_.tries) + " blocks tried, " +
           (answered ? "answered" : "no start found") + "; start " + std::to_string(answered ? answer_.start : 0) +
           " on " + on);
   answer_.wait_hint = true;
@@ -442,6 +485,19 @@ SelectAnswer Decision::will_run() {
   else if (answer_.start > req_.now)
     answer_.wait = "backfill plans its start for " + local_time_string(answer_.start) + " on " + on;
   return answer_;
+}
+
+SelectAnswer Decision::will_run() {
+  const uint64_t t0 = be_.clock_ms();
+  const bool strict = req_.strict && req_.now < req_.deadline;
+  const bool timed = req_.all_free_at && req_.earliest_free_at;
+  BestBlock best;
+  will_run_blocks(strict, timed, t0, best);
+  // Plain is not needed when the block is settled (it wins the comparison whatever plain says),
+  // nor asked for a job whose TP groups span nodes.
+  int64_t plain_start = 0;
+  const bool plain_ok = !best.settled && !domain_bound_ && will_run_plain(strict, &plain_start);
+  return will_run_answer(strict, best, plain_ok, plain_start);
 }
 
 }  // namespace

@@ -90,133 +90,161 @@ ojson build_routes(const Routes &r) {
   return j;
 }
 
-ojson build(const Topology &t) {
-  auto sw_guid = [&](int i) { return guid_str(t.switches.at(i).guid); };
-  ojson j;
-  j["schema"] = kSchema;
-  j["hash"] = t.hash;
-  size_t cables = 0;
-  for (const auto &l : t.links) cables += l.ports.size();
-  j["counts"] = {{"hosts", t.hosts.size()},
-                 {"switches", t.switches.size()},
-                 {"links", t.links.size()},
-                 {"cables", cables},
-                 {"leaf_groups", t.leaf_groups.size()},
-                 {"pods", t.pods.size()},
-                 {"dragonfly_groups", t.dragonfly_groups.size()},
-                 {"ignored", t.ignored.size()}};
-  j["max_level"] = t.max_level;
-  j["rail_optimized"] = t.rail_optimized;
+// The topology.json members of one Topology, each built by its own method in the file's key order.
+struct TopologyWriter {
+  const Topology &t;
 
-  // Objects are filled key by key with moves: nlohmann's initializer lists copy every value, which
-  // dominated the time of writing a 10,000-host fabric.
-  ojson hosts = ojson::array();
-  hosts.get_ref<ojson::array_t &>().reserve(t.hosts.size());
-  for (const auto &h : t.hosts) {
-    ojson ports = ojson::array();
-    for (const auto &p : h.ports) {
-      ojson o = ojson::object();
-      o["ca_guid"] = guid_str(p.ca_guid);
-      o["port_guid"] = guid_str(p.port_guid);
-      o["port"] = p.port;
-      o["device"] = p.device;
-      o["rail"] = p.rail;
-      o["switch"] = sw_guid(p.sw);
-      o["switch_port"] = p.sw_port;
-      o["width"] = width_name(p.width);
-      o["speed"] = speed_name(p.speed);
-      ports.push_back(std::move(o));
-    }
-    ojson o = ojson::object();
-    o["name"] = h.name;
-    o["leaf"] = h.leaf < 0 ? ojson(nullptr) : ojson(sw_guid(h.leaf));
-    o["leaf_group"] = opt_index(h.leaf_group);
-    o["pod"] = opt_index(h.pod);
-    o["dragonfly_group"] = opt_index(h.dragonfly_group);
-    o["ports"] = std::move(ports);
-    hosts.push_back(std::move(o));
-  }
-  j["hosts"] = std::move(hosts);
-
-  ojson switches = ojson::array();
-  for (const auto &s : t.switches)
-    switches.push_back({{"guid", guid_str(s.guid)},
-                        {"name", s.name},
-                        {"desc", s.desc},
-                        {"ports", s.nports},
-                        {"level", s.level},
-                        {"leaf_group", opt_index(s.leaf_group)},
-                        {"pod", opt_index(s.pod)},
-                        {"dragonfly_group", opt_index(s.dragonfly_group)},
-                        {"down_gbps", s.down_gbps},
-                        {"up_gbps", s.up_gbps}});
-  j["switches"] = switches;
-
-  ojson links = ojson::array();
-  links.get_ref<ojson::array_t &>().reserve(t.links.size());
-  for (const auto &l : t.links) {
-    ojson ports = ojson::array();
-    for (const auto &[pa, pb] : l.ports) {
-      ojson pair = ojson::array();
-      pair.push_back(pa);
-      pair.push_back(pb);
-      ports.push_back(std::move(pair));
-    }
-    ojson o = ojson::object();
-    o["a"] = guid_str(l.a);
-    o["b"] = guid_str(l.b);
-    o["width"] = width_name(l.width);
-    o["speed"] = speed_name(l.speed);
-    o["gbps"] = l.gbps();
-    o["cables"] = l.cables();
-    o["ports"] = std::move(ports);
-    links.push_back(std::move(o));
-  }
-  j["links"] = std::move(links);
-
-  auto host_names = [&](const std::vector<int> &idx) {
+  std::string sw_guid(int i) const { return guid_str(t.switches.at(i).guid); }
+  // A list of host indices as a compressed host list of their names.
+  std::string host_names(const std::vector<int> &idx) const {
     std::vector<std::string> names;
     for (int h : idx) names.push_back(t.hosts.at(h).name);
     return hostlist_compress(names);
-  };
-  auto guids = [&](const std::vector<int> &idx) {
+  }
+  ojson guids(const std::vector<int> &idx) const {
     ojson a = ojson::array();
     for (int s : idx) a.push_back(sw_guid(s));
     return a;
-  };
-  ojson groups = ojson::array();
-  for (size_t g = 0; g < t.leaf_groups.size(); g++)
-    groups.push_back({{"id", g},
-                      {"pod", opt_index(t.leaf_groups[g].pod)},
-                      {"leaves", guids(t.leaf_groups[g].leaves)},
-                      {"nhosts", t.leaf_groups[g].hosts.size()},
-                      {"hosts", host_names(t.leaf_groups[g].hosts)}});
-  j["leaf_groups"] = groups;
-  ojson pods = ojson::array();
-  for (size_t p = 0; p < t.pods.size(); p++)
-    pods.push_back({{"id", p}, {"leaf_groups", t.pods[p].leaf_groups}, {"switches", guids(t.pods[p].switches)}});
-  j["pods"] = pods;
-  ojson dfly = ojson::array();
-  for (size_t g = 0; g < t.dragonfly_groups.size(); g++)
-    dfly.push_back({{"id", g},
-                    {"switches", guids(t.dragonfly_groups[g].switches)},
-                    {"hosts", host_names(t.dragonfly_groups[g].hosts)}});
-  j["dragonfly_groups"] = dfly;
-  ojson levels = ojson::array();
-  for (const auto &l : t.levels)
-    levels.push_back(
-        {{"level", l.level},
-         {"switches", l.switches},
-         {"oversubscription", {{"min", l.oversub_min}, {"median", l.oversub_median}, {"max", l.oversub_max}}}});
-  j["levels"] = levels;
-  ojson anomalies = ojson::array();
-  for (const auto &a : t.anomalies) anomalies.push_back({{"kind", a.kind}, {"where", a.where}, {"detail", a.detail}});
-  j["anomalies"] = anomalies;
-  ojson ignored = ojson::array();
-  for (const auto &i : t.ignored)
-    ignored.push_back({{"guid", guid_str(i.guid)}, {"name", i.name}, {"desc", i.desc}, {"reason", i.reason}});
-  j["ignored"] = ignored;
-  if (!t.nvlink_domains.empty()) {
+  }
+
+  ojson counts() const {
+    size_t cables = 0;
+    for (const auto &l : t.links) cables += l.ports.size();
+    return {{"hosts", t.hosts.size()},
+            {"switches", t.switches.size()},
+            {"links", t.links.size()},
+            {"cables", cables},
+            {"leaf_groups", t.leaf_groups.size()},
+            {"pods", t.pods.size()},
+            {"dragonfly_groups", t.dragonfly_groups.size()},
+            {"ignored", t.ignored.size()}};
+  }
+
+  // Objects are filled key by key with moves: nlohmann's initializer lists copy every value, which
+  // dominated the time of writing a 10,000-host fabric.
+  ojson hosts() const {
+    ojson hosts = ojson::array();
+    hosts.get_ref<ojson::array_t &>().reserve(t.hosts.size());
+    for (const auto &h : t.hosts) {
+      ojson ports = ojson::array();
+      for (const auto &p : h.ports) {
+        ojson o = ojson::object();
+        o["ca_guid"] = guid_str(p.ca_guid);
+        o["port_guid"] = guid_str(p.port_guid);
+        o["port"] = p.port;
+        o["device"] = p.device;
+        o["rail"] = p.rail;
+        o["switch"] = sw_guid(p.sw);
+        o["switch_port"] = p.sw_port;
+        o["width"] = width_name(p.width);
+        o["speed"] = speed_name(p.speed);
+        ports.push_back(std::move(o));
+      }
+      ojson o = ojson::object();
+      o["name"] = h.name;
+      o["leaf"] = h.leaf < 0 ? ojson(nullptr) : ojson(sw_guid(h.leaf));
+      o["leaf_group"] = opt_index(h.leaf_group);
+      o["pod"] = opt_index(h.pod);
+      o["dragonfly_group"] = opt_index(h.dragonfly_group);
+      o["ports"] = std::move(ports);
+      hosts.push_back(std::move(o));
+    }
+    return hosts;
+  }
+
+  ojson switches() const {
+    ojson switches = ojson::array();
+    for (const auto &s : t.switches)
+      switches.push_back({{"guid", guid_str(s.guid)},
+                          {"name", s.name},
+                          {"desc", s.desc},
+                          {"ports", s.nports},
+                          {"level", s.level},
+                          {"leaf_group", opt_index(s.leaf_group)},
+                          {"pod", opt_index(s.pod)},
+                          {"dragonfly_group", opt_index(s.dragonfly_group)},
+                          {"down_gbps", s.down_gbps},
+                          {"up_gbps", s.up_gbps}});
+    return switches;
+  }
+
+  ojson links() const {
+    ojson links = ojson::array();
+    links.get_ref<ojson::array_t &>().reserve(t.links.size());
+    for (const auto &l : t.links) {
+      ojson ports = ojson::array();
+      for (const auto &[pa, pb] : l.ports) {
+        ojson pair = ojson::array();
+        pair.push_back(pa);
+        pair.push_back(pb);
+        ports.push_back(std::move(pair));
+      }
+      ojson o = ojson::object();
+      o["a"] = guid_str(l.a);
+      o["b"] = guid_str(l.b);
+      o["width"] = width_name(l.width);
+      o["speed"] = speed_name(l.speed);
+      o["gbps"] = l.gbps();
+      o["cables"] = l.cables();
+      o["ports"] = std::move(ports);
+      links.push_back(std::move(o));
+    }
+    return links;
+  }
+
+  // One object per index below n, built by item(index).
+  template <class Item>
+  static ojson array_of(size_t n, Item item) {
+    ojson a = ojson::array();
+    for (size_t i = 0; i < n; i++) a.push_back(item(i));
+    return a;
+  }
+
+  // Leaf groups, pods and dragonfly groups: their switches by GUID, their hosts as host lists.
+  ojson leaf_groups() const {
+    return array_of(t.leaf_groups.size(), [&](size_t g) -> ojson {
+      return {{"id", g},
+              {"pod", opt_index(t.leaf_groups[g].pod)},
+              {"leaves", guids(t.leaf_groups[g].leaves)},
+              {"nhosts", t.leaf_groups[g].hosts.size()},
+              {"hosts", host_names(t.leaf_groups[g].hosts)}};
+    });
+  }
+  ojson pods() const {
+    return array_of(t.pods.size(), [&](size_t p) -> ojson {
+      return {{"id", p}, {"leaf_groups", t.pods[p].leaf_groups}, {"switches", guids(t.pods[p].switches)}};
+    });
+  }
+  ojson dragonfly_groups() const {
+    return array_of(t.dragonfly_groups.size(), [&](size_t g) -> ojson {
+      return {{"id", g},
+              {"switches", guids(t.dragonfly_groups[g].switches)},
+              {"hosts", host_names(t.dragonfly_groups[g].hosts)}};
+    });
+  }
+
+  ojson levels() const {
+    ojson levels = ojson::array();
+    for (const auto &l : t.levels)
+      levels.push_back(
+          {{"level", l.level},
+           {"switches", l.switches},
+           {"oversubscription", {{"min", l.oversub_min}, {"median", l.oversub_median}, {"max", l.oversub_max}}}});
+    return levels;
+  }
+  ojson anomalies() const {
+    ojson anomalies = ojson::array();
+    for (const auto &a : t.anomalies) anomalies.push_back({{"kind", a.kind}, {"where", a.where}, {"detail", a.detail}});
+    return anomalies;
+  }
+  ojson ignored() const {
+    ojson ignored = ojson::array();
+    for (const auto &i : t.ignored)
+      ignored.push_back({{"guid", guid_str(i.guid)}, {"name", i.name}, {"desc", i.desc}, {"reason", i.reason}});
+    return ignored;
+  }
+
+  ojson nvlink_domains() const {
     ojson doms = ojson::array();
     for (size_t d = 0; d < t.nvlink_domains.size(); d++) {
       const NvlinkDomain &nd = t.nvlink_domains[d];
@@ -229,8 +257,28 @@ ojson build(const Topology &t) {
       o["hosts"] = host_names(nd.hosts);
       doms.push_back(std::move(o));
     }
-    j["nvlink_domains"] = std::move(doms);
+    return doms;
   }
+};
+
+ojson build(const Topology &t) {
+  const TopologyWriter w{t};
+  ojson j;
+  j["schema"] = kSchema;
+  j["hash"] = t.hash;
+  j["counts"] = w.counts();
+  j["max_level"] = t.max_level;
+  j["rail_optimized"] = t.rail_optimized;
+  j["hosts"] = w.hosts();
+  j["switches"] = w.switches();
+  j["links"] = w.links();
+  j["leaf_groups"] = w.leaf_groups();
+  j["pods"] = w.pods();
+  j["dragonfly_groups"] = w.dragonfly_groups();
+  j["levels"] = w.levels();
+  j["anomalies"] = w.anomalies();
+  j["ignored"] = w.ignored();
+  if (!t.nvlink_domains.empty()) j["nvlink_domains"] = w.nvlink_domains();
   if (!t.routes.empty()) j["routes"] = build_routes(t.routes);
   return j;
 }
