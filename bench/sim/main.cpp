@@ -588,6 +588,10 @@ struct Bench {
         o.orderer = &orderer;
         SimOptions so = opt;
         so.stretch = true;
+        // No snapshots here: the last configuration's callback writes into that run's folder and
+        // refers to its cluster, trace and policy, gone by now.
+        so.snapshot_times.clear();
+        so.on_snapshot = nullptr;
         simulate(*small, trace, *pol, so, opt_hook, &o);
         o.orderer = nullptr;
       }
