@@ -114,6 +114,120 @@ void add_monitor_command(CLI::App &app, MonitorOptions &o) {
   cmd->add_flag("-q,--quiet", o.quiet, "No progress on stderr");
 }
 
+namespace {
+
+// One monitor run: the fabric, its ports, how they are read and what counts as congested.
+class Monitor {
+ public:
+  Monitor(const MonitorOptions &o, const ShowSources &src) : o_(o), src_(src), topo_(src.topology) {
+    so_.targets = ca_targets(o.cas, o.port);
+    so_.window = o.window;
+    so_.timeout_ms = o.mad_timeout;
+    so_.retries = o.retries;
+    const bool tty = !o.quiet && isatty(STDERR_FILENO);
+    if (tty)
+      so_.progress = [](size_t done, size_t total) {
+        std::fprintf(stderr, "\rtopoaware: %zu of %zu counter queries answered", done, total);
+        if (done == total) std::fprintf(stderr, "\n");
+      };
+    ports_ = sampled_ports(topo_);
+    th_.utilization = o.utilization;
+    th_.wait_ratio = o.wait_ratio;
+  }
+
+  // One reading of every port's counters, its problems as warnings.
+  CounterSnapshot sample() const {
+    std::vector<std::string> problems;
+    CounterSnapshot s = sample_ports(topo_, ports_, so_, problems);
+    for (const std::string &p : problems) std::fprintf(stderr, "topoaware: warning: %s\n", p.c_str());
+    if (!o_.quiet)
+      std::fprintf(stderr, "topoaware: read %zu switch ports in %.3f s (%.0f queries/s)\n", s.ports.size(),
+                   s.duration_s, s.duration_s > 0 ? 2.0 * double(s.ports.size()) / s.duration_s : 0.0);
+    return s;
+  }
+
+  // The load between two readings, with the jobs whose flows cross each congested direction.
+  CongestionReport report(const CounterSnapshot &prev, const CounterSnapshot &cur) const {
+    // The jobs are read again at each report: they come and go between intervals.
+    ShowSources now;
+    gather_show_sources(src_.topology_file, o_.status, o_.timeout, !o_.no_slurm, now);
+    ShowInput in = o_.no_slurm ? metrics_input(now.status ? &*now.status : nullptr) : now.in;
+    in.status = now.status ? &*now.status : nullptr;
+    in.now = int64_t(time(nullptr));
+    const ShowModel m = build_show(topo_, in);
+    CongestionReport r = link_loads(topo_, prev, cur, th_);
+    attribute_jobs(topo_, running_jobs(m), r);
+    write_output(o_.output, render(topo_, r, o_));
+    return r;
+  }
+
+  // --once: one report over --interval, or with --state over the time since the saved reading
+  // (the first run of a cron series only saves its reading).
+  int once() const {
+    CounterSnapshot prev;
+    const bool have = saved_reading(prev);
+    if (!have && !o_.state.empty()) {
+      // First run of a cron series: save the counters; the next run reports.
+      const CounterSnapshot cur = sample();
+      write_file_safely(o_.state, snapshot_to_json(cur, topo_.hash));
+      std::fprintf(stderr, "topoaware: first reading saved in %s; the next run reports the load since\n",
+                   o_.state.c_str());
+      return 0;
+    }
+    if (!have) {
+      prev = sample();
+      std::this_thread::sleep_for(std::chrono::duration<double>(o_.interval));
+    }
+    const CounterSnapshot cur = sample();
+    if (!o_.state.empty()) write_file_safely(o_.state, snapshot_to_json(cur, topo_.hash));
+    report(prev, cur);
+    return 0;
+  }
+
+  // The long-running form: a report every --interval until a signal or --count reports.
+  int loop() const {
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    CounterSnapshot prev = sample();
+    for (int n = 0; !g_stop && (o_.count == 0 || n < o_.count); ++n) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(o_.interval);
+      while (!g_stop && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (g_stop) break;
+      CounterSnapshot cur = sample();
+      report(prev, cur);
+      prev = std::move(cur);  // the only state kept between intervals
+    }
+    return 0;
+  }
+
+ private:
+  // The reading saved by the previous --once --state run into prev; false (with a warning when
+  // the file exists but is unusable or of another fabric) when there is none to report against.
+  bool saved_reading(CounterSnapshot &prev) const {
+    if (o_.state.empty() || access(o_.state.c_str(), F_OK) != 0) return false;
+    bool same = false;
+    std::string why = "holds another fabric's counters";
+    try {
+      prev = snapshot_from_json(read_regular_file(o_.state, 256u << 20, "256 MiB"), topo_.hash, same);
+    } catch (const std::exception &e) {
+      why = e.what();
+      same = false;
+    }
+    if (!same) std::fprintf(stderr, "topoaware: warning: %s: %s; starting again\n", o_.state.c_str(), why.c_str());
+    return same;
+  }
+
+  const MonitorOptions &o_;
+  const ShowSources &src_;
+  const Topology &topo_;
+  SampleOptions so_;
+  std::vector<std::pair<int, int>> ports_;  // (switch, port): sampled_ports()
+  CongestionThresholds th_;
+};
+
+}  // namespace
+
 int run_monitor(const MonitorOptions &o) {
   if (!o.state.empty() && !o.once) throw Failure("--state keeps the counters between --once runs: add --once", kExitUsage);
   if (o.once && o.count) throw Failure("--count is for the long-running form; --once makes one report", kExitUsage);
@@ -125,89 +239,8 @@ int run_monitor(const MonitorOptions &o) {
     throw Failure(src.topology_file +
                   " has no forwarding tables: discover with --routes (or --lfts) so the counters can be read and the "
                   "jobs' flows traced");
-  SampleOptions so;
-  so.targets = ca_targets(o.cas, o.port);
-  so.window = o.window;
-  so.timeout_ms = o.mad_timeout;
-  so.retries = o.retries;
-  const bool tty = !o.quiet && isatty(STDERR_FILENO);
-  if (tty)
-    so.progress = [](size_t done, size_t total) {
-      std::fprintf(stderr, "\rtopoaware: %zu of %zu counter queries answered", done, total);
-      if (done == total) std::fprintf(stderr, "\n");
-    };
-  const auto ports = sampled_ports(topo);
-  CongestionThresholds th;
-  th.utilization = o.utilization;
-  th.wait_ratio = o.wait_ratio;
-  auto sample = [&]() {
-    std::vector<std::string> problems;
-    CounterSnapshot s = sample_ports(topo, ports, so, problems);
-    for (const std::string &p : problems) std::fprintf(stderr, "topoaware: warning: %s\n", p.c_str());
-    if (!o.quiet)
-      std::fprintf(stderr, "topoaware: read %zu switch ports in %.3f s (%.0f queries/s)\n", s.ports.size(),
-                   s.duration_s, s.duration_s > 0 ? 2.0 * double(s.ports.size()) / s.duration_s : 0.0);
-    return s;
-  };
-  auto report = [&](const CounterSnapshot &prev, const CounterSnapshot &cur) {
-    // The jobs are read again at each report: they come and go between intervals.
-    ShowSources now;
-    gather_show_sources(src.topology_file, o.status, o.timeout, !o.no_slurm, now);
-    ShowInput in = o.no_slurm ? metrics_input(now.status ? &*now.status : nullptr) : now.in;
-    in.status = now.status ? &*now.status : nullptr;
-    in.now = int64_t(time(nullptr));
-    const ShowModel m = build_show(topo, in);
-    CongestionReport r = link_loads(topo, prev, cur, th);
-    attribute_jobs(topo, running_jobs(m), r);
-    write_output(o.output, render(topo, r, o));
-    return r;
-  };
-
-  if (o.once) {
-    CounterSnapshot prev;
-    bool have = false;
-    if (!o.state.empty() && access(o.state.c_str(), F_OK) == 0) {
-      bool same = false;
-      std::string why = "holds another fabric's counters";
-      try {
-        prev = snapshot_from_json(read_regular_file(o.state, 256u << 20, "256 MiB"), topo.hash, same);
-      } catch (const std::exception &e) {
-        why = e.what();
-        same = false;
-      }
-      if (!same) std::fprintf(stderr, "topoaware: warning: %s: %s; starting again\n", o.state.c_str(), why.c_str());
-      have = same;
-    }
-    if (!have && !o.state.empty()) {
-      // First run of a cron series: save the counters; the next run reports.
-      const CounterSnapshot cur = sample();
-      write_file_safely(o.state, snapshot_to_json(cur, topo.hash));
-      std::fprintf(stderr, "topoaware: first reading saved in %s; the next run reports the load since\n",
-                   o.state.c_str());
-      return 0;
-    }
-    if (!have) {
-      prev = sample();
-      std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
-    }
-    const CounterSnapshot cur = sample();
-    if (!o.state.empty()) write_file_safely(o.state, snapshot_to_json(cur, topo.hash));
-    report(prev, cur);
-    return 0;
-  }
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  CounterSnapshot prev = sample();
-  for (int n = 0; !g_stop && (o.count == 0 || n < o.count); ++n) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.interval);
-    while (!g_stop && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (g_stop) break;
-    CounterSnapshot cur = sample();
-    report(prev, cur);
-    prev = std::move(cur);  // the only state kept between intervals
-  }
-  return 0;
+  const Monitor m(o, src);
+  return o.once ? m.once() : m.loop();
 }
 
 }  // namespace topoaware

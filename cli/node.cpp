@@ -109,6 +109,101 @@ std::vector<TaskVars> task_plans(const NodeOptions &o, const topoaware_layout_t 
   return out;
 }
 
+// The layout options, checked as the SPANK plugin checks them; true when a layout was given.
+bool checked_layout(const NodeOptions &o, topoaware_options_t &opts) {
+  topoaware_options_init(&opts);
+  static const char *const kAxes[] = {"tp", "cp", "ep", "dp", "pp"};
+  char err[TOPOAWARE_ERR_LEN];
+  for (int i = 0; i < 5; ++i)
+    if (!o.axes[i].empty() && topoaware_options_set(&opts, kAxes[i], o.axes[i].c_str(), err, sizeof err) != 0)
+      throw Failure(err, 1);
+  if (!o.order.empty() && topoaware_options_set(&opts, "rank-order", o.order.c_str(), err, sizeof err) != 0)
+    throw Failure(err, 1);
+  const bool layout = topoaware_options_has_layout(&opts) != 0;
+  if (layout && topoaware_options_check(&opts, err, sizeof err) != 0) throw Failure(err, 1);
+  return layout;
+}
+
+// A layout's part of the output: the job's nodes, this node, the topology and this node's tasks.
+struct NodeTasks {
+  std::string nodes, self, topo, hash;
+  std::vector<TaskVars> tasks;
+};
+
+// The NIC a GPU is paired with ("" when none).
+std::string gpu_nic_name(const NodeDevices &d, int i) {
+  return i >= 0 && size_t(i) < d.nics.size() ? d.nics[size_t(i)].name : std::string();
+}
+
+// --format json: the devices, then the layout's tasks when one was given (layout non-null).
+json node_json(const NodeDevices &d, const std::string &source, const NodeTasks *layout) {
+  json j = {{"source", source}, {"pci_devices", d.pci_devices}, {"nccl_ib_hca", nccl_ib_hca(d)}};
+  j["gpus"] = json::array();
+  for (size_t i = 0; i < d.gpus.size(); ++i) {
+    const HwlocGpu &g = d.gpus[i];
+    j["gpus"].push_back({{"index", i}, {"busid", g.busid}, {"cuda", g.cuda}, {"numa", g.numa},
+                         {"nic", gpu_nic_name(d, g.nic)}, {"locality", locality_name(g.locality)}});
+  }
+  j["nics"] = json::array();
+  for (const HwlocNic &n : d.nics)
+    j["nics"].push_back({{"name", n.name}, {"busid", n.busid}, {"port", n.port}, {"numa", n.numa}});
+  j["excluded_nics"] = d.excluded;
+  if (layout) {
+    j["layout"] = {{"nodes", layout->nodes}, {"self", layout->self}, {"topology", layout->topo},
+                   {"topology_hash", layout->hash}};
+    j["tasks"] = json::array();
+    for (const TaskVars &t : layout->tasks) {
+      json vars = json::object();
+      for (const auto &[k, v] : t.vars) vars[k] = v;
+      j["tasks"].push_back({{"local_rank", t.local_id}, {"map", t.map_line}, {"note", t.note}, {"env", vars}});
+    }
+  }
+  return j;
+}
+
+// The text form of the devices: a summary line, the GPU and NIC tables, the NICs left out and
+// the NCCL_IB_HCA a task here gets.
+std::string devices_text(const NodeDevices &d, const std::string &source) {
+  std::string s = "Node: " + source + ": " + std::to_string(d.gpus.size()) + " GPUs, " +
+                  std::to_string(d.nics.size()) + " compute NICs, " + std::to_string(d.pci_devices) +
+                  " PCI devices seen by hwloc\n";
+  if (d.pci_devices == 0)
+    s += "WARNING: hwloc sees no PCI device: no GPU or NIC hints on this node (install libhwloc-plugins)\n";
+  char line[512];
+  s += "GPU  bus id        CUDA    NUMA  NIC       locality\n";
+  for (size_t i = 0; i < d.gpus.size(); ++i) {
+    const HwlocGpu &g = d.gpus[i];
+    std::snprintf(line, sizeof line, "%-4zu %-13s %-7s %-5s %-9s %s\n", i, g.busid.c_str(),
+                  g.cuda.empty() ? "-" : g.cuda.c_str(), g.numa < 0 ? "-" : std::to_string(g.numa).c_str(),
+                  g.nic < 0 ? "-" : gpu_nic_name(d, g.nic).c_str(), locality_name(g.locality));
+    s += line;
+  }
+  s += "NIC      bus id        port  NUMA\n";
+  for (const HwlocNic &n : d.nics) {
+    std::snprintf(line, sizeof line, "%-8s %-13s %-5u %s\n", n.name.c_str(), n.busid.empty() ? "-" : n.busid.c_str(),
+                  n.port, n.numa < 0 ? "-" : std::to_string(n.numa).c_str());
+    s += line;
+  }
+  if (!d.excluded.empty()) {
+    s += "Excluded NICs:";
+    for (const std::string &e : d.excluded) s += " " + e;
+    s += "\n";
+  }
+  s += "NCCL_IB_HCA for tasks here: " + (nccl_ib_hca(d).empty() ? std::string("(none)") : nccl_ib_hca(d)) + "\n";
+  return s;
+}
+
+// The text form of a layout's tasks on this node: each one's map line, variables and note.
+std::string tasks_text(const NodeTasks &l) {
+  std::string s = "\nTasks on " + l.self + " of a job on " + l.nodes + " (topology " + l.topo + ", " + l.hash + "):\n";
+  for (const TaskVars &t : l.tasks) {
+    s += "  local rank " + std::to_string(t.local_id) + ": " + t.map_line + "\n";
+    for (const auto &[k, v] : t.vars) s += "    " + k + "=" + v + "\n";
+    if (!t.note.empty()) s += "    note: " + t.note + "\n";
+  }
+  return s;
+}
+
 }  // namespace
 
 int run_node(const NodeOptions &o) {
@@ -124,90 +219,26 @@ int run_node(const NodeOptions &o) {
   const std::string self = o.self.empty() ? short_hostname() : o.self;
   const std::string source = o.hwloc_xml.empty() ? "this machine (" + self + ")" : o.hwloc_xml;
 
-  // The layout, checked as the SPANK plugin checks it.
   topoaware_options_t opts;
-  topoaware_options_init(&opts);
-  static const char *const kAxes[] = {"tp", "cp", "ep", "dp", "pp"};
-  char err[TOPOAWARE_ERR_LEN];
-  for (int i = 0; i < 5; ++i)
-    if (!o.axes[i].empty() && topoaware_options_set(&opts, kAxes[i], o.axes[i].c_str(), err, sizeof err) != 0)
-      throw Failure(err, 1);
-  if (!o.order.empty() && topoaware_options_set(&opts, "rank-order", o.order.c_str(), err, sizeof err) != 0)
-    throw Failure(err, 1);
-  const bool layout = topoaware_options_has_layout(&opts) != 0;
-  if (layout && topoaware_options_check(&opts, err, sizeof err) != 0) throw Failure(err, 1);
-  std::vector<TaskVars> tasks;
-  std::string topo = o.topology, hash, nodes = o.nodes.empty() ? self : o.nodes;
+  const bool layout = checked_layout(o, opts);
+  NodeTasks l;
+  l.topo = o.topology;
+  l.nodes = o.nodes.empty() ? self : o.nodes;
+  l.self = self;
   if (layout) {
     if (self.empty()) throw Failure("cannot tell this node's name: give --self NAME", 1);
-    if (topo.empty()) {
+    if (l.topo.empty()) {
       const char *env = std::getenv("TOPOAWARE_CONF");
       const std::string conf = config_path(env, std::getenv("SLURM_CONF"));
-      topo = topology_path(load_config(conf), conf);
+      l.topo = topology_path(load_config(conf), conf);
     }
-    tasks = task_plans(o, opts.layout, topo, self, nodes, hash);
+    l.tasks = task_plans(o, opts.layout, l.topo, self, l.nodes, l.hash);
   }
-
-  auto nic_name = [&](int i) { return i >= 0 && size_t(i) < d.nics.size() ? d.nics[size_t(i)].name : std::string(); };
   if (o.format == "json") {
-    json j = {{"source", source}, {"pci_devices", d.pci_devices}, {"nccl_ib_hca", nccl_ib_hca(d)}};
-    j["gpus"] = json::array();
-    for (size_t i = 0; i < d.gpus.size(); ++i) {
-      const HwlocGpu &g = d.gpus[i];
-      j["gpus"].push_back({{"index", i}, {"busid", g.busid}, {"cuda", g.cuda}, {"numa", g.numa},
-                           {"nic", nic_name(g.nic)}, {"locality", locality_name(g.locality)}});
-    }
-    j["nics"] = json::array();
-    for (const HwlocNic &n : d.nics)
-      j["nics"].push_back({{"name", n.name}, {"busid", n.busid}, {"port", n.port}, {"numa", n.numa}});
-    j["excluded_nics"] = d.excluded;
-    if (layout) {
-      j["layout"] = {{"nodes", nodes}, {"self", self}, {"topology", topo}, {"topology_hash", hash}};
-      j["tasks"] = json::array();
-      for (const TaskVars &t : tasks) {
-        json vars = json::object();
-        for (const auto &[k, v] : t.vars) vars[k] = v;
-        j["tasks"].push_back({{"local_rank", t.local_id}, {"map", t.map_line}, {"note", t.note}, {"env", vars}});
-      }
-    }
-    std::cout << j.dump(1) << "\n";
+    std::cout << node_json(d, source, layout ? &l : nullptr).dump(1) << "\n";
     return 0;
   }
-  std::string s = "Node: " + source + ": " + std::to_string(d.gpus.size()) + " GPUs, " +
-                  std::to_string(d.nics.size()) + " compute NICs, " + std::to_string(d.pci_devices) +
-                  " PCI devices seen by hwloc\n";
-  if (d.pci_devices == 0)
-    s += "WARNING: hwloc sees no PCI device: no GPU or NIC hints on this node (install libhwloc-plugins)\n";
-  char line[512];
-  s += "GPU  bus id        CUDA    NUMA  NIC       locality\n";
-  for (size_t i = 0; i < d.gpus.size(); ++i) {
-    const HwlocGpu &g = d.gpus[i];
-    std::snprintf(line, sizeof line, "%-4zu %-13s %-7s %-5s %-9s %s\n", i, g.busid.c_str(),
-                  g.cuda.empty() ? "-" : g.cuda.c_str(), g.numa < 0 ? "-" : std::to_string(g.numa).c_str(),
-                  g.nic < 0 ? "-" : nic_name(g.nic).c_str(), locality_name(g.locality));
-    s += line;
-  }
-  s += "NIC      bus id        port  NUMA\n";
-  for (const HwlocNic &n : d.nics) {
-    std::snprintf(line, sizeof line, "%-8s %-13s %-5u %s\n", n.name.c_str(), n.busid.empty() ? "-" : n.busid.c_str(),
-                  n.port, n.numa < 0 ? "-" : std::to_string(n.numa).c_str());
-    s += line;
-  }
-  if (!d.excluded.empty()) {
-    s += "Excluded NICs:";
-    for (const std::string &e : d.excluded) s += " " + e;
-    s += "\n";
-  }
-  s += "NCCL_IB_HCA for tasks here: " + (nccl_ib_hca(d).empty() ? std::string("(none)") : nccl_ib_hca(d)) + "\n";
-  if (layout) {
-    s += "\nTasks on " + self + " of a job on " + nodes + " (topology " + topo + ", " + hash + "):\n";
-    for (const TaskVars &t : tasks) {
-      s += "  local rank " + std::to_string(t.local_id) + ": " + t.map_line + "\n";
-      for (const auto &[k, v] : t.vars) s += "    " + k + "=" + v + "\n";
-      if (!t.note.empty()) s += "    note: " + t.note + "\n";
-    }
-  }
-  std::cout << s;
+  std::cout << devices_text(d, source) + (layout ? tasks_text(l) : std::string());
   return 0;
 }
 

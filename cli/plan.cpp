@@ -371,13 +371,9 @@ std::string dot_report(const Topology &t, const TopoIndex &idx, const Plan &p, c
   return out + "}\n";
 }
 
-}  // namespace
-
-int run_plan(const PlanOptions &o) {
-  Topology topo = load_topology_file(o.topology);
-  TopoIndex idx(topo);
-  Plan p;
-  Layout &l = p.layout;
+// The layout of the options, checked alone (its fit to the nodes' GPUs is checked by the caller).
+Layout options_layout(const PlanOptions &o) {
+  Layout l;
   if (!o.tp.empty()) l.tp = parse_axis("tp", o.tp);
   if (!o.pp.empty()) l.pp = parse_axis("pp", o.pp);
   if (!o.dp.empty()) l.dp = parse_axis("dp", o.dp);
@@ -385,14 +381,11 @@ int run_plan(const PlanOptions &o) {
   if (!o.ep.empty()) l.ep = parse_axis("ep", o.ep);
   if (!o.order.empty()) l.order = parse_rank_order(o.order);
   validate_layout(l);
-  // Multi-node NVLink domains: a TP group may span the nodes of one (the same check as job_submit's).
-  std::vector<uint32_t> domains;
-  for (const NvlinkDomain &d : topo.nvlink_domains)
-    if (d.hosts.size() >= 2) domains.push_back(uint32_t(d.hosts.size()));
-  validate_tp_fits(l, o.gpus_per_node, domains);
-  Request req = complete_request(l, Request{}, o.gpus_per_node, domains);
-  p.nodes = req.nodes;
+  return l;
+}
 
+// The hosts the plan may take: every host, or only --free's, less --busy's.
+std::vector<bool> usable_hosts(const PlanOptions &o, const Topology &topo, const TopoIndex &idx) {
   if (!o.free.empty() && !o.busy.empty()) throw std::invalid_argument("give --free or --busy, not both");
   std::vector<bool> usable(topo.hosts.size(), o.free.empty());
   auto mark = [&](const std::string &list, bool value, const char *opt) {
@@ -404,45 +397,36 @@ int run_plan(const PlanOptions &o) {
   };
   if (!o.free.empty()) mark(o.free, true, "--free");
   if (!o.busy.empty()) mark(o.busy, false, "--busy");
+  return usable;
+}
 
-  // Every answer comes from a named policy (corelib/policies.hpp) on the same free hosts.
-  const std::vector<uint8_t> free(usable.begin(), usable.end());
-  const size_t nfree = size_t(std::count(usable.begin(), usable.end(), true));
-  PolicyRequest pr;
-  pr.job.nodes = req.nodes;
-  pr.job.gpus_per_node = req.gpus_per_node;
-  pr.job.layout = l;
-  pr.mode = o.mode == "strict" ? PlaceMode::Strict : PlaceMode::Prefer;
-  PolicyChoice engine;
-  make_placement_policy("topoaware", idx)->place(pr, free, engine);
-  p.result.status = engine.status;
-  p.result.nodes = std::move(engine.nodes);
-  p.result.quality = engine.quality;
-  p.result.candidates = engine.candidates;
-  CostParams params;
-  params.comm_fraction = o.comm_fraction;
-  if (!p.result.nodes.empty()) p.cost = job_cost(idx, p.result.nodes, l, params);
-  if (nfree >= req.nodes) {
-    // Slurm without topology: the lowest node indices, ranks in node-index order.
-    PolicyChoice ff;
-    make_placement_policy("first-fit", idx)->place(pr, free, ff);
-    p.first_fit = std::move(ff.nodes);
-    p.ff_cost = job_cost(idx, p.first_fit, l, params);
-    p.has_ff = true;
-    // Stock Slurm with topology/tree or topology/block (the topology.conf topoaware writes), whole
-    // nodes, ranks in node-index order.
-    SlurmFabricView view;
-    build_slurm_view(idx, view);
-    p.policy = o.policy;
-    auto tree = make_placement_policy(o.policy, idx, view);
-    PolicyRequest tr;
-    tr.job = pr.job;
-    PolicyChoice choice;
-    if (tree->place(tr, free, choice)) {
-      p.tree_cost = job_cost(idx, choice.nodes, l, params);
-      p.has_tree = true;
-    }
+// The baselines on the same free hosts, for comparison: Slurm without topology (the lowest node
+// indices, ranks in node-index order), and stock Slurm with topology/tree or topology/block (the
+// topology.conf topoaware writes; whole nodes, ranks in node-index order).
+void place_baselines(const PlanOptions &o, const TopoIndex &idx, const PolicyRequest &pr,
+                     const std::vector<uint8_t> &free, const CostParams &params, Plan &p) {
+  const Layout &l = p.layout;
+  PolicyChoice ff;
+  make_placement_policy("first-fit", idx)->place(pr, free, ff);
+  p.first_fit = std::move(ff.nodes);
+  p.ff_cost = job_cost(idx, p.first_fit, l, params);
+  p.has_ff = true;
+  SlurmFabricView view;
+  build_slurm_view(idx, view);
+  p.policy = o.policy;
+  auto tree = make_placement_policy(o.policy, idx, view);
+  PolicyRequest tr;
+  tr.job = pr.job;
+  PolicyChoice choice;
+  if (tree->place(tr, free, choice)) {
+    p.tree_cost = job_cost(idx, choice.nodes, l, params);
+    p.has_tree = true;
   }
+}
+
+// The plan in the format asked for (--flows adds the job's flows to text and JSON).
+std::string plan_output(const PlanOptions &o, const Topology &topo, const TopoIndex &idx, const Plan &p,
+                        const std::vector<bool> &usable, const CostParams &params) {
   std::string out;
   if (o.flows && (o.format == "dot" || o.format == "svg"))
     throw std::invalid_argument("--flows is listed with --format text or json");
@@ -461,7 +445,45 @@ int run_plan(const PlanOptions &o) {
     out = text_report(topo, idx, p, o.comm_fraction);
     if (o.flows && !p.result.nodes.empty()) out += flows_text(topo, plan_flows(topo, p, params));
   }
-  std::cout << out;
+  return out;
+}
+
+}  // namespace
+
+int run_plan(const PlanOptions &o) {
+  Topology topo = load_topology_file(o.topology);
+  TopoIndex idx(topo);
+  Plan p;
+  Layout &l = p.layout;
+  l = options_layout(o);
+  // Multi-node NVLink domains: a TP group may span the nodes of one (the same check as job_submit's).
+  std::vector<uint32_t> domains;
+  for (const NvlinkDomain &d : topo.nvlink_domains)
+    if (d.hosts.size() >= 2) domains.push_back(uint32_t(d.hosts.size()));
+  validate_tp_fits(l, o.gpus_per_node, domains);
+  Request req = complete_request(l, Request{}, o.gpus_per_node, domains);
+  p.nodes = req.nodes;
+  const std::vector<bool> usable = usable_hosts(o, topo, idx);
+
+  // Every answer comes from a named policy (corelib/policies.hpp) on the same free hosts.
+  const std::vector<uint8_t> free(usable.begin(), usable.end());
+  const size_t nfree = size_t(std::count(usable.begin(), usable.end(), true));
+  PolicyRequest pr;
+  pr.job.nodes = req.nodes;
+  pr.job.gpus_per_node = req.gpus_per_node;
+  pr.job.layout = l;
+  pr.mode = o.mode == "strict" ? PlaceMode::Strict : PlaceMode::Prefer;
+  PolicyChoice engine;
+  make_placement_policy("topoaware", idx)->place(pr, free, engine);
+  p.result.status = engine.status;
+  p.result.nodes = std::move(engine.nodes);
+  p.result.quality = engine.quality;
+  p.result.candidates = engine.candidates;
+  CostParams params;
+  params.comm_fraction = o.comm_fraction;
+  if (!p.result.nodes.empty()) p.cost = job_cost(idx, p.result.nodes, l, params);
+  if (nfree >= req.nodes) place_baselines(o, idx, pr, free, params, p);
+  std::cout << plan_output(o, topo, idx, p, usable, params);
   // Strict mode with no ideal block is an answer, not an error; no nodes at all is exit 4.
   return p.result.nodes.empty() ? 4 : 0;
 }

@@ -192,11 +192,42 @@ std::vector<long> down_slots(uint64_t seed, uint64_t leaf, long n) {
   return slot;
 }
 
-}  // namespace
+// A fat tree's counts, checked: uplinks per leaf (U), spines per pod (S), hosts per leaf (H),
+// HCAs per host (K), cables per leaf-spine pair, the pods and, with 3 levels, each spine's core
+// uplinks (C) and the cores; then the hosts and the switches' radix.
+struct FatTreeShape {
+  long U = 0, S = 0, H = 0, K = 0, per_pair = 0;
+  long pods = 1, leaves_per_pod = 0, C = 0, cores = 0;
+  long hosts = 0;
+  int radix = 0;
+};
 
-Fabric generate_fat_tree(const FatTreeSpec &s) {
-  const char *what = "fat-tree";
-  LinkParams link = check_link(what, s.width, s.speed, s.host_prefix);
+// The core level of a 3-level fat tree (pods of leaves_per_pod leaves, the cores), checked so that
+// every core gets the same cables from each pod.
+void check_core_level(const char *what, const FatTreeSpec &s, FatTreeShape &t) {
+  check_positive(what, "leaves_per_pod", s.leaves_per_pod);
+  check_positive(what, "cores", s.cores);
+  check_positive(what, "core_uplinks_per_spine", s.core_uplinks_per_spine);
+  t.leaves_per_pod = s.leaves_per_pod;
+  if (s.leaves % t.leaves_per_pod != 0)
+    bad(std::string(what) + ": leaves (" + std::to_string(s.leaves) + ") must be a multiple of leaves_per_pod (" +
+        std::to_string(t.leaves_per_pod) + "), e.g. " +
+        std::to_string((s.leaves / t.leaves_per_pod + 1) * t.leaves_per_pod));
+  t.pods = s.leaves / t.leaves_per_pod;
+  t.C = s.core_uplinks_per_spine;
+  t.cores = s.cores;
+  // Spine s of a pod sends its uplink j to core (s*C + j) mod cores: with C >= cores every spine
+  // reaches every core, with C < cores the spines of a pod cover the cores in planes. Every core
+  // must receive the same number of cables from each pod, or the top level is lopsided.
+  if ((t.S * t.C) % t.cores != 0)
+    bad(std::string(what) + ": spines * core_uplinks_per_spine (" + std::to_string(t.S) + " * " +
+        std::to_string(t.C) + ") must be a multiple of cores (" + std::to_string(t.cores) +
+        ") so that every core gets the same cables from each pod");
+}
+
+// The spec's counts, each checked with a message naming the field, and the radix that fits the
+// busiest switch.
+FatTreeShape fat_tree_shape(const char *what, const FatTreeSpec &s) {
   if (s.levels != 2 && s.levels != 3)
     bad(std::string(what) + ": levels must be 2 (leaf/spine) or 3 (leaf/spine/core with pods), got " +
         std::to_string(s.levels));
@@ -206,61 +237,28 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
   check_positive(what, "spines", s.spines);
   if (s.leaves > 1 || s.levels == 3) check_positive(what, "uplinks_per_leaf", s.uplinks_per_leaf);
   if (s.uplinks_per_leaf < 0) bad(std::string(what) + ": uplinks_per_leaf must not be negative");
-  const long U = s.uplinks_per_leaf, S = s.spines, H = s.hosts_per_leaf, K = s.hcas_per_host;
-  if (U > 0) check_multiple(what, "uplinks_per_leaf", U, "spines", S);
-  const long per_pair = U / S;  // cables between one leaf and one spine
+  FatTreeShape t;
+  t.U = s.uplinks_per_leaf, t.S = s.spines, t.H = s.hosts_per_leaf, t.K = s.hcas_per_host;
+  if (t.U > 0) check_multiple(what, "uplinks_per_leaf", t.U, "spines", t.S);
+  t.per_pair = t.U / t.S;  // cables between one leaf and one spine
+  t.leaves_per_pod = s.leaves;
+  if (s.levels == 3) check_core_level(what, s, t);
 
-  long pods = 1, leaves_per_pod = s.leaves;
-  long C = 0, cores = 0;
-  if (s.levels == 3) {
-    check_positive(what, "leaves_per_pod", s.leaves_per_pod);
-    check_positive(what, "cores", s.cores);
-    check_positive(what, "core_uplinks_per_spine", s.core_uplinks_per_spine);
-    leaves_per_pod = s.leaves_per_pod;
-    if (s.leaves % leaves_per_pod != 0)
-      bad(std::string(what) + ": leaves (" + std::to_string(s.leaves) + ") must be a multiple of leaves_per_pod (" +
-          std::to_string(leaves_per_pod) + "), e.g. " +
-          std::to_string((s.leaves / leaves_per_pod + 1) * leaves_per_pod));
-    pods = s.leaves / leaves_per_pod;
-    C = s.core_uplinks_per_spine;
-    cores = s.cores;
-    // Spine s of a pod sends its uplink j to core (s*C + j) mod cores: with C >= cores every spine
-    // reaches every core, with C < cores the spines of a pod cover the cores in planes. Every core
-    // must receive the same number of cables from each pod, or the top level is lopsided.
-    if ((S * C) % cores != 0)
-      bad(std::string(what) + ": spines * core_uplinks_per_spine (" + std::to_string(S) + " * " + std::to_string(C) +
-          ") must be a multiple of cores (" + std::to_string(cores) +
-          ") so that every core gets the same cables from each pod");
-  }
+  const long leaf_ports = t.H * t.K + t.U;
+  const long spine_ports = t.leaves_per_pod * t.per_pair + t.C;
+  const long core_ports = s.levels == 3 ? t.pods * t.S * t.C / t.cores : 0;
+  t.hosts = s.leaves * t.H;
+  if (t.hosts > 10000000)
+    bad(std::string(what) + ": " + std::to_string(t.hosts) +
+        " hosts is beyond what the generator supports (10 million)");
+  t.radix = choose_radix(what, static_cast<int>(std::max({leaf_ports, spine_ports, core_ports})), s.radix);
+  return t;
+}
 
-  const long leaf_ports = H * K + U;
-  const long spine_ports = leaves_per_pod * per_pair + C;
-  const long core_ports = s.levels == 3 ? pods * S * C / cores : 0;
-  const long hosts = s.leaves * H;
-  if (hosts > 10000000)
-    bad(std::string(what) + ": " + std::to_string(hosts) + " hosts is beyond what the generator supports (10 million)");
-  int radix = choose_radix(what, static_cast<int>(std::max({leaf_ports, spine_ports, core_ports})), s.radix);
-
-  Builder b(link, "generated fat tree (" + std::to_string(s.levels) + " levels)");
-  const int hw = std::max(4, digits(hosts));
-  const int lw = std::max(3, digits(s.leaves));
-  const int sw = std::max(2, digits(pods * S));
-  const int cw = std::max(2, digits(cores));
-
-  // Hosts first (generation order = order in the Fabric), so that the first node is a host CA:
-  // ibsim attaches its local port to the first node of the net file.
-  // A single leaf without uplinks is a valid (one-switch) fabric: then there are no spines.
-  const long nspines = U > 0 ? pods * S : 0;
-  std::vector<size_t> leaf(s.leaves), spine(nspines), core(cores);
-  std::vector<std::vector<size_t>> cas(hosts, std::vector<size_t>(K));
-  for (long h = 0; h < hosts; ++h) {
-    std::string host = numbered(s.host_prefix, h + 1, hw);
-    for (long k = 0; k < K; ++k) cas[h][k] = b.add_ca(host_ca_desc(host, static_cast<int>(k)));
-  }
-  for (long l = 0; l < s.leaves; ++l) leaf[l] = b.add_switch(numbered("leaf", l + 1, lw), radix);
-  for (long i = 0; i < nspines; ++i) spine[i] = b.add_switch(numbered("spine", i + 1, sw), radix);
-  for (long c = 0; c < cores; ++c) core[c] = b.add_switch(numbered("core", c + 1, cw), radix);
-
+// Every leaf's cables: its hosts' HCAs on its down ports, its uplinks spread over its pod's spines.
+void cable_leaves(const FatTreeSpec &s, const FatTreeShape &t, Builder &b, const std::vector<size_t> &leaf,
+                  const std::vector<size_t> &spine, const std::vector<std::vector<size_t>> &cas) {
+  const long U = t.U, S = t.S, H = t.H, K = t.K;
   for (long l = 0; l < s.leaves; ++l) {
     // Down ports 1..H*K: HCA k of host h on port slot(h)*K + k + 1 (a host's HCAs side by side;
     // slot(h) = h unless the cabling is shuffled).
@@ -270,24 +268,59 @@ Fabric generate_fat_tree(const FatTreeSpec &s) {
         b.link(leaf[l], static_cast<int>(slot[static_cast<size_t>(h)] * K + k + 1), cas[l * H + h][k], 1);
     // Up ports H*K+1..: uplink j to spine j mod S of the leaf's pod, cable j / S of that pair; on
     // the spine, leaf l (index within the pod) uses ports l*per_pair+1 .. (l+1)*per_pair.
-    const long pod = l / leaves_per_pod, lp = l % leaves_per_pod;
+    const long pod = l / t.leaves_per_pod, lp = l % t.leaves_per_pod;
     for (long j = 0; j < U; ++j) {
       long si = j % S, cable = j / S;
       b.link(leaf[l], static_cast<int>(H * K + j + 1), spine[pod * S + si],
-             static_cast<int>(lp * per_pair + cable + 1));
+             static_cast<int>(lp * t.per_pair + cable + 1));
     }
   }
-  if (s.levels == 3) {
-    // On a core, ports are filled in pod order, then spine order, then cable order.
-    std::vector<int> next_core_port(cores, 1);
-    for (long pod = 0; pod < pods; ++pod)
-      for (long si = 0; si < S; ++si)
-        for (long j = 0; j < C; ++j) {
-          long c = (si * C + j) % cores;
-          b.link(spine[pod * S + si], static_cast<int>(leaves_per_pod * per_pair + j + 1), core[c],
-                 next_core_port[c]++);
-        }
+}
+
+// A 3-level tree's spine-to-core cables. On a core, ports are filled in pod order, then spine
+// order, then cable order.
+void cable_cores(const FatTreeShape &t, Builder &b, const std::vector<size_t> &spine,
+                 const std::vector<size_t> &core) {
+  std::vector<int> next_core_port(t.cores, 1);
+  for (long pod = 0; pod < t.pods; ++pod)
+    for (long si = 0; si < t.S; ++si)
+      for (long j = 0; j < t.C; ++j) {
+        long c = (si * t.C + j) % t.cores;
+        b.link(spine[pod * t.S + si], static_cast<int>(t.leaves_per_pod * t.per_pair + j + 1), core[c],
+               next_core_port[c]++);
+      }
+}
+
+}  // namespace
+
+Fabric generate_fat_tree(const FatTreeSpec &s) {
+  const char *what = "fat-tree";
+  LinkParams link = check_link(what, s.width, s.speed, s.host_prefix);
+  const FatTreeShape t = fat_tree_shape(what, s);
+  const long hosts = t.hosts, cores = t.cores, K = t.K;
+
+  Builder b(link, "generated fat tree (" + std::to_string(s.levels) + " levels)");
+  const int hw = std::max(4, digits(hosts));
+  const int lw = std::max(3, digits(s.leaves));
+  const int sw = std::max(2, digits(t.pods * t.S));
+  const int cw = std::max(2, digits(cores));
+
+  // Hosts first (generation order = order in the Fabric), so that the first node is a host CA:
+  // ibsim attaches its local port to the first node of the net file.
+  // A single leaf without uplinks is a valid (one-switch) fabric: then there are no spines.
+  const long nspines = t.U > 0 ? t.pods * t.S : 0;
+  std::vector<size_t> leaf(s.leaves), spine(nspines), core(cores);
+  std::vector<std::vector<size_t>> cas(hosts, std::vector<size_t>(K));
+  for (long h = 0; h < hosts; ++h) {
+    std::string host = numbered(s.host_prefix, h + 1, hw);
+    for (long k = 0; k < K; ++k) cas[h][k] = b.add_ca(host_ca_desc(host, static_cast<int>(k)));
   }
+  for (long l = 0; l < s.leaves; ++l) leaf[l] = b.add_switch(numbered("leaf", l + 1, lw), t.radix);
+  for (long i = 0; i < nspines; ++i) spine[i] = b.add_switch(numbered("spine", i + 1, sw), t.radix);
+  for (long c = 0; c < cores; ++c) core[c] = b.add_switch(numbered("core", c + 1, cw), t.radix);
+
+  cable_leaves(s, t, b, leaf, spine, cas);
+  if (s.levels == 3) cable_cores(t, b, spine, core);
   return b.done();
 }
 

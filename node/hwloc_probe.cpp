@@ -105,12 +105,20 @@ bool is_nvidia_gpu_class(hwloc_obj_t pci) {
   return p.vendor_id == 0x10de && (p.class_id == 0x0302 || p.class_id == 0x0300);
 }
 
-}  // namespace
+// A GPU or NIC found, with the hwloc object its locality is judged from.
+struct FoundGpu {
+  HwlocGpu g;
+  hwloc_obj_t obj;
+};
+struct FoundNic {
+  HwlocNic n;
+  hwloc_obj_t obj;  // PCI parent, or the non-I/O ancestor
+  BusKey key;
+};
 
-NodeDevices probe_node_devices(const ProbeOptions &opts) {
-  hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0) throw std::runtime_error("hwloc_topology_init failed");
-  Topo topo(raw);
+// Loads this machine's topology (or opts.xml's) into raw, with the PCI devices and none of the
+// backends that would initialise GPU libraries.
+void load_topology(hwloc_topology_t raw, const ProbeOptions &opts) {
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   // On a live node, never let hwloc initialise CUDA/NVML/... inside a task before it starts: the
   // PCI devices are enough (vendor and class). Recordings keep their OS devices (XML is read as is).
@@ -120,20 +128,12 @@ NodeDevices probe_node_devices(const ProbeOptions &opts) {
     throw std::runtime_error("hwloc cannot read " + opts.xml + ": " + std::strerror(errno));
   if (hwloc_topology_load(raw) != 0)
     throw std::runtime_error(std::string("hwloc_topology_load failed: ") + std::strerror(errno));
+}
 
-  struct G {
-    HwlocGpu g;
-    hwloc_obj_t obj;
-  };
-  struct N {
-    HwlocNic n;
-    hwloc_obj_t obj;  // PCI parent, or the non-I/O ancestor
-    BusKey key;
-  };
-  std::vector<G> gpus;
-  std::vector<N> nics;
-  NodeDevices out;
-
+// The NVIDIA GPUs (by PCI class, or by a CUDA/NVML OS device below them) in bus order; counts
+// every PCI device into out.pci_devices.
+std::vector<FoundGpu> find_gpus(hwloc_topology_t raw, NodeDevices &out) {
+  std::vector<FoundGpu> gpus;
   for (hwloc_obj_t pci = hwloc_get_next_pcidev(raw, nullptr); pci; pci = hwloc_get_next_pcidev(raw, pci)) {
     out.pci_devices++;
     HwlocGpu g;
@@ -150,15 +150,22 @@ NodeDevices probe_node_devices(const ProbeOptions &opts) {
     g.numa = numa_of(raw, pci);
     gpus.push_back({g, pci});
   }
-  std::sort(gpus.begin(), gpus.end(), [](const G &a, const G &b) { return bus_key(a.obj) < bus_key(b.obj); });
+  std::sort(gpus.begin(), gpus.end(),
+            [](const FoundGpu &a, const FoundGpu &b) { return bus_key(a.obj) < bus_key(b.obj); });
+  return gpus;
+}
 
+// The InfiniBand NICs (OpenFabrics OS devices) in bus order, then name; those opts excludes go to
+// out.excluded instead.
+std::vector<FoundNic> find_nics(hwloc_topology_t raw, const ProbeOptions &opts, NodeDevices &out) {
+  std::vector<FoundNic> nics;
   for (hwloc_obj_t os = hwloc_get_next_osdev(raw, nullptr); os; os = hwloc_get_next_osdev(raw, os)) {
     if (os->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS || !os->name) continue;
     if (std::find(opts.exclude_nics.begin(), opts.exclude_nics.end(), os->name) != opts.exclude_nics.end()) {
       out.excluded.push_back(os->name);
       continue;
     }
-    N n;
+    FoundNic n;
     n.n.name = os->name;
     n.n.port = nic_port(os);
     hwloc_obj_t pci = pci_parent(os);
@@ -173,10 +180,15 @@ NodeDevices probe_node_devices(const ProbeOptions &opts) {
     n.n.numa = n.obj ? numa_of(raw, n.obj) : -1;
     nics.push_back(n);
   }
-  std::sort(nics.begin(), nics.end(), [](const N &a, const N &b) {
+  std::sort(nics.begin(), nics.end(), [](const FoundNic &a, const FoundNic &b) {
     return std::tie(a.key, a.n.name) < std::tie(b.key, b.n.name);
   });
+  return nics;
+}
 
+// Each GPU's NIC, in bus order: the closest (best locality, then the deepest common ancestor),
+// ties to the NIC fewer GPUs have taken so far, so that equal GPUs spread over equal NICs.
+void pair_gpus_with_nics(hwloc_topology_t raw, std::vector<FoundGpu> &gpus, const std::vector<FoundNic> &nics) {
   std::vector<unsigned> load(nics.size(), 0);
   for (auto &g : gpus) {
     int best = -1, best_depth = 0;
@@ -194,6 +206,19 @@ NodeDevices probe_node_devices(const ProbeOptions &opts) {
     g.g.locality = best_loc;
     if (best >= 0) load[best]++;
   }
+}
+
+}  // namespace
+
+NodeDevices probe_node_devices(const ProbeOptions &opts) {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) throw std::runtime_error("hwloc_topology_init failed");
+  Topo topo(raw);
+  load_topology(raw, opts);
+  NodeDevices out;
+  std::vector<FoundGpu> gpus = find_gpus(raw, out);
+  const std::vector<FoundNic> nics = find_nics(raw, opts, out);
+  pair_gpus_with_nics(raw, gpus, nics);
   for (auto &g : gpus) out.gpus.push_back(g.g);
   for (auto &n : nics) out.nics.push_back(n.n);
   return out;

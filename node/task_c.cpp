@@ -256,99 +256,117 @@ const NodeStep &node_step(const topoaware_task_in_t &in) {
   return *g_node;
 }
 
+std::string num(uint64_t v) { return std::to_string(v); }
+
+// Adds one variable. Its kind must agree with kTaskDefaultVars: a default variable the plugin does
+// not know as one would be set over the user's own value.
+void add_var(topoaware_task_plan_t &p, const char *name, const std::string &v, int kind) {
+  if ((kind == TOPOAWARE_VAR_DEFAULT) != is_default_var(name))
+    throw std::logic_error(std::string("internal error: ") + name +
+                           " is not declared in kTaskDefaultVars as its kind says");
+  p.vars.push_back({name, v, kind});
+}
+
+// The rank's own variables (its coordinates, the step's sizes, the layout and the topology hash)
+// and the defaults launchers read (RANK, WORLD_SIZE, MASTER_ADDR, ...).
+void add_rank_vars(topoaware_task_plan_t &p, const NodeStep &ns, const topoaware_rank_t &r,
+                   const topoaware_task_in_t &in) {
+  char lay[256];
+  topoaware_layout_string(in.layout, lay, sizeof(lay));
+  const uint32_t n = uint32_t(ns.names.size());
+  const uint64_t world = ns.world;
+  add_var(p, "TOPOAWARE_RANK", num(r.rank), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_TP_RANK", num(r.tp), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_CP_RANK", num(r.cp), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_EP_RANK", num(r.ep), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_DP_RANK", num(r.dp), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_PP_RANK", num(r.pp), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_EDP_RANK", num(r.edp), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_NODE_RANK", num(r.node_rank), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_LOCAL_RANK", num(r.local_rank), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_NNODES", num(n), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_WORLD_SIZE", num(world), TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_LAYOUT", lay, TOPOAWARE_VAR_OURS);
+  add_var(p, "TOPOAWARE_TOPO_HASH", p.hash, TOPOAWARE_VAR_OURS);
+  add_var(p, "RANK", num(r.rank), TOPOAWARE_VAR_DEFAULT);
+  add_var(p, "LOCAL_RANK", num(r.local_rank), TOPOAWARE_VAR_DEFAULT);
+  add_var(p, "WORLD_SIZE", num(world), TOPOAWARE_VAR_DEFAULT);
+  add_var(p, "LOCAL_WORLD_SIZE", num(ns.per_node), TOPOAWARE_VAR_DEFAULT);
+  add_var(p, "MASTER_ADDR", ns.master, TOPOAWARE_VAR_DEFAULT);
+  add_var(p, "MASTER_PORT", num(topoaware_master_port(in.job_id)), TOPOAWARE_VAR_DEFAULT);
+}
+
+// CUDA_VISIBLE_DEVICES as Slurm set it, sorted and without repeats, and this task's GPU and its
+// NIC (gpu, nic) when the task has one of its own. A value that cannot be read (too long, UUIDs,
+// a GPU hwloc does not see) is left as Slurm set it, with a note.
+void add_cvd_vars(topoaware_task_plan_t &p, const topoaware::NodeDevices &d, const topoaware_rank_t &r,
+                  const char *cuda_visible_devices, std::string &gpu, std::string &nic) {
+  std::vector<unsigned> idx;
+  if (strnlen(cuda_visible_devices, TOPOAWARE_CVD_MAX_LEN + 1) > TOPOAWARE_CVD_MAX_LEN) {
+    p.note = "CUDA_VISIBLE_DEVICES is longer than " + num(TOPOAWARE_CVD_MAX_LEN) + " bytes: left as Slurm set it";
+  } else if (!parse_indices(cuda_visible_devices, &idx)) {
+    p.note = "CUDA_VISIBLE_DEVICES is not a list of indices (UUIDs?): left as Slurm set it";
+  } else if (*std::max_element(idx.begin(), idx.end()) >= d.gpus.size()) {
+    p.note = "CUDA_VISIBLE_DEVICES names GPU " + num(*std::max_element(idx.begin(), idx.end())) +
+             " but hwloc finds " + num(d.gpus.size()) + " GPUs: left as Slurm set it";
+  } else {
+    std::sort(idx.begin(), idx.end());
+    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    std::string cvd;
+    for (unsigned i : idx) cvd += (cvd.empty() ? "" : ",") + num(i);
+    add_var(p, "CUDA_VISIBLE_DEVICES", cvd, TOPOAWARE_VAR_SLURM);
+    add_var(p, "CUDA_DEVICE_ORDER", "PCI_BUS_ID", TOPOAWARE_VAR_DEFAULT);
+    unsigned mine = idx.size() == 1 ? idx[0] : (r.local_rank < idx.size() ? idx[r.local_rank] : ~0u);
+    if (mine != ~0u) {
+      gpu = d.gpus[mine].busid;
+      if (d.gpus[mine].nic >= 0) nic = d.nics[static_cast<size_t>(d.gpus[mine].nic)].name;
+      add_var(p, "TOPOAWARE_GPU", gpu, TOPOAWARE_VAR_OURS);
+      if (nic != "-") add_var(p, "TOPOAWARE_NIC", nic, TOPOAWARE_VAR_OURS);
+    }
+  }
+}
+
+// The hints from this node's devices (with gpu_hints): the GPU of the task, the NICs NCCL may use
+// and how, and multi-node NVLink.
+void add_device_vars(topoaware_task_plan_t &p, const NodeStep &ns, const topoaware_rank_t &r,
+                     const topoaware_task_in_t &in, std::string &gpu, std::string &nic) {
+  const topoaware::NodeDevices &d = ns.devices;
+  if (in.cuda_visible_devices && *in.cuda_visible_devices) add_cvd_vars(p, d, r, in.cuda_visible_devices, gpu, nic);
+  // Said last: it explains any other note about GPUs.
+  if (d.pci_devices == 0)
+    p.note = "hwloc sees no PCI device on this node, so no GPU or NIC hints: install libhwloc-plugins "
+             "(hwloc's PCI backend, hwloc_pci.so)";
+  std::string hca = topoaware::nccl_ib_hca(d);
+  if (!hca.empty()) add_var(p, "NCCL_IB_HCA", hca, TOPOAWARE_VAR_DEFAULT);
+  // On a rail-optimized fabric NIC k of every node is on rail k's leaves: traffic that changes
+  // rails crosses the spines, so NCCL should keep rings on one rail (NCCL_CROSS_NIC=0).
+  if (!hca.empty() && ns.rail_optimized) add_var(p, "NCCL_CROSS_NIC", "0", TOPOAWARE_VAR_DEFAULT);
+  // A multi-node NVLink domain (NVL72) holds other nodes of the step: NCCL's multi-node NVLink
+  // (NCCL 2.21+), which needs its cuMem allocations (2.18+). Required (1: NCCL fails at init
+  // rather than running on without it) when the TP groups span nodes, which the placement chose
+  // NVLink for; else automatic (2). The IMEX channel it needs is Slurm's (switch/nvidia_imex).
+  if (!ns.nvlink_domain.empty()) {
+    add_var(p, "NCCL_MNNVL_ENABLE", ns.tp_spans_nodes ? "1" : "2", TOPOAWARE_VAR_DEFAULT);
+    add_var(p, "NCCL_CUMEM_ENABLE", "1", TOPOAWARE_VAR_DEFAULT);
+    add_var(p, "TOPOAWARE_NVLINK_DOMAIN", ns.nvlink_domain, TOPOAWARE_VAR_OURS);
+  }
+}
+
 topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
   const NodeStep &ns = node_step(in);
-  const topoaware_layout_t &l = *in.layout;
   auto p = std::make_unique<topoaware_task_plan_t>();
   p->hash = ns.hash;
-  const uint32_t count = uint32_t(ns.ranks.size()), n = uint32_t(ns.names.size()), per_node = ns.per_node;
-  const uint64_t world = ns.world;
+  const uint32_t count = uint32_t(ns.ranks.size());
   if (count != in.local_tasks || in.local_id >= count)
     throw std::runtime_error("this node runs " + std::to_string(in.local_tasks) +
                              " tasks of the step, the layout puts " + std::to_string(count) + " ranks on it");
   const topoaware_rank_t &r = ns.ranks[in.local_id];
-  char lay[256];
-  topoaware_layout_string(&l, lay, sizeof(lay));
-
-  auto add = [&](const char *name, const std::string &v, int kind) {
-    if ((kind == TOPOAWARE_VAR_DEFAULT) != is_default_var(name))
-      throw std::logic_error(std::string("internal error: ") + name +
-                             " is not declared in kTaskDefaultVars as its kind says");
-    p->vars.push_back({name, v, kind});
-  };
-  auto u = [](uint64_t v) { return std::to_string(v); };
-  add("TOPOAWARE_RANK", u(r.rank), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_TP_RANK", u(r.tp), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_CP_RANK", u(r.cp), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_EP_RANK", u(r.ep), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_DP_RANK", u(r.dp), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_PP_RANK", u(r.pp), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_EDP_RANK", u(r.edp), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_NODE_RANK", u(r.node_rank), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_LOCAL_RANK", u(r.local_rank), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_NNODES", u(n), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_WORLD_SIZE", u(world), TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_LAYOUT", lay, TOPOAWARE_VAR_OURS);
-  add("TOPOAWARE_TOPO_HASH", p->hash, TOPOAWARE_VAR_OURS);
-  add("RANK", u(r.rank), TOPOAWARE_VAR_DEFAULT);
-  add("LOCAL_RANK", u(r.local_rank), TOPOAWARE_VAR_DEFAULT);
-  add("WORLD_SIZE", u(world), TOPOAWARE_VAR_DEFAULT);
-  add("LOCAL_WORLD_SIZE", u(per_node), TOPOAWARE_VAR_DEFAULT);
-  add("MASTER_ADDR", ns.master, TOPOAWARE_VAR_DEFAULT);
-  add("MASTER_PORT", u(topoaware_master_port(in.job_id)), TOPOAWARE_VAR_DEFAULT);
-
+  add_rank_vars(*p, ns, r, in);
   std::string gpu = "-", nic = "-";
-  if (in.gpu_hints) {
-    const topoaware::NodeDevices &d = ns.devices;
-    std::vector<unsigned> idx;
-    if (in.cuda_visible_devices && *in.cuda_visible_devices) {
-      if (strnlen(in.cuda_visible_devices, TOPOAWARE_CVD_MAX_LEN + 1) > TOPOAWARE_CVD_MAX_LEN) {
-        p->note = "CUDA_VISIBLE_DEVICES is longer than " + u(TOPOAWARE_CVD_MAX_LEN) + " bytes: left as Slurm set it";
-      } else if (!parse_indices(in.cuda_visible_devices, &idx)) {
-        p->note = "CUDA_VISIBLE_DEVICES is not a list of indices (UUIDs?): left as Slurm set it";
-        idx.clear();
-      } else if (*std::max_element(idx.begin(), idx.end()) >= d.gpus.size()) {
-        p->note = "CUDA_VISIBLE_DEVICES names GPU " + u(*std::max_element(idx.begin(), idx.end())) +
-                  " but hwloc finds " + u(d.gpus.size()) + " GPUs: left as Slurm set it";
-        idx.clear();
-      } else {
-        std::sort(idx.begin(), idx.end());
-        idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
-        std::string cvd;
-        for (unsigned i : idx) cvd += (cvd.empty() ? "" : ",") + u(i);
-        add("CUDA_VISIBLE_DEVICES", cvd, TOPOAWARE_VAR_SLURM);
-        add("CUDA_DEVICE_ORDER", "PCI_BUS_ID", TOPOAWARE_VAR_DEFAULT);
-        unsigned mine = idx.size() == 1 ? idx[0] : (r.local_rank < idx.size() ? idx[r.local_rank] : ~0u);
-        if (mine != ~0u) {
-          gpu = d.gpus[mine].busid;
-          if (d.gpus[mine].nic >= 0) nic = d.nics[static_cast<size_t>(d.gpus[mine].nic)].name;
-          add("TOPOAWARE_GPU", gpu, TOPOAWARE_VAR_OURS);
-          if (nic != "-") add("TOPOAWARE_NIC", nic, TOPOAWARE_VAR_OURS);
-        }
-      }
-    }
-    // Said last: it explains any other note about GPUs.
-    if (d.pci_devices == 0)
-      p->note = "hwloc sees no PCI device on this node, so no GPU or NIC hints: install libhwloc-plugins "
-                "(hwloc's PCI backend, hwloc_pci.so)";
-    std::string hca = topoaware::nccl_ib_hca(d);
-    if (!hca.empty()) add("NCCL_IB_HCA", hca, TOPOAWARE_VAR_DEFAULT);
-    // On a rail-optimized fabric NIC k of every node is on rail k's leaves: traffic that changes
-    // rails crosses the spines, so NCCL should keep rings on one rail (NCCL_CROSS_NIC=0).
-    if (!hca.empty() && ns.rail_optimized) add("NCCL_CROSS_NIC", "0", TOPOAWARE_VAR_DEFAULT);
-    // A multi-node NVLink domain (NVL72) holds other nodes of the step: NCCL's multi-node NVLink
-    // (NCCL 2.21+), which needs its cuMem allocations (2.18+). Required (1: NCCL fails at init
-    // rather than running on without it) when the TP groups span nodes, which the placement chose
-    // NVLink for; else automatic (2). The IMEX channel it needs is Slurm's (switch/nvidia_imex).
-    if (!ns.nvlink_domain.empty()) {
-      add("NCCL_MNNVL_ENABLE", ns.tp_spans_nodes ? "1" : "2", TOPOAWARE_VAR_DEFAULT);
-      add("NCCL_CUMEM_ENABLE", "1", TOPOAWARE_VAR_DEFAULT);
-      add("TOPOAWARE_NVLINK_DOMAIN", ns.nvlink_domain, TOPOAWARE_VAR_OURS);
-    }
-  }
-  p->map_line = "rank=" + u(r.rank) + " node=" + u(r.node_rank) + " host=" + in.self + " local=" + u(r.local_rank) +
-                " tp=" + u(r.tp) + " cp=" + u(r.cp) + " ep=" + u(r.ep) + " dp=" + u(r.dp) + " pp=" + u(r.pp) +
-                " gpu=" + gpu + " nic=" + nic;
+  if (in.gpu_hints) add_device_vars(*p, ns, r, in, gpu, nic);
+  p->map_line = "rank=" + num(r.rank) + " node=" + num(r.node_rank) + " host=" + in.self +
+                " local=" + num(r.local_rank) + " tp=" + num(r.tp) + " cp=" + num(r.cp) + " ep=" + num(r.ep) +
+                " dp=" + num(r.dp) + " pp=" + num(r.pp) + " gpu=" + gpu + " nic=" + nic;
   return p.release();
 }
 

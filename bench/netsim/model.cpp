@@ -155,13 +155,36 @@ std::vector<std::vector<char>> reach_below(const std::vector<int> &level, const 
 
 }  // namespace
 
+// A switch-to-switch cable, oriented lower level -> higher level (inside a level, lower switch
+// index first), with the ports at both ends.
+struct FabricModel::Cable {
+  int lo, hi, plo, phi;
+  double bw;
+};
+
 FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), routing_(routing) {
-  const size_t S = topo.switches.size();
   const char *prefix = routing == Routing::Adaptive ? "a:" : routing == Routing::DModK ? "d:" : "r:";
   if (routing == Routing::AsRouted && topo.routes.empty())
     throw std::runtime_error(
         "netsim: as-routed needs the forwarding tables in topology.json (topoaware discover --routes, or "
         "--ibnetdiscover with --lfts)");
+  add_nic_links(prefix);
+  std::vector<std::vector<int>> sw_down(topo.switches.size());
+  const std::vector<Cable> cables = switch_cables(sw_down);
+  if (routing == Routing::AsRouted) {
+    add_routed_cables(cables, prefix);
+    return;
+  }
+  if (flat_) {
+    add_flat_links(cables, prefix);
+    return;
+  }
+  build_tree(cables, sw_down, prefix);
+}
+
+// One link per NIC port (nic_link_), whatever the routing: a host's bandwidth is its ports'.
+void FabricModel::add_nic_links(const char *prefix) {
+  const Topology &topo = *topo_;
   nic_link_.resize(topo.hosts.size());
   for (size_t h = 0; h < topo.hosts.size(); ++h)
     for (size_t p = 0; p < topo.hosts[h].ports.size(); ++p) {
@@ -170,15 +193,13 @@ FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), 
       links_.push_back(
           {prefix + topo.hosts[h].name + ":" + std::to_string(p), port.width * lane_gbps(port.speed) * 1e9 / 8});
     }
-  // Switch-to-switch cables, oriented lower level -> higher level.
-  struct Cable {
-    int lo, hi, plo, phi;
-    double bw;
-  };
+}
+
+// Every switch-to-switch cable, oriented; sw_down: the switches one level below each switch.
+// Sets flat_ when a cable joins two switches of one level (no up/down: shortest paths).
+std::vector<FabricModel::Cable> FabricModel::switch_cables(std::vector<std::vector<int>> &sw_down) {
+  const Topology &topo = *topo_;
   std::vector<Cable> cables;
-  std::vector<std::vector<int>> sw_down(S);
-  std::vector<int> sw_level(S);
-  for (size_t s = 0; s < S; ++s) sw_level[s] = topo.switches[s].level;
   for (const Link &lk : topo.links) {
     const int a = topo.switch_index(lk.a), b = topo.switch_index(lk.b);
     if (a < 0 || b < 0) continue;  // a host cable: modelled from the host's ports
@@ -190,78 +211,115 @@ FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), 
       cables.push_back({a_low ? a : b, a_low ? b : a, a_low ? pa : pb, a_low ? pb : pa, lk.gbps() * 1e9 / 8});
     if (sa.level != sb.level) sw_down[size_t(a_low ? b : a)].push_back(a_low ? a : b);
   }
-  if (routing == Routing::AsRouted) {
-    // Every cable its own link, named as under D-mod-K; a packet leaving the lower end's port
-    // crosses it "up". The tables, not this model, choose among the cables.
-    for (const Cable &c : cables) {
-      const int id = int(links_.size());
-      links_.push_back({prefix + topo.switches[size_t(c.lo)].name + ":" + std::to_string(c.plo) + "-" +
-                            topo.switches[size_t(c.hi)].name + ":" + std::to_string(c.phi),
-                        c.bw});
-      port_link_[uint64_t(c.lo) << 8 | uint64_t(c.plo & 0xff)] = {id, true};
-      port_link_[uint64_t(c.hi) << 8 | uint64_t(c.phi & 0xff)] = {id, false};
-    }
-    tracer_ = std::make_unique<RouteTracer>(topo);
-    return;
+  return cables;
+}
+
+// As-routed: every cable its own link, named as under D-mod-K; a packet leaving the lower end's
+// port crosses it "up". The tables, not this model, choose among the cables.
+void FabricModel::add_routed_cables(const std::vector<Cable> &cables, const char *prefix) {
+  const Topology &topo = *topo_;
+  for (const Cable &c : cables) {
+    const int id = int(links_.size());
+    links_.push_back({prefix + topo.switches[size_t(c.lo)].name + ":" + std::to_string(c.plo) + "-" +
+                          topo.switches[size_t(c.hi)].name + ":" + std::to_string(c.phi),
+                      c.bw});
+    port_link_[uint64_t(c.lo) << 8 | uint64_t(c.plo & 0xff)] = {id, true};
+    port_link_[uint64_t(c.hi) << 8 | uint64_t(c.phi & 0xff)] = {id, false};
   }
-  if (flat_) {
-    // Every switch is a node; D-mod-K: every cable a link; adaptive: parallel cables one link.
-    std::vector<std::vector<Edge>> adj(S);
-    std::map<std::pair<int, int>, int> merged;
-    for (const Cable &c : cables) {
-      const std::string &lo = topo.switches[size_t(c.lo)].name, &hi = topo.switches[size_t(c.hi)].name;
-      int id = int(links_.size());
-      if (routing == Routing::Adaptive) {
-        auto [it, fresh] = merged.insert({{c.lo, c.hi}, id});
-        if (!fresh) {
-          links_[size_t(it->second)].bytes_per_s += c.bw;
-          continue;
-        }
-        links_.push_back({prefix + lo + "-" + hi, c.bw});
-      } else {
-        links_.push_back({prefix + lo + ":" + std::to_string(c.plo) + "-" + hi + ":" + std::to_string(c.phi), c.bw});
+  tracer_ = std::make_unique<RouteTracer>(topo);
+}
+
+// A flat fabric: every switch is a node; D-mod-K: every cable a link; adaptive: parallel cables
+// one link (their bandwidth summed), as adaptive routing spreads over them.
+void FabricModel::add_flat_links(const std::vector<Cable> &cables, const char *prefix) {
+  const Topology &topo = *topo_;
+  std::vector<std::vector<Edge>> adj(topo.switches.size());
+  std::map<std::pair<int, int>, int> merged;
+  for (const Cable &c : cables) {
+    const std::string &lo = topo.switches[size_t(c.lo)].name, &hi = topo.switches[size_t(c.hi)].name;
+    int id = int(links_.size());
+    if (routing_ == Routing::Adaptive) {
+      auto [it, fresh] = merged.insert({{c.lo, c.hi}, id});
+      if (!fresh) {
+        links_[size_t(it->second)].bytes_per_s += c.bw;
+        continue;
       }
-      adj[size_t(c.lo)].push_back({c.hi, id, c.plo, true});
-      adj[size_t(c.hi)].push_back({c.lo, id, c.phi, false});
+      links_.push_back({prefix + lo + "-" + hi, c.bw});
+    } else {
+      links_.push_back({prefix + lo + ":" + std::to_string(c.plo) + "-" + hi + ":" + std::to_string(c.phi), c.bw});
     }
-    build_flat(adj);
-    return;
+    adj[size_t(c.lo)].push_back({c.hi, id, c.plo, true});
+    adj[size_t(c.hi)].push_back({c.lo, id, c.phi, false});
   }
-  // Nodes of the routing graph.
-  node_.resize(S);
+  build_flat(adj);
+}
+
+// An up/down fabric: the routing graph's nodes, its links, each node's edges sorted by (other,
+// port) and what every node reaches going down.
+void FabricModel::build_tree(const std::vector<Cable> &cables, const std::vector<std::vector<int>> &sw_down,
+                             const char *prefix) {
   std::vector<int> node_level;
   std::vector<std::string> node_name;
-  if (routing == Routing::DModK) {
+  tree_nodes(sw_down, node_level, node_name);
+  const size_t N = node_level.size();
+  up_.resize(N);
+  down_.resize(N);
+  std::vector<std::vector<int>> node_down(N);
+  tree_links(cables, node_name, prefix, node_down);
+  auto by_other_port = [](const Edge &x, const Edge &y) {
+    return x.other != y.other ? x.other < y.other : x.port < y.port;
+  };
+  for (size_t n = 0; n < N; ++n) {
+    std::sort(up_[n].begin(), up_[n].end(), by_other_port);
+    std::sort(down_[n].begin(), down_[n].end(), by_other_port);
+  }
+  below_ = reach_below(node_level, node_down);
+}
+
+// The nodes of the routing graph (node_, each node's level and name). D-mod-K: every switch.
+// Adaptive: switches above the leaves on one level that reach the same switches below are one
+// node (named after the first, "+" marking the group), as adaptive routing spreads over them;
+// every leaf stays its own node.
+void FabricModel::tree_nodes(const std::vector<std::vector<int>> &sw_down, std::vector<int> &node_level,
+                             std::vector<std::string> &node_name) {
+  const Topology &topo = *topo_;
+  const size_t S = topo.switches.size();
+  std::vector<int> sw_level(S);
+  for (size_t s = 0; s < S; ++s) sw_level[s] = topo.switches[s].level;
+  node_.resize(S);
+  if (routing_ == Routing::DModK) {
     for (size_t s = 0; s < S; ++s) {
       node_[s] = int(s);
       node_level.push_back(sw_level[s]);
       node_name.push_back(topo.switches[s].name);
     }
-  } else {
-    const auto sw_below = reach_below(sw_level, sw_down);
-    std::map<std::pair<int, std::vector<char>>, int> groups;
-    for (size_t s = 0; s < S; ++s) {
-      std::pair<int, std::vector<char>> key{sw_level[s], sw_below[s]};
-      if (sw_level[s] <= 1) key = {-1 - int(s), {}};  // every leaf (and unreached switch) is its own node
-      auto [it, fresh] = groups.insert({key, int(node_level.size())});
-      if (fresh) {
-        node_level.push_back(sw_level[s]);
-        node_name.push_back(topo.switches[s].name);
-      } else if (node_name[size_t(it->second)].find('+') == std::string::npos) {
-        node_name[size_t(it->second)] += "+";
-      }
-      node_[s] = it->second;
-    }
+    return;
   }
-  const size_t N = node_level.size();
-  up_.resize(N);
-  down_.resize(N);
+  const auto sw_below = reach_below(sw_level, sw_down);
+  std::map<std::pair<int, std::vector<char>>, int> groups;
+  for (size_t s = 0; s < S; ++s) {
+    std::pair<int, std::vector<char>> key{sw_level[s], sw_below[s]};
+    if (sw_level[s] <= 1) key = {-1 - int(s), {}};  // every leaf (and unreached switch) is its own node
+    auto [it, fresh] = groups.insert({key, int(node_level.size())});
+    if (fresh) {
+      node_level.push_back(sw_level[s]);
+      node_name.push_back(topo.switches[s].name);
+    } else if (node_name[size_t(it->second)].find('+') == std::string::npos) {
+      node_name[size_t(it->second)] += "+";
+    }
+    node_[s] = it->second;
+  }
+}
+
+// The links between the nodes: D-mod-K, one per cable; adaptive, one per (lower node, upper
+// node) pair, its cables' bandwidth summed. Fills up_, down_ and node_down (each node's children).
+void FabricModel::tree_links(const std::vector<Cable> &cables, const std::vector<std::string> &node_name,
+                             const char *prefix, std::vector<std::vector<int>> &node_down) {
   std::map<std::pair<int, int>, int> merged;  // (lower node, upper node) -> link (adaptive)
-  std::vector<std::vector<int>> node_down(N);
   for (const Cable &c : cables) {
     const int lo = node_[size_t(c.lo)], hi = node_[size_t(c.hi)];
     int id;
-    if (routing == Routing::Adaptive) {
+    if (routing_ == Routing::Adaptive) {
       auto it = merged.find({lo, hi});
       if (it != merged.end()) {
         links_[size_t(it->second)].bytes_per_s += c.bw;
@@ -280,14 +338,6 @@ FabricModel::FabricModel(const Topology &topo, Routing routing) : topo_(&topo), 
     down_[size_t(hi)].push_back({lo, id, c.phi});
     node_down[size_t(hi)].push_back(lo);
   }
-  auto by_other_port = [](const Edge &x, const Edge &y) {
-    return x.other != y.other ? x.other < y.other : x.port < y.port;
-  };
-  for (size_t n = 0; n < N; ++n) {
-    std::sort(up_[n].begin(), up_[n].end(), by_other_port);
-    std::sort(down_[n].begin(), down_[n].end(), by_other_port);
-  }
-  below_ = reach_below(node_level, node_down);
 }
 
 void FabricModel::route(const Flow &f, std::vector<std::vector<Hop>> &paths) const {

@@ -96,6 +96,17 @@ class FabricModel {
   // The fabric has cables between switches of one level: routed by shortest paths, not up/down.
   bool flat() const { return flat_; }
  private:
+  struct Cable;
+  // The constructor's steps (model.cpp says what each decides).
+  void add_nic_links(const char *prefix);
+  std::vector<Cable> switch_cables(std::vector<std::vector<int>> &sw_down);
+  void add_routed_cables(const std::vector<Cable> &cables, const char *prefix);
+  void add_flat_links(const std::vector<Cable> &cables, const char *prefix);
+  void build_tree(const std::vector<Cable> &cables, const std::vector<std::vector<int>> &sw_down, const char *prefix);
+  void tree_nodes(const std::vector<std::vector<int>> &sw_down, std::vector<int> &node_level,
+                  std::vector<std::string> &node_name);
+  void tree_links(const std::vector<Cable> &cables, const std::vector<std::string> &node_name, const char *prefix,
+                  std::vector<std::vector<int>> &node_down);
   void route_as_routed(const Flow &f, std::vector<Hop> &out) const;
   // As-routed: the tracer over the recorded tables, and the link of the cable behind each switch
   // port, with the direction a packet leaving by that port crosses it.

@@ -288,6 +288,176 @@ std::string read_text(const std::string &path) {
   return ss.str();
 }
 
+// The command line.
+struct NetsimArgs {
+  std::string topo_path, snap_path, format = "text";
+  std::vector<std::string> routing_names;
+  bool link_loads = false;
+  std::string fairness = "flow", ring = "flows", traffic = "today";
+  int64_t seed = -1;
+};
+
+void add_options(CLI::App &app, NetsimArgs &a) {
+  app.add_option("--topology", a.topo_path, "topology.json")->required()->check(CLI::ExistingFile);
+  app.add_option("--snapshot", a.snap_path, "snapshot JSON (bench/netsim/README.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--format", a.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--routing", a.routing_names,
+                 "routings to run, comma-separated: adaptive, dmodk, as-routed (default: every one the topology "
+                 "supports; as-routed when topology.json has routes)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"adaptive", "dmodk", "as-routed"}));
+  app.add_flag("--link-loads", a.link_loads,
+               "json: also the bytes each link carries per direction in one step of all jobs, per routing");
+  app.add_option("--fairness", a.fairness,
+                 "flow: max-min share per flow (default); pair: flows of a job between the same two NIC ports "
+                 "merged (share per NIC pair; much faster with tp ranks per NIC)")
+      ->check(CLI::IsMember({"flow", "pair"}));
+  app.add_option("--ring", a.ring,
+                 "flows: a DP ring is one flow of 2(d-1)/d S per edge, all at once (default); steps: 2(d-1) "
+                 "lock-step chunks of S/d (slower to simulate; a ring's fast edges wait for its slowest)")
+      ->check(CLI::IsMember({"flows", "steps"}));
+  app.add_option("--traffic", a.traffic,
+                 "today: model sizes that fit the GPUs, a MoE share with expert all-to-all, each job's "
+                 "communication at a random phase of its step (default); legacy: the snapshot's bytes, all jobs "
+                 "in phase")
+      ->check(CLI::IsMember({"today", "legacy"}));
+  app.add_option("--seed", a.seed,
+                 "today's traffic: the seed of its draws (default: the snapshot's \"seed\" field, else 1)");
+}
+
+// Options that parse alone but cannot run together; false after the message (the command exits 2).
+bool options_fit(const NetsimArgs &a) {
+  if (a.ring == "steps" && a.fairness == "pair") {
+    std::fprintf(stderr, "netsim: --ring steps keeps every ring's flows apart: use it with --fairness flow\n");
+    return false;
+  }
+  if (a.link_loads && a.format != "json") {
+    std::fprintf(stderr, "netsim: --link-loads is part of the JSON output: use it with --format json\n");
+    return false;
+  }
+  return true;
+}
+
+// The routings to run, each once in the order named; by default every one the topology supports
+// (as-routed only with recorded forwarding tables). Throws when as-routed is named without them.
+std::vector<Routing> chosen_routings(const NetsimArgs &a, const Topology &topo) {
+  std::vector<Routing> routings;
+  if (a.routing_names.empty()) {
+    routings = {Routing::Adaptive, Routing::DModK};
+    if (!topo.routes.empty()) routings.push_back(Routing::AsRouted);
+    return routings;
+  }
+  for (const std::string &n : a.routing_names) {
+    const Routing r = routing_from_name(n);
+    if (std::find(routings.begin(), routings.end(), r) == routings.end()) routings.push_back(r);
+  }
+  if (std::find(routings.begin(), routings.end(), Routing::AsRouted) != routings.end() && topo.routes.empty())
+    throw std::runtime_error(a.topo_path +
+                             " has no routes: as-routed needs the forwarding tables (topoaware discover "
+                             "--routes, or --ibnetdiscover with --lfts)");
+  return routings;
+}
+
+double slowdown(double alone, double shared) { return alone > 0 ? shared / alone : 1.0; }
+
+// The simulated times ([routing][job]) as the outputs print them, with the node-weighted totals
+// (sum over jobs of nodes * time: a large job's slowdown weighs more).
+struct Report {
+  const NetsimArgs &args;
+  const Topology &topo;
+  const Snapshot &snap;
+  const std::vector<TodayJob> &today;
+  const std::vector<Routing> &routings;
+  const Platform &pf;
+  const std::vector<std::vector<Times>> &times;
+  double wall;
+  std::vector<std::array<double, 2>> wsum;  // [routing]: alone, shared
+  size_t nodes = 0;
+
+  Report(const NetsimArgs &a, const Topology &t, const Snapshot &s, const std::vector<TodayJob> &td,
+         const std::vector<Routing> &rs, const Platform &p, const std::vector<std::vector<Times>> &tm, double w)
+      : args(a), topo(t), snap(s), today(td), routings(rs), pf(p), times(tm), wall(w), wsum(rs.size(), {0, 0}) {
+    for (size_t j = 0; j < snap.jobs.size(); ++j) {
+      nodes += snap.jobs[j].nodes.size();
+      for (size_t r = 0; r < routings.size(); ++r) {
+        wsum[r][0] += double(snap.jobs[j].nodes.size()) * times[r][j].alone;
+        wsum[r][1] += double(snap.jobs[j].nodes.size()) * times[r][j].shared;
+      }
+    }
+  }
+
+  void print_json() const {
+    const size_t R = routings.size();
+    nlohmann::ordered_json out;
+    out["schema"] = "topoaware-netsim-result/1";
+    out["topology"] = topo.hash;
+    if (!topo.routes.empty()) out["routes"] = topo.routes.hash;
+    for (size_t r = 0; r < R; ++r) out["routings"].push_back(routing_name(routings[r]));
+    for (size_t j = 0; j < snap.jobs.size(); ++j) out["jobs"].push_back(job_json(j));
+    for (size_t r = 0; r < R; ++r)
+      out["total"][routing_name(routings[r])] = {{"node_s_alone", wsum[r][0]},
+                                                 {"node_s_shared", wsum[r][1]},
+                                                 {"slowdown", slowdown(wsum[r][0], wsum[r][1])}};
+    out["total"]["nodes"] = nodes;
+    if (args.link_loads)
+      for (size_t r = 0; r < R; ++r) {
+        nlohmann::ordered_json &lj = out["link_loads"][routing_name(routings[r])];
+        lj = nlohmann::ordered_json::array();
+        for (size_t l = 0; l < pf.loads(r).size(); ++l)
+          if (pf.loads(r)[l][0] > 0 || pf.loads(r)[l][1] > 0)
+            lj.push_back(
+                {{"link", pf.link_names(r)[l]}, {"up_bytes", pf.loads(r)[l][0]}, {"down_bytes", pf.loads(r)[l][1]}});
+      }
+    out["sim"] = {{"endpoints", pf.endpoints()}, {"routes", pf.routes()}, {"fairness", args.fairness},
+                  {"ring", args.ring},           {"traffic", args.traffic}, {"wall_s", wall}};
+    std::cout << out.dump(2) << "\n";
+  }
+
+  // Job j in the JSON output: its size, today's draws when the traffic is today's, its times per routing.
+  nlohmann::ordered_json job_json(size_t j) const {
+    nlohmann::ordered_json jj;
+    jj["name"] = snap.jobs[j].name;
+    jj["nodes"] = snap.jobs[j].nodes.size();
+    if (!today.empty()) {
+      jj["model"] = today[j].model ? today[j].model->name : "snapshot";
+      jj["moe"] = today[j].moe;
+      jj["ep"] = snap.jobs[j].layout.ep;
+      jj["phase"] = today[j].phase;
+    }
+    for (size_t r = 0; r < routings.size(); ++r) {
+      const Times &t = times[r][j];
+      jj[routing_name(routings[r])] = {
+          {"alone_s", t.alone}, {"shared_s", t.shared}, {"slowdown", slowdown(t.alone, t.shared)}};
+    }
+    return jj;
+  }
+
+  // One group of columns (alone, shared, slowdown) per routing, under the routing's label.
+  void print_text() const {
+    const size_t R = routings.size();
+    std::printf("%-16s %6s", "", "");
+    for (size_t r = 0; r < R; ++r) std::printf("  %-34s", routing_label(routings[r]));
+    std::printf("\n%-16s %6s", "job", "nodes");
+    for (size_t r = 0; r < R; ++r) std::printf("  %12s %12s %8s", "alone", "shared", "slow");
+    std::printf("\n");
+    for (size_t j = 0; j < snap.jobs.size(); ++j) {
+      std::printf("%-16s %6zu", snap.jobs[j].name.c_str(), snap.jobs[j].nodes.size());
+      for (size_t r = 0; r < R; ++r) {
+        const Times &t = times[r][j];
+        std::printf("  %10.3fms %10.3fms %8.3f", t.alone * 1e3, t.shared * 1e3, slowdown(t.alone, t.shared));
+      }
+      std::printf("\n");
+    }
+    std::printf("%-16s %6zu", "total", nodes);
+    for (size_t r = 0; r < R; ++r)
+      std::printf("  %10.3f   %10.3f   %8.3f", wsum[r][0], wsum[r][1], slowdown(wsum[r][0], wsum[r][1]));
+    std::printf("   (node-seconds)\n");
+    std::printf("# %zu endpoints, %zu routes, %.2f s wall\n", pf.endpoints(), pf.routes(), wall);
+  }
+};
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -295,79 +465,26 @@ int main(int argc, char **argv) {
       "netsim: each job's step communication time, alone and with its neighbours, on a SimGrid "
       "flow-level model of the fabric (adaptive routing, a synthetic static D-mod-K, and as-routed: through "
       "the forwarding tables recorded in topology.json)"};
-  std::string topo_path, snap_path, format = "text";
-  app.add_option("--topology", topo_path, "topology.json")->required()->check(CLI::ExistingFile);
-  app.add_option("--snapshot", snap_path, "snapshot JSON (bench/netsim/README.md)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  std::vector<std::string> routing_names;
-  app.add_option("--routing", routing_names,
-                 "routings to run, comma-separated: adaptive, dmodk, as-routed (default: every one the topology "
-                 "supports; as-routed when topology.json has routes)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"adaptive", "dmodk", "as-routed"}));
-  bool link_loads = false;
-  app.add_flag("--link-loads", link_loads,
-               "json: also the bytes each link carries per direction in one step of all jobs, per routing");
-  std::string fairness = "flow";
-  app.add_option("--fairness", fairness,
-                 "flow: max-min share per flow (default); pair: flows of a job between the same two NIC ports "
-                 "merged (share per NIC pair; much faster with tp ranks per NIC)")
-      ->check(CLI::IsMember({"flow", "pair"}));
-  std::string ring = "flows";
-  app.add_option("--ring", ring,
-                 "flows: a DP ring is one flow of 2(d-1)/d S per edge, all at once (default); steps: 2(d-1) "
-                 "lock-step chunks of S/d (slower to simulate; a ring's fast edges wait for its slowest)")
-      ->check(CLI::IsMember({"flows", "steps"}));
-  std::string traffic = "today";
-  app.add_option("--traffic", traffic,
-                 "today: model sizes that fit the GPUs, a MoE share with expert all-to-all, each job's "
-                 "communication at a random phase of its step (default); legacy: the snapshot's bytes, all jobs "
-                 "in phase")
-      ->check(CLI::IsMember({"today", "legacy"}));
-  int64_t seed = -1;
-  app.add_option("--seed", seed,
-                 "today's traffic: the seed of its draws (default: the snapshot's \"seed\" field, else 1)");
+  NetsimArgs args;
+  add_options(app, args);
   CLI11_PARSE(app, argc, argv);
-
-  if (ring == "steps" && fairness == "pair") {
-    std::fprintf(stderr, "netsim: --ring steps keeps every ring's flows apart: use it with --fairness flow\n");
-    return 2;
-  }
-  if (link_loads && format != "json") {
-    std::fprintf(stderr, "netsim: --link-loads is part of the JSON output: use it with --format json\n");
-    return 2;
-  }
+  if (!options_fit(args)) return 2;
   const auto wall0 = std::chrono::steady_clock::now();
   try {
-    Topology topo = load_topology_file(topo_path);
+    Topology topo = load_topology_file(args.topo_path);
     TopoIndex index(topo);
-    Snapshot snap = snapshot_from_json(read_text(snap_path), index);
+    Snapshot snap = snapshot_from_json(read_text(args.snap_path), index);
     std::vector<double> phase;
     std::vector<TodayJob> today;
     const TodayParams today_params;
-    if (traffic == "today") {
-      const uint64_t s = uint64_t(seed >= 0 ? seed : snap.seed >= 0 ? snap.seed : 1);
+    if (args.traffic == "today") {
+      const uint64_t s = uint64_t(args.seed >= 0 ? args.seed : snap.seed >= 0 ? snap.seed : 1);
       for (SnapshotJob &j : snap.jobs) {
         today.push_back(apply_today(j, s, today_params));
         phase.push_back(today.back().phase);
       }
     }
-    std::vector<Routing> routings;
-    if (routing_names.empty()) {
-      routings = {Routing::Adaptive, Routing::DModK};
-      if (!topo.routes.empty()) routings.push_back(Routing::AsRouted);
-    } else {
-      for (const std::string &n : routing_names) {
-        const Routing r = routing_from_name(n);
-        if (std::find(routings.begin(), routings.end(), r) == routings.end()) routings.push_back(r);
-      }
-      if (std::find(routings.begin(), routings.end(), Routing::AsRouted) != routings.end() && topo.routes.empty())
-        throw std::runtime_error(topo_path +
-                                 " has no routes: as-routed needs the forwarding tables (topoaware discover "
-                                 "--routes, or --ibnetdiscover with --lfts)");
-    }
+    const std::vector<Routing> routings = chosen_routings(args, topo);
     const size_t R = routings.size();
 
     int sg_argc = 1;
@@ -378,88 +495,16 @@ int main(int argc, char **argv) {
     sg4::Engine::set_config("network/model:CM02");
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:1e15");
-    Platform pf(topo, snap, routings, fairness == "pair");
+    Platform pf(topo, snap, routings, args.fairness == "pair");
     std::vector<std::vector<Times>> times(R, std::vector<Times>(snap.jobs.size()));
-    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, R, snap.jobs.size(), ring == "steps", phase, today_params.comm_fraction, times); });
+    sg4::Actor::create("driver", pf.driver(), [&]() { drive(pf, R, snap.jobs.size(), args.ring == "steps", phase, today_params.comm_fraction, times); });
     engine.run();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-
-    // Node-weighted totals: sum over jobs of nodes * time.
-    std::vector<std::array<double, 2>> wsum(R, {0, 0});
-    size_t nodes = 0;
-    for (size_t j = 0; j < snap.jobs.size(); ++j) {
-      nodes += snap.jobs[j].nodes.size();
-      for (size_t r = 0; r < R; ++r) {
-        wsum[r][0] += double(snap.jobs[j].nodes.size()) * times[r][j].alone;
-        wsum[r][1] += double(snap.jobs[j].nodes.size()) * times[r][j].shared;
-      }
-    }
-    auto slow = [](double alone, double shared) { return alone > 0 ? shared / alone : 1.0; };
-    if (format == "json") {
-      nlohmann::ordered_json out;
-      out["schema"] = "topoaware-netsim-result/1";
-      out["topology"] = topo.hash;
-      if (!topo.routes.empty()) out["routes"] = topo.routes.hash;
-      for (size_t r = 0; r < R; ++r) out["routings"].push_back(routing_name(routings[r]));
-      for (size_t j = 0; j < snap.jobs.size(); ++j) {
-        nlohmann::ordered_json jj;
-        jj["name"] = snap.jobs[j].name;
-        jj["nodes"] = snap.jobs[j].nodes.size();
-        if (!today.empty()) {
-          jj["model"] = today[j].model ? today[j].model->name : "snapshot";
-          jj["moe"] = today[j].moe;
-          jj["ep"] = snap.jobs[j].layout.ep;
-          jj["phase"] = today[j].phase;
-        }
-        for (size_t r = 0; r < R; ++r) {
-          const Times &t = times[r][j];
-          jj[routing_name(routings[r])] = {
-              {"alone_s", t.alone}, {"shared_s", t.shared}, {"slowdown", slow(t.alone, t.shared)}};
-        }
-        out["jobs"].push_back(jj);
-      }
-      for (size_t r = 0; r < R; ++r)
-        out["total"][routing_name(routings[r])] = {
-            {"node_s_alone", wsum[r][0]}, {"node_s_shared", wsum[r][1]}, {"slowdown", slow(wsum[r][0], wsum[r][1])}};
-      out["total"]["nodes"] = nodes;
-      if (link_loads)
-        for (size_t r = 0; r < R; ++r) {
-          nlohmann::ordered_json &lj = out["link_loads"][routing_name(routings[r])];
-          lj = nlohmann::ordered_json::array();
-          for (size_t l = 0; l < pf.loads(r).size(); ++l)
-            if (pf.loads(r)[l][0] > 0 || pf.loads(r)[l][1] > 0)
-              lj.push_back({{"link", pf.link_names(r)[l]},
-                            {"up_bytes", pf.loads(r)[l][0]},
-                            {"down_bytes", pf.loads(r)[l][1]}});
-        }
-      out["sim"] = {{"endpoints", pf.endpoints()},
-                    {"routes", pf.routes()},
-                    {"fairness", fairness},
-                    {"ring", ring},
-                    {"traffic", traffic},
-                    {"wall_s", wall}};
-      std::cout << out.dump(2) << "\n";
-    } else {
-      // One group of columns (alone, shared, slowdown) per routing, under the routing's label.
-      std::printf("%-16s %6s", "", "");
-      for (size_t r = 0; r < R; ++r) std::printf("  %-34s", routing_label(routings[r]));
-      std::printf("\n%-16s %6s", "job", "nodes");
-      for (size_t r = 0; r < R; ++r) std::printf("  %12s %12s %8s", "alone", "shared", "slow");
-      std::printf("\n");
-      for (size_t j = 0; j < snap.jobs.size(); ++j) {
-        std::printf("%-16s %6zu", snap.jobs[j].name.c_str(), snap.jobs[j].nodes.size());
-        for (size_t r = 0; r < R; ++r) {
-          const Times &t = times[r][j];
-          std::printf("  %10.3fms %10.3fms %8.3f", t.alone * 1e3, t.shared * 1e3, slow(t.alone, t.shared));
-        }
-        std::printf("\n");
-      }
-      std::printf("%-16s %6zu", "total", nodes);
-      for (size_t r = 0; r < R; ++r)
-        std::printf("  %10.3f   %10.3f   %8.3f", wsum[r][0], wsum[r][1], slow(wsum[r][0], wsum[r][1]));
-      std::printf("   (node-seconds)\n");
-      std::printf("# %zu endpoints, %zu routes, %.2f s wall\n", pf.endpoints(), pf.routes(), wall);
-    }
+    const Report report(args, topo, snap, today, routings, pf, times, wall);
+    if (args.format == "json")
+      report.print_json();
+    else
+      report.print_text();
   } catch (const std::exception &e) {
     std::fprintf(stderr, "netsim: %s\n", e.what());
     return 1;

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -239,9 +240,8 @@ std::vector<TraceJob> replay_workload(const Cluster &c, double load, int seed) {
   return t;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
+// The command line (see the top of the file).
+struct SimArgs {
   std::string mode = "default", out = "bench/results", snap_dir, policy_list;
   int seeds = 5, jobs = 0, snap_count = 8;
   // Seeds first_seed .. first_seed + seeds - 1: rules are tuned on low seeds and reported on seeds
@@ -251,30 +251,34 @@ int main(int argc, char **argv) {
   double jitter = 0;
   uint64_t jitter_seed = 1;
   std::vector<std::string> custom;
+};
+
+// Reads the options into a; false after the message on a bad one (the command exits 2).
+bool parse_args(int argc, char **argv, SimArgs &a) {
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick") mode = "quick";
-    else if (a == "--full") mode = "full";
-    else if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
-    else if (a == "--first-seed" && i + 1 < argc) first_seed = std::atoi(argv[++i]);
-    else if (a == "--jobs" && i + 1 < argc) jobs = std::atoi(argv[++i]);
-    else if (a == "--out" && i + 1 < argc) out = argv[++i];
-    else if (a == "--config" && i + 1 < argc) custom.push_back(argv[++i]);
-    else if (a == "--policies" && i + 1 < argc) policy_list = argv[++i];
-    else if (a == "--no-optimum") optimum = false;
-    else if (a == "--snapshots" && i + 1 < argc) snap_dir = argv[++i];
-    else if (a == "--snapshot-count" && i + 1 < argc) snap_count = std::atoi(argv[++i]);
-    else if (a == "--workload" && i + 1 < argc && (std::string(argv[i + 1]) == "generated" ||
+    std::string o = argv[i];
+    if (o == "--quick") a.mode = "quick";
+    else if (o == "--full") a.mode = "full";
+    else if (o == "--seeds" && i + 1 < argc) a.seeds = std::atoi(argv[++i]);
+    else if (o == "--first-seed" && i + 1 < argc) a.first_seed = std::atoi(argv[++i]);
+    else if (o == "--jobs" && i + 1 < argc) a.jobs = std::atoi(argv[++i]);
+    else if (o == "--out" && i + 1 < argc) a.out = argv[++i];
+    else if (o == "--config" && i + 1 < argc) a.custom.push_back(argv[++i]);
+    else if (o == "--policies" && i + 1 < argc) a.policy_list = argv[++i];
+    else if (o == "--no-optimum") a.optimum = false;
+    else if (o == "--snapshots" && i + 1 < argc) a.snap_dir = argv[++i];
+    else if (o == "--snapshot-count" && i + 1 < argc) a.snap_count = std::atoi(argv[++i]);
+    else if (o == "--workload" && i + 1 < argc && (std::string(argv[i + 1]) == "generated" ||
                                                    std::string(argv[i + 1]) == "replay"))
-      replay = std::string(argv[++i]) == "replay";
-    else if (a == "--jitter" && i + 1 < argc) {
+      a.replay = std::string(argv[++i]) == "replay";
+    else if (o == "--jitter" && i + 1 < argc) {
       const std::string v = argv[++i];
       char *end = nullptr;
-      jitter = std::strtod(v.c_str(), &end);
-      if (*end == ':') jitter_seed = std::strtoull(end + 1, &end, 10);
-      if (end == v.c_str() || *end || !(jitter >= 0)) {
+      a.jitter = std::strtod(v.c_str(), &end);
+      if (*end == ':') a.jitter_seed = std::strtoull(end + 1, &end, 10);
+      if (end == v.c_str() || *end || !(a.jitter >= 0)) {
         std::fprintf(stderr, "placement_sim: --jitter SEC[:SEED] (SEC >= 0), not '%s'\n", v.c_str());
-        return 2;
+        return false;
       }
     } else {
       std::fprintf(stderr,
@@ -283,34 +287,40 @@ int main(int argc, char **argv) {
                    "                     [--no-optimum]\n"
                    "                     [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]\n"
                    "                     [--jitter SEC[:SEED]]\n");
-      return 2;
+      return false;
     }
   }
-  std::vector<Config> cfgs;
-  auto J = [&](int def) { return jobs > 0 ? jobs : def; };
-  if (!custom.empty()) {
-    mode = "custom";
-    for (const std::string &spec : custom) {
+  return true;
+}
+
+// The configurations of the mode, or the --config ones (which make the mode "custom"); false
+// after the message on a --config without NODES (the command exits 2).
+bool make_configs(SimArgs &a, std::vector<Config> &cfgs) {
+  auto J = [&](int def) { return a.jobs > 0 ? a.jobs : def; };
+  const int seeds = a.seeds;
+  if (!a.custom.empty()) {
+    a.mode = "custom";
+    for (const std::string &spec : a.custom) {
       Config cf{"", 0, 0.9, true, seeds, J(600)};
       const size_t at = spec.find('@');
       if (at != std::string::npos) cf.topology = spec.substr(at + 1);
       const std::string head = spec.substr(0, at);
-      const size_t a = head.find(':'), b = head.find(':', a == std::string::npos ? a : a + 1);
-      if (a == std::string::npos) {
+      const size_t p = head.find(':'), q = head.find(':', p == std::string::npos ? p : p + 1);
+      if (p == std::string::npos) {
         std::fprintf(stderr, "placement_sim: --config FAMILY:NODES[:LOAD][@TOPOLOGY.json], not '%s'\n", spec.c_str());
-        return 2;
+        return false;
       }
-      cf.family = head.substr(0, a);
-      cf.nodes = std::atoi(head.substr(a + 1, b - a - 1).c_str());
-      if (b != std::string::npos) cf.load = std::atof(head.substr(b + 1).c_str());
+      cf.family = head.substr(0, p);
+      cf.nodes = std::atoi(head.substr(p + 1, q - p - 1).c_str());
+      if (q != std::string::npos) cf.load = std::atof(head.substr(q + 1).c_str());
       cfgs.push_back(cf);
     }
-  } else if (mode == "quick") {
+  } else if (a.mode == "quick") {
     cfgs.push_back({"ft2-2to1", 256, 0.9, true, std::min(seeds, 2), J(400), true});
     cfgs.push_back({"ft3-7to1", 512, 0.9, true, 1, J(300)});
     cfgs.push_back({"rail8", 256, 0.9, true, 1, J(300)});
     cfgs.push_back({"dfly", 256, 0.9, true, 1, J(300)});
-  } else if (mode == "default") {
+  } else if (a.mode == "default") {
     cfgs.push_back({"ft2-2to1", 2048, 0.9, true, seeds, J(1500), true});
     cfgs.push_back({"ft2-2to1", 2048, 0.9, false, seeds, J(1500)});
     cfgs.push_back({"ft2-2to1", 2048, 0.7, true, 2, J(1000)});
@@ -334,29 +344,13 @@ int main(int argc, char **argv) {
       }
     cfgs.push_back({"ft2-2to1", 2048, 0.9, false, seeds, J(1500)});
   }
-  if (replay)
+  if (a.replay)
     for (Config &cf : cfgs) cf.stretch = false;  // the replay's jobs sleep a fixed time
-  std::string cmd = "mkdir -p '" + out + "'";
-  if (std::system(cmd.c_str()) != 0) return 1;
-  FILE *runs = std::fopen((out + "/runs.csv").c_str(), "w");
-  FILE *summ = std::fopen((out + "/summary.csv").c_str(), "w");
-  if (!runs || !summ) {
-    std::fprintf(stderr, "cannot write into %s\n", out.c_str());
-    return 1;
-  }
-  std::fprintf(
-      runs,
-      "family,nodes,load,stretch,seed,jobs,policy,multi_node_jobs,ideal_rate_slurm_order,ideal_rate_topo_order,"
-      "hop_bytes_slurm_order,hop_bytes_topo_order,hop_bytes_ideal,spine_bytes_slurm_order,spine_bytes_topo_order,"
-      "slowdown_f0.1,slowdown_f0.3,slowdown_f0.5,slowdown_topo_f0.3,utilization,wait_mean_s,wait_p95_s,"
-      "bounded_slowdown,free_block_nodes,decision_us\n");
-  std::fprintf(summ,
-               "family,nodes,load,stretch,seeds,policy,ideal_rate_native,ideal_rate_topo_order,hop_vs_tree_native,"
-               "hop_vs_tree_topo_order,excess_hop_vs_tree,spine_vs_tree_native,spine_vs_tree_topo_order,slowdown_f0.1,"
-               "slowdown_f0.3,"
-               "slowdown_f0.5,utilization,useful_utilization,wait_mean_s,wait_p95_s,p95_vs_tree,bounded_slowdown,free_"
-               "block_nodes,decision_us\n");
-  std::map<int, std::map<std::string, std::pair<double, long>>> latency;  // nodes -> policy -> (s, n)
+  return true;
+}
+
+// The policies to run: the defaults, topoaware-nodomain only when named, then the --policies subset.
+std::vector<PolicySpec> chosen_policies(const std::string &policy_list) {
   std::vector<PolicySpec> specs = default_policies();
   // Only on request: on fabrics without NVLink domains it is topoaware itself.
   if (("," + policy_list + ",").find(",topoaware-nodomain,") != std::string::npos)
@@ -368,108 +362,178 @@ int main(int argc, char **argv) {
         keep.push_back(ps);
     specs = keep;
   }
+  return specs;
+}
+
+// Adds one run of a policy to its sums; topo_native: the policy runs with topoaware's own rank
+// order, so its native figures are the topo-order ones. tree_hop: slurm-tree's hop-bytes on the
+// same trace, for the per-seed ratio range.
+void add_run(Agg &a, const Summary &s, const SimResult &r, bool topo_native, int nodes, double tree_hop) {
+  ++a.runs;
+  a.multi += s.multi_node_jobs;
+  a.ideal_s += (topo_native ? s.ideal_rate_topo : s.ideal_rate_slurm) * s.multi_node_jobs;
+  a.ideal_t += s.ideal_rate_topo * s.multi_node_jobs;
+  a.hop_s += topo_native ? s.hop_topo : s.hop_slurm;
+  a.hop_t += s.hop_topo;
+  a.hop_i += s.hop_ideal;
+  a.spine_s += topo_native ? s.spine_topo : s.spine_slurm;
+  a.spine_t += s.spine_topo;
+  for (int k = 0; k < 3; ++k) a.sd_n[k] += s.slowdown_native[k], a.sd_t[k] += s.slowdown_topo[k];
+  a.util += s.utilization;
+  a.useful += r.useful_node_seconds / (double(nodes) * (r.window_hi - r.window_lo));
+  a.wait_mean += s.wait_mean;
+  a.wait_p95 += s.wait_p95;
+  a.bsld += s.bsld_mean;
+  a.block += s.free_block_mean;
+  a.dec_s += r.decision_seconds;
+  a.decisions += r.decisions;
+  const double hr = s.hop_topo / std::max(1e-300, tree_hop);
+  a.hop_ratio_min = std::min(a.hop_ratio_min, hr);
+  a.hop_ratio_max = std::max(a.hop_ratio_max, hr);
+}
+
+using RunResults = std::map<std::string, std::pair<Summary, SimResult>>;  // policy -> its run
+
+// One benchmark: the output files, the policies, and what the tables after the configurations
+// need (decision latencies, the target configuration's sums, the optimum's collectors).
+struct Bench {
+  const SimArgs &args;
+  std::vector<PolicySpec> specs;
+  FILE *runs = nullptr, *summ = nullptr;
   SimOptions opt;
+  std::map<int, std::map<std::string, std::pair<double, long>>> latency;  // nodes -> policy -> (s, n)
   std::map<std::string, Agg> target_agg;
   Config target_cfg{};
-  std::printf("# topoaware placement benchmark (%s mode). slurm-tree* and slurm-block* replicate Slurm's\n"
-              "# node selection; slurm-tree chose as real slurmctld 22.05 in every decision checked.\n", mode.c_str());
-  std::printf("# ratios are against slurm-tree (Slurm 22.05 best fit, node-index rank order) of the same trace.\n");
-  std::printf("# native = the rank order the policy runs with (Slurm policies: node-index; topoaware: its own);\n"
-              "# topo = every allocation re-ordered by topoaware's RankOrderer (placement gain alone).\n");
-  for (const Config &cf : cfgs) {
+  std::map<std::string, OptCtx> opt_res;
+  std::unique_ptr<Cluster> small;  // the optimum's instance; its policy names head the later tables
+
+  explicit Bench(const SimArgs &a) : args(a) {}
+
+  // runs.csv and summary.csv with their headers; false after the message (the command exits 1).
+  bool open_csvs() {
+    runs = std::fopen((args.out + "/runs.csv").c_str(), "w");
+    summ = std::fopen((args.out + "/summary.csv").c_str(), "w");
+    if (!runs || !summ) {
+      std::fprintf(stderr, "cannot write into %s\n", args.out.c_str());
+      return false;
+    }
+    std::fprintf(
+        runs,
+        "family,nodes,load,stretch,seed,jobs,policy,multi_node_jobs,ideal_rate_slurm_order,ideal_rate_topo_order,"
+        "hop_bytes_slurm_order,hop_bytes_topo_order,hop_bytes_ideal,spine_bytes_slurm_order,spine_bytes_topo_order,"
+        "slowdown_f0.1,slowdown_f0.3,slowdown_f0.5,slowdown_topo_f0.3,utilization,wait_mean_s,wait_p95_s,"
+        "bounded_slowdown,free_block_nodes,decision_us\n");
+    std::fprintf(summ,
+                 "family,nodes,load,stretch,seeds,policy,ideal_rate_native,ideal_rate_topo_order,hop_vs_tree_native,"
+                 "hop_vs_tree_topo_order,excess_hop_vs_tree,spine_vs_tree_native,spine_vs_tree_topo_order,slowdown_f0.1,"
+                 "slowdown_f0.3,"
+                 "slowdown_f0.5,utilization,useful_utilization,wait_mean_s,wait_p95_s,p95_vs_tree,bounded_slowdown,free_"
+                 "block_nodes,decision_us\n");
+    return true;
+  }
+
+  // Every seed of one configuration and its table; false when a snapshot folder cannot be made
+  // (the command exits 1). A cluster that cannot be built is skipped with a note.
+  bool run_config(const Config &cf) {
     std::unique_ptr<Cluster> c;
     try {
       c = cf.topology.empty() ? make_cluster(cf.family, cf.nodes) : load_cluster(cf.family, cf.nodes, cf.topology);
-      if (replay) replay_workload(*c, cf.load, 1);  // throws if the replay's generator cannot fill it
+      if (args.replay) replay_workload(*c, cf.load, 1);  // throws if the replay's generator cannot fill it
     } catch (const std::exception &e) {
       std::printf("# skip %s: %s\n", cfg_name(cf).c_str(), e.what());
-      continue;
+      return true;
     }
     opt.stretch = cf.stretch;
     std::map<std::string, Agg> agg;
-    const std::string cdir = snap_dir.empty() ? "" : snap_dir + "/" + c->name;
+    const std::string cdir = args.snap_dir.empty() ? "" : args.snap_dir + "/" + c->name;
     if (!cdir.empty()) {
-      if (std::system(("mkdir -p '" + cdir + "'").c_str()) != 0) return 1;
+      if (std::system(("mkdir -p '" + cdir + "'").c_str()) != 0) return false;
       write_file_safely(cdir + "/topology.json", to_json(c->topo));
     }
-    for (int seed = first_seed; seed < first_seed + cf.seeds; ++seed) {
-      const auto trace = replay ? replay_workload(*c, cf.load, seed)
-                          : c->topo.nvlink_domains.empty()
-                                ? make_trace(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes))
-                                : make_trace_nvl(c->nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
-      std::map<std::string, std::pair<Summary, SimResult>> res;
-      opt.snapshot_times.clear();
-      opt.window_lo = replay ? 0 : -1;
-      opt.window_hi = replay ? kReplaySpan : -1;
-      if (!cdir.empty()) {  // inside the window (arrivals of jobs 10%..90%), the same instants for every policy
-        const double lo = replay ? opt.window_lo : trace[trace.size() / 10].arrival;
-        const double hi = replay ? opt.window_hi : trace[trace.size() - 1 - trace.size() / 10].arrival;
-        for (int k = 0; k < snap_count; ++k) opt.snapshot_times.push_back(lo + (hi - lo) * (k + 0.5) / snap_count);
-      }
-      for (const PolicySpec &ps : specs) {
-        auto pol = make_policy(*c, ps, uint64_t(seed));
-        const std::vector<TraceJob> run_trace = jittered(trace, jitter, jitter_seed, seed, pol->name());
-        opt.on_snapshot = nullptr;
-        std::string pdir;
-        if (!cdir.empty()) {
-          pdir = cdir + "/s" + std::to_string(seed) + "/" + pol->name();
-          if (std::system(("mkdir -p '" + pdir + "'").c_str()) != 0) return 1;
-          opt.on_snapshot = [&, seed](int k, double t, const std::vector<SnapshotJob> &running) {
-            char name[32];
-            std::snprintf(name, sizeof name, "/snap%03d.json", k);
-            write_snapshot(pdir + name, *c, run_trace, opt.cost, pol->name(), seed, k, t, running);
-          };
-        }
-        SimResult r = simulate(*c, run_trace, *pol, opt);
-        Summary s = summarize(r);
-        const double win = r.window_hi - r.window_lo;
-        s.utilization = r.busy_node_seconds / (double(c->nodes) * win);
-        s.free_block_mean = r.free_block_node_seconds / win;
-        s.decision_us = r.decisions ? 1e6 * r.decision_seconds / double(r.decisions) : 0;
-        auto &lat = latency[c->nodes][pol->name()];
-        lat.first += r.decision_seconds;
-        lat.second += r.decisions;
-        res[pol->name()] = {s, std::move(r)};
-      }
-      const Summary &tree = res.at("slurm-tree").first;
-      for (auto &[name, sr] : res) {
-        const Summary &s = sr.first;
-        const bool topo_native = name.rfind("topoaware", 0) == 0;
-        std::fprintf(runs,
-                     "%s,%d,%.2f,%d,%d,%d,%s,%d,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%"
-                     ".3f,%.1f,%.2f\n",
-                     cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), seed, int(trace.size()), name.c_str(),
-                     s.multi_node_jobs, s.ideal_rate_slurm, s.ideal_rate_topo, s.hop_slurm, s.hop_topo, s.hop_ideal,
-                     s.spine_slurm, s.spine_topo, s.slowdown_native[0], s.slowdown_native[1], s.slowdown_native[2],
-                     s.slowdown_topo[1], s.utilization, s.wait_mean, s.wait_p95, s.bsld_mean, s.free_block_mean,
-                     s.decision_us);
-        Agg &a = agg[name];
-        ++a.runs;
-        a.multi += s.multi_node_jobs;
-        a.ideal_s += (topo_native ? s.ideal_rate_topo : s.ideal_rate_slurm) * s.multi_node_jobs;
-        a.ideal_t += s.ideal_rate_topo * s.multi_node_jobs;
-        a.hop_s += topo_native ? s.hop_topo : s.hop_slurm;
-        a.hop_t += s.hop_topo;
-        a.hop_i += s.hop_ideal;
-        a.spine_s += topo_native ? s.spine_topo : s.spine_slurm;
-        a.spine_t += s.spine_topo;
-        for (int k = 0; k < 3; ++k) a.sd_n[k] += s.slowdown_native[k], a.sd_t[k] += s.slowdown_topo[k];
-        a.util += s.utilization;
-        a.useful += sr.second.useful_node_seconds / (double(c->nodes) * (sr.second.window_hi - sr.second.window_lo));
-        a.wait_mean += s.wait_mean;
-        a.wait_p95 += s.wait_p95;
-        a.bsld += s.bsld_mean;
-        a.block += s.free_block_mean;
-        a.dec_s += sr.second.decision_seconds;
-        a.decisions += sr.second.decisions;
-        const double hr = s.hop_topo / std::max(1e-300, tree.hop_slurm);
-        a.hop_ratio_min = std::min(a.hop_ratio_min, hr);
-        a.hop_ratio_max = std::max(a.hop_ratio_max, hr);
-      }
-      std::fflush(runs);
+    for (int seed = args.first_seed; seed < args.first_seed + cf.seeds; ++seed)
+      if (!run_seed(cf, *c, cdir, seed, agg)) return false;
+    print_config(cf, *c, agg);
+    if (cf.target && cf.stretch) {
+      target_agg = agg;
+      target_cfg = cf;
     }
+    return true;
+  }
+
+  // One trace through every policy, at the same snapshot instants; their rows in runs.csv and
+  // their sums in agg. False when a snapshot folder cannot be made.
+  bool run_seed(const Config &cf, const Cluster &c, const std::string &cdir, int seed,
+                std::map<std::string, Agg> &agg) {
+    const bool replay = args.replay;
+    const auto trace = replay ? replay_workload(c, cf.load, seed)
+                        : c.topo.nvlink_domains.empty()
+                              ? make_trace(c.nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes))
+                              : make_trace_nvl(c.nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
+    RunResults res;
+    opt.snapshot_times.clear();
+    opt.window_lo = replay ? 0 : -1;
+    opt.window_hi = replay ? kReplaySpan : -1;
+    if (!cdir.empty()) {  // inside the window (arrivals of jobs 10%..90%), the same instants for every policy
+      const double lo = replay ? opt.window_lo : trace[trace.size() / 10].arrival;
+      const double hi = replay ? opt.window_hi : trace[trace.size() - 1 - trace.size() / 10].arrival;
+      for (int k = 0; k < args.snap_count; ++k)
+        opt.snapshot_times.push_back(lo + (hi - lo) * (k + 0.5) / args.snap_count);
+    }
+    for (const PolicySpec &ps : specs)
+      if (!run_policy(c, ps, trace, cdir, seed, res)) return false;
+    const Summary &tree = res.at("slurm-tree").first;
+    for (auto &[name, sr] : res) {
+      write_run_row(cf, seed, int(trace.size()), name, sr.first);
+      add_run(agg[name], sr.first, sr.second, name.rfind("topoaware", 0) == 0, c.nodes, tree.hop_slurm);
+    }
+    std::fflush(runs);
+    return true;
+  }
+
+  // One policy on one trace (jittered as asked, its snapshots written), into res and the latency
+  // sums. False when its snapshot folder cannot be made.
+  bool run_policy(const Cluster &c, const PolicySpec &ps, const std::vector<TraceJob> &trace,
+                  const std::string &cdir, int seed, RunResults &res) {
+    auto pol = make_policy(c, ps, uint64_t(seed));
+    const std::vector<TraceJob> run_trace = jittered(trace, args.jitter, args.jitter_seed, seed, pol->name());
+    opt.on_snapshot = nullptr;
+    std::string pdir;
+    if (!cdir.empty()) {
+      pdir = cdir + "/s" + std::to_string(seed) + "/" + pol->name();
+      if (std::system(("mkdir -p '" + pdir + "'").c_str()) != 0) return false;
+      opt.on_snapshot = [&, seed](int k, double t, const std::vector<SnapshotJob> &running) {
+        char name[32];
+        std::snprintf(name, sizeof name, "/snap%03d.json", k);
+        write_snapshot(pdir + name, c, run_trace, opt.cost, pol->name(), seed, k, t, running);
+      };
+    }
+    SimResult r = simulate(c, run_trace, *pol, opt);
+    Summary s = summarize(r);
+    const double win = r.window_hi - r.window_lo;
+    s.utilization = r.busy_node_seconds / (double(c.nodes) * win);
+    s.free_block_mean = r.free_block_node_seconds / win;
+    s.decision_us = r.decisions ? 1e6 * r.decision_seconds / double(r.decisions) : 0;
+    auto &lat = latency[c.nodes][pol->name()];
+    lat.first += r.decision_seconds;
+    lat.second += r.decisions;
+    res[pol->name()] = {s, std::move(r)};
+    return true;
+  }
+
+  void write_run_row(const Config &cf, int seed, int jobs, const std::string &name, const Summary &s) {
+    std::fprintf(runs,
+                 "%s,%d,%.2f,%d,%d,%d,%s,%d,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.5f,%.5f,%.5f,%.5f,%.1f,%.1f,%"
+                 ".3f,%.1f,%.2f\n",
+                 cf.family.c_str(), cf.nodes, cf.load, int(cf.stretch), seed, jobs, name.c_str(), s.multi_node_jobs,
+                 s.ideal_rate_slurm, s.ideal_rate_topo, s.hop_slurm, s.hop_topo, s.hop_ideal, s.spine_slurm,
+                 s.spine_topo, s.slowdown_native[0], s.slowdown_native[1], s.slowdown_native[2], s.slowdown_topo[1],
+                 s.utilization, s.wait_mean, s.wait_p95, s.bsld_mean, s.free_block_mean, s.decision_us);
+  }
+
+  // One configuration's table (every policy against slurm-tree) and its rows in summary.csv.
+  void print_config(const Config &cf, const Cluster &c, const std::map<std::string, Agg> &agg) {
     const Agg &tr = agg.at("slurm-tree");
-    if (replay)
+    if (args.replay)
       std::printf("\n## %s, %d replay traces (bench/slurm_replay.sh's, seeds 1..%d; window: the %.0f s of arrivals)\n",
                   cfg_name(cf).c_str(), cf.seeds, cf.seeds, kReplaySpan);
     else
@@ -479,7 +543,7 @@ int main(int argc, char **argv) {
                 "ideal%t", "hop/tr", "hop/tr.t", "exc/tr", "spn/tr", "spn/tr.t", "sd.1", "sd.3", "sd.5", "util%",
                 "usef%", "wait_m", "wait_p95", "p95/tr", "bsld", "blk", "dec_us");
     for (const PolicySpec &ps : specs) {
-      auto pol = make_policy(*c, ps, 1);
+      auto pol = make_policy(c, ps, 1);
       const std::string name = pol->name();
       const Agg &a = agg.at(name);
       const double r = a.runs;
@@ -505,72 +569,71 @@ int main(int argc, char **argv) {
     std::printf("(hop-bytes of the ideal placement of the same jobs / slurm-tree: %.3f)\n", tr.hop_i / tr.hop_s);
     std::fflush(stdout);
     std::fflush(summ);
-    if (cf.target && cf.stretch) {
-      target_agg = agg;
-      target_cfg = cf;
-    }
   }
-  std::fclose(runs);
-  std::fclose(summ);
 
-  if (!optimum || mode == "custom") {
-    std::printf("\nwrote %s/{runs,summary}.csv\n", out.c_str());
-    return 0;
-  }
   // Exact optimum on small instances: 64 nodes (8 leaves x 8, 2:1), jobs up to 16 nodes.
-  std::printf("\n## exact optimum of the cost model per placement decision (multi-node jobs), small instances\n");
-  FILE *optf = std::fopen((out + "/optimum.csv").c_str(), "w");
-  std::fprintf(optf, "instance,seeds,policy,decisions,solved,within_5pct,mean_gap,max_gap,better_than_search\n");
-  std::map<std::string, OptCtx> opt_res;
-  const int opt_seeds = mode == "quick" ? 1 : std::min(seeds, 3);
-  auto small = make_small_cluster(8, 8);
-  for (int seed = 1; seed <= opt_seeds; ++seed) {
-    const auto trace = make_trace(small->nodes, mode == "quick" ? 150 : 400, 0.9, uint64_t(seed) * 104729);
-    for (const PolicySpec &ps : specs) {
-      auto pol = make_policy(*small, ps, uint64_t(seed));
-      RankOrderer orderer(*small->index);
-      OptCtx &o = opt_res[pol->name()];
-      o.params = &opt.cost;
-      o.orderer = &orderer;
-      SimOptions so = opt;
-      so.stretch = true;
-      simulate(*small, trace, *pol, so, opt_hook, &o);
-      o.orderer = nullptr;
+  void run_optimum() {
+    std::printf("\n## exact optimum of the cost model per placement decision (multi-node jobs), small instances\n");
+    FILE *optf = std::fopen((args.out + "/optimum.csv").c_str(), "w");
+    std::fprintf(optf, "instance,seeds,policy,decisions,solved,within_5pct,mean_gap,max_gap,better_than_search\n");
+    const int opt_seeds = args.mode == "quick" ? 1 : std::min(args.seeds, 3);
+    small = make_small_cluster(8, 8);
+    for (int seed = 1; seed <= opt_seeds; ++seed) {
+      const auto trace = make_trace(small->nodes, args.mode == "quick" ? 150 : 400, 0.9, uint64_t(seed) * 104729);
+      for (const PolicySpec &ps : specs) {
+        auto pol = make_policy(*small, ps, uint64_t(seed));
+        RankOrderer orderer(*small->index);
+        OptCtx &o = opt_res[pol->name()];
+        o.params = &opt.cost;
+        o.orderer = &orderer;
+        SimOptions so = opt;
+        so.stretch = true;
+        // No snapshots here: the last configuration's callback writes into that run's folder and
+        // refers to its cluster, trace and policy, gone by now.
+        so.snapshot_times.clear();
+        so.on_snapshot = nullptr;
+        simulate(*small, trace, *pol, so, opt_hook, &o);
+        o.orderer = nullptr;
+      }
     }
-  }
-  std::printf("%-20s %9s %7s %9s %9s %9s\n", "policy", "decisions", "solved", "within5%", "mean_gap", "max_gap");
-  for (const PolicySpec &ps : specs) {
-    const std::string name = make_policy(*small, ps, 1)->name();
-    const OptCtx &o = opt_res[name];
-    std::printf("%-20s %9ld %7ld %8.1f%% %8.2f%% %8.1f%%\n", name.c_str(), o.decisions, o.solved,
-                100.0 * double(o.within5) / std::max(1L, o.solved), 100 * o.sum_gap / std::max(1L, o.solved),
-                100 * o.max_gap);
-    std::fprintf(optf, "%s,%d,%s,%ld,%ld,%ld,%.5f,%.5f,%ld\n", small->name.c_str(), opt_seeds, name.c_str(),
-                 o.decisions, o.solved, o.within5, o.sum_gap / std::max(1L, o.solved), o.max_gap, o.better);
-  }
-  std::fclose(optf);
-
-  // Decision latency against node count.
-  std::printf("\n## mean decision latency (us per select() call, inside the simulation) by node count\n%-8s", "nodes");
-  FILE *latf = std::fopen((out + "/latency.csv").c_str(), "w");
-  std::fprintf(latf, "nodes,policy,calls,mean_us\n");
-  for (const PolicySpec &ps : specs) std::printf(" %20s", make_policy(*small, ps, 1)->name().c_str());
-  std::printf("\n");
-  for (auto &[n, m] : latency) {
-    std::printf("%-8d", n);
+    std::printf("%-20s %9s %7s %9s %9s %9s\n", "policy", "decisions", "solved", "within5%", "mean_gap", "max_gap");
     for (const PolicySpec &ps : specs) {
       const std::string name = make_policy(*small, ps, 1)->name();
-      const auto &v = m[name];
-      std::printf(" %20.1f", v.second ? 1e6 * v.first / double(v.second) : 0.0);
-      std::fprintf(latf, "%d,%s,%ld,%.3f\n", n, name.c_str(), v.second,
-                   v.second ? 1e6 * v.first / double(v.second) : 0.0);
+      const OptCtx &o = opt_res[name];
+      std::printf("%-20s %9ld %7ld %8.1f%% %8.2f%% %8.1f%%\n", name.c_str(), o.decisions, o.solved,
+                  100.0 * double(o.within5) / std::max(1L, o.solved), 100 * o.sum_gap / std::max(1L, o.solved),
+                  100 * o.max_gap);
+      std::fprintf(optf, "%s,%d,%s,%ld,%ld,%ld,%.5f,%.5f,%ld\n", small->name.c_str(), opt_seeds, name.c_str(),
+                   o.decisions, o.solved, o.within5, o.sum_gap / std::max(1L, o.solved), o.max_gap, o.better);
     }
-    std::printf("\n");
+    std::fclose(optf);
   }
-  std::fclose(latf);
 
-  // Targets on the target configuration (docs/design.md, "How placement is judged").
-  if (!target_agg.empty()) {
+  // Decision latency against node count (after run_optimum: its instance names the policies).
+  void print_latency() {
+    std::printf("\n## mean decision latency (us per select() call, inside the simulation) by node count\n%-8s",
+                "nodes");
+    FILE *latf = std::fopen((args.out + "/latency.csv").c_str(), "w");
+    std::fprintf(latf, "nodes,policy,calls,mean_us\n");
+    for (const PolicySpec &ps : specs) std::printf(" %20s", make_policy(*small, ps, 1)->name().c_str());
+    std::printf("\n");
+    for (auto &[n, m] : latency) {
+      std::printf("%-8d", n);
+      for (const PolicySpec &ps : specs) {
+        const std::string name = make_policy(*small, ps, 1)->name();
+        const auto &v = m[name];
+        std::printf(" %20.1f", v.second ? 1e6 * v.first / double(v.second) : 0.0);
+        std::fprintf(latf, "%d,%s,%ld,%.3f\n", n, name.c_str(), v.second,
+                     v.second ? 1e6 * v.first / double(v.second) : 0.0);
+      }
+      std::printf("\n");
+    }
+    std::fclose(latf);
+  }
+
+  // Targets on the target configuration (docs/design.md, "How placement is judged"), then its plot.
+  void print_targets() {
+    if (target_agg.empty()) return;
     const Agg &tr = target_agg.at("slurm-tree"), &ta = target_agg.at("topoaware");
     double best_util = 0;
     std::string best_name;
@@ -598,7 +661,13 @@ int main(int argc, char **argv) {
                 100 * gap, gap <= 0.05 ? "MET" : "MISSED", 100.0 * double(o.within5) / std::max(1L, o.solved));
     std::printf("(hop-bytes of the ideal placement of the same jobs / slurm-tree: %.3f: the floor of that ratio)\n",
                 tr.hop_i / tr.hop_s);
-    // plot
+    plot_targets(tr);
+    std::printf("\nwrote %s/{runs,summary,optimum,latency}.csv and %s/placement.svg\n", args.out.c_str(),
+                args.out.c_str());
+  }
+
+  // placement.svg: every policy's ratios against slurm-tree (tr) on the target configuration.
+  void plot_targets(const Agg &tr) {
     std::vector<std::string> labels, series = {"hop-bytes (native order)", "hop-bytes (topoaware order)",
                                                "spine bytes (native order)", "p95 wait"};
     std::vector<std::vector<double>> vals(4);
@@ -611,10 +680,42 @@ int main(int argc, char **argv) {
       vals[2].push_back(a.spine_s / std::max(1e-300, tr.spine_s));
       vals[3].push_back(tr.wait_p95 > 0 ? a.wait_p95 / tr.wait_p95 : 1);
     }
-    svg_bars(out + "/placement.svg", "Ratios vs Slurm tree best-fit, " + cfg_name(target_cfg) + ", " +
-                                         std::to_string(target_cfg.seeds) + " seeds (Slurm replicas provisional)",
+    svg_bars(args.out + "/placement.svg", "Ratios vs Slurm tree best-fit, " + cfg_name(target_cfg) + ", " +
+                                              std::to_string(target_cfg.seeds) +
+                                              " seeds (Slurm replicas provisional)",
              labels, series, vals);
-    std::printf("\nwrote %s/{runs,summary,optimum,latency}.csv and %s/placement.svg\n", out.c_str(), out.c_str());
   }
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  SimArgs args;
+  if (!parse_args(argc, argv, args)) return 2;
+  std::vector<Config> cfgs;
+  if (!make_configs(args, cfgs)) return 2;
+  std::string cmd = "mkdir -p '" + args.out + "'";
+  if (std::system(cmd.c_str()) != 0) return 1;
+  Bench b(args);
+  if (!b.open_csvs()) return 1;
+  b.specs = chosen_policies(args.policy_list);
+  std::printf("# topoaware placement benchmark (%s mode). slurm-tree* and slurm-block* replicate Slurm's\n"
+              "# node selection; slurm-tree chose as real slurmctld 22.05 in every decision checked.\n",
+              args.mode.c_str());
+  std::printf("# ratios are against slurm-tree (Slurm 22.05 best fit, node-index rank order) of the same trace.\n");
+  std::printf("# native = the rank order the policy runs with (Slurm policies: node-index; topoaware: its own);\n"
+              "# topo = every allocation re-ordered by topoaware's RankOrderer (placement gain alone).\n");
+  for (const Config &cf : cfgs)
+    if (!b.run_config(cf)) return 1;
+  std::fclose(b.runs);
+  std::fclose(b.summ);
+
+  if (!args.optimum || args.mode == "custom") {
+    std::printf("\nwrote %s/{runs,summary}.csv\n", args.out.c_str());
+    return 0;
+  }
+  b.run_optimum();
+  b.print_latency();
+  b.print_targets();
   return 0;
 }
