@@ -588,6 +588,9 @@ struct Bench {
         o.orderer = &orderer;
         SimOptions so = opt;
         so.stretch = true;
+        // Generated traces here, whatever the workload of the configurations: results over the
+        // default window (a replay's 0-240 s would not fit them; only the decisions are used).
+        so.window_lo = so.window_hi = -1;
         // No snapshots here: the last configuration's callback writes into that run's folder and
         // refers to its cluster, trace and policy, gone by now.
         so.snapshot_times.clear();
