@@ -10,9 +10,9 @@
 // policy) as topoaware-netsim/1 snapshots for bench/netsim (bench/netsim_report.py scores them).
 // --workload replay: instead of make_trace, the traces of the replays through real slurmctld
 // (bench/sim/replay_trace.hpp, as bench/slurm_replay.sh draws them: seed S is the replay's seed S,
-// 240 s of arrivals at the configuration's load, the fragmented start, time limits in whole
-// minutes, plain jobs without a layout), fixed runtimes (no stretch, as the replay's sleeps), the
-// window the whole trace; --jobs is not used.
+// 240 s of arrivals at the configuration's load, jobs of up to a quarter of the cluster, the
+// fragmented start, time limits in whole minutes, plain jobs without a layout), fixed runtimes (no
+// stretch, as the replay's sleeps), the window the whole trace; --jobs is not used.
 // --jitter SEC[:SEED]: each policy runs the trace with every job's runtime moved by a uniform draw
 // in [-SEC, SEC] of its own (generator seeded by the trace seed, SEED and the policy's name), so
 // the policies' schedules diverge as two runs of a real replay do (jobs end tenths of seconds
@@ -218,6 +218,8 @@ std::vector<TraceJob> replay_workload(const Cluster &c, double load, int seed) {
   spec.seed = uint64_t(seed);
   spec.nodes = c.nodes;
   spec.per_leaf = c.bblock_node_cnt;
+  // bench/slurm_replay.sh's --max-nodes: a quarter of the cluster (16 of 64 nodes, 128 of 512).
+  spec.max_nodes = std::max(1, c.nodes / 4);
   spec.span = kReplaySpan;
   spec.load = load;
   spec.frag = true;
