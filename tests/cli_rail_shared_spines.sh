@@ -100,5 +100,8 @@ err=$("$bin" generate rail --rails 2 --units 2 --hosts-per-unit 4 --uplinks 6 --
   { grep -q "must be a multiple of shared_spines (4)" <<<"$err" && ok "uplinks not a multiple of --spines refused" ||
       bad "uplinks/spines message: $err"; }
 
+err=$("$bin" generate rail --spines 0 --json "$tmp/x.json" 2>&1) && bad "--spines 0 accepted" ||
+  { grep -q -- "--spines must be a positive number" <<<"$err" && ok "--spines 0 refused" || bad "--spines 0: $err"; }
+
 [ $fails -eq 0 ] || exit 1
 echo "all rail shared-spine checks passed"
