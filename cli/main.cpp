@@ -545,14 +545,17 @@ CLI::App *add_generate_command(CLI::App &app, GenerateOptions &g) {
   gen->add_option("--hosts-per-leaf", g.fat.hosts_per_leaf, "fat-tree: hosts on each leaf");
   gen->add_option("--uplinks", g.fat.uplinks_per_leaf,
                   "fat-tree, rail: uplink cables per leaf (hosts/uplinks = oversubscription)");
-  gen->add_option("--spines", g.fat.spines, "fat-tree: spines (per pod with --levels 3)");
+  auto *spines = gen->add_option("--spines", g.fat.spines,
+                                 "fat-tree: spines (per pod with --levels 3); rail: spines shared by all rails "
+                                 "(one subnet)");
   gen->add_option("--leaves-per-pod", g.fat.leaves_per_pod, "fat-tree --levels 3: leaves in each pod");
   gen->add_option("--cores", g.fat.cores, "fat-tree --levels 3: core switches");
   gen->add_option("--core-uplinks", g.fat.core_uplinks_per_spine, "fat-tree --levels 3: uplinks of each spine");
   gen->add_option("--rails", g.rail.rails, "rail: HCAs per host, one leaf per rail in each unit");
   gen->add_option("--units", g.rail.units, "rail: scalable units");
   gen->add_option("--hosts-per-unit", g.rail.hosts_per_unit, "rail: hosts in each unit");
-  gen->add_option("--spines-per-rail", g.rail.spines_per_rail, "rail: spines of each rail");
+  gen->add_option("--spines-per-rail", g.rail.spines_per_rail, "rail: spines of each rail (a subnet per rail)")
+      ->excludes(spines);
   gen->add_option("--groups", g.dfly.groups, "dragonfly: groups");
   gen->add_option("--routers-per-group", g.dfly.routers_per_group, "dragonfly: routers in each group");
   gen->add_option("--hosts-per-router", g.dfly.hosts_per_router, "dragonfly: hosts on each router");
@@ -580,6 +583,11 @@ int run_generate(GenerateOptions &g, const CLI::App &gen) {
   g.fat.radix = g.radix;
   g.fat.cabling_seed = g.rail.cabling_seed = g.cabling_seed;
   if (gen.count("--uplinks")) g.rail.uplinks_per_leaf = g.fat.uplinks_per_leaf;
+  if (gen.count("--spines")) {
+    // 0 would mean "a subnet per rail" in RailSpec: ask for a real count instead.
+    if (g.kind == "rail" && g.fat.spines <= 0) throw Failure("--spines must be a positive number", kExitUsage);
+    g.rail.shared_spines = g.fat.spines;
+  }
   return generate(g);
 }
 

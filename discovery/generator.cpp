@@ -330,21 +330,30 @@ Fabric generate_rail(const RailSpec &s) {
   check_positive(what, "rails", s.rails);
   check_positive(what, "units", s.units);
   check_positive(what, "hosts_per_unit", s.hosts_per_unit);
-  check_positive(what, "spines_per_rail", s.spines_per_rail);
+  if (s.shared_spines < 0) bad(std::string(what) + ": shared_spines must not be negative");
+  const bool shared = s.shared_spines > 0;
+  const char *spines_name = shared ? "shared_spines" : "spines_per_rail";
+  if (!shared) check_positive(what, "spines_per_rail", s.spines_per_rail);
   check_positive(what, "uplinks_per_leaf", s.uplinks_per_leaf);
-  const long R = s.rails, SU = s.units, H = s.hosts_per_unit, S = s.spines_per_rail, U = s.uplinks_per_leaf;
-  check_multiple(what, "uplinks_per_leaf", U, "spines_per_rail", S);
+  const long R = s.rails, SU = s.units, H = s.hosts_per_unit, U = s.uplinks_per_leaf;
+  const long S = shared ? s.shared_spines : s.spines_per_rail;
+  check_multiple(what, "uplinks_per_leaf", U, spines_name, S);
   const long per_pair = U / S;
   const long hosts = SU * H;
   if (hosts * R > 10000000)
     bad(std::string(what) + ": " + std::to_string(hosts * R) + " HCAs is beyond what the generator supports");
-  int radix = choose_radix(what, static_cast<int>(std::max(H + U, SU * per_pair)), 0);
+  // A spine takes per_pair cables from every leaf it serves: the units' leaves of its rail, or of
+  // every rail when shared.
+  const long spine_ports = (shared ? SU * R : SU) * per_pair;
+  int radix = choose_radix(what, static_cast<int>(std::max(H + U, spine_ports)), 0);
 
-  Builder b(link, "generated rail-optimized fabric");
+  Builder b(link, shared ? "generated rail-optimized fabric (spines shared by all rails)"
+                         : "generated rail-optimized fabric");
   const int hw = std::max(4, digits(hosts));
   const int uw = digits(SU), rw = digits(R), sw = std::max(2, digits(S));
   // Names are 1-based like NVIDIA's SuperPOD documents ("SU1", "rail 1"): HCA mlx5_(r-1) of a
-  // host plugs into leaf "su<u>-rail<r>-leaf"; rail r's spines are "rail<r>-spine<NN>".
+  // host plugs into leaf "su<u>-rail<r>-leaf"; rail r's spines are "rail<r>-spine<NN>", spines
+  // shared by all rails "spine<NN>".
   std::vector<std::vector<size_t>> cas(hosts, std::vector<size_t>(R));
   for (long h = 0; h < hosts; ++h) {
     std::string host = numbered(s.host_prefix, h + 1, hw);
@@ -354,18 +363,25 @@ Fabric generate_rail(const RailSpec &s) {
   for (long u = 0; u < SU; ++u)
     for (long r = 0; r < R; ++r)
       leaf[u][r] = b.add_switch(numbered("su", u + 1, uw) + numbered("-rail", r + 1, rw) + "-leaf", radix);
-  std::vector<std::vector<size_t>> spine(R, std::vector<size_t>(S));
-  for (long r = 0; r < R; ++r)
+  // spine[r] is rail r's spines; with shared spines every rail's entry is the same list.
+  std::vector<std::vector<size_t>> spine(shared ? 1 : R, std::vector<size_t>(S));
+  for (size_t r = 0; r < spine.size(); ++r)
     for (long i = 0; i < S; ++i)
-      spine[r][i] = b.add_switch(numbered("rail", r + 1, rw) + numbered("-spine", i + 1, sw), radix);
+      spine[r][i] = b.add_switch(
+          (shared ? std::string() : numbered("rail", static_cast<long>(r) + 1, rw) + "-") + numbered("spine", i + 1, sw),
+          radix);
 
   for (long u = 0; u < SU; ++u)
     for (long r = 0; r < R; ++r) {
       const std::vector<long> slot = down_slots(s.cabling_seed, static_cast<uint64_t>(u * R + r), H);
       for (long h = 0; h < H; ++h)
         b.link(leaf[u][r], static_cast<int>(slot[static_cast<size_t>(h)] + 1), cas[u * H + h][r], 1);
+      // On a spine, the leaves that reach it take its ports in (unit, rail) order, per_pair each.
+      const std::vector<size_t> &up = spine[shared ? 0 : static_cast<size_t>(r)];
+      const long index = shared ? u * R + r : u;
       for (long j = 0; j < U; ++j)
-        b.link(leaf[u][r], static_cast<int>(H + j + 1), spine[r][j % S], static_cast<int>(u * per_pair + j / S + 1));
+        b.link(leaf[u][r], static_cast<int>(H + j + 1), up[static_cast<size_t>(j % S)],
+               static_cast<int>(index * per_pair + j / S + 1));
     }
   return b.done();
 }

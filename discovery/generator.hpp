@@ -37,7 +37,11 @@ struct RailSpec {
   int rails = 8;              // HCAs per host, HCA r plugs into leaf r of its scalable unit
   int units = 4;              // scalable units (leaf groups)
   int hosts_per_unit = 32;
-  int spines_per_rail = 4;    // each rail's leaves uplink to their rail's spines
+  int spines_per_rail = 4;    // each rail's leaves uplink to their rail's spines (a subnet per rail)
+  // > 0: instead, this many spines shared by every rail (one subnet, as most rail-optimized
+  // clusters are built): each leaf spreads its uplinks over all of them, so traffic from one rail
+  // to another can cross a spine. spines_per_rail is then ignored.
+  int shared_spines = 0;
   int uplinks_per_leaf = 32;
   std::string speed = "HDR";
   int width = 4;

@@ -15,8 +15,8 @@ TESTS += tests/cli_help_matches_man.sh
 EXTRA_DIST += tests/cli_help_matches_man.sh
 TESTS += tests/cli_discover.sh tests/cli_nvlink.sh tests/cli_topology_yaml.sh
 EXTRA_DIST += tests/cli_discover.sh tests/cli_nvlink.sh tests/cli_topology_yaml.sh
-TESTS += tests/cli_plan.sh tests/cli_metrics.sh
-EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh
+TESTS += tests/cli_plan.sh tests/cli_metrics.sh tests/cli_rail_shared_spines.sh
+EXTRA_DIST += tests/cli_plan.sh tests/cli_metrics.sh tests/cli_rail_shared_spines.sh
 # Every file the command writes, as root into a folder another user may write to (SKIP unless root).
 TESTS += tests/cli_safe_write.sh
 EXTRA_DIST += tests/cli_safe_write.sh

@@ -29,7 +29,8 @@
 #   - shared, adaptive: leaf001's two uplinks are one 50 GB/s link: 40 ms.
 # Last, bench/netsim/routes.sh on the same spec (reading the tables live, and through dump_fts)
 # gives the same routes as the live walk and as the saved copy in tests/fixtures/routes (which
-# tests/cli_plan_flows.sh reads).
+# tests/cli_plan_flows.sh reads); on 2 rails, one subnet and OpenSM per rail; on 2 rails that meet
+# at shared spines, one of each.
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
@@ -264,3 +265,35 @@ for r in ("rail1-spine", "rail2-spine"):
     assert busy, "no as-routed load on %s: the job's ring on that rail did not cross the units" % r
 EOF2
 ta_pass "bench/netsim/routes.sh on 2 rails: one OpenSM and one subnet per rail, every NIC routed in its rail, netsim as-routed follows both"
+
+# Rails that meet at shared spines (generate rail --spines) are one subnet: routes.sh tells so from
+# the cabling and routes them with one OpenSM; every NIC of every host has its LID in that subnet,
+# every switch routes them all, and a 2-node job's per-NIC rings cross the units through the spines.
+shared=(rail --rails 2 --units 2 --hosts-per-unit 4 --spines 2 --uplinks 4)
+top_builddir="$top_builddir" bash "$top_srcdir/bench/netsim/routes.sh" --engine ftree --seed 1 \
+  "$work/shared-routed.json" -- "${shared[@]}" >/dev/null 2>"$work/shared-routed.err" ||
+  ta_fail "bench/netsim/routes.sh on rails with shared spines failed: $(tail -3 "$work/shared-routed.err")"
+"$bin" generate "${shared[@]}" --shuffle-cabling 1 --json "$work/shared-expected.json" >/dev/null ||
+  ta_fail "generate rail --spines failed"
+! grep -q 'planes, one OpenSM each' "$work/shared-routed.err" && grep -q '^opensm -o -R ftree (1 plane(s))' "$work/shared-routed.err" ||
+  ta_fail "routes.sh did not route the shared-spine rails as one plane: $(cat "$work/shared-routed.err")"
+"$netsim" --topology "$work/shared-routed.json" --snapshot "$work/rail-job.json" --routing as-routed --link-loads \
+  --format json >"$work/shared-loads.json" 2>"$work/shared-loads.err" ||
+  ta_fail "netsim as-routed on the shared-spine rails failed: $(tail -3 "$work/shared-loads.err")"
+python3 - "$work/shared-routed.json" "$work/shared-expected.json" "$work/shared-loads.json" <<'EOF2' || ta_fail "routes.sh on shared-spine rails"
+import base64, json, sys
+t, want, loads = (json.load(open(p)) for p in sys.argv[1:4])
+assert t["hash"] == want["hash"], "cabling differs from the generated rails"
+subnets = t["routes"]["subnets"]
+assert len(subnets) == 1, "%d subnets, want one" % len(subnets)
+lids = {q[0]: q[2] for q in subnets[0]["ports"]}
+nics = [p["ca_guid"] for h in t["hosts"] for p in h["ports"]]
+assert len(nics) == 16 and all(g in lids for g in nics), "a NIC has no LID"
+assert len(subnets[0]["switches"]) == 6, "want 4 rail leaves and 2 spines in the subnet"
+for s in subnets[0]["switches"]:
+    lft = base64.b64decode(s["lft"])
+    assert all(lids[g] < len(lft) and lft[lids[g]] != 255 for g in nics), "%s does not route every NIC" % s["guid"]
+busy = [l for l in loads["link_loads"]["as-routed"] if "spine" in l["link"] and (l["up_bytes"] or l["down_bytes"])]
+assert busy, "no as-routed load through the spines: the job's rings did not cross the units"
+EOF2
+ta_pass "bench/netsim/routes.sh on rails with shared spines: one OpenSM, one subnet, every NIC routed by every switch"

@@ -455,6 +455,8 @@ static std::vector<EmptyLeafCase> fabrics_to_grow() {
   RailSpec rail;
   rail.rails = 2, rail.units = 3, rail.hosts_per_unit = 4, rail.spines_per_rail = 2, rail.uplinks_per_leaf = 4;
   out.push_back({"rail", generate_rail(rail)});
+  rail.shared_spines = 2;  // the rails meet at the spines: one subnet
+  out.push_back({"rail-shared-spines", generate_rail(rail)});
   return out;
 }
 

@@ -333,6 +333,56 @@ void test_rail(void **) {
   check_deterministic([] { return generate_rail(rail2()); });
 }
 
+// Spines shared by all rails (one subnet): every rail leaf spreads its uplinks over every spine,
+// spine ports in (unit, rail) order; hosts stay on their rails' leaves as with a subnet per rail.
+void test_rail_shared_spines(void **) {
+  RailSpec s = rail2();
+  s.shared_spines = 4;
+  Fabric f = generate_rail(s);
+  check_invariants(f);
+  Counts c = count(f);
+  assert_int_equal(c.cas, 2 * 16);
+  assert_int_equal(c.switches, 4 + 4);
+  assert_int_equal(c.cables, 32 + 4 * 8);
+  assert_null(by_desc(f, "rail1-spine01"));
+  for (const char *leaf : {"su1-rail1-leaf", "su1-rail2-leaf", "su2-rail1-leaf", "su2-rail2-leaf"})
+    for (const char *spine : {"spine01", "spine02", "spine03", "spine04"}) assert_int_equal(cables(f, leaf, spine), 2);
+  const FabricNode *leaf = f.find(by_desc(f, "n0009 mlx5_1")->ports[0].remote_guid);
+  assert_string_equal(leaf->desc.c_str(), "su2-rail2-leaf");
+  // Spine ports: leaf (unit u, rail r) on ports (u*R + r)*2 + 1 and + 2.
+  const FabricNode *spine = by_desc(f, "spine03");
+  for (const auto &p : spine->ports) {
+    const FabricNode *peer = f.find(p.remote_guid);
+    const int index = (peer->desc[2] - '1') * 2 + (peer->desc[8] - '1');
+    assert_true(p.num == index * 2 + 1 || p.num == index * 2 + 2);
+  }
+  Topology t = classify(f, ClassifyOptions());
+  assert_true(t.rail_optimized);
+  assert_int_equal(t.max_level, 2);
+  assert_int_equal(t.leaf_groups.size(), 2);
+  assert_int_equal(t.pods.size(), 1);
+  assert_true(t.anomalies.empty());
+  // Radix: a shared spine takes every rail's leaves (4 units x 8 rails x 2 cables = 64 ports).
+  RailSpec big;
+  big.shared_spines = 16;
+  Fabric g = generate_rail(big);
+  check_invariants(g);
+  assert_int_equal(count(g).switches, 32 + 16);
+  assert_int_equal(by_desc(g, "spine16")->ports.size(), 4 * 8 * 2);
+  assert_int_equal(by_desc(g, "spine16")->nports, 64);
+  check_round_trip(f, to_ibnetdiscover_text(f));
+  check_deterministic([s] { return generate_rail(s); });
+  s.uplinks_per_leaf = 6;
+  expect_invalid([s] { generate_rail(s); }, "uplinks_per_leaf (6) must be a multiple of shared_spines (4)");
+  s = rail2();
+  s.shared_spines = -1;
+  expect_invalid([s] { generate_rail(s); }, "shared_spines must not be negative");
+  s.shared_spines = 64, s.units = 4, s.rails = 8, s.uplinks_per_leaf = 64;  // 4*8*1 = 32 ports: fine
+  generate_rail(s);
+  s.units = 40;  // 320 leaves on every spine: no switch has that many ports
+  expect_invalid([s] { generate_rail(s); }, "more than an InfiniBand switch can have");
+}
+
 // Links between groups, by group pair, for a dragonfly whose switches are "grpGG-swRR".
 std::map<std::pair<int, int>, int> group_links(const Fabric &f) {
   std::map<std::pair<int, int>, int> m;
@@ -619,6 +669,7 @@ int main() {
       cmocka_unit_test(test_fat_tree_three_level),
       cmocka_unit_test(test_radix),
       cmocka_unit_test(test_rail),
+      cmocka_unit_test(test_rail_shared_spines),
       cmocka_unit_test(test_dragonfly),
       cmocka_unit_test(test_large_names_and_limits),
       cmocka_unit_test(test_invalid_specs),
