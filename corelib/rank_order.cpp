@@ -685,10 +685,11 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   // host's NICs on it): `base`, a hash of the node set, keeps two jobs from starting on the same
   // cable, and the search for the j-th part starts R classes on from the previous one's. Which
   // cables a host occupies is read, never assumed: where a subnet manager brings a host's LIDs down
-  // R consecutive cables (OpenSM's ftree on every fat tree routed so far) the search start alone
-  // keeps the parts apart, and the decisions are those of stepping by R wherever that gave
-  // disjoint cables; where it interleaves them (minhop, updn and dfsssp with two cables from a leaf
-  // to each spine) the classes do. Without routes there are no classes: canonical order. Cost: two
+  // R consecutive cables (OpenSM's ftree on every fat tree routed so far) the search start keeps
+  // the parts apart when the piece has hosts at the targets, and the decisions are those of
+  // stepping by R wherever that gave disjoint cables; where the piece lacks them, or the subnet
+  // manager interleaves a host's cables (minhop, updn and dfsssp with two cables from a leaf to
+  // each spine), the classes do. Without routes there are no classes: canonical order. Cost: two
   // passes over the piece's hosts' classes and one over K class sizes per split part (a piece is
   // one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
