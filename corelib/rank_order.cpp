@@ -27,7 +27,8 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_class_begin_[g + 1] = lg_class_begin_[g] + uint32_t(lg_uplinks_[g]);
   class_size_.assign(lg_class_begin_.back(), 0);
   for (size_t g = 0; g < lg_hosts_.size(); ++g)
-    for (int h : lg_hosts_[g]) ++class_size_[lg_class_begin_[g] + host_mod_[size_t(h)]];
+    for (int h : lg_hosts_[g])
+      for (uint16_t c : host_entry_classes(h)) ++class_size_[lg_class_begin_[g] + c];
   canonical_order();
   nvlink_domains();
 }
@@ -170,19 +171,25 @@ void TopoIndex::nvlink_domains() {
   }
 }
 
-// Entry classes. A split part of a job enters a leaf group at its first host: the ring edge into
-// it comes down one of the leaf's uplink cables, and which one the recorded forwarding tables say
-// (a switch forwards by destination LID; OpenSM's ftree gives each destination one spine whatever
-// the source, minhop and updn balance each switch on its own). The class of a host is the position,
-// among its rail-0 leaf's uplink ports, of the port that traffic to it enters the leaf by: the most
-// common one over routes from up to kEntrySources other leaves. Without recorded routes nothing is
-// known of it, and every host is in class 0: the rank order then hands hosts out in canonical order
-// (it never guesses a routing from names or indexes, which a fabric cabled in another order, or a
-// subnet manager that assigns LIDs in its own order, would prove wrong).
+// Entry classes. A split part of a job enters a leaf group at its first host: the ring edges into
+// it come down the leaf's uplink cables, one per NIC of the host (NCCL gives each NIC its own ring),
+// and which ones the recorded forwarding tables say (a switch forwards by destination LID; OpenSM's
+// ftree gives each destination one spine whatever the source, minhop and updn balance each switch
+// on its own). The class of a NIC is the position, among its host's rail-0 leaf's uplink ports, of
+// the port that traffic to the NIC's LID enters the leaf by: the most common one over routes from
+// up to kEntrySources other leaves. A host's classes are those of its NICs on that leaf, its rail-0
+// NIC's first (host_uplink_mod, 0 when the tables do not give it): nothing is assumed of how a
+// subnet manager spreads one host's LIDs over the uplinks. Cost: kEntrySources traces (a few hops
+// each) per NIC on a leaf, at load time. Without recorded routes nothing is known of it, every
+// host is in class 0 and has no classes listed: the rank order then hands hosts out in canonical
+// order (it never guesses a routing from names or indexes, which a fabric cabled in another order,
+// or a subnet manager that assigns LIDs in its own order, would prove wrong).
 void TopoIndex::entry_classes() {
   const Topology &t = *topo_;
   const size_t nh = host_lg_.size();
   host_mod_.assign(nh, 0);
+  host_entry_begin_.assign(nh + 1, 0);
+  host_entry_.clear();
   lg_entry_stride_.assign(lg_hosts_.size(), 1);
   entry_classes_ = false;
   if (t.routes.empty()) return;
@@ -225,26 +232,38 @@ void TopoIndex::entry_classes() {
   }
   const RouteTracer tracer(t);
   std::map<int, int> votes;
-  for (size_t h = 0; h < nh; ++h) {
-    const int leaf = host_leaf_[h];
-    if (leaf < 0 || t.hosts[h].ports.empty() || up_ports[size_t(leaf)].size() < 2) continue;
+  // The class of port `p` of host h on `leaf` (-1 if the tables do not give it).
+  const auto nic_class = [&](size_t h, int leaf, int p) {
     votes.clear();
     int asked = 0;
     for (int src : sources) {
       if (host_leaf_[size_t(src)] == leaf) continue;
-      const TracedRoute r = tracer.trace(src, 0, int(h), 0);
+      const TracedRoute r = tracer.trace(src, 0, int(h), p);
       if (r.ok() && !r.hops.empty() && r.hops.back().sw == leaf) ++votes[r.hops.back().in_port];
       if (++asked == kEntrySources) break;
     }
     int port = -1, most = 0;
-    for (const auto &[p, n] : votes)
-      if (n > most) port = p, most = n;
+    for (const auto &[q, n] : votes)
+      if (n > most) port = q, most = n;
     const auto &ups = up_ports[size_t(leaf)];
     const auto it = std::lower_bound(ups.begin(), ups.end(), port);
-    if (port < 0 || it == ups.end() || *it != port) continue;
-    host_mod_[h] = uint32_t(it - ups.begin()) % uint32_t(lg_uplinks_[size_t(host_lg_[h])]);
-    entry_classes_ = true;
+    if (port < 0 || it == ups.end() || *it != port) return -1;
+    // a leaf has at most 255 ports, so the class fits host_entry_'s 16 bits
+    return int((uint32_t(it - ups.begin()) % uint32_t(lg_uplinks_[size_t(host_lg_[h])])) & 0xffff);
+  };
+  for (size_t h = 0; h < nh; ++h) {
+    host_entry_begin_[h] = uint32_t(host_entry_.size());
+    const int leaf = host_leaf_[h];
+    const auto &ports = t.hosts[h].ports;
+    if (leaf < 0 || ports.empty() || up_ports[size_t(leaf)].size() < 2) continue;
+    const int c0 = nic_class(h, leaf, 0);
+    if (c0 >= 0) host_mod_[h] = uint32_t(c0), entry_classes_ = true;
+    host_entry_.push_back(uint16_t(host_mod_[h]));
+    for (size_t p = 1; p < ports.size(); ++p)
+      if (ports[p].sw == leaf)
+        if (const int c = nic_class(h, leaf, int(p)); c >= 0) host_entry_.push_back(uint16_t(c));
   }
+  host_entry_begin_[nh] = uint32_t(host_entry_.size());
 }
 
 // Degraded uplinks. A leaf's real uplink bandwidth is the sum of its uplink cables' width x
@@ -653,20 +672,30 @@ void RankOrderer::order_placed(const int *hosts, size_t n, const Layout &layout,
 void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vector<int> &out) {
   const TopoIndex &ix = *index_;
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
-  // over leaf groups enters each of its parts at the part's first host, and the ring edge into that
-  // host comes down the uplink cable of its entry class (TopoIndex::entry_classes, from the recorded
-  // routes). Taking the hosts in canonical order would enter every leaf group's remainder at the
-  // same position (whole segments first, remainders last), which may share one cable. So the j-th
-  // split part of the job enters at the free host of its piece whose class is nearest at or after
-  // (base + j R) mod K (K = the leaf's uplinks, R = a host's NICs on it, whose traffic comes down R
-  // consecutive cables): the job's entry points take distinct cables (up to K / R split parts), and
-  // `base`, a hash of the node set, keeps two jobs from starting on the same
-  // cable; a class the job holds whole in the leaf group comes first (no other job's flow comes
-  // down its cable into the leaf). Without routes there are no classes: canonical order. Cost: two
-  // passes over the piece's hosts and one over K class sizes per split part (a piece is one leaf group).
+  // over leaf groups enters each of its parts at the part's first host, and the ring edges into that
+  // host come down the uplink cables of its entry classes, one per NIC on the leaf
+  // (TopoIndex::entry_classes, from the recorded routes). Taking the hosts in canonical order would
+  // enter every leaf group's remainder at the same position (whole segments first, remainders
+  // last), which may share cables. So each split part of the job enters at a free host of its
+  // piece whose classes the job holds whole in the leaf group if there is one (no other job's flow
+  // comes down those cables into the leaf), among those at one whose classes carry the fewest of
+  // the job's earlier split-part entries (the parts' sets of cables are disjoint where the hosts
+  // allow; once every cable took one, each takes a second, and so on), and among those at the one
+  // whose first class is nearest at or after (base + j R) mod K (K = the leaf's uplinks, R = a
+  // host's NICs on it): `base`, a hash of the node set, keeps two jobs from starting on the same
+  // cable, and the search for the j-th part starts R classes on from the previous one's. Which
+  // cables a host occupies is read, never assumed: where a subnet manager brings a host's LIDs down
+  // R consecutive cables (OpenSM's ftree on every fat tree routed so far) the search start keeps
+  // the parts apart when the piece has hosts at the targets, and the decisions are those of
+  // stepping by R wherever that gave disjoint cables; where the piece lacks them, or the subnet
+  // manager interleaves a host's cables (minhop, updn and dfsssp with two cables from a leaf to
+  // each spine), the classes do. Without routes there are no classes: canonical order. Cost: two
+  // passes over the piece's hosts' classes and one over K class sizes per split part (a piece is
+  // one leaf group).
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
+  class_load_.clear();
   base ^= base >> 29;
   uint64_t split_parts = 0;
   // (base + split_parts R) mod K, kept up to date without a division while K and R stay the same
@@ -688,30 +717,31 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
       }
       ++split_parts;
       if (k32 < 2 || !ix.has_entry_classes()) continue;  // no uplinks or no routes known: canonical order
+      if (class_load_.size() < k32) class_load_.resize(k32, 0);
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
-      // Residue classes the job holds whole in this leaf group: no other job has a host there, so
-      // no other job's flow comes down the spine's cable into that class.
+      // NIC entries per class of the leaf group that are not the job's: a class at 0 is held whole,
+      // no other job's flow comes down its cable into the leaf.
       const uint32_t *class_size = ix.leaf_group_class_sizes(pieces_[pc].leaf_group);
       class_count_.assign(class_size, class_size + k32);
-      for (uint32_t i = piece_start_[pc]; i < end; ++i) --class_count_[ix.host_uplink_mod(sorted[i])];
-      // The first free host of a wholly held class, else of any, with the least (index - target)
-      // mod K: the least (d, position), with taken hosts above every free one.
+      for (uint32_t i = piece_start_[pc]; i < end; ++i)
+        for (uint16_t c : ix.host_entry_classes(sorted[i])) --class_count_[c];
+      // The free host with the least (not held whole, load, (first class - target) mod K), the
+      // first in canonical order on a tie; a taken host sorts after every free one.
       uint64_t best = UINT64_MAX;
-      for (uint32_t i = piece_start_[pc]; i < end && best >> 32 != 0;) {
-        const uint32_t chunk_end = std::min(end, i + 16);
-        for (; i < chunk_end; ++i) {
-          const uint32_t r = ix.host_uplink_mod(sorted[i]);
-          uint32_t d = r + k32 - target;  // (index - target) mod K
-          d -= d >= k32 ? k32 : 0;
-          d |= uint32_t(class_count_[r] != 0) << 30;
-          d |= uint32_t(used_[i] != 0) << 31;
-          const uint64_t key = uint64_t(d) << 32 | i;
-          best = key < best ? key : best;
-        }
+      uint32_t at = 0;
+      for (uint32_t i = piece_start_[pc]; i < end && best != 0; ++i) {
+        uint64_t load = 0;
+        uint32_t others = 0;
+        for (uint16_t c : ix.host_entry_classes(sorted[i])) load += class_load_[c], others |= class_count_[c];
+        uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (first class - target) mod K
+        d -= d >= k32 ? k32 : 0;
+        const uint64_t key = uint64_t(used_[i] != 0) << 63 | uint64_t(others != 0) << 62 |
+                             std::min<uint64_t>(load, 0x3fffffff) << 32 | d;
+        if (key < best) best = key, at = i;
       }
-      const uint32_t at = uint32_t(best);
       used_[at] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = at;
+      for (uint16_t c : ix.host_entry_classes(sorted[at])) ++class_load_[c];
     }
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in

@@ -16,17 +16,17 @@
 // next axis (PP neighbours under Megatron's order) mostly stays inside a leaf group or pod.
 //
 // Which hosts of a leaf group a segment gets changes nothing inside the leaf group, but a segment
-// split over leaf groups enters each part at the part's first host, and the ring edge into it comes
-// down one of the leaf's uplink cables: which one, the subnet manager's forwarding tables decide.
-// Where topology.json records them (discover --routes or --lfts), each host has an entry class, the
-// uplink its incoming traffic takes (TopoIndex::entry_classes), and the j-th split part of a job
-// enters at a free host whose class is nearest at or after (h + j R) mod K, h a hash of the node set
-// and R the number of a host's NICs on the leaf (its traffic comes down R consecutive cables):
-// a job's entry points use distinct cables (up to K / R split parts) and two jobs do not start on the
-// same one; a class the job holds whole in the leaf group comes first (no other job's flow comes
-// down that cable into the leaf). Without recorded routes nothing is guessed: the hosts of each
-// part are handed out in canonical order. Leaf-group membership, hence the cost model's view, is
-// the same either way.
+// split over leaf groups enters each part at the part's first host, and the ring edges into it come
+// down the leaf's uplink cables: which ones, the subnet manager's forwarding tables decide. Where
+// topology.json records them (discover --routes or --lfts), each host has its entry cables, the
+// uplink by which traffic to each of its NICs on the leaf enters (TopoIndex::entry_classes), and
+// each split part of a job enters at a free host whose cables the job holds whole in the leaf group
+// if it can (no other job's flow comes down them), among those at one whose cables carry the fewest
+// of the job's earlier entries (disjoint sets where the hosts allow), and among those at the one
+// whose first NIC's cable is nearest at or after (h + j R) mod K, h a hash of the node set and R a
+// host's NICs on the leaf, so that two jobs do not start on the same cable. Without recorded routes nothing is guessed: the
+// hosts of each part are handed out in canonical order. Leaf-group membership, hence the cost
+// model's view, is the same either way.
 #pragma once
 
 #include <cstdint>
@@ -75,18 +75,31 @@ class TopoIndex {
   int max_leaf_group_size() const { return max_lg_size_; }
   // Uplink cables of the leaf group's (rail-0) leaf switch: K of D-mod-K routing at the leaf (1 if none).
   int leaf_group_uplinks(int g) const { return lg_uplinks_[size_t(g)]; }
-  // The host's entry class: which of its leaf's uplinks (0..leaf_group_uplinks - 1) traffic to it
-  // comes down, from the recorded routes; 0 for every host when there are none (entry_classes()).
+  // The host's entry class: which of its leaf's uplinks (0..leaf_group_uplinks - 1) traffic to its
+  // rail-0 NIC comes down, from the recorded routes; 0 for every host when there are none.
   uint32_t host_uplink_mod(int h) const { return host_mod_[size_t(h)]; }
   // Entry classes come from recorded routes; false: no routes, the rank order keeps canonical order.
   bool has_entry_classes() const { return entry_classes_; }
-  // How many entry classes one host's traffic spans in the leaf group: the number of its NICs on its
-  // (rail-0) leaf, the most common over the group's hosts (1 when a host has one NIC per leaf, as on
-  // rail-optimized fabrics). A subnet manager gives each destination LID its own uplink and walks a
-  // leaf's ports in order (OpenSM's ftree, and minhop as recorded), so a host with R NICs on a leaf
-  // is entered through R consecutive uplinks, and two split parts R classes apart do not share one.
+  // The uplinks traffic to each of the host's NICs on its (rail-0) leaf comes down, as read from
+  // the recorded routes (entry_classes()): host_uplink_mod first, then one class per other NIC on
+  // the leaf whose entry port the tables give, in port order (a class twice if two NICs share a
+  // cable). Empty without routes.
+  struct Classes {
+    const uint16_t *first, *last;
+    const uint16_t *begin() const { return first; }
+    const uint16_t *end() const { return last; }
+    size_t size() const { return size_t(last - first); }
+  };
+  Classes host_entry_classes(int h) const {
+    return {host_entry_.data() + host_entry_begin_[size_t(h)], host_entry_.data() + host_entry_begin_[size_t(h) + 1]};
+  }
+  // A host's NICs on its (rail-0) leaf, the most common count over the group's hosts (1 when a host
+  // has one NIC per leaf, as on rail-optimized fabrics): how many classes on the rank order's
+  // search for the next split part's entry starts (RankOrderer::hand_out; which host it takes is
+  // decided by the classes each candidate really occupies, host_entry_classes).
   uint32_t leaf_group_entry_stride(int g) const { return lg_entry_stride_[size_t(g)]; }
-  // Hosts of the leaf group per entry class: leaf_group_uplinks(g) counts.
+  // NIC entries of the leaf group's hosts per entry class (every NIC on the leaf, as
+  // host_entry_classes lists them): leaf_group_uplinks(g) counts.
   const uint32_t *leaf_group_class_sizes(int g) const { return class_size_.data() + lg_class_begin_[size_t(g)]; }
   // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
   // bandwidth of its worst leaf (rail), >= 1; 1 for a healthy group (how: TopoIndex::uplink_factors).
@@ -133,6 +146,8 @@ class TopoIndex {
   bool entry_classes_ = false;
   std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
   std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_, lg_entry_stride_;
+  std::vector<uint32_t> host_entry_begin_;  // host h's entry classes: host_entry_[begin[h] .. begin[h+1])
+  std::vector<uint16_t> host_entry_;
   std::unordered_map<std::string, int> by_name_;
   int max_lg_size_ = 0, max_pod_size_ = 0;
   std::vector<int> host_domain_;
@@ -219,7 +234,8 @@ class RankOrderer {
   std::vector<uint32_t> piece_start_;
   std::vector<char> used_;
   std::vector<uint32_t> entry_;
-  std::vector<uint32_t> class_count_;  // per residue mod K: hosts of the leaf group minus the job's
+  std::vector<uint32_t> class_count_;  // per entry class: NIC entries of the leaf group minus the job's
+  std::vector<uint32_t> class_load_;   // per entry class: the job's split-part entries so far that come down it
   Packing packing_;
   PackScratch pool_;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <random>
@@ -113,8 +114,11 @@ inline void degrade_leaf(topoaware::Topology &t, int leaf, int width,
 // does: the k-th host LID of leaf D comes down D's uplink cable k mod K (its upper switch sends it
 // there), and every other leaf sends it up one of its cables to that upper switch. by_port: the
 // k-th in the leaf's port order instead (OpenSM's ftree walks a leaf's ports in order, so a host's
-// NICs on consecutive ports come down consecutive cables whatever their LIDs).
-inline void add_test_routes(topoaware::Topology &t, uint32_t seed, bool by_port = false) {
+// NICs on consecutive ports come down consecutive cables whatever their LIDs). cable, if given:
+// the cable (index into the leaf's uplinks in port order) that port p of host h comes down, in
+// place of either rule (tables no subnet manager's port walk explains).
+inline void add_test_routes(topoaware::Topology &t, uint32_t seed, bool by_port = false,
+                            const std::function<size_t(size_t h, size_t p)> &cable = nullptr) {
   using namespace topoaware;
   std::map<int, int> on_leaf;  // switch -> hosts given a port there
   for (size_t h = 0; h < t.hosts.size(); ++h) {
@@ -181,8 +185,9 @@ inline void add_test_routes(topoaware::Topology &t, uint32_t seed, bool by_port 
       if (d_up.empty()) continue;
       const auto &lids = by_leaf[hp.sw];
       const auto &ps = leaf_ports[hp.sw];
-      const size_t k = by_port ? size_t(std::lower_bound(ps.begin(), ps.end(), hp.sw_port) - ps.begin())
-                               : size_t(std::lower_bound(lids.begin(), lids.end(), l) - lids.begin());
+      const size_t k = cable     ? cable(h, p)
+                       : by_port ? size_t(std::lower_bound(ps.begin(), ps.end(), hp.sw_port) - ps.begin())
+                                 : size_t(std::lower_bound(lids.begin(), lids.end(), l) - lids.begin());
       const auto [spine, spine_port] = peer[{hp.sw, d_up[k % d_up.size()]}];
       lfts[size_t(spine)].out[l] = uint8_t(spine_port);
       for (size_t s = 0; s < t.switches.size(); ++s) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // See placement_reference.hpp: the code of commit 71100c4 (corelib/placement.cpp, the rank order
-// and segment packing of corelib/rank_order.cpp), renamed, otherwise unchanged.
+// and segment packing of corelib/rank_order.cpp), renamed; the choice of a split part's entry host
+// is today's rule, written out plainly.
 #include "placement_reference.hpp"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 namespace topoaware {
@@ -108,41 +110,48 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
   }
   ref_pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
-  // over leaf groups enters each of its parts at the part's first host, whose ring edge comes down
-  // the uplink of the host's entry class (from the recorded routes). So the j-th split part of the
-  // job enters at the free host of its piece whose class is nearest at or after (base + j) mod K:
-  // the job's entry points take distinct cables (up to K split parts), and `base`, a hash of the
-  // node set, keeps two jobs from starting on the same cable; a class the job holds whole in the
-  // leaf group comes first. Without routes (no classes) canonical order.
+  // over leaf groups enters each of its parts at the part's first host, whose ring edges come down
+  // the uplinks of the host's entry classes (one per NIC on the leaf, from the recorded routes). So
+  // each split part of the job enters at the free host of its piece with the least (its classes
+  // are not all held whole by the job in the leaf group, the job's earlier entries down its
+  // classes, (first class - (base + j R)) mod K) (R: the group's entry stride), the first in
+  // canonical order on a tie. Without routes (no classes) canonical order.
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(sorted_.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
   uint64_t base = 0x9e3779b97f4a7c15ULL;
   for (int h : sorted_) base = (base ^ uint64_t(h)) * 0x100000001b3ULL;
   base ^= base >> 29;
-  uint32_t split_parts = 0;
+  uint64_t split_parts = 0;
+  std::map<uint64_t, uint64_t> load;  // class -> the job's split-part entries down it so far
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
     if (packing_.begin[s + 1] - packing_.begin[s] < 2) continue;  // inside one leaf group
     for (uint32_t q = packing_.begin[s]; q < packing_.begin[s + 1]; ++q) {
       const uint32_t pc = packing_.parts[q].piece;
-      const uint64_t K = uint64_t(ix.leaf_group_uplinks(pieces_[pc].leaf_group));
-      const uint64_t target = (base + split_parts++) % K;
+      const int g = pieces_[pc].leaf_group;
+      const uint64_t K = uint64_t(ix.leaf_group_uplinks(g));
+      const uint64_t target = (base + split_parts++ * ix.leaf_group_entry_stride(g)) % K;
       if (K < 2 || !ix.has_entry_classes()) continue;  // no uplinks or routes known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
-      // residue classes of the leaf group the job holds whole come first
+      // NIC entries per class of the leaf group that are not the job's
       std::vector<int> others(K, 0);
-      for (int h : ix.leaf_group_hosts(pieces_[pc].leaf_group)) ++others[ix.host_uplink_mod(h)];
-      for (uint32_t i = piece_start_[pc]; i < end; ++i) --others[ix.host_uplink_mod(sorted_[i])];
+      for (int h : ix.leaf_group_hosts(g))
+        for (uint16_t c : ix.host_entry_classes(h)) ++others[c];
+      for (uint32_t i = piece_start_[pc]; i < end; ++i)
+        for (uint16_t c : ix.host_entry_classes(sorted_[i])) --others[c];
       uint32_t best = UINT32_MAX;
-      uint64_t best_d = UINT64_MAX;
+      std::tuple<int, uint64_t, uint64_t> best_key{2, 0, 0};
       for (uint32_t i = piece_start_[pc]; i < end; ++i) {
         if (used_[i]) continue;
-        const uint64_t r = ix.host_uplink_mod(sorted_[i]);
-        const uint64_t d = (others[r] != 0 ? K : 0) + (r + K - target) % K;
-        if (d < best_d) best_d = d, best = i;
+        uint64_t l = 0;
+        bool held = true;
+        for (uint16_t c : ix.host_entry_classes(sorted_[i])) l += load[c], held = held && others[c] == 0;
+        const std::tuple<int, uint64_t, uint64_t> k{held ? 0 : 1, l, (ix.host_uplink_mod(sorted_[i]) + K - target) % K};
+        if (k < best_key) best_key = k, best = i;
       }
       used_[best] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = best;
+      for (uint16_t c : ix.host_entry_classes(sorted_[best])) ++load[c];
     }
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The placement engine and rank order as they were before the speed work (commit 71100c4), kept
 // verbatim (renamed) as the reference of tests/test_placement_differential.cpp: the faster code
-// must take exactly the same decisions. Not built into the project.
+// must take exactly the same decisions. The rank order's choice of a split part's entry host has
+// changed since, and is written out plainly here the way the engine takes it. Not built into the
+// project.
 #pragma once
 
 #include <cstdint>

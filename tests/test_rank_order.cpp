@@ -3,6 +3,7 @@
 // independence, and the error paths.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -292,6 +293,88 @@ void test_split_entries_multi_nic_stride(void **) {
   assert_int_equal(one.leaf_group_entry_stride(0), 1);  // no routes: 1
 }
 
+// Hosts with R = 2, 3 or 4 NICs on their leaf (4 leaves x 8 hosts, U = 4R uplinks each to U
+// spines), with tables that bring a host's NICs down NON-consecutive cables: NIC k of the host at
+// position j of its leaf comes down cable (j + 4k) mod U (interleaved, as minhop, updn and dfsssp
+// route a leaf with two cables per spine). The job: 4 consecutive hosts of every leaf, rings of 8
+// (tp=8 pp=2 dp=8), so 4 split parts. The 4 hosts of a leaf occupy 4 disjoint sets of R cables,
+// and the 4 parts' entry hosts must take all 4 (a part's ring edges come down its entry host's R cables at once). Stepping
+// the search by R classes from the first NIC's class alone, as if the R cables were consecutive,
+// sent two parts down the same cables. The cables are read with RouteTracer here, not from the
+// rank order's own tables.
+void test_split_entries_interleaved_nics(void **) {
+  for (int R : {2, 3, 4}) {
+    const int U = 4 * R;
+    FatTreeSpec s;
+    s.leaves = 4;
+    s.hosts_per_leaf = 8;
+    s.uplinks_per_leaf = U;
+    s.spines = U;
+    s.hcas_per_host = R;
+    Topology t = classify(generate_fat_tree(s), ClassifyOptions{});
+    std::vector<size_t> position(t.hosts.size());  // a host's position among its leaf's hosts
+    std::map<int, size_t> on_leaf;
+    for (size_t h = 0; h < t.hosts.size(); ++h) position[h] = on_leaf[t.hosts[h].leaf]++;
+    enginetest::add_test_routes(t, 3, false, [&](size_t h, size_t p) { return (position[h] + 4 * p) % size_t(U); });
+    TopoIndex ix(t);
+    assert_true(ix.has_entry_classes());
+    // The job's hosts: 4 consecutive positions of every leaf (one of each set of cables), starting
+    // at a position that changes with the trial and the leaf, so that the node set's hash, hence
+    // where the search starts, changes too.
+    const auto job_hosts = [&](int trial) {
+      std::vector<int> set;
+      for (int g = 0; g < ix.leaf_group_count(); ++g) {
+        assert_int_equal(ix.leaf_group_uplinks(g), U);
+        for (int k = 0; k < 4; ++k) set.push_back(ix.leaf_group_hosts(g)[size_t((trial * (g + 1) + k) % 8)]);
+      }
+      return set;
+    };
+    // The cables (positions among the leaf's uplink ports, = spines here) traffic to each NIC of
+    // host h comes down, traced from another leaf.
+    RouteTracer tr(t);
+    const auto cables = [&](int h) {
+      std::vector<int> ups;
+      for (const Link &l : t.links)
+        for (auto [pa, pb] : l.ports) {
+          if (t.switch_index(l.a) == t.hosts[size_t(h)].leaf && t.switch_index(l.b) >= 0) ups.push_back(pa);
+          if (t.switch_index(l.b) == t.hosts[size_t(h)].leaf && t.switch_index(l.a) >= 0) ups.push_back(pb);
+        }
+      std::sort(ups.begin(), ups.end());
+      std::vector<int> out;
+      const int other = (h + 8) % 32;
+      for (size_t p = 0; p < t.hosts[size_t(h)].ports.size(); ++p) {
+        const TracedRoute r = tr.trace(other, 0, h, int(p));
+        assert_true(r.ok());
+        out.push_back(int(std::lower_bound(ups.begin(), ups.end(), r.hops.back().in_port) - ups.begin()));
+      }
+      return out;
+    };
+    const std::vector<int> c0 = cables(job_hosts(0)[0]);
+    assert_int_equal(c0.size(), size_t(R));
+    assert_int_equal(c0[1], (c0[0] + 4) % U);  // the tables are interleaved, not consecutive
+    RankOrderer ro(ix);
+    for (int trial = 0; trial < 8; ++trial) {
+      std::vector<int> out;
+      ro.order(job_hosts(trial), L(8, 2, 8), out);
+      const Packing &pk = ro.packing();
+      std::vector<int> used(size_t(U), 0);
+      size_t node = 0, parts = 0;
+      for (uint32_t seg = 0; seg < pk.segments(); ++seg)
+        for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
+          if (pk.begin[seg + 1] - pk.begin[seg] > 1) {
+            ++parts;
+            for (int c : cables(out[node])) ++used[size_t(c)];
+          }
+          node += pk.parts[q].count;
+        }
+      assert_int_equal(parts, 4);
+      // No cable carries two parts' entries (4 parts x R cables fit U = 4R).
+      for (int u : used)
+        if (u > 1) fail_msg("R=%d, trial %d: two split parts enter down the same cable", R, trial);
+    }
+  }
+}
+
 // Without recorded routes nothing is guessed: each split part starts at its leaf's first host of
 // the job in canonical order (name order here).
 void test_split_entries_canonical_without_routes(void **) {
@@ -403,6 +486,7 @@ int main() {
       cmocka_unit_test(test_split_entries_staggered),
       cmocka_unit_test(test_split_entries_canonical_without_routes),
       cmocka_unit_test(test_split_entries_multi_nic_stride),
+      cmocka_unit_test(test_split_entries_interleaved_nics),
       cmocka_unit_test(test_split_entries_by_held_classes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
