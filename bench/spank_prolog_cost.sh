@@ -6,6 +6,7 @@
 #   empty      a SPANK plugin whose job_prolog and job_epilog return 0 (built here from a few lines
 #              of C): what slurmstepd itself costs any site with such a plugin
 #   topoaware  spank_topoaware.so of this build, with a state folder, as the tests install it
+#   baseline   another build of spank_topoaware.so (--baseline-spank SO), the same way
 # Every run submits the same jobs (JOBS jobs of 1..MAXN nodes whose batch script is `true`), with
 # PrologFlags=Alloc, so that each node of each job gets exactly one prolog and one epilog.
 #
@@ -15,14 +16,16 @@
 # are not counted there (slurmd's forked child forks them and exits at once); what that short
 # child costs is in `none`, the baseline. The prologs and epilogs are counted in slurmd's log
 # (SlurmdDebug=debug logs each call) and must equal the job-node count.
-# Prints, per run, ms of CPU per node per job (prolog + epilog), and the differences.
+# Prints, per run, ms of CPU per node per job (prolog + epilog), and the differences (medians; with
+# --repeat, the kinds alternate within each round, so a round's runs meet the same machine load).
 #
 # usage: bench/spank_prolog_cost.sh [--nodes N] [--jobs J] [--max-job-nodes K] [--repeat R]
-#                                   [--runs none,empty,topoaware] [--out DIR]
+#                                   [--runs none,empty,topoaware[,baseline]] [--baseline-spank SO] [--out DIR]
 #   --nodes N          slurmd on localhost (default 16)
 #   --jobs J           jobs per run (default 200)
 #   --max-job-nodes K  job i asks for 1 + (i mod K) nodes (default 8)
 #   --repeat R         R rounds of every run, the kinds in turn (default 1)
+#   --baseline-spank SO  the `baseline` run's plugin (e.g. the build of another commit)
 # Env: top_srcdir, top_builddir (the build), OUT (default $top_builddir/bench/spank-cost),
 # TOPOAWARE_SLURM_PREFIX (another Slurm release, tests/lib/slurm_release.sh). Needs root.
 set -euo pipefail
@@ -32,7 +35,7 @@ export top_srcdir top_builddir
 # shellcheck source=tests/lib/slurm_cluster.sh
 . "$top_srcdir/tests/lib/slurm_cluster.sh"
 
-NODES=16 JOBS=200 MAXN=8 REPEAT=1 RUNS=none,empty,topoaware
+NODES=16 JOBS=200 MAXN=8 REPEAT=1 RUNS=none,empty,topoaware BASELINE=""
 OUT=${OUT:-$top_builddir/bench/spank-cost}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -42,7 +45,8 @@ while [ $# -gt 0 ]; do
     --repeat) REPEAT=$2; shift ;;
     --runs) RUNS=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h|--help) sed -n '3,26p' "$0"; exit 0 ;;
+    --baseline-spank) BASELINE=$2; shift ;;
+    -h|--help) sed -n '3,29p' "$0"; exit 0 ;;
     *) echo "spank_prolog_cost.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -67,6 +71,11 @@ ${CC:-cc} -O2 -shared -fPIC -I"$inc" -o "$OUT/spank_empty.so" "$OUT/spank_empty.
 : >"$OUT/plugstack.none"
 echo "required $OUT/spank_empty.so" >"$OUT/plugstack.empty"
 echo "required $SPANK topology=$OUT/topology.json state_dir=$OUT/state" >"$OUT/plugstack.topoaware"
+if [[ ,$RUNS, == *,baseline,* ]]; then
+  [ -f "$BASELINE" ] || { echo "spank_prolog_cost.sh: run baseline needs --baseline-spank SO" >&2; exit 2; }
+  echo "required $(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE") topology=$OUT/topology.json" \
+    "state_dir=$OUT/state" >"$OUT/plugstack.baseline"
+fi
 
 # slurmd's own CPU and that of the children it waited for, summed over every slurmd (seconds).
 children_cpu() { # RUNDIR
@@ -117,7 +126,7 @@ run() { # KIND TAG
 IFS=, read -r -a kinds <<<"$RUNS"
 for ((r = 1; r <= REPEAT; r++)); do
   for k in "${kinds[@]}"; do
-    case $k in none|empty|topoaware) ;; *) echo "spank_prolog_cost.sh: unknown run $k" >&2; exit 2 ;; esac
+    case $k in none|empty|topoaware|baseline) ;; *) echo "spank_prolog_cost.sh: unknown run $k" >&2; exit 2 ;; esac
     rm -rf "$OUT/state"
     run "$k" "$k.r$r"
   done
@@ -131,5 +140,7 @@ done | tee "$OUT/summary.txt"
 diffs=$(awk '{ m[$2] = $3 } END {
   if (("none" in m) && ("empty" in m)) printf "slurmstepd spank (empty - none) %.2f ms per node per job\n", m["empty"] - m["none"]
   if (("empty" in m) && ("topoaware" in m)) printf "spank_topoaware (topoaware - empty) %.2f ms per node per job\n", m["topoaware"] - m["empty"]
+  if (("empty" in m) && ("baseline" in m)) printf "baseline spank (baseline - empty) %.2f ms per node per job\n", m["baseline"] - m["empty"]
+  if (("topoaware" in m) && ("baseline" in m) && m["baseline"] > 0) printf "topoaware / baseline %.3f\n", m["topoaware"] / m["baseline"]
 }' "$OUT/summary.txt")
 [ -z "$diffs" ] || echo "$diffs" | tee -a "$OUT/summary.txt"
