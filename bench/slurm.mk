@@ -30,6 +30,15 @@ bench-step-launch: topoaware$(EXEEXT) $(slurmplugin_LTLIBRARIES)
 	  bash $(abs_top_srcdir)/bench/step_launch.sh $(BENCH_STEP_ARGS)
 .PHONY: bench-step-launch
 
+# What a SPANK job prolog/epilog costs each node of every job (`slurmstepd spank prolog|epilog`): no
+# SPANK plugin, an empty one, spank_topoaware, on 16 localhost slurmd; CPU ms per node per job
+# (bench/README.md, bench/RESULTS.md). Root; `make bench-spank-cost BENCH_SPANK_COST_ARGS="--repeat 3"`.
+dist_noinst_SCRIPTS += bench/spank_prolog_cost.sh
+bench-spank-cost: $(slurmplugin_LTLIBRARIES)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  bash $(abs_top_srcdir)/bench/spank_prolog_cost.sh $(BENCH_SPANK_COST_ARGS)
+.PHONY: bench-spank-cost
+
 # What a large topology costs slurmctld at scontrol reconfigure (reconfigure time, slowest squeue
 # meanwhile, time until the topology is in), against another build and the pass-through
 # (bench/README.md, bench/RESULTS.md). Root; `make bench-topology-reload BENCH_RELOAD_ARGS="--hosts N"`.

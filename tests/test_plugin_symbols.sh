@@ -92,6 +92,19 @@ nm_only() {
     "defined by that release ($TA_SLURM_DEFS_HOW) or a linked library (nm-level: no libslurmfull.so of $rel)"
 }
 
+# Every `slurmstepd spank prolog|epilog` loads spank_topoaware.so: configured with libcrypto's SONAME,
+# the plugin loads libcrypto only when the core first hashes (plugins/spank/ta_crypto_lazy.c), so it
+# must not be a NEEDED library, and the core's OpenSSL calls must be the plugin's own forwarders.
+crypto_soname=$(sed -n 's/^TA_LIBCRYPTO_SONAME = //p' "$b/Makefile")
+if [ -n "$crypto_soname" ]; then
+  ta_require_cmd objdump binutils
+  ! objdump -p "$spank" | grep -q "NEEDED *libcrypto" ||
+    ta_fail "spank_topoaware.so needs libcrypto at load time (TA_LIBCRYPTO_SONAME=$crypto_soname): it should load it lazily"
+  undef_evp=$(nm -D --undefined-only "$spank" | awk '{print $2}' | grep '^EVP_' || true)
+  [ -z "$undef_evp" ] || ta_fail "spank_topoaware.so leaves OpenSSL functions to the loader: $(echo $undef_evp)"
+  ta_pass "spank_topoaware.so does not load libcrypto with the plugin ($crypto_soname when first needed)"
+fi
+
 spank_syms="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt"
 spank_syms+=" slurm_spank_local_user_init slurm_spank_user_init slurm_spank_task_init slurm_spank_job_prolog"
 spank_syms+=" slurm_spank_job_epilog"
