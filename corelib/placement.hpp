@@ -59,9 +59,10 @@
 // units' free places summed) the same way, the tightest that holds it, else the largest whole and
 // the tightest for the remainder, and inside each its units largest first (domain_unit_take_rank)
 // and the tightest for the remainder: whole domains under few leaves (traffic between leaf groups
-// crosses uplinks, where static routes collide) and pods. Every TP group then lies in one domain; the rank order (RankOrderer, grouped by
-// domain) keeps it there. Ideal: no more domains than ceil(job nodes / largest domain's
-// whole-group capacity) and no more pods than the ideal.
+// crosses uplinks, where static routes collide) and pods. Every TP group then lies in one
+// domain; the rank order (RankOrderer, grouped by domain) keeps it there. Ideal: no more
+// domains than ceil(job nodes / largest domain's whole-group capacity) and no more pods than the
+// ideal.
 // A fabric without multi-node domains never takes this path: it decides as described above.
 // Cost per call: one pass over the usable nodes to count candidates per leaf group, the choice over
 // leaf groups (O(leaf groups * log(leaf groups)) per region), then only the chosen groups' hosts
