@@ -522,6 +522,7 @@ uint32_t Placer::add_unit(const std::vector<int> &hosts, bool domain, uint32_t g
   if (u.count == 0) return 0;
   u.first = ix.canonical_rank(unit_hosts_[u.begin]);
   u.pod = ix.host_pod(unit_hosts_[u.begin]);
+  u.lg = ix.host_leaf_group(unit_hosts_[u.begin]);
   units_.push_back(u);
   return u.count;
 }
@@ -578,37 +579,76 @@ bool Placer::spread_region(uint32_t n, int &region, int &part) {
   return part >= 0;
 }
 
-// A job that no unit holds: the units of spread_region in the order of domain_unit_take_rank
-// (largest first), each taken whole until the tightest remaining one holds the rest (the
-// earliest of its size), so that few units are touched and the last leaves the least behind.
-// False when no part of the fabric holds the job (nothing taken).
+// Of items sorted largest first (avail), how many to take of each (take, same order) for n: each
+// taken whole until the tightest remaining one holds the rest (the earliest of its size), so that
+// few items are touched and the last leaves the least behind. Takes less than n only when the
+// items together hold less.
+static void take_largest_first(const std::vector<uint32_t> &avail, uint32_t n, std::vector<uint32_t> &take) {
+  take.assign(avail.size(), 0);
+  uint32_t left = n;
+  size_t next = 0;  // avail[next..] not taken yet, largest first
+  while (left > 0 && next < avail.size()) {
+    size_t fit = SIZE_MAX;  // the smallest remaining item that holds the rest, the earliest of its size
+    for (size_t i = next; i < avail.size() && avail[i] >= left; ++i)
+      if (fit == SIZE_MAX || avail[i] < avail[fit]) fit = i;
+    if (fit != SIZE_MAX) {
+      take[fit] = left;
+      left = 0;
+    } else {
+      take[next] = avail[next];
+      left -= avail[next++];
+    }
+  }
+}
+
+// A job that no unit holds, inside the part spread_region gives, first by leaf group and then by
+// unit: traffic between units under one leaf switch stays on it, while traffic between leaf groups
+// crosses their uplinks (which static routing, OpenSM's, gives each destination one of, so
+// scattered parts of jobs collide there). So the leaf groups' free places (their units' sum) are
+// taken as units are: the tightest group that holds the job, else the largest groups whole until
+// the tightest remaining one holds the rest; inside each group its units in the order of
+// domain_unit_take_rank (largest first), the same way. A unit counts in its first host's leaf
+// group. False when no part of the fabric holds the job (nothing taken).
 bool Placer::spread_units(uint32_t n) {
   const TopoIndex &ix = *index_;
   int region = -1, part = -1;
   if (!spread_region(n, region, part)) return false;
+  lg_avail_.assign(size_t(ix.leaf_group_count()), 0);
   unit_order_.clear();
   for (size_t i = 0; i < units_.size(); ++i)
     if (units_[i].avail && (region < 0 || units_[i].pod == region) &&
-        (part < 0 || ix.host_island(unit_hosts_[units_[i].begin]) == part))
+        (part < 0 || ix.host_island(unit_hosts_[units_[i].begin]) == part)) {
       unit_order_.push_back(int(i));
-  std::sort(unit_order_.begin(), unit_order_.end(), [this](int a, int b) {
-    return domain_unit_take_rank(units_[size_t(a)]) < domain_unit_take_rank(units_[size_t(b)]);
-  });
-  uint32_t left = n;
-  size_t next = 0;  // unit_order_[next..] not taken yet, largest first
-  while (left > 0 && next < unit_order_.size()) {
-    int fit = -1;  // the smallest remaining unit that holds the rest, the earliest of its size
-    for (size_t i = next; i < unit_order_.size() && units_[size_t(unit_order_[i])].avail >= left; ++i)
-      if (fit < 0 || units_[size_t(unit_order_[i])].avail < units_[size_t(unit_order_[size_t(fit)])].avail)
-        fit = int(i);
-    if (fit >= 0) {
-      units_[size_t(unit_order_[size_t(fit)])].take = left;
-      left = 0;
-    } else {
-      Unit &u = units_[size_t(unit_order_[next++])];
-      u.take = u.avail;
-      left -= u.avail;
+      lg_avail_[size_t(units_[i].lg)] += units_[i].avail;
     }
+  // Leaf groups: largest first, then by index (the same answer for the same state).
+  lg_order_.clear();
+  for (int g = 0; g < ix.leaf_group_count(); ++g)
+    if (lg_avail_[size_t(g)]) lg_order_.push_back(g);
+  std::sort(lg_order_.begin(), lg_order_.end(), [this](int a, int b) {
+    return lg_avail_[size_t(a)] != lg_avail_[size_t(b)] ? lg_avail_[size_t(a)] > lg_avail_[size_t(b)] : a < b;
+  });
+  avail_tmp_.clear();
+  for (int g : lg_order_) avail_tmp_.push_back(lg_avail_[size_t(g)]);
+  take_largest_first(avail_tmp_, n, take_tmp_);
+  for (size_t j = 0; j < lg_order_.size(); ++j) lg_avail_[size_t(lg_order_[j])] = take_tmp_[j];  // now: to take
+  // Units: grouped by leaf group, each group's units in domain_unit_take_rank order.
+  std::sort(unit_order_.begin(), unit_order_.end(), [this](int a, int b) {
+    const Unit &ua = units_[size_t(a)], &ub = units_[size_t(b)];
+    if (ua.lg != ub.lg) return ua.lg < ub.lg;
+    return domain_unit_take_rank(ua) < domain_unit_take_rank(ub);
+  });
+  for (size_t i = 0; i < unit_order_.size();) {
+    const int g = units_[size_t(unit_order_[i])].lg;
+    size_t e = i;
+    avail_tmp_.clear();
+    for (; e < unit_order_.size() && units_[size_t(unit_order_[e])].lg == g; ++e)
+      avail_tmp_.push_back(units_[size_t(unit_order_[e])].avail);
+    if (lg_avail_[size_t(g)]) {
+      take_largest_first(avail_tmp_, lg_avail_[size_t(g)], take_tmp_);
+      for (size_t j = i; j < e; ++j) units_[size_t(unit_order_[j])].take = take_tmp_[j - i];
+    }
+    i = e;
   }
   return true;
 }

@@ -55,11 +55,14 @@
 // node, the hosts of a leaf group that are in no domain); a unit offers its candidates rounded
 // down to whole TP groups (tp / GPUs per node nodes each). A job that fits one unit takes the
 // tightest such unit (domains first on a tie, then canonical order: domain_unit_fit_rank); a
-// larger job takes units largest first (domain_unit_take_rank) and the tightest for the
-// remainder, inside the smallest pod that holds it if one does, so whole domains under few leaves
-// and pods. Every TP group then lies in one domain; the rank order (RankOrderer, grouped by
-// domain) keeps it there. Ideal: no more domains than ceil(job nodes / largest domain's
-// whole-group capacity) and no more pods than the ideal.
+// larger job, inside the smallest pod that holds it if one does, first picks leaf groups (their
+// units' free places summed) the same way, the tightest that holds it, else the largest whole and
+// the tightest for the remainder, and inside each its units largest first (domain_unit_take_rank)
+// and the tightest for the remainder: whole domains under few leaves (traffic between leaf groups
+// crosses uplinks, where static routes collide) and pods. Every TP group then lies in one
+// domain; the rank order (RankOrderer, grouped by domain) keeps it there. Ideal: no more
+// domains than ceil(job nodes / largest domain's whole-group capacity) and no more pods than the
+// ideal.
 // A fabric without multi-node domains never takes this path: it decides as described above.
 // Cost per call: one pass over the usable nodes to count candidates per leaf group, the choice over
 // leaf groups (O(leaf groups * log(leaf groups)) per region), then only the chosen groups' hosts
@@ -248,11 +251,12 @@ class Placer {
   // units: their candidates are unit_hosts_[begin, begin + count), `take` of them chosen.
   struct Unit : DomainUnit {
     uint32_t begin = 0, count = 0, take = 0;
-    int pod = 0;
+    int pod = 0, lg = 0;  // its first host's pod and leaf group
   };
   std::vector<Unit> units_;
   std::vector<int> unit_hosts_, unit_order_, dom_chosen_;
-  std::vector<uint32_t> lg_take_;
+  std::vector<uint32_t> lg_take_, lg_avail_, avail_tmp_, take_tmp_;
+  std::vector<int> lg_order_;
   std::vector<uint8_t> pod_seen_;
 };
 

@@ -252,6 +252,42 @@ void test_domain_unit_ranks(void **) {
   assert_true(domain_unit_fit_rank(unit(4, true, 7)) < domain_unit_fit_rank(unit(4, true, 8)));
 }
 
+
+// A job that no domain holds spreads by leaf group first: traffic between domains under one leaf
+// switch stays on it, between leaf groups it crosses uplinks (where static routes collide). Two
+// domains per leaf group; free trays: leaf group 0 has 10 + 10, group 1 12 (its other domain
+// busy), group 2 14, group 3 none. A 20-tray job fits no domain but fits leaf group 0 alone;
+// taking the largest domains anywhere (14, then the tightest that holds the rest) would use two
+// leaf groups. The same for tp = 8 (pairs of trays).
+void test_spread_by_leaf_group(void **) {
+  const Topology t = nvl(4, 36, 18);
+  TopoIndex ix(t);
+  assert_int_equal(ix.domain_count(), 8);
+  // free trays wanted per domain, by the leaf group of its hosts and its order in the group
+  std::vector<int> dom_lg(8, -1), free_of(8, 0);
+  for (const auto &h : t.hosts) dom_lg[size_t(h.nvlink_domain)] = ix.host_leaf_group(int(&h - &t.hosts[0]));
+  std::vector<std::vector<int>> lg_doms(4);
+  for (int d = 0; d < 8; ++d) lg_doms[size_t(dom_lg[size_t(d)])].push_back(d);
+  for (const auto &ds : lg_doms) assert_int_equal(ds.size(), 2);
+  free_of[size_t(lg_doms[0][0])] = 10, free_of[size_t(lg_doms[0][1])] = 10;
+  free_of[size_t(lg_doms[1][0])] = 12;
+  free_of[size_t(lg_doms[2][1])] = 14;
+  std::set<int> busy;
+  std::vector<int> seen(8, 0);
+  for (int h = 0; h < int(t.hosts.size()); ++h) {
+    const int d = t.hosts[size_t(h)].nvlink_domain;
+    if (seen[size_t(d)]++ >= free_of[size_t(d)]) busy.insert(h);
+  }
+  Placer p(ix);
+  for (uint32_t tp : {4u, 8u}) {
+    const Job job = J(tp, 1, 80 / tp);  // 20 trays
+    const PlaceResult r = place_all(p, t, job, busy);
+    const std::set<int> doms = check_tp_groups(t, r, job);
+    assert_true((doms == std::set<int>{lg_doms[0][0], lg_doms[0][1]}));
+    assert_int_equal(r.quality.leaf_groups, 1);
+    for (int h : r.nodes) assert_false(busy.count(h));
+  }
+}
 }  // namespace
 
 int main() {
@@ -259,7 +295,7 @@ int main() {
       cmocka_unit_test(test_tp8_pairs),           cmocka_unit_test(test_tp16_small_domains),
       cmocka_unit_test(test_busy_inside_domains), cmocka_unit_test(test_larger_than_domain),
       cmocka_unit_test(test_rank_order_domains),  cmocka_unit_test(test_select_never_plain),
-      cmocka_unit_test(test_domain_unit_ranks),
+      cmocka_unit_test(test_domain_unit_ranks),  cmocka_unit_test(test_spread_by_leaf_group),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
