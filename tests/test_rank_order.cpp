@@ -212,6 +212,19 @@ std::vector<uint32_t> split_entries(int held, const Layout &layout, bool routed 
   return entries;
 }
 
+// The ports of `leaf` cabled to another switch, sorted: a host's entry class is the position of the
+// port its incoming traffic takes among them.
+std::vector<int> leaf_uplink_ports(const Topology &t, int leaf) {
+  std::vector<int> ups;
+  for (const Link &l : t.links)
+    for (auto [pa, pb] : l.ports) {
+      if (t.switch_index(l.a) == leaf && t.switch_index(l.b) >= 0) ups.push_back(pa);
+      if (t.switch_index(l.b) == leaf && t.switch_index(l.a) >= 0) ups.push_back(pb);
+    }
+  std::sort(ups.begin(), ups.end());
+  return ups;
+}
+
 // The routes give each host the uplink its incoming traffic takes (its entry class), not its index:
 // with LIDs in a random order some host's class differs from its index mod 4.
 void test_entry_classes_from_routes(void **) {
@@ -227,13 +240,7 @@ void test_entry_classes_from_routes(void **) {
     const int other = (h + 8) % 32;
     TracedRoute r = tr.trace(other, 0, h, 0);
     assert_true(r.ok());
-    std::vector<int> ups;
-    for (const Link &l : t.links)
-      for (auto [pa, pb] : l.ports) {
-        if (t.switch_index(l.a) == t.hosts[size_t(h)].leaf && t.switch_index(l.b) >= 0) ups.push_back(pa);
-        if (t.switch_index(l.b) == t.hosts[size_t(h)].leaf && t.switch_index(l.a) >= 0) ups.push_back(pb);
-      }
-    std::sort(ups.begin(), ups.end());
+    const std::vector<int> ups = leaf_uplink_ports(t, t.hosts[size_t(h)].leaf);
     assert_int_equal(ix.host_uplink_mod(h), std::lower_bound(ups.begin(), ups.end(), r.hops.back().in_port) - ups.begin());
   }
   assert_true(differ > 0);
@@ -333,13 +340,7 @@ void test_split_entries_interleaved_nics(void **) {
     // host h comes down, traced from another leaf.
     RouteTracer tr(t);
     const auto cables = [&](int h) {
-      std::vector<int> ups;
-      for (const Link &l : t.links)
-        for (auto [pa, pb] : l.ports) {
-          if (t.switch_index(l.a) == t.hosts[size_t(h)].leaf && t.switch_index(l.b) >= 0) ups.push_back(pa);
-          if (t.switch_index(l.b) == t.hosts[size_t(h)].leaf && t.switch_index(l.a) >= 0) ups.push_back(pb);
-        }
-      std::sort(ups.begin(), ups.end());
+      const std::vector<int> ups = leaf_uplink_ports(t, t.hosts[size_t(h)].leaf);
       std::vector<int> out;
       const int other = (h + 8) % 32;
       for (size_t p = 0; p < t.hosts[size_t(h)].ports.size(); ++p) {
