@@ -316,7 +316,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while (at <= l[2].size()) {
       size_t e = l[2].find(',', at);
       if (e == std::string::npos) e = l[2].size();
-      given.insert(std::stoul(l[2].substr(at, e - at)));  // a plan with it: every entry was a number
+      // A plan with it: every entry was a number, blanks around it and empty entries aside (the
+      // plan reads the list as split_names does: "0,1," is 0 and 1).
+      const std::string entry = l[2].substr(at, e - at);
+      if (entry.find_first_not_of(" \t") != std::string::npos) given.insert(std::stoul(entry));
       at = e + 1;
     }
     std::string back;
