@@ -81,7 +81,8 @@ std::string file_key(const char *path) {
   struct stat st {};
   if (!path || stat(path, &st) != 0) return "";
   return std::string(path) + '\0' + std::to_string(st.st_dev) + ',' + std::to_string(st.st_ino) + ',' +
-         std::to_string(st.st_size) + ',' + std::to_string(st.st_mtim.tv_sec) + ',' + std::to_string(st.st_mtim.tv_nsec);
+         std::to_string(st.st_size) + ',' + std::to_string(st.st_mtim.tv_sec) + ',' +
+         std::to_string(st.st_mtim.tv_nsec);
 }
 
 }  // namespace
