@@ -85,9 +85,22 @@ bool width_equiv(uint64_t n, int *wn, uint64_t m, int *wm) {
   return true;
 }
 
+// Appends v with at least `width` digits (zero padded) to *out, with no string of its own: the
+// expansion of a 131,072-name list makes one per name.
+void append_num(std::string *out, uint64_t v, int width) {
+  char digits[20];
+  size_t n = 0;
+  do {
+    digits[sizeof(digits) - 1 - n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (static_cast<size_t>(width) > n) out->append(static_cast<size_t>(width) - n, '0');
+  out->append(digits + sizeof(digits) - n, n);
+}
+
 std::string format_num(uint64_t v, int width) {
-  std::string s = std::to_string(v);
-  if (static_cast<int>(s.size()) < width) s.insert(0, static_cast<size_t>(width) - s.size(), '0');
+  std::string s;
+  append_num(&s, v, width);
   return s;
 }
 
@@ -188,11 +201,15 @@ void expand_item(const std::string &list, std::string_view item, size_t max_host
   std::vector<size_t> range_idx(groups.size(), 0);
   std::vector<uint64_t> value(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) value[g] = groups[g][0].lo;
+  // Room for the names at once (count <= max_hosts: checked above), growing geometrically so that
+  // many small items do not reallocate for each.
+  if (out->capacity() < out->size() + count)
+    out->reserve(std::max<size_t>(out->size() + size_t(count), 2 * out->capacity()));
   while (true) {
     std::string name;
     for (size_t g = 0; g < groups.size(); ++g) {
       name += literals[g];
-      name += format_num(value[g], groups[g][range_idx[g]].width);
+      append_num(&name, value[g], groups[g][range_idx[g]].width);
     }
     budget->take(list, name.size());
     out->push_back(std::move(name));

@@ -12,6 +12,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -124,17 +125,20 @@ void set_world(const topoaware_task_in_t &in, uint32_t n, NodeStep &ns) {
 }
 
 // The step's ranks from slurmctld's node order, if the step is the job's own (its nodes and its
-// layout): no topology file is read. Empty if not: the caller reads the topology.
-std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in) {
+// layout): no topology file is read. Empty if not: the caller reads the topology, and finds the
+// step's node names in *step if they were expanded here (a list of up to 131,072 names is
+// expanded once per step, not twice).
+std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in,
+                                               std::optional<std::vector<std::string>> *step) {
   if (!in.placed_order || !in.placed_layout || !in.expected_hash || !*in.expected_hash) return {};
   char lay[256];
   if (topoaware_layout_string(in.layout, lay, sizeof(lay)) != 0 || std::strcmp(lay, in.placed_layout) != 0) return {};
   std::vector<std::string> order = topoaware::split_names(in.placed_order);
-  std::vector<std::string> step = step_names(in.nodelist);
-  std::vector<std::string> a = order;
+  *step = step_names(in.nodelist);
+  std::vector<std::string> a = order, b = **step;
   std::sort(a.begin(), a.end());
-  std::sort(step.begin(), step.end());
-  if (a != step || std::adjacent_find(a.begin(), a.end()) != a.end()) return {};
+  std::sort(b.begin(), b.end());
+  if (a != b || std::adjacent_find(a.begin(), a.end()) != a.end()) return {};
   return order;
 }
 
@@ -199,7 +203,8 @@ void nvlink_domain_of_step(const topoaware_task_in_t &in, NodeStep *ns) {
 }
 
 std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::string key) {
-  if (std::vector<std::string> order = placed_order_for_step(in); !order.empty()) {
+  std::optional<std::vector<std::string>> step;
+  if (std::vector<std::string> order = placed_order_for_step(in, &step); !order.empty()) {
     auto ns = node_from_placed_order(in, std::move(order), std::move(key));
     probe_devices(in, ns.get());
     // The placed order needs no topology file; reading one for every step on every node (tens of
@@ -220,7 +225,7 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
     throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + ns->hash +
                              " but the job was placed with " + in.expected_hash + " (stale copy?)");
 
-  ns->names = step_names(in.nodelist);
+  ns->names = step ? std::move(*step) : step_names(in.nodelist);
   std::vector<const char *> cnames;
   for (const auto &n : ns->names) cnames.push_back(n.c_str());
   const uint32_t n = static_cast<uint32_t>(ns->names.size());

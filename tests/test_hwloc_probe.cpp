@@ -27,6 +27,7 @@
 #include "job_dir_c.h"
 #include "nvlink.hpp"
 #include "task_c.h"
+#include "topoaware_c.h"
 #include "topology_json.hpp"
 #include "cmocka_cxx.hpp"
 
@@ -432,6 +433,52 @@ void test_default_vars(void **) {
   unlink(topo.c_str());
 }
 
+// slurmctld's node order for the job's own step (its nodes, its layout) sets the ranks without the
+// topology; an order that is not the step's nodes (a step on part of the job) leaves the ranks to
+// the topology file, on the step's node list expanded once for both.
+void test_task_plan_placed_order(void **) {
+  const std::string topo = write_topology();
+  const std::string xml = fixture("jrc0323-4gpu-4mlx5.xml");
+  topoaware_layout_t l = {2, 1, 1, 2, 2, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
+  char lay[256], err[1024] = "";
+  assert_int_equal(topoaware_layout_string(&l, lay, sizeof lay), 0);
+  topoaware_topo_t *t = topoaware_topo_load(topo.c_str(), err, sizeof err);
+  assert_non_null(t);
+  const std::string hash = topoaware_topo_hash(t);
+  topoaware_topo_free(t);
+  topoaware_task_in_t in = two_node_task(topo, xml, &l, "n0002", 1, 12345, "3,2,1,0");
+  in.expected_hash = hash.c_str();
+  in.placed_layout = lay;
+  in.placed_order = "n0002,n0001";  // the job's own nodes, n0002 first
+  topoaware_task_plan_t *p = topoaware_task_plan(&in, err, sizeof err);
+  if (!p) std::fprintf(stderr, "%s\n", err);
+  assert_non_null(p);
+  assert_string_equal(var(p, "TOPOAWARE_NODE_RANK"), "0");
+  assert_string_equal(var(p, "RANK"), "1");
+  assert_string_equal(var(p, "MASTER_ADDR"), "n0002");
+  assert_string_equal(var(p, "TOPOAWARE_TOPO_HASH"), hash.c_str());
+  topoaware_task_plan_free(p);
+  // Not the step's nodes: the topology's order (n0001, n0002), as without a placed order.
+  for (const char *other : {"n0002,n0003", "n0002", "n0002,n0001,n0003", "n0002,n0002"}) {
+    in.placed_order = other;
+    p = topoaware_task_plan(&in, err, sizeof err);
+    if (!p) std::fprintf(stderr, "%s: %s\n", other, err);
+    assert_non_null(p);
+    assert_string_equal(var(p, "TOPOAWARE_NODE_RANK"), "1");
+    assert_string_equal(var(p, "RANK"), "5");
+    assert_string_equal(var(p, "MASTER_ADDR"), "n0001");
+    topoaware_task_plan_free(p);
+  }
+  // A step node list that does not read fails the same with or without a placed order.
+  in.nodelist = "n[0001-0002";
+  assert_null(topoaware_task_plan(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "host list"));
+  in.placed_order = nullptr;
+  assert_null(topoaware_task_plan(&in, err, sizeof err));
+  assert_non_null(std::strstr(err, "host list"));
+  unlink(topo.c_str());
+}
+
 // Multi-node NVLink domains (n0001-n0004 and n0005-n0008): a rank whose node shares its domain with
 // other nodes of the step gets NCCL's MNNVL hints, required when the TP groups span nodes.
 void test_task_plan_mnnvl(void **) {
@@ -818,7 +865,7 @@ int main() {
       cmocka_unit_test(test_jrc),           cmocka_unit_test(test_lassen),     cmocka_unit_test(test_hwloc_test_file),
       cmocka_unit_test(test_synthetic_hgx), cmocka_unit_test(test_env_xmlfile), cmocka_unit_test(test_missing_xml),
       cmocka_unit_test(test_split_names),   cmocka_unit_test(test_task_plan),   cmocka_unit_test(test_default_vars),
-      cmocka_unit_test(test_task_plan_mnnvl),
+      cmocka_unit_test(test_task_plan_mnnvl), cmocka_unit_test(test_task_plan_placed_order),
       cmocka_unit_test(test_job_map),       cmocka_unit_test(test_state_dir),   cmocka_unit_test(test_job_dir),
       cmocka_unit_test(test_devices_cache),
   };

@@ -13,7 +13,8 @@
 // within its 4 MB cap costs 2-4 s here under ASan (the names expanded up to their 131,072 cap, as
 // slurmstepd would): with it the target ran at 3 exec/s, so the expansion at the production caps is
 // the hostlist target's, and this one checks the refusal. The topology is a
-// generated 4 x 4 fat tree (hosts n01..n16 style names, written once to a file); hwloc reads
+// generated 4 x 4 fat tree (hosts n01..n16 style names, written once to a file and parsed once:
+// see KeptTopology below); hwloc reads
 // tests/fixtures/hwloc/synthetic-hgx-8gpu-8nic.xml (8 GPUs, 8 NICs), loaded once as slurmstepd
 // does (topoaware_node_devices_load).
 //
@@ -23,6 +24,7 @@
 // named and of a known kind, its map line naming this node; the CUDA_VISIBLE_DEVICES it sets is
 // the sorted, unique set of the indices Slurm gave, each below the node's GPU count; the note is
 // printable; the same inputs give the same plan again (the cached step and a fresh one agree).
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +34,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +43,7 @@
 #include "generator.hpp"
 #include "job_dir_c.h"
 #include "task_c.h"
+#include "topoaware_c.h"
 #include "topology.hpp"
 #include "topology_json.hpp"
 
@@ -54,6 +58,67 @@ struct Setup {
   std::vector<std::string> hosts;
   size_t gpus = 0;
 };
+
+// The generated topology, parsed once. task_c.cpp reads the topology file for every step whose
+// inputs differ from the last one (a new slurmstepd does, once per step), which here is nearly
+// every input: parsing and hashing the same 13 KB file under ASan took two thirds of the target's
+// time, and it depends on no input. The fuzz binary is linked with
+// -Wl,--wrap=topoaware_topo_load,--wrap=topoaware_topo_free (tests/fuzz/local.mk): the first load
+// of the file is the real one; while the file (path, device, inode, size, modification time) is
+// unchanged, later loads return that same handle, and freeing it is a no-op. Any other path, or
+// a changed file, goes to the real C API.
+struct KeptTopology {
+  topoaware_topo_t *topo = nullptr;
+  std::string key;
+};
+
+KeptTopology &kept_topology() {
+  static KeptTopology k;
+  return k;
+}
+
+std::string file_key(const char *path) {
+  struct stat st {};
+  if (!path || stat(path, &st) != 0) return "";
+  return std::string(path) + '\0' + std::to_string(st.st_dev) + ',' + std::to_string(st.st_ino) + ',' +
+         std::to_string(st.st_size) + ',' + std::to_string(st.st_mtim.tv_sec) + ',' +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+}  // namespace
+
+extern "C" {
+topoaware_topo_t *__real_topoaware_topo_load(const char *path, char *err, size_t errlen);
+void __real_topoaware_topo_free(topoaware_topo_t *topo);
+
+topoaware_topo_t *__wrap_topoaware_topo_load(const char *path, char *err, size_t errlen) {
+  KeptTopology &k = kept_topology();
+  const std::string key = file_key(path);
+  if (!key.empty() && k.topo && key == k.key) return k.topo;
+  topoaware_topo_t *t = __real_topoaware_topo_load(path, err, errlen);
+  if (t && !key.empty() && !k.topo) {
+    k.topo = t;
+    k.key = key;
+  }
+  return t;
+}
+
+void __wrap_topoaware_topo_free(topoaware_topo_t *topo) {
+  if (topo && topo == kept_topology().topo) return;
+  __real_topoaware_topo_free(topo);
+}
+}  // extern "C"
+
+namespace {
+
+void remove_folder(const std::string &dir) {
+  if (DIR *d = opendir(dir.c_str())) {
+    while (const dirent *e = readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+  }
+  rmdir(dir.c_str());
+}
 
 const Setup &setup() {
   static const Setup s = [] {
@@ -84,6 +149,9 @@ const Setup &setup() {
     FUZZ_CHECK(topoaware_node_devices_load(sfd, r.hosts[0].c_str(), nullptr, err, sizeof(err)) >= 0);
     close(sfd);
     r.gpus = 8;
+    // The folder (topology.json, the node's devices file) goes at exit; a crash leaves it to see.
+    static const std::string dir = r.dir;
+    std::atexit([] { remove_folder(dir); });
     return r;
   }();
   return s;
@@ -99,12 +167,44 @@ std::vector<std::string> lines(const uint8_t *data, size_t size) {
   return v;
 }
 
-std::string stretch(const std::string &unit, size_t cap, unsigned which) {
-  std::string s;
+// `unit` repeated to cap - 1, cap or cap + 1 bytes (which % 3), into *s: by doubling (a few
+// memcpy), not by appending the unit up to 2 million times through instrumented code.
+void stretch(const std::string &unit, size_t cap, unsigned which, std::string *s) {
   const std::string u = unit.empty() ? std::string("0,") : unit;
-  while (s.size() < cap + 1) s += u;
-  s.resize(cap - 1 + which % 3);
-  return s;
+  s->assign(u);
+  while (s->size() < cap + 1) s->append(*s, 0, std::min(s->size(), cap + 1 - s->size()));
+  s->resize(cap - 1 + which % 3);
+}
+
+// A stretched line in a buffer kept across inputs (a fresh 4 MB allocation is a thousand page
+// faults under ASan): swapped into the input's line, and back out when the input is done.
+class Stretched {
+ public:
+  Stretched(std::string *line, size_t cap, unsigned which) : line_(line) {
+    stretch(*line, cap, which, &buffer());
+    line_->swap(buffer());
+  }
+  ~Stretched() { line_->swap(buffer()); }
+  Stretched(const Stretched &) = delete;
+  Stretched &operator=(const Stretched &) = delete;
+
+ private:
+  static std::string &buffer() {
+    static std::string b;
+    return b;
+  }
+  std::string *line_;
+};
+
+// 1 + the commas of s, at most `most`: memchr, not a loop over 4 MB of instrumented code.
+uint32_t count_nodes(const std::string &s, uint32_t most) {
+  uint32_t n = 1;
+  const char *at = s.data(), *const end = s.data() + s.size();
+  while (n < most && (at = static_cast<const char *>(std::memchr(at, ',', size_t(end - at)))) != nullptr) {
+    ++n;
+    ++at;
+  }
+  return n;
 }
 
 struct Plan {
@@ -150,11 +250,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t k = data[0];
   std::vector<std::string> l = lines(data + 1, size - 1);
   l.resize(std::max<size_t>(l.size(), 3));
-  if (k >= 0xfe) {  // the caps themselves
-    const unsigned which = static_cast<unsigned>(size);  // cap - 1, cap, cap + 1
-    if (k == 0xfe) l[2] = stretch(l[2], TOPOAWARE_CVD_MAX_LEN, which);
-    if (k == 0xff) l[0] = stretch(l[0], TOPOAWARE_NODELIST_MAX_LEN, 2);
-  }
+  // The caps themselves: CUDA_VISIBLE_DEVICES at cap - 1, cap, cap + 1 (by the input's size), the
+  // node list at cap + 1.
+  std::optional<Stretched> big;
+  if (k == 0xfe) big.emplace(&l[2], TOPOAWARE_CVD_MAX_LEN, static_cast<unsigned>(size));
+  if (k == 0xff) big.emplace(&l[0], TOPOAWARE_NODELIST_MAX_LEN, 2);
   topoaware_layout_t layout{};
   layout.tp = 1u << (k & 3);
   layout.cp = layout.ep = 1;
@@ -163,9 +263,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   layout.order = (k & 0x10) ? TOPOAWARE_ORDER_TP_PP_DP : TOPOAWARE_ORDER_TP_CP_EP_DP_PP;
   // dp from the node list's host count: the layout's world must match the step's tasks.
   const uint32_t per_node = layout.tp * layout.pp <= 8 ? layout.tp * layout.pp : 8;
-  uint32_t nodes = 1;
-  for (char c : l[0]) nodes += c == ',';
-  nodes = std::min<uint32_t>(nodes, 64);
+  const uint32_t nodes = count_nodes(l[0], 64);
   layout.dp = std::max<uint32_t>(1, nodes * per_node / (layout.tp * layout.pp));
   char lay[256];
   FUZZ_CHECK(topoaware_layout_string(&layout, lay, sizeof(lay)) == 0);
@@ -219,7 +317,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while (at <= l[2].size()) {
       size_t e = l[2].find(',', at);
       if (e == std::string::npos) e = l[2].size();
-      given.insert(std::stoul(l[2].substr(at, e - at)));  // a plan with it: every entry was a number
+      // A plan with it: every entry was a number, blanks around it and empty entries aside (the
+      // plan reads the list as split_names does: "0,1," is 0 and 1).
+      const std::string entry = l[2].substr(at, e - at);
+      if (entry.find_first_not_of(" \t") != std::string::npos) given.insert(std::stoul(entry));
       at = e + 1;
     }
     std::string back;

@@ -64,8 +64,12 @@ $(FUZZ_OBJDIR)/%.o: $(top_srcdir)/%.c $(FUZZ_HDRS)
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 	$(AM_V_AR)rm -f $@ && $(AR) cr $@ $(FUZZ_LIB_OBJS)
 
+# A target's own link options, FUZZ_LINK_<name>. task keeps the generated topology parsed across
+# inputs (its file never changes): it wraps the C API's load and free (see fuzz_task.cpp).
+FUZZ_LINK_task = -Wl,--wrap=topoaware_topo_load,--wrap=topoaware_topo_free
+
 tests/fuzz/fuzz_%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
-	$(AM_V_CXXLD)$(FUZZ_CXX) $(FUZZ_LINKOPTS) -o $@ $< $(FUZZ_LIB) $(FUZZ_LINKLIBS)
+	$(AM_V_CXXLD)$(FUZZ_CXX) $(FUZZ_LINKOPTS) $(FUZZ_LINK_$*) -o $@ $< $(FUZZ_LIB) $(FUZZ_LINKLIBS)
 
 fuzz-clean:
 	rm -rf $(FUZZ_OBJDIR) $(FUZZ_BINS)
