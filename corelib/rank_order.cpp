@@ -22,9 +22,9 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
   leaf_groups();
   pods();
   leaf_uplinks();
-  entry_classes();
   lg_class_begin_.assign(lg_hosts_.size() + 1, 0);
   for (size_t g = 0; g < lg_hosts_.size(); ++g) lg_class_begin_[g + 1] = lg_class_begin_[g] + uint32_t(lg_uplinks_[g]);
+  entry_classes();
   class_size_.assign(lg_class_begin_.back(), 0);
   for (size_t g = 0; g < lg_hosts_.size(); ++g)
     for (int h : lg_hosts_[g])
@@ -214,16 +214,27 @@ void TopoIndex::entry_classes() {
     auto it = sw_index.find(guid);
     return it == sw_index.end() ? -1 : it->second;
   };
+  std::map<std::pair<int, int>, uint32_t> far;  // (leaf, uplink port) -> the switch at its other end
   for (const Link &l : t.links) {
     const int a = index_of(l.a), b = index_of(l.b);
     if (a < 0 || b < 0) continue;
     const int la = t.switches[size_t(a)].level, lb = t.switches[size_t(b)].level;
     for (const auto &[pa, pb] : l.ports) {
-      if (la == 1 && lb > 1) up_ports[size_t(a)].push_back(pa);
-      if (lb == 1 && la > 1) up_ports[size_t(b)].push_back(pb);
+      if (la == 1 && lb > 1) up_ports[size_t(a)].push_back(pa), far[{a, pa}] = uint32_t(b);
+      if (lb == 1 && la > 1) up_ports[size_t(b)].push_back(pb), far[{b, pb}] = uint32_t(a);
     }
   }
   for (auto &p : up_ports) std::sort(p.begin(), p.end());
+  // The switch each class's cable comes from (the group's rail-0 leaf's uplink of that position).
+  class_switch_.assign(lg_class_begin_.back(), kNoSwitch);
+  for (size_t g = 0; g < lg_hosts_.size(); ++g) {
+    if (lg_hosts_[g].empty()) continue;
+    const int leaf = host_leaf_[size_t(lg_hosts_[g].front())];
+    if (leaf < 0) continue;
+    const auto &ups = up_ports[size_t(leaf)];
+    for (uint32_t c = 0; c < uint32_t(lg_uplinks_[g]) && c < ups.size(); ++c)
+      class_switch_[lg_class_begin_[g] + c] = far[{leaf, ups[c]}];
+  }
   std::vector<int> sources;  // the first host of each leaf, in host order
   std::vector<char> seen(t.switches.size(), 0);
   for (size_t h = 0; h < nh; ++h) {
@@ -677,10 +688,14 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   // (TopoIndex::entry_classes, from the recorded routes). Taking the hosts in canonical order would
   // enter every leaf group's remainder at the same position (whole segments first, remainders
   // last), which may share cables. So each split part of the job enters at a free host of its
-  // piece whose classes the job holds whole in the leaf group if there is one (no other job's flow
-  // comes down those cables into the leaf), among those at one whose classes carry the fewest of
-  // the job's earlier split-part entries (the parts' sets of cables are disjoint where the hosts
-  // allow; once every cable took one, each takes a second, and so on), and among those at the one
+  // piece whose ring edges meet the fewest of the job's earlier ones on a cable: the edge into the
+  // part comes down the host's classes into the leaf and leaves the part before it in the ring by
+  // that leaf's cables to the upper switches those classes come from (on a fat tree a destination
+  // is reached through the switch its entry cable hangs from; a ring's edges all run at once, so
+  // two on one cable halve each other). Only cables count: two parts entering different leaves by
+  // the same class, or by one leaf's entry and the other's exit, share none. Among those it enters
+  // at one whose classes the job holds whole in the leaf group if there is one (no other job's
+  // flow comes down those cables into the leaf), and among those at the one
   // whose first class is nearest at or after (base + j R) mod K (K = the leaf's uplinks, R = a
   // host's NICs on it): `base`, a hash of the node set, keeps two jobs from starting on the same
   // cable, and the search for the j-th part starts R classes on from the previous one's. Which
@@ -690,12 +705,14 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   // stepping by R wherever that gave disjoint cables; where the piece lacks them, or the subnet
   // manager interleaves a host's cables (minhop, updn and dfsssp with two cables from a leaf to
   // each spine), the classes do. Without routes there are no classes: canonical order. Cost: two
-  // passes over the piece's hosts' classes and one over K class sizes per split part (a piece is
-  // one leaf group).
+  // passes over the piece's hosts' classes and a few over K classes per split part (a piece is
+  // one leaf group), and two rows of K counts per piece cleared once per job with split parts.
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
-  class_load_.clear();
+  // Rows of down_load_ / up_load_ per piece, sized and cleared at the first split part.
+  uint32_t kmax = 0;
+  bool loads_ready = false;
   base ^= base >> 29;
   uint64_t split_parts = 0;
   // (base + split_parts R) mod K, kept up to date without a division while K and R stay the same
@@ -717,7 +734,29 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
       }
       ++split_parts;
       if (k32 < 2 || !ix.has_entry_classes()) continue;  // no uplinks or no routes known: canonical order
-      if (class_load_.size() < k32) class_load_.resize(k32, 0);
+      if (!loads_ready) {
+        for (const Piece &p : pieces_) kmax = std::max(kmax, uint32_t(ix.leaf_group_uplinks(p.leaf_group)));
+        down_load_.assign(size_t(pieces_.size()) * kmax, 0);
+        up_load_.assign(size_t(pieces_.size()) * kmax, 0);
+        switch_class_.resize(ix.topology().switches.size(), UINT32_MAX);
+        loads_ready = true;
+      }
+      // The ring edge into this part comes from the part before it in the ring (the segment's
+      // last part for its first): down one of this piece's entry cables and, on a fat tree, up
+      // the predecessor's cable to the upper switch that entry cable comes from. busy_[c]: the
+      // job's edges already on the two cables of class c.
+      const uint32_t pred = packing_.parts[q == packing_.begin[s] ? packing_.begin[s + 1] - 1 : q - 1].piece;
+      const int pred_lg = pieces_[pred].leaf_group;
+      const uint32_t pred_k = uint32_t(ix.leaf_group_uplinks(pred_lg));
+      const uint32_t *pred_sw = ix.leaf_group_class_switches(pred_lg);
+      for (uint32_t c = pred_k; c-- > 0;)  // the first of several cables to one switch stands for all
+        if (pred_sw[c] != TopoIndex::kNoSwitch) switch_class_[pred_sw[c]] = c;
+      const uint32_t *entry_sw = ix.leaf_group_class_switches(pieces_[pc].leaf_group);
+      busy_.assign(down_load_.begin() + std::ptrdiff_t(size_t(pc) * kmax),
+                   down_load_.begin() + std::ptrdiff_t(size_t(pc) * kmax + k32));
+      for (uint32_t c = 0; c < k32; ++c)
+        if (entry_sw[c] != TopoIndex::kNoSwitch && switch_class_[entry_sw[c]] != UINT32_MAX)
+          busy_[c] += up_load_[size_t(pred) * kmax + switch_class_[entry_sw[c]]];
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(n);
       // NIC entries per class of the leaf group that are not the job's: a class at 0 is held whole,
       // no other job's flow comes down its cable into the leaf.
@@ -725,23 +764,33 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
       class_count_.assign(class_size, class_size + k32);
       for (uint32_t i = piece_start_[pc]; i < end; ++i)
         for (uint16_t c : ix.host_entry_classes(sorted[i])) --class_count_[c];
-      // The free host with the least (not held whole, load, (first class - target) mod K), the
-      // first in canonical order on a tie; a taken host sorts after every free one.
+      // The free host with the least (load: the job's edges already on its cables, not held
+      // whole, (first class - target) mod K), the first in canonical order on a tie; a taken host
+      // sorts after every free one. Load comes before held whole: a ring's edges all run at once,
+      // so a second edge of the job on one cable halves both for sure, while another job's flow
+      // on a cable the job does not hold whole slows it only when that job crosses leaves at the
+      // same moment.
       uint64_t best = UINT64_MAX;
       uint32_t at = 0;
       for (uint32_t i = piece_start_[pc]; i < end && best != 0; ++i) {
         uint64_t load = 0;
         uint32_t others = 0;
-        for (uint16_t c : ix.host_entry_classes(sorted[i])) load += class_load_[c], others |= class_count_[c];
+        for (uint16_t c : ix.host_entry_classes(sorted[i])) load += busy_[c], others |= class_count_[c];
         uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (first class - target) mod K
         d -= d >= k32 ? k32 : 0;
-        const uint64_t key = uint64_t(used_[i] != 0) << 63 | uint64_t(others != 0) << 62 |
-                             std::min<uint64_t>(load, 0x3fffffff) << 32 | d;
+        const uint64_t key = uint64_t(used_[i] != 0) << 63 | std::min<uint64_t>(load, 0x3fffffff) << 33 |
+                             uint64_t(others != 0) << 32 | d;
         if (key < best) best = key, at = i;
       }
       used_[at] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = at;
-      for (uint16_t c : ix.host_entry_classes(sorted[at])) ++class_load_[c];
+      for (uint16_t c : ix.host_entry_classes(sorted[at])) {
+        ++down_load_[size_t(pc) * kmax + c];
+        if (entry_sw[c] != TopoIndex::kNoSwitch && switch_class_[entry_sw[c]] != UINT32_MAX)
+          ++up_load_[size_t(pred) * kmax + switch_class_[entry_sw[c]]];
+      }
+      for (uint32_t c = 0; c < pred_k; ++c)
+        if (pred_sw[c] != TopoIndex::kNoSwitch) switch_class_[pred_sw[c]] = UINT32_MAX;
     }
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in

@@ -20,11 +20,13 @@
 // down the leaf's uplink cables: which ones, the subnet manager's forwarding tables decide. Where
 // topology.json records them (discover --routes or --lfts), each host has its entry cables, the
 // uplink by which traffic to each of its NICs on the leaf enters (TopoIndex::entry_classes), and
-// each split part of a job enters at a free host whose cables the job holds whole in the leaf group
-// if it can (no other job's flow comes down them), among those at one whose cables carry the fewest
-// of the job's earlier entries (disjoint sets where the hosts allow), and among those at the one
-// whose first NIC's cable is nearest at or after (h + j R) mod K, h a hash of the node set and R a
-// host's NICs on the leaf, so that two jobs do not start on the same cable. Without recorded routes nothing is guessed: the
+// each split part of a job enters at a free host whose ring edges would meet the fewest of the
+// job's earlier ones on a cable (down its entry cables into the leaf, and up the cables of the part
+// before it in the ring to the switches those come from: all of a ring's edges run at once, so two
+// on one cable halve each other for sure), among those at one whose cables the job holds whole in
+// the leaf group (no other job's flow comes down them), and among those at the one whose first
+// NIC's cable is nearest at or after (h + j R) mod K, h a hash of the node set and R a host's NICs
+// on the leaf, so that two jobs do not start on the same cable. Without recorded routes nothing is guessed: the
 // hosts of each part are handed out in canonical order. Leaf-group membership, hence the cost
 // model's view, is the same either way.
 #pragma once
@@ -101,6 +103,12 @@ class TopoIndex {
   // NIC entries of the leaf group's hosts per entry class (every NIC on the leaf, as
   // host_entry_classes lists them): leaf_group_uplinks(g) counts.
   const uint32_t *leaf_group_class_sizes(int g) const { return class_size_.data() + lg_class_begin_[size_t(g)]; }
+  // The switch (index into the topology's switches) each entry class's cable comes from, per
+  // class of the leaf group (leaf_group_uplinks(g) of them), kNoSwitch where routes were not read:
+  // on a fat tree traffic to a host enters its leaf from that upper switch, so from another leaf
+  // of the same upper switches it leaves by its cable to it.
+  static constexpr uint32_t kNoSwitch = UINT32_MAX;
+  const uint32_t *leaf_group_class_switches(int g) const { return class_switch_.data() + lg_class_begin_[size_t(g)]; }
   // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
   // bandwidth of its worst leaf (rail), >= 1; 1 for a healthy group (how: TopoIndex::uplink_factors).
   double leaf_group_uplink_factor(int g) const { return lg_up_factor_[size_t(g)]; }
@@ -145,7 +153,7 @@ class TopoIndex {
   bool degraded_ = false;
   bool entry_classes_ = false;
   std::vector<std::vector<int>> lg_hosts_, lg_canon_hosts_, pod_lgs_;
-  std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_, lg_entry_stride_;
+  std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_, class_switch_, lg_entry_stride_;
   std::vector<uint32_t> host_entry_begin_;  // host h's entry classes: host_entry_[begin[h] .. begin[h+1])
   std::vector<uint16_t> host_entry_;
   std::unordered_map<std::string, int> by_name_;
@@ -235,7 +243,12 @@ class RankOrderer {
   std::vector<char> used_;
   std::vector<uint32_t> entry_;
   std::vector<uint32_t> class_count_;  // per entry class: NIC entries of the leaf group minus the job's
-  std::vector<uint32_t> class_load_;   // per entry class: the job's split-part entries so far that come down it
+  // The job's ring edges so far into split parts, per piece and cable (row stride: the largest K
+  // among the pieces): down_load_ by the piece's entry class they come down, up_load_ by the
+  // class of the piece's uplink to the upper switch they leave it by.
+  std::vector<uint32_t> down_load_, up_load_;
+  std::vector<uint32_t> switch_class_;  // per switch: the current predecessor piece's class of its cable to it
+  std::vector<uint32_t> busy_;          // per entry class of the current piece: the job's edges on its two cables
   Packing packing_;
   PackScratch pool_;
 };

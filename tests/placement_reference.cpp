@@ -112,10 +112,12 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
   // Which hosts of a piece a part gets does not matter inside the leaf group, but a segment split
   // over leaf groups enters each of its parts at the part's first host, whose ring edges come down
   // the uplinks of the host's entry classes (one per NIC on the leaf, from the recorded routes). So
-  // each split part of the job enters at the free host of its piece with the least (its classes
-  // are not all held whole by the job in the leaf group, the job's earlier entries down its
-  // classes, (first class - (base + j R)) mod K) (R: the group's entry stride), the first in
-  // canonical order on a tie. Without routes (no classes) canonical order.
+  // each split part of the job enters at the free host of its piece with the least (the job's
+  // earlier ring edges on the cables its edge would take: down its classes into the piece, and up
+  // from the part before it in the ring to the switches those classes come from, its classes are
+  // not all held whole by the job in the leaf group, (first class - (base + j R)) mod K) (R: the
+  // group's entry stride), the first in canonical order on a tie. Without routes (no classes)
+  // canonical order.
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(sorted_.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
@@ -123,7 +125,8 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
   for (int h : sorted_) base = (base ^ uint64_t(h)) * 0x100000001b3ULL;
   base ^= base >> 29;
   uint64_t split_parts = 0;
-  std::map<uint64_t, uint64_t> load;  // class -> the job's split-part entries down it so far
+  std::map<std::pair<uint32_t, uint64_t>, uint64_t> down;  // (piece, class) -> the job's edges down it
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> up;    // (piece, upper switch) -> the job's edges to it
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
     if (packing_.begin[s + 1] - packing_.begin[s] < 2) continue;  // inside one leaf group
     for (uint32_t q = packing_.begin[s]; q < packing_.begin[s + 1]; ++q) {
@@ -133,6 +136,17 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
       const uint64_t target = (base + split_parts++ * ix.leaf_group_entry_stride(g)) % K;
       if (K < 2 || !ix.has_entry_classes()) continue;  // no uplinks or routes known: canonical order
       const uint32_t end = pc + 1 < pieces_.size() ? piece_start_[pc + 1] : uint32_t(sorted_.size());
+      const uint32_t pred = packing_.parts[q == packing_.begin[s] ? packing_.begin[s + 1] - 1 : q - 1].piece;
+      const int pg = pieces_[pred].leaf_group;
+      const uint32_t *pred_sw = ix.leaf_group_class_switches(pg);
+      const uint32_t *entry_sw = ix.leaf_group_class_switches(g);
+      // The upper switch class c's cable comes from, when the part before has a cable to it.
+      const auto via = [&](uint16_t c) {
+        const uint32_t sw = entry_sw[c];
+        for (int k = 0; k < ix.leaf_group_uplinks(pg); ++k)
+          if (sw != TopoIndex::kNoSwitch && pred_sw[k] == sw) return sw;
+        return TopoIndex::kNoSwitch;
+      };
       // NIC entries per class of the leaf group that are not the job's
       std::vector<int> others(K, 0);
       for (int h : ix.leaf_group_hosts(g))
@@ -140,18 +154,25 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
       for (uint32_t i = piece_start_[pc]; i < end; ++i)
         for (uint16_t c : ix.host_entry_classes(sorted_[i])) --others[c];
       uint32_t best = UINT32_MAX;
-      std::tuple<int, uint64_t, uint64_t> best_key{2, 0, 0};
+      std::tuple<uint64_t, int, uint64_t> best_key{UINT64_MAX, 2, 0};
       for (uint32_t i = piece_start_[pc]; i < end; ++i) {
         if (used_[i]) continue;
         uint64_t l = 0;
         bool held = true;
-        for (uint16_t c : ix.host_entry_classes(sorted_[i])) l += load[c], held = held && others[c] == 0;
-        const std::tuple<int, uint64_t, uint64_t> k{held ? 0 : 1, l, (ix.host_uplink_mod(sorted_[i]) + K - target) % K};
+        for (uint16_t c : ix.host_entry_classes(sorted_[i])) {
+          l += down[{pc, c}];
+          if (via(c) != TopoIndex::kNoSwitch) l += up[{pred, via(c)}];
+          held = held && others[c] == 0;
+        }
+        const std::tuple<uint64_t, int, uint64_t> k{l, held ? 0 : 1, (ix.host_uplink_mod(sorted_[i]) + K - target) % K};
         if (k < best_key) best_key = k, best = i;
       }
       used_[best] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = best;
-      for (uint16_t c : ix.host_entry_classes(sorted_[best])) ++load[c];
+      for (uint16_t c : ix.host_entry_classes(sorted_[best])) {
+        ++down[{pc, c}];
+        if (via(c) != TopoIndex::kNoSwitch) ++up[{pred, via(c)}];
+      }
     }
   }
   // Hand out each piece's hosts: a split part's entry host first, then the piece's free hosts in

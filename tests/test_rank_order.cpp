@@ -2,6 +2,7 @@
 // Rank order: small cases written out by hand, Megatron's and tp-pp-dp's formulas, order
 // independence, and the error paths.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <random>
@@ -303,12 +304,14 @@ void test_split_entries_multi_nic_stride(void **) {
 // Hosts with R = 2, 3 or 4 NICs on their leaf (4 leaves x 8 hosts, U = 4R uplinks each to U
 // spines), with tables that bring a host's NICs down NON-consecutive cables: NIC k of the host at
 // position j of its leaf comes down cable (j + 4k) mod U (interleaved, as minhop, updn and dfsssp
-// route a leaf with two cables per spine). The job: 4 consecutive hosts of every leaf, rings of 8
-// (tp=8 pp=2 dp=8), so 4 split parts. The 4 hosts of a leaf occupy 4 disjoint sets of R cables,
-// and the 4 parts' entry hosts must take all 4 (a part's ring edges come down its entry host's R cables at once). Stepping
-// the search by R classes from the first NIC's class alone, as if the R cables were consecutive,
-// sent two parts down the same cables. The cables are read with RouteTracer here, not from the
-// rank order's own tables.
+// route a leaf with two cables per spine). The job: 6, 4 and 6 consecutive hosts of leaves 0, 1
+// and 2, rings of 8 (tp=8 pp=2 dp=8): leaf 0's 6 + 2 of leaf 1's, and leaf 1's other 2 + leaf 2's
+// 6, so leaf 1 holds two split parts, whose ring edges come down into it and leave it towards the
+// other two parts at once. No cable may carry two of them in one direction (a part's ring edges
+// come down its entry host's R cables, and leave the part before it by that host's R spines):
+// stepping the search by R classes from the first NIC's class alone, as if the R cables were
+// consecutive, sent two parts down the same cables. The cables are read with RouteTracer here,
+// not from the rank order's own tables.
 void test_split_entries_interleaved_nics(void **) {
   for (int R : {2, 3, 4}) {
     const int U = 4 * R;
@@ -325,14 +328,15 @@ void test_split_entries_interleaved_nics(void **) {
     enginetest::add_test_routes(t, 3, false, [&](size_t h, size_t p) { return (position[h] + 4 * p) % size_t(U); });
     TopoIndex ix(t);
     assert_true(ix.has_entry_classes());
-    // The job's hosts: 4 consecutive positions of every leaf (one of each set of cables), starting
-    // at a position that changes with the trial and the leaf, so that the node set's hash, hence
-    // where the search starts, changes too.
+    // The job's hosts: 6, 4 and 6 consecutive positions of leaves 0-2 (leaf 1's 4 hold one host of
+    // each set of cables), starting at a position that changes with the trial and the leaf, so
+    // that the node set's hash, hence where the search starts, changes too.
     const auto job_hosts = [&](int trial) {
       std::vector<int> set;
-      for (int g = 0; g < ix.leaf_group_count(); ++g) {
+      for (int g = 0; g < 3; ++g) {
         assert_int_equal(ix.leaf_group_uplinks(g), U);
-        for (int k = 0; k < 4; ++k) set.push_back(ix.leaf_group_hosts(g)[size_t((trial * (g + 1) + k) % 8)]);
+        for (int k = 0; k < (g == 1 ? 4 : 6); ++k)
+          set.push_back(ix.leaf_group_hosts(g)[size_t((trial * (g + 1) + k) % 8)]);
       }
       return set;
     };
@@ -358,20 +362,31 @@ void test_split_entries_interleaved_nics(void **) {
       std::vector<int> out;
       ro.order(job_hosts(trial), L(8, 2, 8), out);
       const Packing &pk = ro.packing();
-      std::vector<int> used(size_t(U), 0);
+      // Every ring edge between parts, NIC k to NIC k: (leaf, its port) of the cable it leaves
+      // the source's leaf by, and of the one it comes down into the entry host's leaf by.
+      std::map<std::pair<int, int>, int> up, down;
+      std::vector<size_t> first;  // each part's first node in the order
       size_t node = 0, parts = 0;
-      for (uint32_t seg = 0; seg < pk.segments(); ++seg)
-        for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
-          if (pk.begin[seg + 1] - pk.begin[seg] > 1) {
-            ++parts;
-            for (int c : cables(out[node])) ++used[size_t(c)];
+      for (uint32_t q = 0; q < pk.parts.size(); ++q) first.push_back(node), node += pk.parts[q].count;
+      for (uint32_t seg = 0; seg < pk.segments(); ++seg) {
+        const uint32_t b = pk.begin[seg], e = pk.begin[seg + 1];
+        if (e - b < 2) continue;
+        for (uint32_t q = b; q < e; ++q) {
+          ++parts;
+          const uint32_t pred = q == b ? e - 1 : q - 1;
+          const int from = out[first[pred] + pk.parts[pred].count - 1], to = out[first[q]];
+          for (int k = 0; k < R; ++k) {
+            const TracedRoute r = tr.trace(from, k, to, k);
+            assert_true(r.ok() && r.hops.size() == 3);
+            ++up[{r.hops.front().sw, r.hops.front().out_port}];
+            ++down[{r.hops.back().sw, r.hops.back().in_port}];
           }
-          node += pk.parts[q].count;
         }
+      }
       assert_int_equal(parts, 4);
-      // No cable carries two parts' entries (4 parts x R cables fit U = 4R).
-      for (int u : used)
-        if (u > 1) fail_msg("R=%d, trial %d: two split parts enter down the same cable", R, trial);
+      for (const auto *m : {&up, &down})
+        for (const auto &[cable, edges] : *m)
+          if (edges > 1) fail_msg("R=%d, trial %d: two ring edges of the job on one cable", R, trial);
     }
   }
 }
@@ -421,6 +436,40 @@ void test_split_entries_by_held_classes(void **) {
       node += pk.parts[q].count;
     }
   assert_int_equal(entries, 4);
+}
+
+// A leaf holding two split parts of one job, where the job holds one entry class of that leaf
+// whole and only two hosts of it: the two parts enter by different classes. Entering both by the
+// held class (held classes ranked before the job's own load) put two ring edges of the job on one
+// cable: every edge of a ring all-reduce runs at once, so both would get half of it, for sure.
+// Leaf 1's hosts come down cable (host position / 2) (two hosts per class, the tables say so);
+// the job has 2 hosts on leaf 0, 5 on leaf 1 (both of class 0, one each of classes 1, 2, 3) and 2
+// on leaf 2; rings of 3 (tp=8 pp=3 dp=3): one whole ring on leaf 1, then leaf 0's 2 + one of leaf
+// 1's and one of leaf 1's + leaf 2's 2.
+void test_split_entries_own_load_before_held(void **) {
+  Topology t = fat_tree_4x8();
+  enginetest::add_test_routes(t, 3, false, [](size_t h, size_t) { return (h % 8) / 2; });
+  TopoIndex ix(t);
+  std::vector<int> set;
+  for (int k : {0, 2}) set.push_back(ix.leaf_group_hosts(0)[size_t(k)]);
+  for (int k : {0, 1, 2, 4, 6}) set.push_back(ix.leaf_group_hosts(1)[size_t(k)]);
+  for (int k : {0, 2}) set.push_back(ix.leaf_group_hosts(2)[size_t(k)]);
+  for (int k = 0; k < 8; ++k)
+    assert_int_equal(ix.host_uplink_mod(ix.leaf_group_hosts(1)[size_t(k)]), uint32_t(k / 2));
+  RankOrderer ro(ix);
+  std::vector<int> out;
+  ro.order(set, L(8, 3, 3), out);
+  const Packing &pk = ro.packing();
+  std::vector<uint32_t> leaf1_entries;  // classes of the split parts' entry hosts on leaf 1
+  size_t node = 0;
+  for (uint32_t seg = 0; seg < pk.segments(); ++seg)
+    for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
+      if (pk.begin[seg + 1] - pk.begin[seg] > 1 && ix.host_leaf_group(out[node]) == 1)
+        leaf1_entries.push_back(ix.host_uplink_mod(out[node]));
+      node += pk.parts[q].count;
+    }
+  assert_int_equal(leaf1_entries.size(), 2);
+  assert_int_not_equal(leaf1_entries[0], leaf1_entries[1]);
 }
 
 void test_order_independent(void **) {
@@ -489,6 +538,7 @@ int main() {
       cmocka_unit_test(test_split_entries_multi_nic_stride),
       cmocka_unit_test(test_split_entries_interleaved_nics),
       cmocka_unit_test(test_split_entries_by_held_classes),
+      cmocka_unit_test(test_split_entries_own_load_before_held),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
