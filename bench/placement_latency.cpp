@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Decision latency of the placement engine against node count (256 .. 16,384 nodes, leaf groups
-// of 32, pods of 16 leaf groups), with a naive first-fit by node index on the same inputs in the
+// of 32, pods of 16 leaf groups), with a naive first fit by node index on the same inputs in the
 // same run. Input is Slurm's view (bitmap over the node table + free GPUs per node), as the select
-// plugin passes it. Usage: placement_latency [seed] [decisions per size] [only this node count]
-// (the last for profiling one size: every size draws its inputs from its own generator, so the
-// filter changes neither its inputs nor its hash)
+// plugin passes it. Every size is timed twice on the same inputs: on the cabling alone ("plain":
+// the rank order hands out each split part's hosts in canonical order) and with recorded routes
+// ("routed": forwarding tables as a minhop subnet manager would program them, so that the rank
+// order's route-based entry choice does its real work), with the time to build the topology index
+// for each. Usage: placement_latency [seed] [decisions per size] [only this node count] (the last
+// for profiling one size: every size draws its inputs from its own generator, so the filter
+// changes neither its inputs nor its hashes)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <memory>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "placement.hpp"
@@ -20,30 +27,44 @@ using namespace topoaware;
 
 namespace {
 
-// 3-level fat tree: pods of 16 leaf groups (one leaf each) of 32 hosts, 16 uplink cables per leaf
-// (2:1) to its pod's spine, so that the rank order's D-mod-K entry choice is timed too.
+constexpr int kPerLg = 32, kLgsPerPod = 16, kUplinks = 16;
+
+// 3-level fat tree: pods of 16 leaf groups (one leaf each) of 32 hosts; each leaf has one cable to
+// each of its pod's 16 spines (2:1), and spine s of every pod one cable to each of the 16 cores of
+// core group s (1:1; no cores while there is one pod). Ports: leaf 1-32 hosts, 33-48 spines;
+// spine 1-16 leaves, 17-32 cores; core p+1 pod p. Link speeds are left unknown, as before the
+// fabric had routes, so that no leaf group looks degraded.
 Topology build(int nodes) {
-  const int per_lg = 32, lgs_per_pod = 16;
-  const int nlg = nodes / per_lg;
+  const int nlg = nodes / kPerLg;
+  const int npods = (nlg + kLgsPerPod - 1) / kLgsPerPod;
   Topology t;
+  t.pods.resize(size_t(npods));
   for (int g = 0; g < nlg; ++g) {
-    const int pod = g / lgs_per_pod;
-    if (pod >= int(t.pods.size())) t.pods.emplace_back();
+    const int pod = g / kLgsPerPod;
     t.pods[size_t(pod)].leaf_groups.push_back(g);
     Switch sw;
     sw.guid = 0x1000 + uint64_t(g);
+    sw.name = "leaf" + std::to_string(g);
+    sw.nports = kPerLg + kUplinks;
     sw.level = 1;
     sw.leaf_group = g;
     sw.pod = pod;
     LeafGroup lg;
     lg.pod = pod;
-    lg.leaves.push_back(int(t.switches.size()));
-    for (int h = 0; h < per_lg; ++h) {
+    lg.leaves.push_back(g);
+    for (int h = 0; h < kPerLg; ++h) {
       Host host;
       char name[32];
       std::snprintf(name, sizeof name, "n%05d", int(t.hosts.size()) + 1);
       host.name = name;
-      host.leaf = lg.leaves[0];
+      HcaPort port;
+      port.ca_guid = 0x100000000ULL + t.hosts.size();
+      port.port_guid = port.ca_guid;
+      port.port = 1;
+      port.sw = g;
+      port.sw_port = h + 1;
+      host.ports.push_back(port);
+      host.leaf = g;
       host.leaf_group = g;
       host.pod = pod;
       lg.hosts.push_back(int(t.hosts.size()));
@@ -53,21 +74,122 @@ Topology build(int nodes) {
     t.switches.push_back(sw);
     t.leaf_groups.push_back(lg);
   }
-  for (size_t p = 0; p < t.pods.size(); ++p) {
-    Switch spine;
-    spine.guid = 0x800000 + uint64_t(p);
-    spine.level = 2;
-    spine.pod = int(p);
-    for (int g : t.pods[p].leaf_groups) {
-      Link l;
-      l.a = t.switches[size_t(g)].guid;  // leaf g is switch g
-      l.b = spine.guid;
-      for (int c = 0; c < 16; ++c) l.ports.emplace_back(33 + c, g % 16 * 16 + c + 1);
-      t.links.push_back(l);
+  for (int p = 0; p < npods; ++p)
+    for (int s = 0; s < kUplinks; ++s) {
+      Switch spine;
+      spine.guid = 0x800000 + uint64_t(p * kUplinks + s);
+      spine.name = "spine" + std::to_string(p) + "_" + std::to_string(s);
+      spine.nports = kLgsPerPod + 16;
+      spine.level = 2;
+      spine.pod = p;
+      t.pods[size_t(p)].switches.push_back(int(t.switches.size()));
+      const auto &lgs = t.pods[size_t(p)].leaf_groups;
+      for (size_t k = 0; k < lgs.size(); ++k) {
+        Link l;
+        l.a = t.switches[size_t(lgs[k])].guid;  // leaf g is switch g
+        l.b = spine.guid;
+        l.ports.emplace_back(kPerLg + 1 + s, int(k) + 1);
+        t.links.push_back(l);
+      }
+      t.switches.push_back(spine);
     }
-    t.switches.push_back(spine);
+  t.max_level = 2;
+  if (npods > 1) {
+    t.max_level = 3;
+    for (int c = 0; c < kUplinks * 16; ++c) {
+      Switch core;
+      core.guid = 0x900000 + uint64_t(c);
+      core.name = "core" + std::to_string(c);
+      core.nports = 32;
+      core.level = 3;
+      for (int p = 0; p < npods; ++p) {
+        Link l;
+        l.a = t.switches[size_t(nlg + p * kUplinks + c / 16)].guid;  // spine c / 16 of pod p
+        l.b = core.guid;
+        l.ports.emplace_back(kLgsPerPod + 1 + c % 16, p + 1);
+        t.links.push_back(l);
+      }
+      t.switches.push_back(core);
+    }
   }
   return t;
+}
+
+// Forwarding tables for t's cabling, as OpenSM's minhop engine computes them: LIDs in host order,
+// then the switches'; every switch sends each destination LID out of one of its ports on a
+// shortest path to it, the one that carries the fewest LIDs so far (the lowest port on a tie),
+// destinations in LID order. On this fat tree a leaf thus spreads the other leaves' hosts over its
+// 16 uplinks round robin and every path goes up then down, as on a real minhop-routed tree. Not
+// tuned for the rank order: it only reads the tables, whatever they are.
+void add_routes(Topology &t) {
+  const size_t ns = t.switches.size(), nh = t.hosts.size();
+  std::vector<std::vector<std::pair<int, int>>> adj(ns);  // (port, neighbour switch)
+  std::unordered_map<uint64_t, int> by_guid;
+  for (size_t i = 0; i < ns; ++i) by_guid.emplace(t.switches[i].guid, int(i));
+  for (const Link &l : t.links)
+    for (const auto &[pa, pb] : l.ports) {
+      const int a = by_guid.at(l.a), b = by_guid.at(l.b);
+      adj[size_t(a)].emplace_back(pa, b);
+      adj[size_t(b)].emplace_back(pb, a);
+    }
+  const size_t nlids = nh + ns + 1;
+  Subnet sn;
+  sn.switches.resize(ns);
+  for (size_t i = 0; i < ns; ++i) {
+    sn.switches[i].guid = t.switches[i].guid;
+    sn.switches[i].lid = uint16_t(nh + i + 1);
+    sn.switches[i].out.assign(nlids, kNoRoute);
+  }
+  for (size_t h = 0; h < nh; ++h)
+    sn.ports.push_back(PortLid{t.hosts[h].ports[0].ca_guid, t.hosts[h].ports[0].port, uint16_t(h + 1), 0});
+  constexpr int kMaxPorts = 64;
+  std::vector<uint32_t> load(ns * kMaxPorts, 0);
+  std::vector<int> dist(ns);
+  std::vector<std::vector<int>> cand(ns);  // per switch: its ports one hop nearer the target
+  std::deque<int> queue;
+  const auto towards = [&](int target) {
+    std::fill(dist.begin(), dist.end(), -1);
+    dist[size_t(target)] = 0;
+    queue.assign(1, target);
+    while (!queue.empty()) {
+      const int u = queue.front();
+      queue.pop_front();
+      for (const auto &[port, v] : adj[size_t(u)])
+        if (dist[size_t(v)] < 0) dist[size_t(v)] = dist[size_t(u)] + 1, queue.push_back(v);
+    }
+    for (size_t u = 0; u < ns; ++u) {
+      cand[u].clear();
+      for (const auto &[port, v] : adj[u])
+        if (dist[u] > 0 && dist[size_t(v)] == dist[u] - 1) cand[u].push_back(port);
+      std::sort(cand[u].begin(), cand[u].end());
+    }
+  };
+  const auto route = [&](int target, size_t lid, int last_port) {
+    for (size_t u = 0; u < ns; ++u) {
+      uint8_t &out = sn.switches[u].out[lid];
+      if (int(u) == target) {
+        out = uint8_t(last_port);
+        continue;
+      }
+      int best = -1;
+      for (int port : cand[u])
+        if (best < 0 || load[u * kMaxPorts + size_t(port)] < load[u * kMaxPorts + size_t(best)]) best = port;
+      if (best < 0) continue;  // unreachable: no route
+      ++load[u * kMaxPorts + size_t(best)];
+      out = uint8_t(best);
+    }
+  };
+  for (size_t g = 0; g < t.leaf_groups.size(); ++g) {
+    const int leaf = t.leaf_groups[g].leaves[0];
+    towards(leaf);
+    for (int h : t.switches[size_t(leaf)].hosts) route(leaf, size_t(h) + 1, t.hosts[size_t(h)].ports[0].sw_port);
+  }
+  for (size_t s = 0; s < ns; ++s) {
+    towards(int(s));
+    route(int(s), nh + s + 1, 0);
+  }
+  t.routes.subnets.push_back(std::move(sn));
+  t.routes.canonicalize();
 }
 
 // Naive first-fit by node index: the first `nodes` usable nodes with enough free GPUs.
@@ -134,28 +256,69 @@ struct TopoRun {
   void mix(uint64_t v) { hash = (hash ^ v) * 0x100000001b3ULL; }
 };
 
-TopoRun run_topoaware(Placer &placer, const NodeMap &map, const std::vector<Input> &inputs, int n) {
-  TopoRun run;
-  PlaceResult r;
-  // warm-up: the scratch buffers grow once
-  placer.place_slurm(map, inputs[0].words.data(), size_t(n), inputs[0].gpus.data(), inputs[0].job, PlaceMode::Prefer,
-                     r);
-  for (const Input &in : inputs) {
-    double best = 1e300;
-    PlaceStatus s = PlaceStatus::NoNodes;
-    for (int k = 0; k < kReps; ++k) {
-      const auto a = std::chrono::steady_clock::now();
-      s = placer.place_slurm(map, in.words.data(), size_t(n), in.gpus.data(), in.job, PlaceMode::Prefer, r);
-      const auto b = std::chrono::steady_clock::now();
-      best = std::min(best, std::chrono::duration<double, std::micro>(b - a).count());
-    }
-    run.lat.push_back(best);
-    run.mix(uint64_t(s));
-    for (int i : r.slurm) run.mix(uint64_t(uint32_t(i)));
-    run.placed += s != PlaceStatus::NoNodes;
-    run.ideal += s == PlaceStatus::Ideal;
+// One decision's fastest time of kReps runs; r holds its result.
+double time_decision(Placer &placer, const NodeMap &map, const Input &in, int n, PlaceResult &r, PlaceStatus &s) {
+  double best = 1e300;
+  for (int k = 0; k < kReps; ++k) {
+    const auto a = std::chrono::steady_clock::now();
+    s = placer.place_slurm(map, in.words.data(), size_t(n), in.gpus.data(), in.job, PlaceMode::Prefer, r);
+    const auto b = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::micro>(b - a).count());
   }
-  return run;
+  return best;
+}
+
+void record(TopoRun &run, double us, PlaceStatus s, const PlaceResult &r) {
+  run.lat.push_back(us);
+  run.mix(uint64_t(s));
+  for (int i : r.slurm) run.mix(uint64_t(uint32_t(i)));
+  run.placed += s != PlaceStatus::NoNodes;
+  run.ideal += s == PlaceStatus::Ideal;
+}
+
+// Both variants on the same inputs, decision by decision (plain, then routed), so that a slower
+// stretch of the shared machine hits both. same_sets counts the decisions whose node sets are
+// equal: routes change the rank order's hand-out, not which leaf groups a job gets.
+void run_topoaware(Placer &plain, const NodeMap &plain_map, Placer &routed, const NodeMap &routed_map,
+                   const std::vector<Input> &inputs, int n, TopoRun &p, TopoRun &q, int &same_sets) {
+  PlaceResult r, rr;
+  PlaceStatus s, sr;
+  // warm-up: the scratch buffers grow once
+  time_decision(plain, plain_map, inputs[0], n, r, s);
+  time_decision(routed, routed_map, inputs[0], n, rr, sr);
+  std::vector<int> a, b;
+  same_sets = 0;
+  for (const Input &in : inputs) {
+    record(p, time_decision(plain, plain_map, in, n, r, s), s, r);
+    record(q, time_decision(routed, routed_map, in, n, rr, sr), sr, rr);
+    a = r.slurm, b = rr.slurm;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    same_sets += s == sr && a == b;
+  }
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(double(v.size()) * q))];
+}
+
+double mean_of(const std::vector<double> &v) {
+  double m = 0;
+  for (double x : v) m += x;
+  return m / double(v.size());
+}
+
+// The fastest of three builds of a topology index, in ms (done once per topology load).
+double index_ms(const Topology &t, std::unique_ptr<TopoIndex> &ix) {
+  double best = 1e300;
+  for (int k = 0; k < 3; ++k) {
+    const auto a = std::chrono::steady_clock::now();
+    ix = std::make_unique<TopoIndex>(t);
+    const auto b = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::milli>(b - a).count());
+  }
+  return best;
 }
 
 // The baseline on the same inputs: first fit's mean fastest time in us; sink counts its nodes so
@@ -184,32 +347,51 @@ int main(int argc, char **argv) {
   const int only = argc > 3 ? std::atoi(argv[3]) : 0;
   std::printf("# placement decision latency, seed %u, %d decisions per size, 32-node leaf groups, 16 per pod\n", seed,
               decisions);
+  std::printf("# without recorded routes (canonical hand-out); mean and p99 over decisions, first fit's mean\n");
   std::printf("%8s %12s %12s %12s %12s %8s %8s %17s\n", "nodes", "topo_us", "topo_p99_us", "firstfit_us", "ratio",
               "ideal%", "nodes/job", "decisions_hash");
+  std::vector<std::string> routed_rows;
   for (int n = 256; n <= 16384; n *= 2) {
     if (only && n != only) continue;
     Topology t = build(n);
-    TopoIndex ix(t);
+    Topology tr = t;
+    add_routes(tr);
+    std::unique_ptr<TopoIndex> ixp, ixr;
+    const double plain_ms = index_ms(t, ixp), routed_ms = index_ms(tr, ixr);
+    const TopoIndex &ix = *ixp;
+    if (!ixr->has_entry_classes()) {
+      std::fprintf(stderr, "placement_latency: %d nodes: the synthetic routes give no entry classes\n", n);
+      return 1;
+    }
     std::vector<std::string> names;
     for (const Host &h : t.hosts) names.push_back(h.name);
     std::mt19937 rng(seed + unsigned(n));
     std::shuffle(names.begin(), names.end(), rng);  // Slurm's node table need not be in name order
-    NodeMap map(ix, names);
-    Placer placer(ix);
+    NodeMap map(ix, names), map_r(*ixr, names);
+    Placer placer(ix), placer_r(*ixr);
     double job_nodes = 0;
     const std::vector<Input> inputs = make_inputs(ix, names, n, decisions, rng, job_nodes);
-    TopoRun run = run_topoaware(placer, map, inputs, n);
+    TopoRun run, run_r;
+    int same_sets = 0;
+    run_topoaware(placer, map, placer_r, map_r, inputs, n, run, run_r, same_sets);
     size_t sink = 0;
     const double ff_us = run_first_fit(inputs, n, decisions, sink);
-    std::vector<double> &lat = run.lat;
-    double mean = 0;
-    for (double x : lat) mean += x;
-    mean /= double(lat.size());
-    std::sort(lat.begin(), lat.end());
-    const double p99 = lat[std::min(lat.size() - 1, size_t(double(lat.size()) * 0.99))];
+    const double mean = mean_of(run.lat), p50 = quantile(run.lat, 0.5), p99 = quantile(run.lat, 0.99);
+    const double p50_r = quantile(run_r.lat, 0.5), p99_r = quantile(run_r.lat, 0.99);
     std::printf("%8d %12.2f %12.2f %12.2f %12.1f %8.1f %8.0f  %016llx%s\n", n, mean, p99, ff_us,
                 ff_us > 0 ? mean / ff_us : 0, run.placed ? 100.0 * run.ideal / run.placed : 0, job_nodes / decisions,
                 (unsigned long long)run.hash, sink ? "" : " ");
+    char row[256];
+    std::snprintf(row, sizeof row, "%8d %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %10.2f %8.1f %9.1f %9.1f  %016llx", n, p50,
+                  p99, p50_r, p99_r, p50_r / p50, p99_r / p99, mean_of(run_r.lat), 100.0 * same_sets / decisions,
+                  plain_ms, routed_ms, (unsigned long long)run_r.hash);
+    routed_rows.push_back(row);
   }
+  // The second table after the first, whose rows scripts read by their node count.
+  std::printf("# with recorded routes (minhop tables): the same inputs, interleaved; ratios routed / plain;\n"
+              "# same%%: decisions with the same node set; index_ms: building the topology index (fastest of 3)\n");
+  std::printf("%8s %10s %10s %10s %10s %8s %8s %10s %8s %9s %9s  %16s\n", "routed", "plain_p50", "plain_p99",
+              "rout_p50", "rout_p99", "p50_x", "p99_x", "rout_mean", "same%", "index_ms", "rindex_ms", "routed_hash");
+  for (const std::string &row : routed_rows) std::printf("%s\n", row.c_str());
   return 0;
 }
