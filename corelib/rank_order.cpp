@@ -19,6 +19,10 @@ constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ULL, kHashMul = 0x100000001b3UL
 }  // namespace
 
 TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
+  // Switch GUID -> index for the link walks below (Topology::switch_index scans: quadratic over
+  // a fabric's links); dropped once the index is built.
+  switch_by_guid_.reserve(topo.switches.size());
+  for (size_t i = 0; i < topo.switches.size(); ++i) switch_by_guid_.emplace(topo.switches[i].guid, int(i));
   leaf_groups();
   pods();
   leaf_uplinks();
@@ -31,6 +35,12 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
       for (uint16_t c : host_entry_classes(h)) ++class_size_[lg_class_begin_[g] + c];
   canonical_order();
   nvlink_domains();
+  std::unordered_map<uint64_t, int>().swap(switch_by_guid_);
+}
+
+int TopoIndex::switch_of(uint64_t guid) const {
+  const auto it = switch_by_guid_.find(guid);
+  return it == switch_by_guid_.end() ? -1 : it->second;
 }
 
 // Each host's leaf and leaf group. Leaf groups of the topology keep their indices; hosts without
@@ -95,7 +105,7 @@ void TopoIndex::leaf_uplinks() {
   std::vector<double> up_gbps(topo.switches.size(), 0);
   std::map<double, int> cable_gbps;  // known uplink cable bandwidths, counted
   for (const Link &l : topo.links) {
-    const int a = topo.switch_index(l.a), b = topo.switch_index(l.b);
+    const int a = switch_of(l.a), b = switch_of(l.b);
     if (a < 0 || b < 0) continue;
     const int la = topo.switches[size_t(a)].level, lb = topo.switches[size_t(b)].level;
     const int leaf = la == 1 && lb > 1 ? a : (lb == 1 && la > 1 ? b : -1);
@@ -208,15 +218,9 @@ void TopoIndex::entry_classes() {
   }
   constexpr int kEntrySources = 4;
   std::vector<std::vector<int>> up_ports(t.switches.size());
-  std::unordered_map<uint64_t, int> sw_index;  // Topology::switch_index scans
-  for (size_t i = 0; i < t.switches.size(); ++i) sw_index.emplace(t.switches[i].guid, int(i));
-  auto index_of = [&](uint64_t guid) {
-    auto it = sw_index.find(guid);
-    return it == sw_index.end() ? -1 : it->second;
-  };
   std::map<std::pair<int, int>, uint32_t> far;  // (leaf, uplink port) -> the switch at its other end
   for (const Link &l : t.links) {
-    const int a = index_of(l.a), b = index_of(l.b);
+    const int a = switch_of(l.a), b = switch_of(l.b);
     if (a < 0 || b < 0) continue;
     const int la = t.switches[size_t(a)].level, lb = t.switches[size_t(b)].level;
     for (const auto &[pa, pb] : l.ports) {

@@ -139,6 +139,7 @@ class TopoIndex {
   const Topology *topo_;
   void leaf_groups();
   void pods();
+  int switch_of(uint64_t guid) const;  // -1 if absent (switch_by_guid_, while building)
   void leaf_uplinks();
   void uplink_factors(const std::vector<double> &up_gbps);
   void entry_classes();
@@ -157,6 +158,7 @@ class TopoIndex {
   std::vector<uint32_t> host_entry_begin_;  // host h's entry classes: host_entry_[begin[h] .. begin[h+1])
   std::vector<uint16_t> host_entry_;
   std::unordered_map<std::string, int> by_name_;
+  std::unordered_map<uint64_t, int> switch_by_guid_;  // while building only: switch GUID -> index
   int max_lg_size_ = 0, max_pod_size_ = 0;
   std::vector<int> host_domain_;
   std::vector<std::vector<int>> domain_hosts_;
