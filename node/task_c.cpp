@@ -142,26 +142,31 @@ std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in,
   return order;
 }
 
-std::unique_ptr<NodeStep> node_from_placed_order(const topoaware_task_in_t &in, std::vector<std::string> order,
-                                                 std::string key) {
-  const topoaware_layout_t &l = *in.layout;
-  auto ns = std::make_unique<NodeStep>();
-  ns->key = std::move(key);
-  ns->hash = in.expected_hash;
-  ns->names = std::move(order);
-  const uint32_t n = static_cast<uint32_t>(ns->names.size());
-  set_world(in, n, *ns);
+// This node's ranks once ns->names holds the job's nodes in rank order: the k-th node holds ranks
+// k*G .. k*G+G-1 (G ranks per node), and rank 0's node is the master.
+void ranks_from_node_order(const topoaware_task_in_t &in, NodeStep *ns) {
   const auto self = std::find(ns->names.begin(), ns->names.end(), in.self);
   if (self == ns->names.end())
     throw std::runtime_error(std::string("node ") + in.self + " is not in the job's node list");
   const uint32_t k = static_cast<uint32_t>(self - ns->names.begin());
-  const topoaware::Layout layout = topoaware::layout_from_c(l);
+  const topoaware::Layout layout = topoaware::layout_from_c(*in.layout);
+  ns->ranks.clear();
   for (uint32_t j = 0; j < ns->per_node; ++j) {
     const uint32_t rank = k * ns->per_node + j;
     const topoaware::RankCoord c = topoaware::rank_coord(layout, rank);
     ns->ranks.push_back({rank, rank / ns->per_node, rank % ns->per_node, c.tp, c.cp, c.ep, c.dp, c.pp, c.edp});
   }
   ns->master = ns->names.front();
+}
+
+std::unique_ptr<NodeStep> node_from_placed_order(const topoaware_task_in_t &in, std::vector<std::string> order,
+                                                 std::string key) {
+  auto ns = std::make_unique<NodeStep>();
+  ns->key = std::move(key);
+  ns->hash = in.expected_hash;
+  ns->names = std::move(order);
+  set_world(in, static_cast<uint32_t>(ns->names.size()), *ns);
+  ranks_from_node_order(in, ns.get());
   ns->rail_optimized = in.placed_rail_optimized != 0;
   return ns;
 }
@@ -178,26 +183,31 @@ void probe_devices(const topoaware_task_in_t &in, NodeStep *ns) {
 }
 
 // The node's multi-node NVLink domain among the step's nodes (NodeStep::nvlink_domain), from the
-// topology file the job was placed with (its placement hash must match: a stale copy gives no
-// hint rather than a wrong one). Only for the GPU hints; a file that cannot be read leaves them out.
-void nvlink_domain_of_step(const topoaware_task_in_t &in, NodeStep *ns) {
+// topology the job was placed with (its placement hash must match: a stale copy gives no hint
+// rather than a wrong one). Only for the GPU hints.
+void nvlink_domain_in(const topoaware::Topology &t, const topoaware_task_in_t &in, NodeStep *ns) {
+  if (!in.gpu_hints || t.nvlink_domains.empty() || t.placement_hash != ns->hash) return;
+  const int self = t.host_index(in.self);
+  if (self < 0) return;
+  const int d = t.hosts[size_t(self)].nvlink_domain;
+  if (d < 0 || size_t(d) >= t.nvlink_domains.size()) return;
+  uint32_t peers = 0;
+  for (const std::string &n : ns->names) {
+    const int h = t.host_index(n);
+    peers += h >= 0 && t.hosts[size_t(h)].nvlink_domain == d;
+  }
+  if (peers < 2) return;  // no other node of the step in this domain: NVLink inside the node only
+  const topoaware::NvlinkDomain &nd = t.nvlink_domains[size_t(d)];
+  ns->nvlink_domain = nd.cluster_uuid + ":" + std::to_string(nd.clique_id);
+  ns->tp_spans_nodes = in.layout->tp > ns->per_node;
+}
+
+// The same from the topology file, for a step whose ranks came from the placed order (no file
+// read so far); a file that cannot be read leaves the hints out.
+void nvlink_domain_from_file(const topoaware_task_in_t &in, NodeStep *ns) {
   if (!in.gpu_hints || !in.topology_path) return;
   try {
-    const topoaware::Topology t = topoaware::load_topology_file(in.topology_path);
-    if (t.nvlink_domains.empty() || t.placement_hash != ns->hash) return;
-    const int self = t.host_index(in.self);
-    if (self < 0) return;
-    const int d = t.hosts[size_t(self)].nvlink_domain;
-    if (d < 0 || size_t(d) >= t.nvlink_domains.size()) return;
-    uint32_t peers = 0;
-    for (const std::string &n : ns->names) {
-      const int h = t.host_index(n);
-      peers += h >= 0 && t.hosts[size_t(h)].nvlink_domain == d;
-    }
-    if (peers < 2) return;  // no other node of the step in this domain: NVLink inside the node only
-    const topoaware::NvlinkDomain &nd = t.nvlink_domains[size_t(d)];
-    ns->nvlink_domain = nd.cluster_uuid + ":" + std::to_string(nd.clique_id);
-    ns->tp_spans_nodes = in.layout->tp > ns->per_node;
+    nvlink_domain_in(topoaware::load_topology_file(in.topology_path), in, ns);
   } catch (const std::exception &) {  // unreadable now: no NVLink hints, never a failed task
   }
 }
@@ -211,7 +221,7 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
     // MB on a large cluster) is paid only where TP groups span nodes, which happens only inside
     // NVLink domains and needs NCCL's multi-node NVLink required. With TP inside a node the hint
     // would be NCCL's own default (2).
-    if (in.layout->tp > ns->per_node) nvlink_domain_of_step(in, ns.get());
+    if (in.layout->tp > ns->per_node) nvlink_domain_from_file(in, ns.get());
     return ns;
   }
   const topoaware_layout_t &l = *in.layout;
@@ -226,23 +236,23 @@ std::unique_ptr<NodeStep> compute_node(const topoaware_task_in_t &in, std::strin
                              " but the job was placed with " + in.expected_hash + " (stale copy?)");
 
   ns->names = step ? std::move(*step) : step_names(in.nodelist);
-  std::vector<const char *> cnames;
-  for (const auto &n : ns->names) cnames.push_back(n.c_str());
   const uint32_t n = static_cast<uint32_t>(ns->names.size());
   set_world(in, n, *ns);
-  ns->ranks.resize(ns->per_node);
-  uint32_t count = 0;
-  if (topoaware_node_ranks(topo.get(), cnames.data(), n, &l, in.self, ns->ranks.data(), ns->per_node, &count, err,
-                           sizeof(err)) != 0)
-    throw std::runtime_error(err);
-  ns->ranks.resize(count);
+  // The job's node order, computed once; the node's own ranks follow from its place in it.
+  std::vector<const char *> cnames;
+  cnames.reserve(n);
+  for (const auto &name : ns->names) cnames.push_back(name.c_str());
   std::vector<uint32_t> order(n);
   if (topoaware_rank_order(topo.get(), cnames.data(), n, &l, order.data(), err, sizeof(err)) != 0)
     throw std::runtime_error(err);
-  ns->master = ns->names[order[0]];
+  std::vector<std::string> ordered(n);
+  for (uint32_t k = 0; k < n; ++k) ordered[k] = std::move(ns->names[order[k]]);
+  ns->names = std::move(ordered);
+  ranks_from_node_order(in, ns.get());
   ns->rail_optimized = topoaware_topo_rail_optimized(topo.get()) != 0;
   probe_devices(in, ns.get());
-  if (topoaware_topo_nvlink_domains(topo.get()) > 0) nvlink_domain_of_step(in, ns.get());
+  // The topology is in memory already: no second read of the file for the NVLink hints.
+  nvlink_domain_in(topoaware::topology_of(topo.get()), in, ns.get());
   return ns;
 }
 

@@ -479,6 +479,41 @@ void test_task_plan_placed_order(void **) {
   unlink(topo.c_str());
 }
 
+// Without a placed order the task computes the job's node order from the topology once: every
+// node's ranks are those the C API's topoaware_node_ranks gives, also when the step lists its
+// nodes out of that order (n0005 before n0001 here: the order is n0001, n0003, n0005).
+void test_task_plan_topology_order(void **) {
+  const std::string topo = write_topology();
+  const std::string xml = fixture("jrc0323-4gpu-4mlx5.xml");
+  topoaware_layout_t l = {2, 1, 1, 3, 2, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};  // 12 ranks, 4 a node
+  const char *names[] = {"n0005", "n0001", "n0003"};
+  char err[1024] = "";
+  topoaware_topo_t *t = topoaware_topo_load(topo.c_str(), err, sizeof err);
+  assert_non_null(t);
+  for (const char *self : names) {
+    topoaware_rank_t want[4];
+    uint32_t count = 0;
+    assert_int_equal(topoaware_node_ranks(t, names, 3, &l, self, want, 4, &count, err, sizeof err), 0);
+    assert_int_equal(count, 4);
+    for (uint32_t local = 0; local < 4; ++local) {
+      topoaware_task_in_t in = two_node_task(topo, xml, &l, self, local, 77, "0,1,2,3");
+      in.nodelist = "n0005,n0001,n0003";
+      in.total_tasks = 12;
+      topoaware_task_plan_t *p = topoaware_task_plan(&in, err, sizeof err);
+      if (!p) std::fprintf(stderr, "%s: %s\n", self, err);
+      assert_non_null(p);
+      assert_string_equal(var(p, "RANK"), std::to_string(want[local].rank).c_str());
+      assert_string_equal(var(p, "TOPOAWARE_NODE_RANK"), std::to_string(want[local].node_rank).c_str());
+      assert_string_equal(var(p, "TOPOAWARE_DP_RANK"), std::to_string(want[local].dp).c_str());
+      assert_string_equal(var(p, "TOPOAWARE_PP_RANK"), std::to_string(want[local].pp).c_str());
+      assert_string_equal(var(p, "MASTER_ADDR"), "n0001");
+      topoaware_task_plan_free(p);
+    }
+  }
+  topoaware_topo_free(t);
+  unlink(topo.c_str());
+}
+
 // Multi-node NVLink domains (n0001-n0004 and n0005-n0008): a rank whose node shares its domain with
 // other nodes of the step gets NCCL's MNNVL hints, required when the TP groups span nodes.
 void test_task_plan_mnnvl(void **) {
@@ -866,6 +901,7 @@ int main() {
       cmocka_unit_test(test_synthetic_hgx), cmocka_unit_test(test_env_xmlfile), cmocka_unit_test(test_missing_xml),
       cmocka_unit_test(test_split_names),   cmocka_unit_test(test_task_plan),   cmocka_unit_test(test_default_vars),
       cmocka_unit_test(test_task_plan_mnnvl), cmocka_unit_test(test_task_plan_placed_order),
+      cmocka_unit_test(test_task_plan_topology_order),
       cmocka_unit_test(test_job_map),       cmocka_unit_test(test_state_dir),   cmocka_unit_test(test_job_dir),
       cmocka_unit_test(test_devices_cache),
   };
