@@ -13,7 +13,10 @@
 // whole blocks: lcm(block, G) / G nodes). The order packs segments into as few leaf groups as
 // possible: whole segments from each leaf group first, then the remainders of a pod combined by
 // best fit, then the remainders of all pods. Segments that share a leaf group are adjacent, so the
-// next axis (PP neighbours under Megatron's order) mostly stays inside a leaf group or pod.
+// next axis (PP neighbours under Megatron's order) mostly stays inside a leaf group or pod. A MoE
+// job's (ep > 1) segments split over leaf groups have their parts ordered so that the splits fall
+// between expert groups where the parts allow (align_ep_groups): the all-to-all then stays inside
+// leaf groups.
 //
 // Which hosts of a leaf group a segment gets changes nothing inside the leaf group, but a segment
 // split over leaf groups enters each part at the part's first host, and the ring edges into it come
