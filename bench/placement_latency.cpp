@@ -8,7 +8,10 @@
 // order's route-based entry choice does its real work), with the time to build the topology index
 // for each. Usage: placement_latency [seed] [decisions per size] [only this node count] (the last
 // for profiling one size: every size draws its inputs from its own generator, so the filter
-// changes neither its inputs nor its hashes)
+// changes neither its inputs nor its hashes) [moe] ("moe": every job a MoE model whose dp allows it,
+// ep the largest of 8, 4, 2 dividing dp, as a user's --ep: the rank order then keeps EP groups
+// inside leaf groups; the inputs are otherwise the same, so a build without that rule times the
+// same decisions)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -345,8 +348,9 @@ int main(int argc, char **argv) {
   const unsigned seed = argc > 1 ? unsigned(std::strtoul(argv[1], nullptr, 10)) : 1;
   const int decisions = argc > 2 ? std::atoi(argv[2]) : 200;
   const int only = argc > 3 ? std::atoi(argv[3]) : 0;
-  std::printf("# placement decision latency, seed %u, %d decisions per size, 32-node leaf groups, 16 per pod\n", seed,
-              decisions);
+  const bool moe = argc > 4 && std::string(argv[4]) == "moe";
+  std::printf("# placement decision latency, seed %u, %d decisions per size, 32-node leaf groups, 16 per pod%s\n", seed,
+              decisions, moe ? ", every job MoE (ep 8/4/2 dividing dp)" : "");
   std::printf("# without recorded routes (canonical hand-out); mean and p99 over decisions, first fit's mean\n");
   std::printf("%8s %12s %12s %12s %12s %8s %8s %17s\n", "nodes", "topo_us", "topo_p99_us", "firstfit_us", "ratio",
               "ideal%", "nodes/job", "decisions_hash");
@@ -370,7 +374,14 @@ int main(int argc, char **argv) {
     NodeMap map(ix, names), map_r(*ixr, names);
     Placer placer(ix), placer_r(*ixr);
     double job_nodes = 0;
-    const std::vector<Input> inputs = make_inputs(ix, names, n, decisions, rng, job_nodes);
+    std::vector<Input> inputs = make_inputs(ix, names, n, decisions, rng, job_nodes);
+    if (moe)  // after the draws: the same inputs otherwise
+      for (Input &in : inputs)
+        for (uint32_t e : {8u, 4u, 2u})
+          if (in.job.layout.dp % e == 0) {
+            in.job.layout.ep = e;
+            break;
+          }
     TopoRun run, run_r;
     int same_sets = 0;
     run_topoaware(placer, map, placer_r, map_r, inputs, n, run, run_r, same_sets);

@@ -58,7 +58,7 @@ const topoaware_option_info_t kOptions[] = {
     {"pp", "N", "[topoaware] pipeline parallel size", TOPOAWARE_OPT_PP},
     {"dp", "N", "[topoaware] data parallel size; the job has tp*cp*dp*pp GPUs, one task per GPU", TOPOAWARE_OPT_DP},
     {"cp", "N", "[topoaware] context parallel size", TOPOAWARE_OPT_CP},
-    {"ep", "N", "[topoaware] expert parallel size; divides cp*dp, does not add GPUs", TOPOAWARE_OPT_EP},
+    {"ep", "N", "[topoaware] expert parallel size; divides cp*dp, does not add GPUs; the rank order keeps expert groups in leaf groups where it can", TOPOAWARE_OPT_EP},
     {"rank-order", "ORDER", "[topoaware] rank order: tp-cp-ep-dp-pp (default, Megatron) or tp-pp-dp",
      TOPOAWARE_OPT_RANK_ORDER},
     {"topo-mode", "MODE",

@@ -423,8 +423,20 @@ JobGeometry job_geometry(const Layout &l, uint32_t nodes, bool multi_node_tp) {
   const uint64_t G = g.gpus_per_node;
   const uint64_t lcm = block / std::gcd(block, G) * G;  // divides W: block | W and G | W
   g.segment_nodes = uint32_t(lcm / G);
+  g.ep_unit_nodes = ep_unit_nodes(l, g.gpus_per_node);
   return g;
 }
+
+uint32_t ep_unit_nodes(const Layout &l, uint32_t gpus_per_node) {
+  if (l.ep <= 1 || gpus_per_node == 0) return 1;
+  uint64_t ranks;  // R: the aligned block of whole EP groups (rank_order.hpp)
+  if (l.order == RankOrder::TpCpEpDpPp || l.cp % l.ep == 0)
+    ranks = uint64_t(l.tp) * l.ep;
+  else
+    ranks = uint64_t(l.tp) * l.cp * l.pp * (l.ep / std::gcd(l.ep, l.cp));
+  return uint32_t(ranks / std::gcd(ranks, uint64_t(gpus_per_node)));  // lcm(R, G) / G
+}
+
 
 RankCoord rank_coord(const Layout &l, uint32_t rank) {
   RankCoord c;
@@ -588,6 +600,100 @@ void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out,
   }
 }
 
+namespace {
+
+// EP groups of `unit` nodes that a part boundary cuts (boundaries at the parts' cumulative sizes,
+// not at a multiple of unit; two in one group count once).
+uint32_t cut_groups(const SegmentPart *p, size_t np, uint32_t unit) {
+  uint32_t cuts = 0, last = UINT32_MAX;
+  uint64_t at = 0;
+  for (size_t i = 0; i + 1 < np; ++i) {
+    at += p[i].count;
+    if (at % unit == 0) continue;
+    const uint32_t g = uint32_t(at / unit);
+    if (g != last) ++cuts, last = g;
+  }
+  return cuts;
+}
+
+}  // namespace
+
+void align_ep_groups(const std::vector<Piece> &pieces, uint32_t seg, uint32_t unit, Packing &packing,
+                     PackScratch &scratch) {
+  if (unit <= 1 || seg % unit != 0) return;
+  std::vector<uint64_t> &keys = scratch.by_piece;
+  std::vector<SegmentPart> &order = scratch.order;
+  for (uint32_t s = 0; s < packing.segments(); ++s) {
+    SegmentPart *p = packing.parts.data() + packing.begin[s];
+    const size_t np = packing.begin[s + 1] - packing.begin[s];
+    if (np < 2) continue;
+    const uint32_t before = cut_groups(p, np, unit);
+    if (before == 0) continue;
+    // Greedy, pod by pod (a ring inside the segment crosses each pod boundary once, as in
+    // canonical order), with rho = the nodes so far mod unit: at a group boundary (rho = 0) a part
+    // of whole groups, else one whose residue (count mod unit) another part completes; inside a
+    // group the part that completes it; else the part of the largest residue. Within a residue the
+    // parts go in canonical order. The parts of a pod sorted by (residue, index) and a cursor per
+    // residue make every choice a binary search.
+    order.clear();
+    uint32_t rho = 0;
+    for (size_t a = 0; a < np;) {
+      size_t b = a + 1;
+      while (b < np && pieces[p[b].piece].pod == pieces[p[a].piece].pod) ++b;
+      keys.clear();
+      for (size_t i = a; i < b; ++i) keys.push_back(uint64_t(p[i].count % unit) << 32 | uint32_t(i - a));
+      sort_keys(keys, scratch.tmp);
+      const size_t n = keys.size();
+      // Distinct residues and, per residue, the next unused entry of keys (cursor) and its end.
+      std::vector<uint64_t> &cur = scratch.tmp;  // (end << 32 | cursor) per distinct residue
+      std::vector<uint32_t> &res = scratch.residues;
+      res.clear();
+      cur.clear();
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t r = uint32_t(keys[i] >> 32);
+        if (res.empty() || res.back() != r) {
+          res.push_back(r);
+          cur.push_back(uint64_t(i) << 32 | i);  // end filled below
+        }
+      }
+      for (size_t k = 0; k < res.size(); ++k) {
+        const uint64_t end = k + 1 < res.size() ? (cur[k + 1] & 0xffffffff) : n;
+        cur[k] = end << 32 | (cur[k] & 0xffffffff);
+      }
+      const auto left = [&](size_t k) { return uint32_t(cur[k] >> 32) - uint32_t(cur[k]); };
+      const auto find = [&](uint32_t r) -> size_t {  // index of residue r with parts left, else res.size()
+        const auto it = std::lower_bound(res.begin(), res.end(), r);
+        const size_t k = size_t(it - res.begin());
+        return it != res.end() && *it == r && left(k) > 0 ? k : res.size();
+      };
+      size_t top = res.size();  // residues above `top` are used up
+      for (size_t taken = 0; taken < n; ++taken) {
+        size_t k = res.size();
+        if (rho != 0) k = find(unit - rho);
+        if (k == res.size() && rho == 0) {
+          k = find(0);
+          if (k == res.size())  // a residue whose complement is left too (the pair closes a group)
+            for (size_t j = 0; j < res.size() && k == res.size(); ++j) {
+              if (left(j) == 0) continue;
+              const size_t c = find(unit - res[j]);
+              if (c < res.size() && (c != j || left(j) > 1)) k = j;
+            }
+        }
+        if (k == res.size()) {
+          while (top > 0 && left(top - 1) == 0) --top;
+          k = top - 1;
+        }
+        const uint32_t i = uint32_t(keys[uint32_t(cur[k])]);
+        ++cur[k];
+        order.push_back(p[a + i]);
+        rho = uint32_t((rho + p[a + i].count) % unit);
+      }
+      a = b;
+    }
+    if (cut_groups(order.data(), np, unit) < before) std::copy(order.begin(), order.end(), p);
+  }
+}
+
 void RankOrderer::order_domains(const std::vector<int> &hosts, uint32_t tp_nodes, std::vector<int> &out) {
   const TopoIndex &ix = *index_;
   // Key: (domain's first host, or the host's own canonical rank for a host in none; canonical rank).
@@ -664,17 +770,19 @@ void RankOrderer::order(const std::vector<int> &hosts, const Layout &layout, std
     ++pieces_.back().count;
   }
   pack_segments(pieces_, geo.segment_nodes, packing_, pool_);
+  align_ep_groups(pieces_, geo.segment_nodes, geo.ep_unit_nodes, packing_, pool_);
   hand_out(sorted_.data(), sorted_.size(), base, out);
 }
 
 void RankOrderer::order_placed(const int *hosts, size_t n, const Layout &layout, std::vector<Piece> &pieces,
                                Packing &packing, std::vector<int> &out) {
-  job_geometry(layout, uint32_t(n));  // throws on a bad layout, as order() does
+  const JobGeometry geo = job_geometry(layout, uint32_t(n));  // throws on a bad layout, as order() does
   // The same hash as order(), without its checks (the placer's hosts are in canonical order, each once).
   uint64_t base = kHashSeed;
   for (size_t i = 0; i < n; ++i) base = (base ^ uint64_t(hosts[i])) * kHashMul;
   pieces_.swap(pieces);
   std::swap(packing_, packing);
+  align_ep_groups(pieces_, geo.segment_nodes, geo.ep_unit_nodes, packing_, pool_);
   piece_start_.clear();
   uint32_t start = 0;
   for (const Piece &p : pieces_) {

@@ -13,7 +13,10 @@
 // whole blocks: lcm(block, G) / G nodes). The order packs segments into as few leaf groups as
 // possible: whole segments from each leaf group first, then the remainders of a pod combined by
 // best fit, then the remainders of all pods. Segments that share a leaf group are adjacent, so the
-// next axis (PP neighbours under Megatron's order) mostly stays inside a leaf group or pod.
+// next axis (PP neighbours under Megatron's order) mostly stays inside a leaf group or pod. A MoE
+// job's (ep > 1) segments split over leaf groups have their parts ordered so that the splits fall
+// between expert groups where the parts allow (align_ep_groups): the all-to-all then stays inside
+// leaf groups.
 //
 // Which hosts of a leaf group a segment gets changes nothing inside the leaf group, but a segment
 // split over leaf groups enters each part at the part's first host, and the ring edges into it come
@@ -171,6 +174,10 @@ struct JobGeometry {
   uint32_t nodes = 0;
   uint32_t gpus_per_node = 0;
   uint32_t segment_nodes = 0;  // nodes of one segment (see above); divides nodes
+  // Nodes of the smallest run of the order that starts at a node boundary, ends at one and holds
+  // whole expert-parallel (EP) groups (see ep_unit_nodes below); 1 when every node holds whole
+  // groups (ep = 1, or tp*ep GPUs fit a node).
+  uint32_t ep_unit_nodes = 1;
   uint32_t segments() const { return nodes / segment_nodes; }
 };
 JobGeometry job_geometry(const Layout &layout, uint32_t nodes);
@@ -178,6 +185,15 @@ JobGeometry job_geometry(const Layout &layout, uint32_t nodes);
 // multiple of the GPUs per node (its group then spans tp / GPUs-per-node consecutive nodes of the
 // order, which the callers keep inside one domain).
 JobGeometry job_geometry(const Layout &layout, uint32_t nodes, bool multi_node_tp);
+
+// The EP unit of a layout on nodes of `gpus_per_node` GPUs: an EP group is EP consecutive values
+// of q = cp + CP*dp at fixed (tp, pp). Under tp-cp-ep-dp-pp, rank = tp + TP*(q + CP*DP*pp): a
+// group is TP*EP consecutive ranks. Under tp-pp-dp, rank = tp + TP*(cp + CP*(pp + PP*dp)): when EP
+// divides CP a group is TP*EP consecutive ranks inside one (pp, dp); otherwise it spans dp indices
+// and the smallest aligned block of whole groups is L = EP / gcd(EP, CP) PP chains, TP*CP*PP*L
+// ranks. Blocks of R such ranks are aligned at multiples of R, so runs of lcm(R, G) / G nodes
+// starting at multiples of that from the job's first node never cut a group.
+uint32_t ep_unit_nodes(const Layout &layout, uint32_t gpus_per_node);
 
 RankCoord rank_coord(const Layout &layout, uint32_t rank);   // rank < world
 uint32_t rank_of(const Layout &layout, const RankCoord &c);   // inverse of rank_coord
@@ -207,10 +223,21 @@ void sort_keys(std::vector<uint64_t> &keys, std::vector<uint64_t> &tmp);
 struct PackScratch {
   std::vector<SegmentPart> carry;
   std::vector<uint64_t> by_size, by_piece, tmp;  // packed keys (form_segments)
+  std::vector<SegmentPart> order;                 // align_ep_groups: a segment's new part order
+  std::vector<uint32_t> residues;                 // align_ep_groups: distinct residues of a pod's parts
 };
 // Cuts segments of `seg` nodes from pieces given in canonical order (pod, leaf group); the total
 // must be a multiple of seg. Deterministic; reuses `out`'s and `scratch`'s storage.
 void pack_segments(const std::vector<Piece> &pieces, uint32_t seg, Packing &out, PackScratch &scratch);
+
+// Keeps a MoE job's expert all-to-all inside leaf groups where the pieces allow: reorders the parts
+// of each segment split over leaf groups (pods kept contiguous and in canonical order) so that
+// more part boundaries fall at multiples of `unit` nodes from the segment's start, i.e. between EP
+// groups (unit = JobGeometry::ep_unit_nodes, which divides seg). A segment's order changes only
+// when the new one cuts strictly fewer EP groups; the leaf groups, pods and parts stay the same.
+// No-op for unit <= 1 or when unit does not divide seg. Deterministic; O(parts log parts).
+void align_ep_groups(const std::vector<Piece> &pieces, uint32_t seg, uint32_t unit, Packing &packing,
+                     PackScratch &scratch);
 
 // Orders a node set. Keeps scratch storage between calls (one per thread).
 class RankOrderer {

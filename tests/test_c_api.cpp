@@ -82,6 +82,48 @@ topoaware_layout_t layout(uint32_t tp, uint32_t pp, uint32_t dp) {
   return l;
 }
 
+// A MoE job's --ep reaches both sides: the select plugin's decision (order_placed) and the SPANK
+// side's rank order (from the node set alone) keep the EP groups in leaf groups, and agree.
+void test_ep_reaches_both_sides(void **) {
+  char err[1024] = "";
+  topoaware_topo_t *topo = load(err, sizeof err);
+  assert_non_null(topo);
+  std::vector<std::string> names;  // node table in reverse name order
+  for (int i = 64; i >= 1; --i) {
+    char b[16];
+    std::snprintf(b, sizeof b, "n%04d", i);
+    names.push_back(b);
+  }
+  std::vector<const char *> cn;
+  for (auto &s : names) cn.push_back(s.c_str());
+  topoaware_placer_t *p = topoaware_placer_create(topo, cn.data(), uint32_t(cn.size()), err, sizeof err);
+  assert_non_null(p);
+  // Only 8 nodes free: 2, 4 and 2 on leaves 0, 1, 2 (n0001-2, n0009-12, n0017-18 = table 63-62, 55-52, 47-46).
+  uint64_t words[1] = {0};
+  for (int h : {0, 1, 8, 9, 10, 11, 16, 17}) words[0] |= uint64_t(1) << (63 - h);
+  std::vector<uint16_t> gpus(64, 8);
+  const char *set[8] = {"n0017", "n0001", "n0010", "n0002", "n0009", "n0018", "n0011", "n0012"};
+  for (uint32_t ep : {1u, 4u}) {
+    topoaware_layout_t l = layout(8, 1, 8);
+    l.ep = ep;
+    Backend b;
+    topoaware_select_answer_t a;
+    assert_int_equal(decide(p, words, 64, gpus.data(), &l, TOPOAWARE_MODE_PREFER, b, &a, err, sizeof err), 0);
+    assert_int_equal(a.verdict, TOPOAWARE_SELECT_BLOCK);
+    assert_int_equal(b.last.size(), 8);
+    // ep = 4: the leaf holding 4 first (one whole EP group), then the two pairs; ep = 1: name order.
+    const char *want1[8] = {"n0001", "n0002", "n0009", "n0010", "n0011", "n0012", "n0017", "n0018"};
+    const char *want4[8] = {"n0009", "n0010", "n0011", "n0012", "n0001", "n0002", "n0017", "n0018"};
+    const char *const *want = ep == 4 ? want4 : want1;
+    for (int k = 0; k < 8; ++k) assert_string_equal(names[b.last[size_t(k)]].c_str(), want[k]);
+    uint32_t order[8];
+    assert_int_equal(topoaware_rank_order(topo, set, 8, &l, order, err, sizeof err), 0);
+    for (int k = 0; k < 8; ++k) assert_string_equal(set[order[k]], want[k]);
+  }
+  topoaware_placer_free(p);
+  topoaware_topo_free(topo);
+}
+
 void test_place_and_order(void **) {
   char err[1024] = "";
   topoaware_topo_t *topo = load(err, sizeof err);
@@ -294,6 +336,7 @@ void test_nvlink_domains(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_place_and_order),
+                                     cmocka_unit_test(test_ep_reaches_both_sides),
                                      cmocka_unit_test(test_select_avoids_degraded_leaf),
                                      cmocka_unit_test(test_save_copies_the_bytes_read),
                                      cmocka_unit_test(test_nvlink_domains)};

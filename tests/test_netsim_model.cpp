@@ -379,14 +379,22 @@ static void test_phases_reproducible(void **) {
   }
   assert_true(differ >= N - 1);
   assert_true(std::abs(sum / N - 0.5) < 0.03);
-  // The MoE share over many jobs is near the stated 25%.
+  // The MoE share over many jobs is near the stated 25%: the workload's draw gives ep > 1 and
+  // today's traffic makes such a job a MoE model (one fits this layout); ep 1 stays dense.
   int moe = 0;
   for (int j = 0; j < N; ++j) {
     SnapshotJob x = a;
     x.name = "j" + std::to_string(j);
-    moe += apply_today(x, 7).moe;
+    x.layout.ep = workload_ep(7, x.name, x.layout);
+    const bool drawn = x.layout.ep > 1;
+    assert_true(!drawn || x.layout.ep == 8);  // cp*dp = 8: the largest of 8, 4, 2 dividing it
+    const bool got = apply_today(x, 7).moe;
+    assert_true(got == drawn);
+    moe += got;
   }
-  assert_true(std::abs(double(moe) / N - TodayParams{}.moe_share) < 0.04);
+  assert_true(std::abs(double(moe) / N - kMoeShare) < 0.04);
+  // Dense unless the draw says MoE: no ep divides cp*dp = 3, so the job stays dense whatever the draw.
+  for (int j = 0; j < 200; ++j) assert_int_equal(workload_ep(7, "j" + std::to_string(j), parse_layout("tp=8,dp=3")), 1);
 }
 
 static void test_model_sizes_fit(void **) {
@@ -420,6 +428,7 @@ static void test_model_sizes_fit(void **) {
   for (int k = 0; k < 200; ++k) {
     SnapshotJob x = j;
     x.name = "m" + std::to_string(k);
+    x.layout.ep = workload_ep(3, x.name, x.layout);
     const TodayJob t = apply_today(x, 3);
     assert_non_null(t.model);
     assert_int_equal((x.layout.cp * x.layout.dp) % x.layout.ep, 0);

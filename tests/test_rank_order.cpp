@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -472,6 +473,115 @@ void test_split_entries_own_load_before_held(void **) {
   assert_int_not_equal(leaf1_entries[0], leaf1_entries[1]);
 }
 
+// EP groups (fixed pp, edp; all tp ranks together) whose ranks lie in more than one leaf group,
+// for nodes in rank order.
+int split_ep_groups(const TopoIndex &ix, const std::vector<int> &order, const Layout &l) {
+  const uint32_t G = uint32_t(l.world() / order.size());
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<int>> lgs;
+  for (uint32_t r = 0; r < l.world(); ++r) {
+    const RankCoord c = rank_coord(l, r);
+    lgs[{c.pp, c.edp}].push_back(ix.host_leaf_group(order[r / G]));
+  }
+  int split = 0;
+  for (auto &[k, v] : lgs) split += std::count(v.begin(), v.end(), v.front()) != std::ptrdiff_t(v.size());
+  return split;
+}
+
+void test_ep_unit(void **) {
+  // Megatron's order: a group is tp*ep consecutive ranks.
+  assert_int_equal(ep_unit_nodes(L(8, 2, 8, 1, 4), 8), 4);
+  assert_int_equal(ep_unit_nodes(L(4, 1, 8, 1, 4), 8), 2);
+  assert_int_equal(ep_unit_nodes(L(2, 1, 8, 1, 2), 8), 1);  // 4 GPUs: inside a node
+  assert_int_equal(ep_unit_nodes(L(8, 1, 4, 2, 8), 8), 8);  // cp folds into q: ep consecutive q
+  assert_int_equal(ep_unit_nodes(L(8, 1, 8), 8), 1);        // ep = 1
+  // tp-pp-dp: ep dividing cp stays inside one (pp, dp); else ep / gcd(ep, cp) whole PP chains.
+  assert_int_equal(ep_unit_nodes(L(8, 2, 8, 4, 2, RankOrder::TpPpDp), 8), 2);
+  assert_int_equal(ep_unit_nodes(L(8, 2, 8, 1, 2, RankOrder::TpPpDp), 8), 4);
+  assert_int_equal(ep_unit_nodes(L(8, 2, 8, 2, 4, RankOrder::TpPpDp), 8), 8);
+  assert_int_equal(job_geometry(L(8, 2, 8, 1, 4), 16).ep_unit_nodes, 4);
+  // The unit holds whole groups: no group of any rank straddles a unit boundary.
+  for (const Layout &l : {L(8, 2, 8, 1, 4), L(4, 2, 8, 1, 4), L(8, 2, 8, 1, 2, RankOrder::TpPpDp),
+                          L(8, 2, 8, 2, 4, RankOrder::TpPpDp), L(8, 2, 4, 4, 2, RankOrder::TpPpDp)}) {
+    const uint32_t G = 8, u = ep_unit_nodes(l, G);
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> unit_of;  // (pp, edp) -> unit index, per tp
+    for (uint32_t r = 0; r < l.world(); ++r) {
+      const RankCoord c = rank_coord(l, r);
+      const auto [it, fresh] = unit_of.insert({{c.pp, c.edp * l.tp + c.tp}, r / G / u});
+      assert_true(fresh || it->second == r / G / u);
+    }
+  }
+}
+
+void test_ep_groups_kept_in_leaf_groups(void **) {
+  const Topology t = enginetest::make_topology(1, 3, 8);  // one pod, 3 groups of 8
+  TopoIndex ix(t);
+  // One ring of 8 nodes (pp=1) over groups holding 2, 4 and 2 of them. In canonical order the
+  // boundaries fall after 2 and 6 nodes: both EP groups of 4 nodes are split. With the group of 4
+  // first, the first EP group is whole in one leaf group; the two pairs make the second.
+  const Names set = {"n0017", "n0001", "n0010", "n0002", "n0009", "n0018", "n0011", "n0012"};
+  Names got = order_node_names(ix, set, L(8, 1, 8));
+  assert_names(got, {"n0001", "n0002", "n0009", "n0010", "n0011", "n0012", "n0017", "n0018"});
+  got = order_node_names(ix, set, L(8, 1, 8, 1, 4));
+  assert_names(got, {"n0009", "n0010", "n0011", "n0012", "n0001", "n0002", "n0017", "n0018"});
+  // ep = 2: units of 2 nodes, every part a multiple: canonical order cuts none, nothing changes.
+  got = order_node_names(ix, set, L(8, 1, 8, 1, 2));
+  assert_names(got, {"n0001", "n0002", "n0009", "n0010", "n0011", "n0012", "n0017", "n0018"});
+  // Parts of 1, 4 and 3 nodes: canonical order cuts both groups (after 1 and 5 nodes); the whole
+  // group first, then 1 + 3, cuts only the second.
+  const Names set2 = {"n0001", "n0009", "n0010", "n0011", "n0012", "n0017", "n0018", "n0019"};
+  std::vector<int> hosts, a, b;
+  for (const std::string &n : set2) hosts.push_back(ix.find_host(n));
+  RankOrderer ro(ix);
+  ro.order(hosts, L(8, 1, 8), a);
+  ro.order(hosts, L(8, 1, 8, 1, 4), b);
+  assert_int_equal(split_ep_groups(ix, a, L(8, 1, 8, 1, 4)), 2);
+  assert_int_equal(split_ep_groups(ix, b, L(8, 1, 8, 1, 4)), 1);
+}
+
+void test_ep_alignment_keeps_segments(void **) {
+  // Random node sets and MoE layouts: the same leaf groups per segment as without ep (only the
+  // parts' order inside a segment moves), never more split EP groups, and SPANK's order (from the
+  // set in any order) equals the placer's (order_placed from the pieces and packing).
+  const Topology t = enginetest::make_topology(2, 4, 8);
+  TopoIndex ix(t);
+  std::mt19937 rng(11);
+  int fewer = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const uint32_t pp = 1u << (rng() % 3), ep = 2u << (rng() % 3);
+    const uint32_t dp = ep * (1 + rng() % std::max<uint32_t>(1, 48 / (pp * ep)));
+    const uint32_t tp = rng() % 3 ? 8 : 4, gpn = 8, nodes = tp * pp * dp / gpn;
+    if (nodes == 0 || nodes > 64) continue;
+    std::vector<int> all(64);
+    for (int i = 0; i < 64; ++i) all[size_t(i)] = i;
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<int> set(all.begin(), all.begin() + nodes);
+    const Layout moe = L(tp, pp, dp, 1, ep), dense = L(tp, pp, dp);
+    RankOrderer ro(ix);
+    std::vector<int> a, b, c;
+    ro.order(set, dense, a);
+    ro.order(set, moe, b);
+    const uint32_t seg = job_geometry(moe, nodes).segment_nodes;
+    for (uint32_t s = 0; s < nodes; s += seg) {
+      std::vector<int> ga, gb;
+      for (uint32_t k = s; k < s + seg; ++k) ga.push_back(ix.host_leaf_group(a[k])), gb.push_back(ix.host_leaf_group(b[k]));
+      std::sort(ga.begin(), ga.end());
+      std::sort(gb.begin(), gb.end());
+      assert_true(ga == gb);
+    }
+    const int sa = split_ep_groups(ix, a, moe), sb = split_ep_groups(ix, b, moe);
+    assert_true(sb <= sa);
+    fewer += sb < sa;
+    std::vector<int> sorted = set;
+    std::sort(sorted.begin(), sorted.end(), [&ix](int x, int y) { return ix.canonical_rank(x) < ix.canonical_rank(y); });
+    std::vector<Piece> pieces = ro.pieces();
+    Packing packing;
+    pack_segments(pieces, seg, packing, *std::make_unique<PackScratch>());
+    ro.order_placed(sorted.data(), sorted.size(), moe, pieces, packing, c);
+    assert_true(b == c);
+  }
+  assert_true(fewer > 0);  // the rule changes something on these sets
+}
+
 void test_order_independent(void **) {
   const Topology t = enginetest::make_topology(2, 4, 8);
   TopoIndex ix(t);
@@ -532,6 +642,8 @@ int main() {
       cmocka_unit_test(test_cross_pod),        cmocka_unit_test(test_tp_pp_dp_chain),
       cmocka_unit_test(test_segment_larger_than_leaf_group), cmocka_unit_test(test_rail_groups),
       cmocka_unit_test(test_order_independent), cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_ep_unit), cmocka_unit_test(test_ep_groups_kept_in_leaf_groups),
+      cmocka_unit_test(test_ep_alignment_keeps_segments),
       cmocka_unit_test(test_entry_classes_from_routes),
       cmocka_unit_test(test_split_entries_staggered),
       cmocka_unit_test(test_split_entries_canonical_without_routes),

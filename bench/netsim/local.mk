@@ -2,6 +2,8 @@
 # Network judge (docs/design.md "How placement is judged"): SimGrid flow-level simulation of a snapshot of
 # running jobs on the fabric of topology.json. Built only when configure finds SimGrid >= 3.32.
 EXTRA_DIST += bench/netsim/README.md
+# Which jobs are MoE and their ep: drawn by the simulator (bench/sim) with its workload, read by the judge.
+EXTRA_DIST += bench/netsim/moe_draw.hpp
 # A routed topology.json (OpenSM's tables under ibsim) for a generated fabric, for netsim's as-routed mode.
 dist_noinst_SCRIPTS += bench/netsim/routes.sh
 if HAVE_SIMGRID

@@ -532,27 +532,13 @@ const ModelSize *largest_fitting(const Layout &l, uint32_t ep, bool moe, const T
   return best;
 }
 
-double unit_draw(uint64_t seed, const std::string &name, uint64_t salt) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a of the name
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  uint64_t z = h ^ (seed * 0x9e3779b97f4a7c15ull) ^ (salt * 0xbf58476d1ce4e5b9ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64 finaliser
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return double(z >> 11) * 0x1.0p-53;
-}
-
 TodayJob apply_today(SnapshotJob &job, uint64_t seed, const TodayParams &p) {
   TodayJob t;
   t.phase = unit_draw(seed, job.name, 1);
   Layout &l = job.layout;
-  uint32_t ep = 1;
-  if (unit_draw(seed, job.name, 2) < p.moe_share)
-    for (uint32_t e : {8u, 4u, 2u})
-      if ((l.cp * l.dp) % e == 0) {
-        ep = e;
-        break;
-      }
+  // The user's ep (the snapshot's layout; the workload drew it, moe_draw.hpp): a MoE model of that
+  // ep if one fits the GPUs, else a dense one (ep 1).
+  uint32_t ep = l.ep;
   if (ep > 1) t.model = largest_fitting(l, ep, true, p);
   t.moe = t.model != nullptr;
   if (!t.moe) {

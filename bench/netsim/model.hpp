@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "layout.hpp"
+#include "moe_draw.hpp"
 #include "rank_order.hpp"
 #include "route_trace.hpp"
 #include "topology.hpp"
@@ -137,10 +138,11 @@ class FabricModel {
 };
 
 // Today's traffic (--traffic today, bench/netsim/README.md "Traffic like today's"): the job's
-// model is the largest of model_sizes() whose training state fits its GPUs, a share of the jobs
-// are mixture-of-experts models with an expert all-to-all, and each job's communication starts at
-// a random phase of its step. Every draw is a function of (seed, job name) only, so the same trace
-// job gets the same model, MoE choice and phase under every placement policy (paired comparison).
+// model is the largest of model_sizes() whose training state fits its GPUs, the jobs whose layout
+// has ep > 1 (a share of them, drawn with the workload: moe_draw.hpp) are mixture-of-experts models
+// with an expert all-to-all, and each job's communication starts at a random phase of its step.
+// Every draw is a function of (seed, job name) only, so the same trace job gets the same model, MoE
+// choice and phase under every placement policy (paired comparison).
 struct ModelSize {
   const char *name;
   double dense_params;   // parameters sharded over tp*pp only (attention, embeddings, dense MLPs)
@@ -154,15 +156,12 @@ struct TodayParams {
   double gpu_bytes = 80e9;        // HBM per GPU (H100/A100-80G class)
   double state_share = 0.75;      // of it for parameters, gradients and optimizer state
   double bytes_per_param = 16;    // bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m, v 8
-  double moe_share = 0.25;        // share of jobs that are MoE (when their layout allows ep >= 2)
   double comm_fraction = 0.3;     // communication time / step time
 };
 // Training-state bytes per GPU of model m under layout l with expert parallelism ep.
 double state_bytes_per_gpu(const ModelSize &m, const Layout &l, uint32_t ep);
 // The largest model of the kind (dense or MoE) whose state fits l's GPUs; nullptr if none fits.
 const ModelSize *largest_fitting(const Layout &l, uint32_t ep, bool moe, const TodayParams &p = {});
-// A uniform draw in [0, 1) from (seed, name, salt), the same on every platform (FNV-1a + splitmix64).
-double unit_draw(uint64_t seed, const std::string &name, uint64_t salt);
 // The step of a job under today's traffic: bytes and layout (ep) rewritten, and the phase in
 // [0, 1) of its step at which its communication starts.
 struct TodayJob {
@@ -171,7 +170,8 @@ struct TodayJob {
   double phase = 0;
 };
 // pp_bytes (the snapshot's per-boundary activations per step) stays; dp_bytes becomes the bf16
-// gradients of the model's shard; a MoE job gets ep = the largest of 8, 4, 2 dividing cp*dp and
+// gradients of the model's shard; a job whose layout has ep > 1 (the user's expert-parallel size,
+// drawn with the workload: moe_draw.hpp) is a MoE model when one of that ep fits, and gets
 // ep_bytes = dispatch + combine, forward + backward, top_k copies of the stage's activations in
 // each of its layers/pp MoE layers.
 TodayJob apply_today(SnapshotJob &job, uint64_t seed, const TodayParams &p = {});

@@ -37,6 +37,7 @@
 #include "topology_json.hpp"
 #include "rank_order.hpp"
 #include "replay_trace.hpp"
+#include "moe_draw.hpp"
 #include "sim.hpp"
 
 using namespace topoaware;
@@ -195,8 +196,10 @@ void write_snapshot(const std::string &path, const Cluster &c, const std::vector
     double bound = 0;
     if (j.layout.pp > 1) bound += (j.layout.pp > 2 ? 2 : 1) * gpn * pp_bytes / bw;
     if (j.layout.dp > 1) bound += gpn * 2 * (d - 1) / d * dp_bytes / bw;
-    std::fprintf(f, "%s\n  {\"name\": \"j%d\", \"layout\": {\"tp\": %u, \"pp\": %u, \"dp\": %u}, ",
+    std::fprintf(f, "%s\n  {\"name\": \"j%d\", \"layout\": {\"tp\": %u, \"pp\": %u, \"dp\": %u",
                  first ? "" : ",", j.id, j.layout.tp, j.layout.pp, j.layout.dp);
+    if (j.layout.ep > 1) std::fprintf(f, ", \"ep\": %u", j.layout.ep);  // the user's --ep (a MoE model)
+    std::fprintf(f, "}, ");
     std::fprintf(f, "\"order\": \"given\", ");
     std::fprintf(f, "\"dp_bytes\": %.6g, \"pp_bytes\": %.6g, \"nic_bound_s\": %.6g, ", dp_bytes, pp_bytes, bound);
     std::fprintf(f, "\"cost\": {\"hop_bytes\": %.6g, \"ideal_hop_bytes\": %.6g, \"ratio\": %.6g}, \"nodes\": [",
@@ -467,10 +470,14 @@ struct Bench {
   bool run_seed(const Config &cf, const Cluster &c, const std::string &cdir, int seed,
                 std::map<std::string, Agg> &agg) {
     const bool replay = args.replay;
-    const auto trace = replay ? replay_workload(c, cf.load, seed)
-                        : c.topo.nvlink_domains.empty()
-                              ? make_trace(c.nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes))
-                              : make_trace_nvl(c.nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
+    auto trace = replay ? replay_workload(c, cf.load, seed)
+                  : c.topo.nvlink_domains.empty()
+                        ? make_trace(c.nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes))
+                        : make_trace_nvl(c.nodes, cf.jobs, cf.load, uint64_t(seed) * 7919 + uint64_t(cf.nodes));
+    // The MoE jobs' expert-parallel size, as their users pass it (--ep): the engine's placement and
+    // rank order see it, and the judge replays the all-to-all of the same groups. A function of the
+    // seed and the job's snapshot name only, so every policy runs the same jobs as MoE.
+    for (TraceJob &j : trace) j.layout.ep = netsim::workload_ep(uint64_t(seed), "j" + std::to_string(j.id), j.layout);
     RunResults res;
     opt.snapshot_times.clear();
     opt.window_lo = replay ? 0 : -1;
