@@ -323,14 +323,12 @@ void TopoIndex::route_paths() {
   nic_sw_.assign(nic_begin_.back(), -1);
   nic_subnet_.assign(nic_begin_.back(), -1);
   nic_lid_.assign(nic_begin_.back(), 0);
-  nic_cable_.assign(nic_begin_.back(), UINT32_MAX);
   for (size_t h = 0; h < nh; ++h)
     for (size_t p = 0; p < t.hosts[h].ports.size(); ++p) {
       const HcaPort &hp = t.hosts[h].ports[p];
       const uint32_t i = nic_begin_[h] + uint32_t(p);
       if (hp.sw < 0 || size_t(hp.sw) >= ns || hp.sw_port <= 0 || uint32_t(hp.sw_port) > nports[size_t(hp.sw)]) continue;
       nic_sw_[i] = hp.sw;
-      nic_cable_[i] = sw_port_begin_[size_t(hp.sw)] + uint32_t(hp.sw_port);
       const int n = sw_subnet_[size_t(hp.sw)];
       if (n < 0) continue;
       if (const PortLid *pl = t.routes.subnets[size_t(n)].find_port(hp.ca_guid, hp.port)) {
@@ -773,7 +771,7 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   // load is counted along each candidate's whole traced path instead (below), which on a 2-level
   // tree is the same two cables. Without routes there are no classes: canonical order. Cost: two
   // passes over the piece's hosts' classes and a few over K classes per split part (a piece is
-  // one leaf group), a sort of the piece's free hosts and at most kTraceHosts traces of a few
+  // one leaf group), a scan of the piece's free hosts per traced candidate and at most kTraceHosts traces of a few
   // table look-ups per NIC, and two rows of K counts per piece cleared once per job with split
   // parts, as are the cables its traced edges set.
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
@@ -877,28 +875,30 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
           d -= d >= k32 ? k32 : 0;
           cand_.push_back(std::min<uint64_t>(load, 0x7fff) << 49 | uint64_t(others != 0) << 48 | uint64_t(d & 0xffff) << 32 | i);
         }
-        std::sort(cand_.begin(), cand_.end());
         const int src = sorted[piece_start_[pred]];
         const uint32_t src_nics = ix.host_nic_count(src);
         uint64_t best_load = UINT64_MAX;
+        bool best_known = false;
+        // The candidates in key order by selection (usually the first is traced and meets none of
+        // the job's edges: one scan and one trace, no sort); the traced cables kept for the best.
         for (size_t j = 0; j < cand_.size() && j < kTraceHosts && best_load != 0; ++j) {
+          size_t m = j;
+          for (size_t k = j + 1; k < cand_.size(); ++k) m = cand_[k] < cand_[m] ? k : m;
+          std::swap(cand_[j], cand_[m]);
           const int h = sorted[uint32_t(cand_[j])];
           const uint32_t nics = std::min(src_nics, ix.host_nic_count(h));
           uint64_t load = 0;
           bool known = nics > 0;
+          path_.clear();
           for (uint32_t nic = 0; nic < nics && known; ++nic)
-            known = ix.walk_path(src, h, nic, [&](uint32_t c) { load += path_load_[c]; });
+            known = ix.walk_path(src, h, nic, [&](uint32_t c) { load += path_load_[c], path_.push_back(c); });
           if (!known) load = cand_[j] >> 49;
-          if (load < best_load) best_load = load, at = uint32_t(cand_[j]);
+          if (load < best_load) best_load = load, at = uint32_t(cand_[j]), best_known = known, best_path_.swap(path_);
         }
         // The chosen edge's cables, if its every path is known (an unknown one counts nowhere).
-        const uint32_t nics = std::min(src_nics, ix.host_nic_count(sorted[at]));
-        bool known = nics > 0;
-        for (uint32_t nic = 0; nic < nics && known; ++nic) known = ix.walk_path(src, sorted[at], nic, [](uint32_t) {});
-        for (uint32_t nic = 0; nic < nics && known; ++nic)
-          ix.walk_path(src, sorted[at], nic, [&](uint32_t c) {
+        if (best_known)
+          for (uint32_t c : best_path_)
             if (path_load_[c]++ == 0) touched_.push_back(c);
-          });
       }
       used_[at] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = at;

@@ -116,7 +116,7 @@ class TopoIndex {
   // switch-to-switch cables (dense ids below cable_count(); a cable is one switch's egress port, so
   // the two directions of a wire are two ids) that packets from NIC `nic` of host `src` to NIC
   // `nic` of host `dst` (NCCL rings pair NICs of the same rail) cross, and returns true when the
-  // tables lead them to that NIC within kMaxPathHops switches; false (after visiting some cables
+  // tables lead them to that NIC's switch within kMaxPathHops switches; false (after visiting some cables
   // perhaps) when they do not say: no table, no route, a port that leads nowhere, another subnet,
   // a loop. Work: one table look-up per switch of the path.
   static constexpr int kMaxPathHops = 16;
@@ -132,13 +132,16 @@ class TopoIndex {
     int sw = nic_sw_[a];
     const uint16_t lid = nic_lid_[b];
     if (sw < 0 || lid == 0 || sw_subnet_[size_t(sw)] != nic_subnet_[b]) return false;
+    const int last = nic_sw_[b];
     for (int hop = 0; hop < kMaxPathHops; ++hop) {
+      // At the destination's own switch the rest is its cable to the NIC, which no other edge of
+      // the job takes (a table's entry for its own host is not read: one cache miss less).
+      if (sw == last) return true;
       const std::vector<uint8_t> *lft = sw_lft_[size_t(sw)];
       if (!lft || lid >= lft->size()) return false;
       const uint32_t out = (*lft)[lid], begin = sw_port_begin_[size_t(sw)];
       if (out == 0 || begin + out >= sw_port_begin_[size_t(sw) + 1]) return false;  // kNoRoute is past every port
       const uint32_t cable = begin + out;
-      if (cable == nic_cable_[b]) return true;
       const int next = cable_next_[cable];
       if (next < 0) return false;
       visit(cable);
@@ -197,11 +200,11 @@ class TopoIndex {
   std::vector<uint16_t> host_entry_;
   // walk_path's tables (empty without routes): per switch its forwarding table, subnet and first
   // cable id (egress port p of switch s is cable sw_port_begin_[s] + p); per cable the switch it
-  // leads to (-1: a host or nothing); per host NIC (nic_begin_[h] + port index) its switch, its LID
-  // and subnet there, and the cable from its switch down to it.
+  // leads to (-1: a host or nothing); per host NIC (nic_begin_[h] + port index) its switch, and
+  // its LID and subnet there.
   std::vector<const std::vector<uint8_t> *> sw_lft_;
   std::vector<int> sw_subnet_, cable_next_, nic_sw_, nic_subnet_;
-  std::vector<uint32_t> sw_port_begin_, nic_begin_, nic_cable_;
+  std::vector<uint32_t> sw_port_begin_, nic_begin_;
   std::vector<uint16_t> nic_lid_;
   std::unordered_map<std::string, int> by_name_;
   std::unordered_map<uint64_t, int> switch_by_guid_;  // while building only: switch GUID -> index
@@ -299,7 +302,7 @@ class RankOrderer {
   std::vector<uint32_t> busy_;          // per entry class of the current piece: the job's edges on its two cables
   // With recorded tables: the job's ring edges into split parts so far per cable (TopoIndex's
   // cable ids), the cables set since the job began, and a part's candidates by their other keys.
-  std::vector<uint32_t> path_load_, touched_;
+  std::vector<uint32_t> path_load_, touched_, path_, best_path_;
   std::vector<uint64_t> cand_;
   Packing packing_;
   PackScratch pool_;

@@ -199,11 +199,11 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
           bool reached = false;
           for (int hop = 0; hop < 16 && !reached; ++hop) {
             const SwitchLft *lft = t.routes.subnets[size_t(sub->second)].find_switch(t.switches[size_t(sw)].guid);
-            if (!lft || pl->base_lid >= lft->out.size()) return false;
-            const int out = lft->out[pl->base_lid];
-            if (sw == to.sw && out == to.sw_port) {
+            if (sw == to.sw) {  // the rest is the switch's own cable down to the NIC
               reached = true;
             } else {
+              if (!lft || pl->base_lid >= lft->out.size()) return false;
+              const int out = lft->out[pl->base_lid];
               const auto next = peer.find({sw, out});
               if (out == 0 || next == peer.end()) return false;
               cables.emplace_back(sw, out);
