@@ -35,6 +35,7 @@ TopoIndex::TopoIndex(const Topology &topo) : topo_(&topo) {
       for (uint16_t c : host_entry_classes(h)) ++class_size_[lg_class_begin_[g] + c];
   canonical_order();
   nvlink_domains();
+  route_paths();
   std::unordered_map<uint64_t, int>().swap(switch_by_guid_);
 }
 
@@ -279,6 +280,62 @@ void TopoIndex::entry_classes() {
         if (const int c = nic_class(h, leaf, int(p)); c >= 0) host_entry_.push_back(uint16_t(c));
   }
   host_entry_begin_[nh] = uint32_t(host_entry_.size());
+}
+
+// walk_path's tables, from the recorded forwarding tables and the cabling: linear in the switches'
+// ports, the links and the hosts' ports. Nothing without routes (has_paths() is then false).
+void TopoIndex::route_paths() {
+  const Topology &t = *topo_;
+  if (t.routes.empty()) return;
+  const size_t ns = t.switches.size(), nh = t.hosts.size();
+  sw_lft_.assign(ns, nullptr);
+  sw_subnet_.assign(ns, -1);
+  for (size_t n = 0; n < t.routes.subnets.size(); ++n)
+    for (const SwitchLft &lft : t.routes.subnets[n].switches) {
+      const int s = switch_of(lft.guid);
+      if (s < 0) continue;  // a switch classification left out (never one on a host's path)
+      sw_lft_[size_t(s)] = &lft.out;
+      sw_subnet_[size_t(s)] = int(n);
+    }
+  // Ports per switch: its port count, or more where a cable says so (a hand-built topology).
+  std::vector<uint32_t> nports(ns, 0);
+  for (size_t s = 0; s < ns; ++s) nports[s] = uint32_t(std::clamp(t.switches[s].nports, 0, 254));
+  const auto see = [&](int s, int port) {
+    if (s >= 0 && size_t(s) < ns && port > 0 && port < 255) nports[size_t(s)] = std::max(nports[size_t(s)], uint32_t(port));
+  };
+  for (const Link &l : t.links)
+    for (const auto &[pa, pb] : l.ports) see(switch_of(l.a), pa), see(switch_of(l.b), pb);
+  for (const Host &h : t.hosts)
+    for (const HcaPort &p : h.ports) see(p.sw, p.sw_port);
+  sw_port_begin_.assign(ns + 1, 0);
+  for (size_t s = 0; s < ns; ++s) sw_port_begin_[s + 1] = sw_port_begin_[s] + nports[s] + 1;  // port 0 too
+  cable_next_.assign(sw_port_begin_.back(), -1);
+  for (const Link &l : t.links) {
+    const int a = switch_of(l.a), b = switch_of(l.b);
+    if (a < 0 || b < 0) continue;
+    for (const auto &[pa, pb] : l.ports) {
+      if (pa > 0 && uint32_t(pa) <= nports[size_t(a)]) cable_next_[sw_port_begin_[size_t(a)] + uint32_t(pa)] = b;
+      if (pb > 0 && uint32_t(pb) <= nports[size_t(b)]) cable_next_[sw_port_begin_[size_t(b)] + uint32_t(pb)] = a;
+    }
+  }
+  nic_begin_.assign(nh + 1, 0);
+  for (size_t h = 0; h < nh; ++h) nic_begin_[h + 1] = nic_begin_[h] + uint32_t(t.hosts[h].ports.size());
+  nic_sw_.assign(nic_begin_.back(), -1);
+  nic_subnet_.assign(nic_begin_.back(), -1);
+  nic_lid_.assign(nic_begin_.back(), 0);
+  for (size_t h = 0; h < nh; ++h)
+    for (size_t p = 0; p < t.hosts[h].ports.size(); ++p) {
+      const HcaPort &hp = t.hosts[h].ports[p];
+      const uint32_t i = nic_begin_[h] + uint32_t(p);
+      if (hp.sw < 0 || size_t(hp.sw) >= ns || hp.sw_port <= 0 || uint32_t(hp.sw_port) > nports[size_t(hp.sw)]) continue;
+      nic_sw_[i] = hp.sw;
+      const int n = sw_subnet_[size_t(hp.sw)];
+      if (n < 0) continue;
+      if (const PortLid *pl = t.routes.subnets[size_t(n)].find_port(hp.ca_guid, hp.port)) {
+        nic_lid_[i] = pl->base_lid;  // NCCL's queue pairs use the base LID
+        nic_subnet_[i] = n;
+      }
+    }
 }
 
 // Degraded uplinks. A leaf's real uplink bandwidth is the sum of its uplink cables' width x
@@ -816,9 +873,15 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
   // the parts apart when the piece has hosts at the targets, and the decisions are those of
   // stepping by R wherever that gave disjoint cables; where the piece lacks them, or the subnet
   // manager interleaves a host's cables (minhop, updn and dfsssp with two cables from a leaf to
-  // each spine), the classes do. Without routes there are no classes: canonical order. Cost: two
+  // each spine), the classes do. On a 3-level tree the classes do not see the cables an edge
+  // between pods crosses above its entry leaf's (leaf to spine in the predecessor's pod, spine to
+  // core, core to spine), which the tables pick per destination too: with recorded tables the
+  // load is counted along each candidate's whole traced path instead (below), which on a 2-level
+  // tree is the same two cables. Without routes there are no classes: canonical order. Cost: two
   // passes over the piece's hosts' classes and a few over K classes per split part (a piece is
-  // one leaf group), and two rows of K counts per piece cleared once per job with split parts.
+  // one leaf group), a scan of the piece's free hosts per traced candidate and at most kTraceHosts traces of a few
+  // table look-ups per NIC, and two rows of K counts per piece cleared once per job with split
+  // parts, as are the cables its traced edges set.
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(n, 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
@@ -851,6 +914,9 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
         down_load_.assign(size_t(pieces_.size()) * kmax, 0);
         up_load_.assign(size_t(pieces_.size()) * kmax, 0);
         switch_class_.resize(ix.topology().switches.size(), UINT32_MAX);
+        for (uint32_t c : touched_) path_load_[c] = 0;
+        touched_.clear();
+        path_load_.resize(ix.cable_count(), 0);
         loads_ready = true;
       }
       // The ring edge into this part comes from the part before it in the ring (the segment's
@@ -884,15 +950,63 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
       // same moment.
       uint64_t best = UINT64_MAX;
       uint32_t at = 0;
-      for (uint32_t i = piece_start_[pc]; i < end && best != 0; ++i) {
-        uint64_t load = 0;
-        uint32_t others = 0;
-        for (uint16_t c : ix.host_entry_classes(sorted[i])) load += busy_[c], others |= class_count_[c];
-        uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (first class - target) mod K
-        d -= d >= k32 ? k32 : 0;
-        const uint64_t key = uint64_t(used_[i] != 0) << 63 | std::min<uint64_t>(load, 0x3fffffff) << 33 |
-                             uint64_t(others != 0) << 32 | d;
-        if (key < best) best = key, at = i;
+      if (!ix.has_paths()) {
+        for (uint32_t i = piece_start_[pc]; i < end && best != 0; ++i) {
+          uint64_t load = 0;
+          uint32_t others = 0;
+          for (uint16_t c : ix.host_entry_classes(sorted[i])) load += busy_[c], others |= class_count_[c];
+          uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (first class - target) mod K
+          d -= d >= k32 ? k32 : 0;
+          const uint64_t key = uint64_t(used_[i] != 0) << 63 | std::min<uint64_t>(load, 0x3fffffff) << 33 |
+                               uint64_t(others != 0) << 32 | d;
+          if (key < best) best = key, at = i;
+        }
+      } else {
+        // The whole path of each candidate's ring edge, traced through the tables from the
+        // predecessor's piece (a switch forwards by destination alone, so from the predecessor's
+        // leaf on the path is the same whichever of its hosts the edge leaves): on a 3-level tree
+        // an edge between pods also crosses a leaf-to-spine, a spine-to-core and a core-to-spine
+        // cable that no entry class names, and two of the job's edges met there. Its load: the
+        // job's earlier edges on those cables, all of its NICs' paths summed. The free hosts are
+        // traced in the order of the other keys (the classes' count, held whole, target distance,
+        // canonical order); the first whose paths meet none of the job's edges wins, else the
+        // least loaded of the first kTraceHosts traced. A candidate whose path the tables do not
+        // give counts its classes' load, as without paths.
+        constexpr uint32_t kTraceHosts = 16;
+        cand_.clear();
+        for (uint32_t i = piece_start_[pc]; i < end; ++i) {
+          if (used_[i]) continue;
+          uint64_t load = 0;
+          uint32_t others = 0;
+          for (uint16_t c : ix.host_entry_classes(sorted[i])) load += busy_[c], others |= class_count_[c];
+          uint32_t d = ix.host_uplink_mod(sorted[i]) + k32 - target;  // (first class - target) mod K
+          d -= d >= k32 ? k32 : 0;
+          cand_.push_back(std::min<uint64_t>(load, 0x7fff) << 49 | uint64_t(others != 0) << 48 | uint64_t(d & 0xffff) << 32 | i);
+        }
+        const int src = sorted[piece_start_[pred]];
+        const uint32_t src_nics = ix.host_nic_count(src);
+        uint64_t best_load = UINT64_MAX;
+        bool best_known = false;
+        // The candidates in key order by selection (usually the first is traced and meets none of
+        // the job's edges: one scan and one trace, no sort); the traced cables kept for the best.
+        for (size_t j = 0; j < cand_.size() && j < kTraceHosts && best_load != 0; ++j) {
+          size_t m = j;
+          for (size_t k = j + 1; k < cand_.size(); ++k) m = cand_[k] < cand_[m] ? k : m;
+          std::swap(cand_[j], cand_[m]);
+          const int h = sorted[uint32_t(cand_[j])];
+          const uint32_t nics = std::min(src_nics, ix.host_nic_count(h));
+          uint64_t load = 0;
+          bool known = nics > 0;
+          path_.clear();
+          for (uint32_t nic = 0; nic < nics && known; ++nic)
+            known = ix.walk_path(src, h, nic, [&](uint32_t c) { load += path_load_[c], path_.push_back(c); });
+          if (!known) load = cand_[j] >> 49;
+          if (load < best_load) best_load = load, at = uint32_t(cand_[j]), best_known = known, best_path_.swap(path_);
+        }
+        // The chosen edge's cables, if its every path is known (an unknown one counts nowhere).
+        if (best_known)
+          for (uint32_t c : best_path_)
+            if (path_load_[c]++ == 0) touched_.push_back(c);
       }
       used_[at] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = at;

@@ -25,8 +25,10 @@
 // uplink by which traffic to each of its NICs on the leaf enters (TopoIndex::entry_classes), and
 // each split part of a job enters at a free host whose ring edges would meet the fewest of the
 // job's earlier ones on a cable (down its entry cables into the leaf, and up the cables of the part
-// before it in the ring to the switches those come from: all of a ring's edges run at once, so two
-// on one cable halve each other for sure), among those at one whose cables the job holds whole in
+// before it in the ring to the switches those come from; with the tables, along the edge's whole
+// traced path, which on a 3-level tree also crosses cables above the entry leaf's: all of a
+// ring's edges run at once, so two on one cable halve each other for sure), among those at one
+// whose cables the job holds whole in
 // the leaf group (no other job's flow comes down them), and among those at the one whose first
 // NIC's cable is nearest at or after (h + j R) mod K, h a hash of the node set and R a host's NICs
 // on the leaf, so that two jobs do not start on the same cable. Without recorded routes nothing is guessed: the
@@ -112,6 +114,44 @@ class TopoIndex {
   // of the same upper switches it leaves by its cable to it.
   static constexpr uint32_t kNoSwitch = UINT32_MAX;
   const uint32_t *leaf_group_class_switches(int g) const { return class_switch_.data() + lg_class_begin_[size_t(g)]; }
+  // Paths through the recorded forwarding tables (RankOrderer::hand_out traces the ring edges into
+  // split parts): has_paths() when topology.json records tables. walk_path visits, in order, the
+  // switch-to-switch cables (dense ids below cable_count(); a cable is one switch's egress port, so
+  // the two directions of a wire are two ids) that packets from NIC `nic` of host `src` to NIC
+  // `nic` of host `dst` (NCCL rings pair NICs of the same rail) cross, and returns true when the
+  // tables lead them to that NIC's switch within kMaxPathHops switches; false (after visiting some cables
+  // perhaps) when they do not say: no table, no route, a port that leads nowhere, another subnet,
+  // a loop. Work: one table look-up per switch of the path.
+  static constexpr int kMaxPathHops = 16;
+  bool has_paths() const { return !sw_port_begin_.empty(); }
+  uint32_t cable_count() const { return sw_port_begin_.empty() ? 0 : sw_port_begin_.back(); }
+  uint32_t host_nic_count(int h) const {
+    return nic_begin_.empty() ? 0 : nic_begin_[size_t(h) + 1] - nic_begin_[size_t(h)];
+  }
+  template <class Visit>
+  bool walk_path(int src, int dst, uint32_t nic, Visit &&visit) const {
+    if (nic >= host_nic_count(src) || nic >= host_nic_count(dst)) return false;
+    const uint32_t a = nic_begin_[size_t(src)] + nic, b = nic_begin_[size_t(dst)] + nic;
+    int sw = nic_sw_[a];
+    const uint16_t lid = nic_lid_[b];
+    if (sw < 0 || lid == 0 || sw_subnet_[size_t(sw)] != nic_subnet_[b]) return false;
+    const int last = nic_sw_[b];
+    for (int hop = 0; hop < kMaxPathHops; ++hop) {
+      // At the destination's own switch the rest is its cable to the NIC, which no other edge of
+      // the job takes (a table's entry for its own host is not read: one cache miss less).
+      if (sw == last) return true;
+      const std::vector<uint8_t> *lft = sw_lft_[size_t(sw)];
+      if (!lft || lid >= lft->size()) return false;
+      const uint32_t out = (*lft)[lid], begin = sw_port_begin_[size_t(sw)];
+      if (out == 0 || begin + out >= sw_port_begin_[size_t(sw) + 1]) return false;  // kNoRoute is past every port
+      const uint32_t cable = begin + out;
+      const int next = cable_next_[cable];
+      if (next < 0) return false;
+      visit(cable);
+      sw = next;
+    }
+    return false;
+  }
   // How much thinner the leaf group's uplinks are than the fabric's nominal: nominal / real uplink
   // bandwidth of its worst leaf (rail), >= 1; 1 for a healthy group (how: TopoIndex::uplink_factors).
   double leaf_group_uplink_factor(int g) const { return lg_up_factor_[size_t(g)]; }
@@ -146,6 +186,7 @@ class TopoIndex {
   void leaf_uplinks();
   void uplink_factors(const std::vector<double> &up_gbps);
   void entry_classes();
+  void route_paths();
   void islands();
   void canonical_order();
   void nvlink_domains();
@@ -160,6 +201,14 @@ class TopoIndex {
   std::vector<uint32_t> canon_, host_mod_, lg_class_begin_, class_size_, class_switch_, lg_entry_stride_;
   std::vector<uint32_t> host_entry_begin_;  // host h's entry classes: host_entry_[begin[h] .. begin[h+1])
   std::vector<uint16_t> host_entry_;
+  // walk_path's tables (empty without routes): per switch its forwarding table, subnet and first
+  // cable id (egress port p of switch s is cable sw_port_begin_[s] + p); per cable the switch it
+  // leads to (-1: a host or nothing); per host NIC (nic_begin_[h] + port index) its switch, and
+  // its LID and subnet there.
+  std::vector<const std::vector<uint8_t> *> sw_lft_;
+  std::vector<int> sw_subnet_, cable_next_, nic_sw_, nic_subnet_;
+  std::vector<uint32_t> sw_port_begin_, nic_begin_;
+  std::vector<uint16_t> nic_lid_;
   std::unordered_map<std::string, int> by_name_;
   std::unordered_map<uint64_t, int> switch_by_guid_;  // while building only: switch GUID -> index
   int max_lg_size_ = 0, max_pod_size_ = 0;
@@ -278,6 +327,10 @@ class RankOrderer {
   std::vector<uint32_t> down_load_, up_load_;
   std::vector<uint32_t> switch_class_;  // per switch: the current predecessor piece's class of its cable to it
   std::vector<uint32_t> busy_;          // per entry class of the current piece: the job's edges on its two cables
+  // With recorded tables: the job's ring edges into split parts so far per cable (TopoIndex's
+  // cable ids), the cables set since the job began, and a part's candidates by their other keys.
+  std::vector<uint32_t> path_load_, touched_, path_, best_path_;
+  std::vector<uint64_t> cand_;
   Packing packing_;
   PackScratch pool_;
 };

@@ -116,8 +116,9 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
   // earlier ring edges on the cables its edge would take: down its classes into the piece, and up
   // from the part before it in the ring to the switches those classes come from, its classes are
   // not all held whole by the job in the leaf group, (first class - (base + j R)) mod K) (R: the
-  // group's entry stride), the first in canonical order on a tie. Without routes (no classes)
-  // canonical order.
+  // group's entry stride), the first in canonical order on a tie. With the tables, the job's
+  // earlier edges along the edge's whole traced path come first (below). Without routes (no
+  // classes) canonical order.
   std::vector<uint32_t> &cursor = piece_start_;  // reused: start of the unused hosts of a piece
   used_.assign(sorted_.size(), 0);
   entry_.assign(packing_.parts.size(), UINT32_MAX);
@@ -127,6 +128,19 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
   uint64_t split_parts = 0;
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> down;  // (piece, class) -> the job's edges down it
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> up;    // (piece, upper switch) -> the job's edges to it
+  std::map<std::pair<int, int>, uint64_t> on_cable;        // (switch, egress port) -> the job's traced edges
+  // The cabling between switches ((switch, port) -> the switch at the other end) and each switch's
+  // subnet, for tracing paths through the recorded tables.
+  std::map<std::pair<int, int>, int> peer;
+  std::map<int, size_t> subnet_of;
+  for (const Link &l : ix.topology().links) {
+    const int a = ix.topology().switch_index(l.a), b = ix.topology().switch_index(l.b);
+    if (a < 0 || b < 0) continue;
+    for (const auto &[pa, pb] : l.ports) peer[{a, pa}] = b, peer[{b, pb}] = a;
+  }
+  for (size_t n = 0; n < ix.topology().routes.subnets.size(); ++n)
+    for (const SwitchLft &lft : ix.topology().routes.subnets[n].switches)
+      if (const int s = ix.topology().switch_index(lft.guid); s >= 0) subnet_of.emplace(s, n);
   for (uint32_t s = 0; s < packing_.segments(); ++s) {
     if (packing_.begin[s + 1] - packing_.begin[s] < 2) continue;  // inside one leaf group
     for (uint32_t q = packing_.begin[s]; q < packing_.begin[s + 1]; ++q) {
@@ -154,7 +168,7 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
       for (uint32_t i = piece_start_[pc]; i < end; ++i)
         for (uint16_t c : ix.host_entry_classes(sorted_[i])) --others[c];
       uint32_t best = UINT32_MAX;
-      std::tuple<uint64_t, int, uint64_t> best_key{UINT64_MAX, 2, 0};
+      std::vector<std::tuple<uint64_t, int, uint64_t, uint32_t>> cands;  // (class load, held?, distance, i)
       for (uint32_t i = piece_start_[pc]; i < end; ++i) {
         if (used_[i]) continue;
         uint64_t l = 0;
@@ -164,8 +178,58 @@ void RefOrderer::order(const std::vector<int> &hosts, const Layout &layout, std:
           if (via(c) != TopoIndex::kNoSwitch) l += up[{pred, via(c)}];
           held = held && others[c] == 0;
         }
-        const std::tuple<uint64_t, int, uint64_t> k{l, held ? 0 : 1, (ix.host_uplink_mod(sorted_[i]) + K - target) % K};
-        if (k < best_key) best_key = k, best = i;
+        cands.emplace_back(std::min<uint64_t>(l, 0x7fff), held ? 0 : 1, (ix.host_uplink_mod(sorted_[i]) + K - target) % K, i);
+      }
+      std::sort(cands.begin(), cands.end());
+      // With tables: the job's earlier edges on the cables of the candidate's traced path (every
+      // NIC to the same NIC of the part before's first host's), the first 16 candidates in that
+      // order, the first at 0 or else the least; the classes' load where a path is not known.
+      const int src = sorted_[piece_start_[pred]];
+      const auto trace = [&](int h, std::vector<std::pair<int, int>> &cables) {
+        const Topology &t = ix.topology();
+        const size_t nics = std::min(t.hosts[size_t(src)].ports.size(), t.hosts[size_t(h)].ports.size());
+        cables.clear();
+        for (size_t p = 0; p < nics; ++p) {
+          const HcaPort &from = t.hosts[size_t(src)].ports[p], &to = t.hosts[size_t(h)].ports[p];
+          int sw = from.sw;
+          const auto sub = subnet_of.find(sw);
+          if (sw < 0 || sub == subnet_of.end()) return false;
+          const PortLid *pl = t.routes.subnets[size_t(sub->second)].find_port(to.ca_guid, to.port);
+          if (!pl) return false;
+          bool reached = false;
+          for (int hop = 0; hop < 16 && !reached; ++hop) {
+            const SwitchLft *lft = t.routes.subnets[size_t(sub->second)].find_switch(t.switches[size_t(sw)].guid);
+            if (sw == to.sw) {  // the rest is the switch's own cable down to the NIC
+              reached = true;
+            } else {
+              if (!lft || pl->base_lid >= lft->out.size()) return false;
+              const int out = lft->out[pl->base_lid];
+              const auto next = peer.find({sw, out});
+              if (out == 0 || next == peer.end()) return false;
+              cables.emplace_back(sw, out);
+              sw = next->second;
+            }
+          }
+          if (!reached) return false;
+        }
+        return nics > 0;
+      };
+      std::vector<std::pair<int, int>> cables;
+      if (ix.topology().routes.empty()) {
+        best = std::get<3>(cands.front());
+      } else {
+        uint64_t best_load = UINT64_MAX;
+        for (size_t j = 0; j < cands.size() && j < 16 && best_load != 0; ++j) {
+          const uint32_t i = std::get<3>(cands[j]);
+          uint64_t l = 0;
+          if (trace(sorted_[i], cables))
+            for (const auto &c : cables) l += on_cable[c];
+          else
+            l = std::get<0>(cands[j]);
+          if (l < best_load) best_load = l, best = i;
+        }
+        if (trace(sorted_[best], cables))
+          for (const auto &c : cables) ++on_cable[c];
       }
       used_[best] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = best;
