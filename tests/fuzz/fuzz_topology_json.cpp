@@ -89,6 +89,13 @@ void exercise_engine(topoaware_topo_t *topo, const topoaware::Topology &t, uint8
   topoaware_layout_t l = {gpn,   1, 1,
                           nodes, 1, (knob & 0x80) ? TOPOAWARE_ORDER_TP_PP_DP : TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
   if (nodes % 2 == 0 && (knob & 0x40)) l.dp = nodes / 2, l.pp = 2;
+  // Now and then a MoE job (--ep): its expert groups steer the order of a split ring's parts.
+  if (knob & 0x04)
+    for (uint32_t e : {8u, 4u, 2u})
+      if (l.dp % e == 0) {
+        l.ep = e;
+        break;
+      }
   std::vector<uint64_t> usable((n + 63) / 64, 0);
   std::vector<uint16_t> free_now(n, uint16_t(gpn)), free_all(n, uint16_t(gpn));
   for (uint32_t i = 0; i < n; ++i)
