@@ -32,6 +32,13 @@ ibsim_start() {
   # Unique per start; abstract unix sockets "@<name>:ctl", "@<name>:outN" live in the network namespace.
   IBSIM_SOCKNAME="ta$$-${RANDOM}"
   export IBSIM_SOCKNAME
+  # OpenSM keeps the LIDs it gave each port GUID in its cache folder (guid2lid, default
+  # /var/cache/opensm) and gives them again. The simulated fabrics reuse the same GUIDs at every
+  # size, so a shared cache would carry one fabric's LIDs into the next (a 16-host test fabric got
+  # LIDs up to 128 after a 2,048-host run) and the simulator would write to the host's cache.
+  OSM_CACHE_DIR=$dir/opensm-cache
+  mkdir -p "$OSM_CACHE_DIR"
+  export OSM_CACHE_DIR
   rm -f "$dir/console"
   mkfifo "$dir/console"
   # The sleeper holds the FIFO's write end open for ibsim's lifetime (opening a FIFO blocks until both
