@@ -61,6 +61,7 @@ struct Block {
   SwitchLft sw;
   int listed = 0;
   int line = 0;
+  bool top_listed = false;  // the header range's last LID has a line
 };
 
 }  // namespace
@@ -112,6 +113,8 @@ LftDump parse_lft_dump(std::istream &in, const std::string &filename) {
       if (dumped != cur.listed && size_t(dumped) + 1 != cur.sw.out.size())
         fail("the table of " + guid_str(cur.sw.guid) + " says " + std::to_string(dumped) + " LIDs but lists " +
              std::to_string(cur.listed) + " (truncated?)");
+      const size_t top = cur.sw.out.size() - 1;
+      if (top > 0 && top % 64 == 0 && !cur.top_listed) dump.unlisted_top.emplace_back(cur.sw.guid, uint16_t(top));
       dump.switches.push_back(std::move(cur.sw));
       in_unicast = false;
       continue;
@@ -128,6 +131,7 @@ LftDump parse_lft_dump(std::istream &in, const std::string &filename) {
     if (lid >= cur.sw.out.size()) fail("LID " + std::to_string(lid) + " is outside the table's range");
     cur.sw.out[lid] = uint8_t(port);
     ++cur.listed;
+    if (lid + 1 == cur.sw.out.size()) cur.top_listed = true;
     std::string_view rest = trim(line.substr(pe));
     // LID 0 is reserved (no port answers to it): its entry stays in the table, but a destination
     // named on it is not a port's LID and is not kept.
@@ -213,6 +217,16 @@ Subnet resolve_lft_dump(const LftDump &dump, const Fabric &fabric, std::vector<s
       continue;
     }
     sn.switches.push_back(s);
+  }
+  if (!dump.unlisted_top.empty()) {
+    const auto &[guid, lid] = dump.unlisted_top.front();
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%04x", unsigned(lid));
+    problems.push_back(dump.source + ": " + std::to_string(dump.unlisted_top.size()) +
+                       " table(s) (the first of switch " + guid_str(guid) + ") end their range at LID " + hex +
+                       " but do not list it: dump_fts (infiniband-diags 44.0) leaves out a table's last LID when "
+                       "it starts a 64-LID block, so the route to it is unknown; read the tables live "
+                       "(discover --routes) or dump them with ibroute");
   }
   switch_lids_from_tables(sn.switches);
   // Port GUID -> (node, port) of the CA ports (a switch's ports share the switch's port GUID).

@@ -19,6 +19,7 @@
 
 #include <istream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fabric.hpp"
@@ -38,6 +39,10 @@ struct LftDump {
   std::vector<SwitchLft> switches;  // in file order; lid = 0 (found by resolve_lft_dump)
   std::vector<LidNote> notes;
   std::string source;
+  // Tables whose header's range ends at a LID the table does not list, where that LID starts a
+  // 64-LID block: (switch GUID, LID). dump_fts of infiniband-diags 44.0 prints such a range but
+  // stops before the last block when it holds only that LID, so the route to it is unknown.
+  std::vector<std::pair<uint64_t, uint16_t>> unlisted_top;
 };
 
 // Throws ParseError (file:line) on text that is not such a dump, or on a dump with no table.

@@ -5,6 +5,7 @@
 // The fabric: 2 leaves x 2 hosts, 2 spines, one cable from each leaf to each spine (generated).
 // Routes written by hand here, so that every expected path is known: leaves send a LID of the other
 // leaf up to spine (LID mod 2), spines send every host LID down to its leaf.
+#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -248,6 +249,31 @@ static void test_dump_refused(void **) {
 
 // A destination named on LID 0 (reserved: no port answers to it) is not taken as a port's base LID:
 // the routes read back from topology.json (its reader refuses LID 0). Found by the lft_dump fuzzer.
+// dump_fts (infiniband-diags 44.0) prints a range ending at a LID that starts a 64-LID block (0x80
+// here) but stops listing before that block: the route to that LID is unknown, and reading the dump
+// says so instead of recording "no route". A range ending elsewhere, or a listed top LID, is not this.
+static void test_dump_unlisted_top_lid(void **) {
+  Fixture fx = make_fixture();
+  const std::string text = as_dump_fts(fx, true);
+  const size_t at = text.find("[0x0-0x"), close = text.find(']', at);
+  for (const char *range : {"0x0-0x80", "0x0-0x7e"}) {
+    std::string cut = text;
+    cut.replace(at + 1, close - at - 1, range);
+    std::istringstream in(cut);
+    LftDump d = parse_lft_dump(in, "fts.txt");
+    std::vector<std::string> problems;
+    resolve_lft_dump(d, fx.fabric, problems);
+    const bool block = std::string(range) == "0x0-0x80";
+    assert_int_equal(d.unlisted_top.size(), block ? 1 : 0);
+    assert_int_equal(problems.size(), block ? 1 : 0);
+    if (block) {
+      assert_int_equal(d.unlisted_top[0].second, 0x80);
+      assert_non_null(std::strstr(problems[0].c_str(), "LID 0x0080"));
+      assert_non_null(std::strstr(problems[0].c_str(), "dump_fts"));
+    }
+  }
+}
+
 static void test_dump_lid0_destination(void **) {
   Fixture fx = make_fixture();
   std::string text = as_dump_fts(fx, true);
@@ -422,6 +448,7 @@ int main() {
       cmocka_unit_test(test_lft_base64_round_trip), cmocka_unit_test(test_dump_read_and_resolved),
       cmocka_unit_test(test_dump_lmc),              cmocka_unit_test(test_dump_refused),
       cmocka_unit_test(test_opensm_dump),           cmocka_unit_test(test_dump_lid0_destination),
+      cmocka_unit_test(test_dump_unlisted_top_lid),
       cmocka_unit_test(test_trace_follows_tables),  cmocka_unit_test(test_trace_reports_broken_tables),
       cmocka_unit_test(test_json_hashes),           cmocka_unit_test(test_diff_reports_reroute),
   };
