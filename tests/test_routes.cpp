@@ -247,8 +247,6 @@ static void test_dump_refused(void **) {
   assert_int_equal(d.switches[0].out[2], kNoRoute);
 }
 
-// A destination named on LID 0 (reserved: no port answers to it) is not taken as a port's base LID:
-// the routes read back from topology.json (its reader refuses LID 0). Found by the lft_dump fuzzer.
 // dump_fts (infiniband-diags 44.0) prints a range ending at a LID that starts a 64-LID block (0x80
 // here) but stops listing before that block: the route to that LID is unknown, and reading the dump
 // says so instead of recording "no route". A range ending elsewhere, or a listed top LID, is not this.
@@ -274,6 +272,8 @@ static void test_dump_unlisted_top_lid(void **) {
   }
 }
 
+// A destination named on LID 0 (reserved: no port answers to it) is not taken as a port's base LID:
+// the routes read back from topology.json (its reader refuses LID 0). Found by the lft_dump fuzzer.
 static void test_dump_lid0_destination(void **) {
   Fixture fx = make_fixture();
   std::string text = as_dump_fts(fx, true);
