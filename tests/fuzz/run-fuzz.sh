@@ -11,7 +11,8 @@
 #
 #   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this. Also fails a
 #               target whose coverage at the end of the run is below what its stored corpus alone
-#               gives (libFuzzer's "cov:" of a -runs=0 replay of tests/fuzz/corpus/<target>)
+#               gives (libFuzzer's "cov:" of a -runs=0 replay of tests/fuzz/corpus/<target>), less
+#               0.2% (at least 2 edges) of slack
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000)
 #   --max-seconds S  with --runs: stop a target after S seconds all the same
 #   --update-corpus  after the run, minimise the stored corpus, the run's corpus and the seeds
@@ -160,13 +161,18 @@ run_target() {
   [ $rc -eq 0 ] || { result=FAIL; failed=1; }
   # A smoke run that ends below its stored corpus's coverage did not start from it (a corpus cut by
   # -max_len, a target that no longer reaches what it did): coverage lost, not a crash, still a FAIL.
-  lowcov=0
-  if [ "$mode" = time ] && [ $rc -eq 0 ] && [ -n "$base" ] && { [ -z "$cov" ] || [ "$cov" -lt "$base" ]; }; then
+  # A few edges of slack: the task target's coverage depends on the order its inputs run in (its
+  # first topology load is the real one, later ones are the cached handle), and a CI smoke run ended
+  # at 3,044 against a stored-corpus replay of 3,045. A corpus that no longer reaches the code loses
+  # hundreds or thousands of edges (1,281 against 5,470 once): 0.2% of the base, at least 2, keeps that.
+  lowcov=0 slack=0
+  [ -n "$base" ] && slack=$(( base / 500 > 2 ? base / 500 : 2 ))
+  if [ "$mode" = time ] && [ $rc -eq 0 ] && [ -n "$base" ] && { [ -z "$cov" ] || [ "$cov" -lt $((base - slack)) ]; }; then
     result=FAIL failed=1 lowcov=1
   fi
   printf '%-14s %-6s %12s %8s %7s %10s %7s %9s %6s\n' "$t" "$result" "${execs:-?}" "$secs" "${rate:-?}" \
     "${cov:-?}" "${ft:-?}" "${corp:-?}" "${base:--}"
-  [ $lowcov -eq 1 ] && echo "    coverage ${cov:-?} at the end is below the stored corpus's $base (log: $log/$t.log)"
+  [ $lowcov -eq 1 ] && echo "    coverage ${cov:-?} at the end is below the stored corpus's $base less $slack edges of slack (log: $log/$t.log)"
   if [ $rc -ne 0 ]; then
     grep -E 'ERROR: |invariant failed|runtime error|SUMMARY' "$log/$t.log" | head -n 5 | sed 's/^/    /'
     echo "    log: $log/$t.log; inputs: $(ls "$art" | head -n 3 | tr '\n' ' ')"
