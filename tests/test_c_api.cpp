@@ -82,21 +82,32 @@ topoaware_layout_t layout(uint32_t tp, uint32_t pp, uint32_t dp) {
   return l;
 }
 
+// The 64 hosts as a node table in reverse name order (n0064 first), as slurmctld's table need not
+// follow the names. `ptrs` point into `names`.
+struct NodeTable {
+  std::vector<std::string> names;
+  std::vector<const char *> ptrs;
+};
+NodeTable reverse_node_table() {
+  NodeTable t;
+  for (int i = 64; i >= 1; --i) {
+    char b[16];
+    std::snprintf(b, sizeof b, "n%04d", i);
+    t.names.push_back(b);
+  }
+  for (auto &s : t.names) t.ptrs.push_back(s.c_str());
+  return t;
+}
+
 // A MoE job's --ep reaches both sides: the select plugin's decision (order_placed) and the SPANK
 // side's rank order (from the node set alone) keep the EP groups in leaf groups, and agree.
 void test_ep_reaches_both_sides(void **) {
   char err[1024] = "";
   topoaware_topo_t *topo = load(err, sizeof err);
   assert_non_null(topo);
-  std::vector<std::string> names;  // node table in reverse name order
-  for (int i = 64; i >= 1; --i) {
-    char b[16];
-    std::snprintf(b, sizeof b, "n%04d", i);
-    names.push_back(b);
-  }
-  std::vector<const char *> cn;
-  for (auto &s : names) cn.push_back(s.c_str());
-  topoaware_placer_t *p = topoaware_placer_create(topo, cn.data(), uint32_t(cn.size()), err, sizeof err);
+  const NodeTable nodes = reverse_node_table();
+  topoaware_placer_t *p =
+      topoaware_placer_create(topo, nodes.ptrs.data(), uint32_t(nodes.ptrs.size()), err, sizeof err);
   assert_non_null(p);
   // Only 8 nodes free: 2, 4 and 2 on leaves 0, 1, 2 (n0001-2, n0009-12, n0017-18 = table 63-62, 55-52, 47-46).
   uint64_t words[1] = {0};
@@ -115,7 +126,7 @@ void test_ep_reaches_both_sides(void **) {
     const char *want1[8] = {"n0001", "n0002", "n0009", "n0010", "n0011", "n0012", "n0017", "n0018"};
     const char *want4[8] = {"n0009", "n0010", "n0011", "n0012", "n0001", "n0002", "n0017", "n0018"};
     const char *const *want = ep == 4 ? want4 : want1;
-    for (int k = 0; k < 8; ++k) assert_string_equal(names[b.last[size_t(k)]].c_str(), want[k]);
+    for (int k = 0; k < 8; ++k) assert_string_equal(nodes.names[b.last[size_t(k)]].c_str(), want[k]);
     uint32_t order[8];
     assert_int_equal(topoaware_rank_order(topo, set, 8, &l, order, err, sizeof err), 0);
     for (int k = 0; k < 8; ++k) assert_string_equal(set[order[k]], want[k]);
@@ -130,16 +141,9 @@ void test_place_and_order(void **) {
   if (!topo) print_error("%s\n", err);
   assert_non_null(topo);
   assert_int_equal(topoaware_topo_hosts(topo), 64);
-  // node table in reverse name order
-  std::vector<std::string> names;
-  for (int i = 64; i >= 1; --i) {
-    char b[16];
-    std::snprintf(b, sizeof b, "n%04d", i);
-    names.push_back(b);
-  }
-  std::vector<const char *> cn;
-  for (auto &s : names) cn.push_back(s.c_str());
-  topoaware_placer_t *p = topoaware_placer_create(topo, cn.data(), uint32_t(cn.size()), err, sizeof err);
+  const NodeTable nodes = reverse_node_table();
+  topoaware_placer_t *p =
+      topoaware_placer_create(topo, nodes.ptrs.data(), uint32_t(nodes.ptrs.size()), err, sizeof err);
   assert_non_null(p);
   assert_int_equal(topoaware_placer_missing(p), 0);
   uint64_t words[1] = {0};
@@ -161,7 +165,7 @@ void test_place_and_order(void **) {
   const char *set[8] = {"n0012", "n0001", "n0010", "n0003", "n0011", "n0002", "n0009", "n0004"};
   uint32_t order[8];
   assert_int_equal(topoaware_rank_order(topo, set, 8, &l, order, err, sizeof err), 0);
-  for (int k = 0; k < 8; ++k) assert_string_equal(set[order[k]], names[want[k]].c_str());
+  for (int k = 0; k < 8; ++k) assert_string_equal(set[order[k]], nodes.names[want[k]].c_str());
   topoaware_rank_t ranks[8];
   uint32_t count = 0;
   assert_int_equal(topoaware_node_ranks(topo, set, 8, &l, "n0009", ranks, 8, &count, err, sizeof err), 0);
