@@ -81,3 +81,41 @@ if checked == 0:
     print("FAIL: no single-leaf job in the snapshots"); fails += 1
 sys.exit(1 if fails else 0)
 PY
+
+# bench/netsim_spread.py pairs each policy's jobs across two runs: a run against itself is a tie in
+# every class; with one slurm-tree job made 2x slower in the second run, that job alone is a loser.
+cp -r "$tmp/rep" "$tmp/rep2"
+python3 - "$tmp/rep2/jobs.csv" <<'PY' || { echo "FAIL: could not prepare the second run"; exit 1; }
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+job = next(r["job"] for r in rows if r["policy"] == "slurm-tree" and float(r["adaptive_shared_s"]) > 0)
+for r in rows:
+    if r["policy"] == "slurm-tree" and r["job"] == job:
+        for k in r:
+            if k.endswith("_shared_s"):
+                r[k] = repr(2 * float(r[k]))
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0].keys()))
+w.writeheader(); w.writerows(rows)
+PY
+for b in rep rep2; do
+  python3 "$top_srcdir/bench/netsim_spread.py" "$tmp/rep" "$tmp/$b" --out "$tmp/spread-$b" >"$tmp/spread-$b.txt" ||
+    { cat "$tmp/spread-$b.txt"; echo "FAIL: netsim_spread.py $b"; exit 1; }
+done
+python3 - "$tmp/spread-rep/spread.csv" "$tmp/spread-rep2/spread.csv" <<'PY' || exit 1
+import csv, sys
+fails = 0
+same = list(csv.DictReader(open(sys.argv[1])))
+for r in same:
+    if abs(float(r["weighted"]) - 1) > 1e-9 or float(r["worse"]) != 0:
+        print("FAIL: a run against itself: %s" % r); fails += 1
+one = {(r["policy"], r["routing"], r["class"]): r for r in csv.DictReader(open(sys.argv[2]))}
+for rt in ("adaptive", "dmodk"):
+    a = one[("slurm-tree (rerun)", rt, "all")]
+    if abs(float(a["worse"]) * int(a["pairs"]) - 1) > 1e-6 or not float(a["weighted"]) > 1:
+        print("FAIL: one slower job, %s all: worse %s of %s pairs, weighted %s" % (rt, a["worse"], a["pairs"], a["weighted"])); fails += 1
+    t = one[("topoaware (rerun)", rt, "all")]
+    if float(t["worse"]) != 0 or abs(float(t["weighted"]) - 1) > 1e-9:
+        print("FAIL: topoaware changed by a slurm-tree job: %s" % t); fails += 1
+print("netsim_spread: %d rows against itself, the slower job found" % len(same))
+sys.exit(1 if fails else 0)
+PY
