@@ -19,6 +19,7 @@ import os
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # the source tree may be read-only (make distcheck)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from netsim_report import class_report  # noqa: E402
 
