@@ -119,3 +119,17 @@ for rt in ("adaptive", "dmodk"):
 print("netsim_spread: %d rows against itself, the slower job found" % len(same))
 sys.exit(1 if fails else 0)
 PY
+
+# bench/netsim_losers.py: every paired job of the report falls in exactly one group of its class.
+python3 "$top_srcdir/bench/netsim_losers.py" "$tmp/rep" --snapshots "$tmp/snap" --routing adaptive >"$tmp/losers.txt" ||
+  { cat "$tmp/losers.txt"; echo "FAIL: netsim_losers.py"; exit 1; }
+cat "$tmp/losers.txt"
+python3 - "$tmp/losers.txt" "$tmp/rep/classes.csv" <<'PY' || exit 1
+import csv, sys
+grouped = sum(int(l.split()[4]) for l in open(sys.argv[1]) if not l.startswith(("#", "cluster")))
+pairs = next(int(r["pairs"]) for r in csv.DictReader(open(sys.argv[2]))
+             if r["policy"] == "topoaware" and r["routing"] == "adaptive" and r["class"] == "all")
+if grouped != pairs:
+    print("FAIL: netsim_losers grouped %d jobs, the report paired %d" % (grouped, pairs)); sys.exit(1)
+print("netsim_losers: %d jobs grouped, as the report paired" % grouped)
+PY
