@@ -5,6 +5,8 @@
 # the snapshots hold every running multi-node job once, each host at most once, slurm-tree's nodes
 # in node-index order; netsim accepts them; a job inside one leaf group takes exactly its NIC bound
 # alone (the normalisation the report divides by); the report's slurm-tree row is 1 against itself.
+# Then its helpers: bench/netsim_spread.py (one policy against its own second run) and
+# bench/netsim_losers.py (losers, ties and winners with their placements' shape).
 set -u
 if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
   echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
