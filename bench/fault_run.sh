@@ -217,7 +217,10 @@ fault_a() {
   # The jobs acknowledged after the restart must all end; of those acknowledged before the kill, a
   # slurmctld killed -9 may have lost the end of some (its saved state still has them running, or
   # holds them: Slurm's own recovery, shown by the stock baseline too), so they get a bounded wait.
-  awk -v tk="$t_kill" '$3 >= tk' "$OUT/$tag.submitted" >"$OUT/$tag.post"
+  # "After the restart" is after the new slurmctld started, not after the kill: the other submitter
+  # stamps a job when its sbatch returns, so a job the old slurmctld acknowledged just before it was
+  # killed can carry a stamp a few ms after the kill (and is then lost with its unsaved tail).
+  awk -v ts="$t_start" '$3 >= ts' "$OUT/$tag.submitted" >"$OUT/$tag.post"
   wait_final "$OUT/$tag.post" 600 || bad "$tag" "jobs acknowledged after the restart still active after 600 s"
   t_done=$(ms)
   wait_final "$OUT/$tag.submitted" 60 || true
@@ -227,10 +230,10 @@ fault_a() {
   # Which were lost: acknowledged before the kill (pre) or after the restart (post); a lost pre-kill
   # job older than one found again is a hole (slurmctld saves its state as a whole, so its own loss is
   # the newest jobs: those acknowledged after its last save).
-  read -r pre_lost post_lost holes window pre_other post_other < <(awk -v tk="$t_kill" '
+  read -r pre_lost post_lost holes window pre_other post_other < <(awk -v tk="$t_kill" -v ts="$t_start" '
     NR == FNR { st[$1 " " $2] = $3; if ($3 == "LOST") lostid[$1] = 1; next }
     { s = st[$1 " " $2]; l = (s == "LOST")
-      if ($3 < tk) { if (l) { pre++; lt[$1] = $3 } else if (s != "") preo++
+      if ($3 < ts) { if (l) { pre++; lt[$1] = $3 } else if (s != "") preo++
                      else if ($1 > maxfound) { maxfound = $1; tf = $3 } }
       else if (l) post++; else if (s != "" && !($1 in lostid)) posto++ }
     END { h = 0; for (i in lt) if (i + 0 < maxfound + 0) h++
