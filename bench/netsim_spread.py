@@ -66,6 +66,8 @@ def main():
     policies = sorted({r["policy"] for r in rows_a} & {r["policy"] for r in rows_b})
     if not policies:
         sys.exit("netsim_spread: the two runs share no policy")
+    runs = read_runs(a.run_a)  # utilization and p95 wait of both runs, the second's relabelled
+    runs.update(read_runs(a.run_b, " (rerun)"))
     records = []
     for p in policies:
         rerun = p + " (rerun)"
@@ -73,8 +75,6 @@ def main():
         for r in rows_b:
             if r["policy"] == p:
                 rows.append(dict(r, policy=rerun))
-        runs = read_runs(a.run_a)
-        runs.update(read_runs(a.run_b, " (rerun)"))
         print("\n# %s against itself: %s (rerun) = %s" % (p, p, a.run_b))
         with tempfile.TemporaryDirectory() as tmp:  # class_report writes its classes.csv there
             class_report(rows, tmp, p, runs)
