@@ -53,13 +53,23 @@ ta_wait_for 30 grep -q 'topology .* loaded (16 hosts' "$ctld_log" || ta_fail "th
 ms() { date +%s%3N; }
 probe=$SEL_WORK/probe.txt
 : >"$probe"
-# One RPC after another, each timed by the client (what a user waits), until stopped.
+# One RPC after another, each timed by the client (what a user waits), until stopped. squeue and
+# sinfo retry a connection slurmctld does not accept for MessageTimeout (a second apart), so a
+# refused connection shows as a slow RPC; scontrol ping tries once and says DOWN. A ping that fails
+# is therefore tried again at once and both are booked: the second failing too is a failure (no
+# answer), one alone is noted with what the client said (-vv prints the connect or receive error).
+# Seen once (exit 1 after 40 ms, on a quiet machine), not reproduced in 16 runs since: no lock wait.
 ( set +e
+  rpc() {
+    local t0 out rc
+    t0=$(ms); out=$(cluster_run "$@" 2>&1); rc=$?
+    [ "$rc" = 0 ] && out= || out="at $(date +%T.%3N): $(printf '%s\n' "$out" | grep -iE 'error|down|fail|refus|timed|reset' | tail -4 | tr '\n' '|')"
+    echo "$(( $(ms) - t0 )) $rc $1 $out" >>"$probe"
+    return $rc
+  }
   while :; do
-    for cmd in "squeue -h" "sinfo -h" "scontrol ping"; do
-      t0=$(ms); cluster_run $cmd >/dev/null 2>&1; rc=$?
-      echo "$(( $(ms) - t0 )) $rc ${cmd%% *}" >>"$probe"
-    done
+    rpc squeue -h; rpc sinfo -h
+    rpc scontrol -vv ping || { sed -i '$ s/^\([0-9]* [0-9]*\) scontrol/\1 scontrol-once/' "$probe"; rpc scontrol -vv ping; }
   done ) &
 probe_pid=$!
 ta_on_exit "kill $probe_pid 2>/dev/null || true"
@@ -85,11 +95,13 @@ wait "$probe_pid" 2>/dev/null || true
 
 n=$(wc -l <"$probe")
 slowest=$(sort -n "$probe" | tail -1)
-failed=$(awk '$2 != 0' "$probe" | wc -l)
+failed=$(awk '$2 != 0 && $3 != "scontrol-once"' "$probe" | wc -l)
+once=$(awk '$3 == "scontrol-once"' "$probe")
 ta_note "reconfigure $reconf_ms ms, sbatch during the load $sbatch_ms ms, topology in place after $load_ms ms;" \
   "$n probe RPCs, slowest '$slowest' (ms rc command), $failed failed"
 new_log | grep 'select/cons_tres_topoaware: .*topology' | sed 's/^/# log: /' | cut -c1-200
 [ "$n" -ge 5 ] || ta_fail "only $n probe RPCs completed"
+[ -z "$once" ] || ta_note "scontrol ping failed once and answered when tried again: $once"
 [ "$failed" = 0 ] || ta_fail "$failed probe RPCs failed: $(awk '$2 != 0' "$probe" | head -3 | tr '\n' ';')"
 for v in "reconfigure:$reconf_ms" "sbatch:$sbatch_ms" "slowest probe RPC:${slowest%% *}"; do
   [ "${v##*:}" -le "$RPC_BOUND_MS" ] ||
