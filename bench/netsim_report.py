@@ -206,44 +206,28 @@ def run_netsim(netsim, topo, snap, fairness, traffic):
     return snap, json.loads(p.stdout), time.time() - t0
 
 
-def fmt_spread(vals):
-    if not vals:
-        return "-"
-    m = sum(vals) / len(vals)
-    return "%.3f (%.3f..%.3f)" % (m, min(vals), max(vals)) if len(vals) > 1 else "%.3f" % m
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--snapshots", required=True)
-    ap.add_argument("--netsim", required=True)
-    ap.add_argument("--runs", help="placement_sim runs.csv (utilization, p95 wait)")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--fairness", default="pair", choices=("flow", "pair"))
-    ap.add_argument("--traffic", default="today", choices=("today", "legacy"),
-                    help="netsim --traffic: today (default) or legacy (the snapshot's bytes, all jobs in phase)")
-    ap.add_argument("--parallel", type=int, default=1)
-    ap.add_argument("--baseline", action="append",
-                    help="policy the per-class report pairs every job with (repeatable; default slurm-tree)")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-
+def snapshot_work(snapshots):
+    """(topology.json, snapshot) of every snapshot under placement_sim's snapshot folder."""
     work = []
-    for topo in sorted(glob.glob(os.path.join(a.snapshots, "*", "topology.json"))):
+    for topo in sorted(glob.glob(os.path.join(snapshots, "*", "topology.json"))):
         cdir = os.path.dirname(topo)
         for snap in sorted(glob.glob(os.path.join(cdir, "s*", "*", "snap*.json"))):
             if not snap.endswith(".result.json"):
                 work.append((topo, snap))
-    if not work:
-        sys.exit("netsim_report: no snapshots under %s" % a.snapshots)
+    return work
+
+
+def judge(netsim, work, fairness, traffic, parallel):
+    """netsim on every (topology, snapshot) of work, `parallel` at a time: one row per job and
+    snapshot (the columns of jobs.csv), the first error of each cluster whose netsim failed, and
+    the seconds netsim ran."""
     skipped = {}
     rows = []
-    t0 = time.time()
     sim_s = 0.0
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.parallel)) as ex:
+    with cf.ThreadPoolExecutor(max_workers=max(1, parallel)) as ex:
         futs = {}
         for topo, snap in work:
-            futs[ex.submit(run_netsim, a.netsim, topo, snap, a.fairness, a.traffic)] = (topo, snap)
+            futs[ex.submit(run_netsim, netsim, topo, snap, fairness, traffic)] = (topo, snap)
         for fu in cf.as_completed(futs):
             topo, snap = futs[fu]
             cluster = os.path.basename(os.path.dirname(topo))
@@ -267,6 +251,36 @@ def main():
                         row[rt + "_alone_s"] = v["alone_s"]
                         row[rt + "_shared_s"] = v["shared_s"]
                 rows.append(row)
+    return rows, skipped, sim_s
+
+
+def fmt_spread(vals):
+    if not vals:
+        return "-"
+    m = sum(vals) / len(vals)
+    return "%.3f (%.3f..%.3f)" % (m, min(vals), max(vals)) if len(vals) > 1 else "%.3f" % m
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--snapshots", required=True)
+    ap.add_argument("--netsim", required=True)
+    ap.add_argument("--runs", help="placement_sim runs.csv (utilization, p95 wait)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--fairness", default="pair", choices=("flow", "pair"))
+    ap.add_argument("--traffic", default="today", choices=("today", "legacy"),
+                    help="netsim --traffic: today (default) or legacy (the snapshot's bytes, all jobs in phase)")
+    ap.add_argument("--parallel", type=int, default=1)
+    ap.add_argument("--baseline", action="append",
+                    help="policy the per-class report pairs every job with (repeatable; default slurm-tree)")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+
+    work = snapshot_work(a.snapshots)
+    if not work:
+        sys.exit("netsim_report: no snapshots under %s" % a.snapshots)
+    t0 = time.time()
+    rows, skipped, sim_s = judge(a.netsim, work, a.fairness, a.traffic, a.parallel)
     wall = time.time() - t0
     rows.sort(key=lambda r: (r["cluster"], r["seed"], r["policy"], r["snap"], r["job"]))
     with open(os.path.join(a.out, "jobs.csv"), "w", newline="") as f:

@@ -5,8 +5,9 @@
 # the snapshots hold every running multi-node job once, each host at most once, slurm-tree's nodes
 # in node-index order; netsim accepts them; a job inside one leaf group takes exactly its NIC bound
 # alone (the normalisation the report divides by); the report's slurm-tree row is 1 against itself.
-# Then its helpers: bench/netsim_spread.py (one policy against its own second run) and
-# bench/netsim_losers.py (losers, ties and winners with their placements' shape).
+# Then its helpers: bench/netsim_spread.py (one policy against its own second run),
+# bench/netsim_losers.py (losers, ties and winners with their placements' shape) and
+# bench/netsim_order_only.py (stock Slurm's nodes in topoaware's rank order).
 set -u
 if ! grep -q '^#define HAVE_SIMGRID 1' "$top_builddir/config.h" 2>/dev/null; then
   echo "SKIP: libsimgrid-dev not installed (configure did not find SimGrid >= 3.32; bench/netsim is not built)"
@@ -134,4 +135,53 @@ pairs = next(int(r["pairs"]) for r in csv.DictReader(open(sys.argv[2]))
 if grouped != pairs:
     print("FAIL: netsim_losers grouped %d jobs, the report paired %d" % (grouped, pairs)); sys.exit(1)
 print("netsim_losers: %d jobs grouped, as the report paired" % grouped)
+PY
+
+# bench/netsim_order_only.py: slurm-tree's nodes judged in topoaware's rank order. Every slurm-tree
+# job pairs with its reordered self; a job under one leaf switch keeps its times exactly (its
+# traffic never leaves the leaf, whatever the order); the "all" ratio is recomputed from jobs.csv.
+python3 "$top_srcdir/bench/netsim_order_only.py" "$tmp/rep" --snapshots "$tmp/snap" --netsim "$bin" --traffic legacy \
+  >"$tmp/order.txt" || { cat "$tmp/order.txt"; echo "FAIL: netsim_order_only.py"; exit 1; }
+python3 - "$tmp/rep" "$d/topology.json" <<'PY' || { cat "$tmp/order.txt"; exit 1; }
+import csv, json, sys
+rep, topo = sys.argv[1], json.load(open(sys.argv[2]))
+lg = {h["name"]: h["leaf_group"] for h in topo["hosts"]}
+fails = 0
+base = [r for r in csv.DictReader(open(rep + "/jobs.csv")) if r["policy"] == "slurm-tree"]
+new = {(r["seed"], r["snap"], r["job"]): r for r in csv.DictReader(open(rep + "/order-only/jobs.csv"))}
+if {r["policy"] for r in new.values()} != {"slurm-tree+order"} or len(new) != len(base):
+    print("FAIL: order-only/jobs.csv: %d rows of %s for %d slurm-tree rows" % (len(new), {r["policy"] for r in new.values()}, len(base))); fails += 1
+snaps = {}
+one_leaf = 0
+for r in base:
+    n = new.get((r["seed"], r["snap"], r["job"]))
+    if n is None or n["nodes"] != r["nodes"]:
+        print("FAIL: %s snapshot %s: not judged again on its own nodes" % (r["job"], r["snap"])); fails += 1
+        continue
+    f = "%s/order-only/snapshots/%s/s%s/slurm-tree+order/snap%03d.json" % (rep, r["cluster"], r["seed"], int(r["snap"]))
+    s = snaps.setdefault(f, {j["name"]: j for j in json.load(open(f))["jobs"]})
+    if s[r["job"]].get("order") != "topoaware":
+        print("FAIL: %s in %s: order %s, not topoaware" % (r["job"], f, s[r["job"]].get("order"))); fails += 1
+    if len({lg[h] for h in s[r["job"]]["nodes"]}) == 1:
+        one_leaf += 1
+        for rt in ("adaptive", "dmodk"):
+            a, b = float(r[rt + "_shared_s"]), float(n[rt + "_shared_s"])
+            if abs(a - b) > 1e-9 * max(a, 1e-12):
+                print("FAIL: %s (one leaf) %s: %.9f s reordered, %.9f s as placed" % (r["job"], rt, b, a)); fails += 1
+if one_leaf == 0:
+    print("FAIL: no slurm-tree job under one leaf switch"); fails += 1
+classes = {(c["routing"], c["class"]): c for c in csv.DictReader(open(rep + "/order-only/classes.csv")) if c["policy"] == "slurm-tree+order"}
+for rt in ("adaptive", "dmodk"):
+    per = {}
+    for r in base:
+        n = new[(r["seed"], r["snap"], r["job"])]
+        e = per.setdefault((r["seed"], r["job"]), [int(r["nodes"]), 0.0, 0.0, 0])
+        e[1] += float(n[rt + "_shared_s"]); e[2] += float(r[rt + "_shared_s"]); e[3] += 1
+    both = [e for e in per.values() if e[2] > 0]
+    want = sum(e[0] * e[1] / e[3] for e in both) / sum(e[0] * e[2] / e[3] for e in both)
+    c = classes.get((rt, "all"))
+    if not c or int(c["pairs"]) != len(both) or abs(float(c["weighted"]) - want) > 1e-6 * want:
+        print("FAIL: order-only classes.csv %s all: %s, expected %d pairs, weighted %.6f" % (rt, c, len(both), want)); fails += 1
+print("netsim_order_only: %d slurm-tree jobs judged again in topoaware's order, %d under one leaf unchanged" % (len(base), one_leaf))
+sys.exit(1 if fails else 0)
 PY

@@ -20,7 +20,7 @@ EXTRA_DIST += tests/test_netsim.sh tests/test_netsim_report.sh tests/test_replay
 # (bench/README.md, bench/RESULTS.md); opt-in, never part of `make check`.
 # `make bench-netsim BENCH_NETSIM_ARGS="--seeds 3"`, `BENCH_NETSIM_ARGS=--target` for the full size.
 dist_noinst_SCRIPTS += bench/netsim_report.sh
-EXTRA_DIST += bench/netsim_report.py bench/netsim_spread.py bench/netsim_losers.py
+EXTRA_DIST += bench/netsim_report.py bench/netsim_spread.py bench/netsim_losers.py bench/netsim_order_only.py
 if HAVE_SIMGRID
 bench-netsim: bench/placement_sim$(EXEEXT) bench/netsim/netsim$(EXEEXT)
 	top_builddir='$(abs_top_builddir)' bash $(abs_top_srcdir)/bench/netsim_report.sh $(BENCH_NETSIM_ARGS)
