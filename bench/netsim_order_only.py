@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """What the rank order alone buys: stock Slurm's nodes, each job's ranks in topoaware's order.
 
-Usage: netsim_order_only.py OUT [--snapshots DIR] [--policy slurm-tree] [--netsim PATH]
+Usage: netsim_order_only.py OUT [--snapshots DIR] [--policy slurm-tree] [--neighbours] [--netsim PATH]
                             [--parallel N] [--fairness pair|flow] [--traffic today|legacy]
 OUT is a netsim_report.sh --out folder (its jobs.csv and runs.csv; its snapshots in OUT/snapshots
 unless --snapshots names placement_sim's snapshot folder). Every snapshot of
@@ -13,6 +13,9 @@ select/cons_tres with the SPANK plugin installed. The schedule, the nodes and th
 POLICY's own, so each job pairs with itself and the ratio is the order's alone; the other
 policies of OUT are paired with POLICY as netsim_report pairs them. Prints the per-class table of
 "POLICY+order" and of every other policy against POLICY; writes OUT/order-only/{jobs,classes}.csv.
+--neighbours: order "topoaware-neighbours" instead (each job's entry choice also counts the ring
+edges of the jobs ordered before it in the snapshot, as an order that knew the running jobs'
+rings would), policy "POLICY+order+neighbours", folder OUT/order-only-neighbours.
 netsim: --netsim, else $top_builddir/bench/netsim/netsim. Standard library only.
 """
 import argparse
@@ -32,6 +35,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--snapshots", help="placement_sim's snapshot folder (default OUT/snapshots)")
     ap.add_argument("--policy", default="slurm-tree", help="the policy whose nodes are reordered (default slurm-tree)")
+    ap.add_argument("--neighbours", action="store_true",
+                    help="count the ring edges of the jobs ordered before each one (order topoaware-neighbours)")
     ap.add_argument("--netsim", help="netsim binary (default $top_builddir/bench/netsim/netsim)")
     ap.add_argument("--parallel", type=int, default=1)
     ap.add_argument("--fairness", default="pair", choices=("flow", "pair"), help="as the netsim_report.sh run had it")
@@ -40,13 +45,14 @@ def main():
     netsim = a.netsim or os.path.join(os.environ.get("top_builddir", "."), "bench", "netsim", "netsim")
     if not os.access(netsim, os.X_OK):
         sys.exit("netsim_order_only: %s is not an executable (--netsim or top_builddir)" % netsim)
-    reordered = a.policy + "+order"
+    reordered = a.policy + ("+order+neighbours" if a.neighbours else "+order")
+    order = "topoaware-neighbours" if a.neighbours else "topoaware"
     base_rows = read_jobs(a.out)
     if not any(r["policy"] == a.policy for r in base_rows):
         sys.exit("netsim_order_only: %s/jobs.csv has no job of policy %s" % (a.out, a.policy))
 
     # POLICY's snapshots, re-labelled and to be reordered, judged on their own topology.json.
-    dest = os.path.join(a.out, "order-only")
+    dest = os.path.join(a.out, "order-only-neighbours" if a.neighbours else "order-only")
     work = []
     for topo, snap in snapshot_work(a.snapshots or os.path.join(a.out, "snapshots")):
         seed_dir, policy_dir = snap.split(os.sep)[-3:-1]
@@ -56,7 +62,7 @@ def main():
             sj = json.load(f)
         sj["policy"] = reordered
         for j in sj["jobs"]:
-            j["order"] = "topoaware"
+            j["order"] = order
         d = os.path.join(dest, "snapshots", os.path.basename(os.path.dirname(topo)), seed_dir, reordered)
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, os.path.basename(snap))
@@ -68,7 +74,7 @@ def main():
         work.append((topo, path))
     if not work:
         sys.exit("netsim_order_only: no snapshot of %s under %s" % (a.policy, a.snapshots or a.out + "/snapshots"))
-    print("# netsim on %d snapshots of %s, each job's nodes in topoaware's rank order" % (len(work), a.policy))
+    print("# netsim on %d snapshots of %s, each job's nodes in the order %s" % (len(work), a.policy, order))
     rows, skipped, _ = judge(netsim, work, a.fairness, a.traffic, a.parallel)
     for cluster, err in sorted(skipped.items()):
         print("# %s skipped: %s" % (cluster, err))

@@ -971,8 +971,11 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
         // traced in the order of the other keys (the classes' count, held whole, target distance,
         // canonical order); the first whose paths meet none of the job's edges wins, else the
         // least loaded of the first kTraceHosts traced. A candidate whose path the tables do not
-        // give counts its classes' load, as without paths.
+        // give counts its classes' load, as without paths. With other jobs' edges given
+        // (set_neighbour_edges) they are the second key of the load, and the first candidate
+        // whose paths meet none of either wins.
         constexpr uint32_t kTraceHosts = 16;
+        constexpr uint32_t kOwnShift = 24;  // other jobs' edges on a path: fewer than 2^24
         cand_.clear();
         for (uint32_t i = piece_start_[pc]; i < end; ++i) {
           if (used_[i]) continue;
@@ -987,6 +990,12 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
         const uint32_t src_nics = ix.host_nic_count(src);
         uint64_t best_load = UINT64_MAX;
         bool best_known = false;
+        // With other jobs' edges given, a path's load is (own edges, others' edges), compared in
+        // that order: own << kOwnShift, others capped below it.
+        std::vector<uint32_t> *neighbours = neighbour_edges_;
+        if (neighbours && neighbours->size() < ix.cable_count()) neighbours->resize(ix.cable_count(), 0);
+        const uint32_t own_shift = neighbours ? kOwnShift : 0;
+        const uint64_t theirs_max = (uint64_t(1) << own_shift) - 1;
         // The candidates in key order by selection (usually the first is traced and meets none of
         // the job's edges: one scan and one trace, no sort); the traced cables kept for the best.
         for (size_t j = 0; j < cand_.size() && j < kTraceHosts && best_load != 0; ++j) {
@@ -995,18 +1004,24 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
           std::swap(cand_[j], cand_[m]);
           const int h = sorted[uint32_t(cand_[j])];
           const uint32_t nics = std::min(src_nics, ix.host_nic_count(h));
-          uint64_t load = 0;
+          uint64_t load = 0, theirs = 0;
           bool known = nics > 0;
           path_.clear();
           for (uint32_t nic = 0; nic < nics && known; ++nic)
-            known = ix.walk_path(src, h, nic, [&](uint32_t c) { load += path_load_[c], path_.push_back(c); });
-          if (!known) load = cand_[j] >> 49;
+            known = ix.walk_path(src, h, nic, [&](uint32_t c) {
+              load += path_load_[c], path_.push_back(c);
+              if (neighbours) theirs += (*neighbours)[c];
+            });
+          if (!known) load = cand_[j] >> 49, theirs = theirs_max;  // a path not known is not preferred
+          load = load << own_shift | std::min(theirs, theirs_max);
           if (load < best_load) best_load = load, at = uint32_t(cand_[j]), best_known = known, best_path_.swap(path_);
         }
         // The chosen edge's cables, if its every path is known (an unknown one counts nowhere).
         if (best_known)
-          for (uint32_t c : best_path_)
+          for (uint32_t c : best_path_) {
             if (path_load_[c]++ == 0) touched_.push_back(c);
+            if (neighbours) ++(*neighbours)[c];
+          }
       }
       used_[at] = 1;  // a piece has as many free hosts as its parts take
       entry_[q] = at;

@@ -31,7 +31,10 @@
 // whose cables the job holds whole in
 // the leaf group (no other job's flow comes down them), and among those at the one whose first
 // NIC's cable is nearest at or after (h + j R) mod K, h a hash of the node set and R a host's NICs
-// on the leaf, so that two jobs do not start on the same cable. Without recorded routes nothing is guessed: the
+// on the leaf, so that two jobs do not start on the same cable. Given the other jobs' ring edges
+// per cable (set_neighbour_edges), a traced candidate's paths are counted against those second,
+// after the job's own edges: another job's edge on a cable halves both only while the two jobs
+// communicate at once, the job's own edges always do. Without recorded routes nothing is guessed: the
 // hosts of each part are handed out in canonical order. Leaf-group membership, hence the cost
 // model's view, is the same either way.
 #pragma once
@@ -296,6 +299,12 @@ class RankOrderer {
   // (node k holds ranks k*G..k*G+G-1). Throws LayoutError on a bad layout, duplicate or unknown
   // hosts.
   void order(const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out);
+  // Other jobs' ring edges between split parts, per cable (TopoIndex cable ids), for the traced
+  // entry choice: among candidates whose paths meet equally few of the job's own edges, the one
+  // whose paths meet the fewest of these wins, and each order() adds the job's own traced edges
+  // to them. The caller owns the vector (grown here to cable_count()) and keeps it consistent
+  // with the jobs it stands for. nullptr (the default): not counted.
+  void set_neighbour_edges(std::vector<uint32_t> *edges) { neighbour_edges_ = edges; }
   // The same order for the placer, which has already cut the segments: hosts in canonical order,
   // each once (not checked), pieces and packing as pack_segments gives them for these hosts
   // (taken over: swapped with the orderer's scratch). Saves the check, the pieces and the packing.
@@ -330,6 +339,7 @@ class RankOrderer {
   // With recorded tables: the job's ring edges into split parts so far per cable (TopoIndex's
   // cable ids), the cables set since the job began, and a part's candidates by their other keys.
   std::vector<uint32_t> path_load_, touched_, path_, best_path_;
+  std::vector<uint32_t> *neighbour_edges_ = nullptr;  // see set_neighbour_edges
   std::vector<uint64_t> cand_;
   Packing packing_;
   PackScratch pool_;

@@ -140,17 +140,20 @@ PY
 # bench/netsim_order_only.py: slurm-tree's nodes judged in topoaware's rank order. Every slurm-tree
 # job pairs with its reordered self; a job under one leaf switch keeps its times exactly (its
 # traffic never leaves the leaf, whatever the order); the "all" ratio is recomputed from jobs.csv.
+# --neighbours the same with each job's entries also counting the earlier jobs' ring edges.
+for mode in order-only order-only-neighbours; do
 python3 "$top_srcdir/bench/netsim_order_only.py" "$tmp/rep" --snapshots "$tmp/snap" --netsim "$bin" --traffic legacy \
-  >"$tmp/order.txt" || { cat "$tmp/order.txt"; echo "FAIL: netsim_order_only.py"; exit 1; }
-python3 - "$tmp/rep" "$d/topology.json" <<'PY' || { cat "$tmp/order.txt"; exit 1; }
+  $([ $mode = order-only ] || echo --neighbours) >"$tmp/$mode.txt" || { cat "$tmp/$mode.txt"; echo "FAIL: netsim_order_only.py ($mode)"; exit 1; }
+python3 - "$tmp/rep" "$d/topology.json" "$mode" <<'PY' || { cat "$tmp/$mode.txt"; exit 1; }
 import csv, json, sys
-rep, topo = sys.argv[1], json.load(open(sys.argv[2]))
+rep, topo, mode = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
+policy, order = ("slurm-tree+order", "topoaware") if mode == "order-only" else ("slurm-tree+order+neighbours", "topoaware-neighbours")
 lg = {h["name"]: h["leaf_group"] for h in topo["hosts"]}
 fails = 0
 base = [r for r in csv.DictReader(open(rep + "/jobs.csv")) if r["policy"] == "slurm-tree"]
-new = {(r["seed"], r["snap"], r["job"]): r for r in csv.DictReader(open(rep + "/order-only/jobs.csv"))}
-if {r["policy"] for r in new.values()} != {"slurm-tree+order"} or len(new) != len(base):
-    print("FAIL: order-only/jobs.csv: %d rows of %s for %d slurm-tree rows" % (len(new), {r["policy"] for r in new.values()}, len(base))); fails += 1
+new = {(r["seed"], r["snap"], r["job"]): r for r in csv.DictReader(open(rep + "/" + mode + "/jobs.csv"))}
+if {r["policy"] for r in new.values()} != {policy} or len(new) != len(base):
+    print("FAIL: " + mode + "/jobs.csv: %d rows of %s for %d slurm-tree rows" % (len(new), {r["policy"] for r in new.values()}, len(base))); fails += 1
 snaps = {}
 one_leaf = 0
 for r in base:
@@ -158,10 +161,10 @@ for r in base:
     if n is None or n["nodes"] != r["nodes"]:
         print("FAIL: %s snapshot %s: not judged again on its own nodes" % (r["job"], r["snap"])); fails += 1
         continue
-    f = "%s/order-only/snapshots/%s/s%s/slurm-tree+order/snap%03d.json" % (rep, r["cluster"], r["seed"], int(r["snap"]))
+    f = "%s/%s/snapshots/%s/s%s/%s/snap%03d.json" % (rep, mode, r["cluster"], r["seed"], policy, int(r["snap"]))
     s = snaps.setdefault(f, {j["name"]: j for j in json.load(open(f))["jobs"]})
-    if s[r["job"]].get("order") != "topoaware":
-        print("FAIL: %s in %s: order %s, not topoaware" % (r["job"], f, s[r["job"]].get("order"))); fails += 1
+    if s[r["job"]].get("order") != order:
+        print("FAIL: %s in %s: order %s, not %s" % (r["job"], f, s[r["job"]].get("order"), order)); fails += 1
     if len({lg[h] for h in s[r["job"]]["nodes"]}) == 1:
         one_leaf += 1
         for rt in ("adaptive", "dmodk"):
@@ -170,7 +173,7 @@ for r in base:
                 print("FAIL: %s (one leaf) %s: %.9f s reordered, %.9f s as placed" % (r["job"], rt, b, a)); fails += 1
 if one_leaf == 0:
     print("FAIL: no slurm-tree job under one leaf switch"); fails += 1
-classes = {(c["routing"], c["class"]): c for c in csv.DictReader(open(rep + "/order-only/classes.csv")) if c["policy"] == "slurm-tree+order"}
+classes = {(c["routing"], c["class"]): c for c in csv.DictReader(open(rep + "/" + mode + "/classes.csv")) if c["policy"] == policy}
 for rt in ("adaptive", "dmodk"):
     per = {}
     for r in base:
@@ -181,7 +184,8 @@ for rt in ("adaptive", "dmodk"):
     want = sum(e[0] * e[1] / e[3] for e in both) / sum(e[0] * e[2] / e[3] for e in both)
     c = classes.get((rt, "all"))
     if not c or int(c["pairs"]) != len(both) or abs(float(c["weighted"]) - want) > 1e-6 * want:
-        print("FAIL: order-only classes.csv %s all: %s, expected %d pairs, weighted %.6f" % (rt, c, len(both), want)); fails += 1
-print("netsim_order_only: %d slurm-tree jobs judged again in topoaware's order, %d under one leaf unchanged" % (len(base), one_leaf))
+        print("FAIL: " + mode + " classes.csv %s all: %s, expected %d pairs, weighted %.6f" % (rt, c, len(both), want)); fails += 1
+print("netsim_order_only (%s): %d slurm-tree jobs judged again in the order %s, %d under one leaf unchanged" % (mode, len(base), order, one_leaf))
 sys.exit(1 if fails else 0)
 PY
+done

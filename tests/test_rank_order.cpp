@@ -654,18 +654,17 @@ Topology fat_tree_3level_minhop(uint32_t seed) {
   return t;
 }
 
-// The most ring edges of the job (in `out`'s rank order) between split parts that one
-// switch-to-switch cable carries, traced hop by hop through the tables with RouteTracer (the
+// The ring edges of the job (in `out`'s rank order) between split parts on each
+// switch-to-switch cable, traced hop by hop through the tables with RouteTracer (the
 // edges inside a leaf group cross no such cable). The edge into a part leaves the part before it
 // in its ring (the last part's for the first) from that part's last host.
-int max_own_edges_per_cable(const TopoIndex &ix, const RankOrderer &ro, const std::vector<int> &out) {
+std::map<std::pair<int, int>, int> edges_per_cable(const TopoIndex &ix, const RankOrderer &ro, const std::vector<int> &out) {
   const Topology &t = ix.topology();
   const RouteTracer tracer(t);
   const Packing &pk = ro.packing();
   std::vector<size_t> first(pk.parts.size() + 1, 0);
   for (size_t q = 0; q < pk.parts.size(); ++q) first[q + 1] = first[q] + pk.parts[q].count;
   std::map<std::pair<int, int>, int> on;  // (switch, egress port) -> the job's edges
-  int most = 0;
   for (uint32_t seg = 0; seg < pk.segments(); ++seg) {
     if (pk.begin[seg + 1] - pk.begin[seg] < 2) continue;
     for (uint32_t q = pk.begin[seg]; q < pk.begin[seg + 1]; ++q) {
@@ -673,9 +672,15 @@ int max_own_edges_per_cable(const TopoIndex &ix, const RankOrderer &ro, const st
       const TracedRoute r = tracer.trace(out[first[pred + 1] - 1], 0, out[first[q]], 0);
       assert_true(r.ok());
       for (size_t i = 0; i + 1 < r.hops.size(); ++i)  // the last hop's cable goes down to the host
-        most = std::max(most, ++on[{r.hops[i].sw, r.hops[i].out_port}]);
+        ++on[{r.hops[i].sw, r.hops[i].out_port}];
     }
   }
+  return on;
+}
+
+int max_own_edges_per_cable(const TopoIndex &ix, const RankOrderer &ro, const std::vector<int> &out) {
+  int most = 0;
+  for (const auto &[cable, n] : edges_per_cable(ix, ro, out)) most = std::max(most, n);
   return most;
 }
 
@@ -717,6 +722,60 @@ void test_split_entries_3level_paths(void **) {
   // One part at a time, an earlier choice can leave a later part no free path: 1 of the 40 jobs
   // keeps a shared cable (counting only the entry leaf's cables left 12).
   assert_true(collided <= 1);
+}
+
+// Given the ring edges other jobs already put on each cable (set_neighbour_edges), a split part's
+// entry is chosen where its traced path meets the fewest of them, after the job's own edges: two
+// jobs' rings on one cable halve each other whenever both communicate at once. On the 3-level
+// tree, pairs of jobs on the same leaves (disjoint hosts): the second job's edges share fewer
+// cables with the first's than when it is ordered alone, its own edges never share more, and an
+// empty neighbour count changes no order.
+void test_split_entries_neighbour_edges(void **) {
+  const Topology t = fat_tree_3level_minhop(5);
+  TopoIndex ix(t);
+  std::mt19937 rng(23);
+  int shared_alone = 0, shared_counted = 0, own_alone = 0, own_counted = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<int> lgs(16);
+    std::iota(lgs.begin(), lgs.end(), 0);
+    std::shuffle(lgs.begin(), lgs.end(), rng);
+    std::vector<int> a, b;
+    for (int k = 0; k < 10; ++k) {
+      std::vector<int> hosts = ix.leaf_group_hosts(lgs[size_t(k)]);
+      std::shuffle(hosts.begin(), hosts.end(), rng);
+      const size_t ta = 2 + rng() % 3, tb = 2 + rng() % 3;
+      a.insert(a.end(), hosts.begin(), hosts.begin() + long(ta));
+      b.insert(b.end(), hosts.begin() + long(ta), hosts.begin() + long(ta + tb));
+    }
+    const uint32_t dpa = 3 + uint32_t(rng() % 3), dpb = 3 + uint32_t(rng() % 3);
+    while (a.size() % dpa) a.pop_back();
+    while (b.size() % dpb) b.pop_back();
+    const Layout la = L(8, uint32_t(a.size()) / dpa, dpa), lb = L(8, uint32_t(b.size()) / dpb, dpb);
+    RankOrderer ro(ix);
+    std::vector<uint32_t> none, neighbours;
+    std::vector<int> oa, oa_none, ob_alone, ob_counted;
+    ro.order(a, la, oa);
+    ro.set_neighbour_edges(&none);  // nothing counted yet: the same order as without
+    ro.order(a, la, oa_none);
+    assert_true(oa == oa_none);
+    ro.set_neighbour_edges(&neighbours);
+    ro.order(a, la, oa);
+    const auto ea = edges_per_cable(ix, ro, oa);
+    ro.set_neighbour_edges(nullptr);
+    ro.order(b, lb, ob_alone);
+    const auto e_alone = edges_per_cable(ix, ro, ob_alone);
+    own_alone += max_own_edges_per_cable(ix, ro, ob_alone) > 1;
+    ro.set_neighbour_edges(&neighbours);
+    ro.order(b, lb, ob_counted);
+    const auto e_counted = edges_per_cable(ix, ro, ob_counted);
+    own_counted += max_own_edges_per_cable(ix, ro, ob_counted) > 1;
+    for (const auto &[cable, n] : e_alone) shared_alone += ea.count(cable) ? n : 0;
+    for (const auto &[cable, n] : e_counted) shared_counted += ea.count(cable) ? n : 0;
+  }
+  assert_true(own_counted <= own_alone);
+  assert_true(shared_alone > 0);
+  assert_true(shared_counted < shared_alone);
+  print_message("second job's edges on the first's cables: %d alone, %d counting them\n", shared_alone, shared_counted);
 }
 
 void test_order_independent(void **) {
@@ -789,6 +848,7 @@ int main() {
       cmocka_unit_test(test_split_entries_by_held_classes),
       cmocka_unit_test(test_split_entries_own_load_before_held),
       cmocka_unit_test(test_split_entries_3level_paths),
+      cmocka_unit_test(test_split_entries_neighbour_edges),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -64,6 +64,9 @@ Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index) {
   Snapshot snap;
   std::vector<char> used(size_t(index.host_count()), 0);
   RankOrderer orderer(index);
+  // "topoaware-neighbours": the ring edges that the jobs before it in the snapshot (so ordered)
+  // put on each cable, counted by the entry choice after the job's own.
+  std::vector<uint32_t> neighbour_edges;
   for (const json &j : doc.at("jobs")) {
     if (!j.is_object()) bad("every job must be an object");
     SnapshotJob job;
@@ -94,12 +97,13 @@ Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index) {
       // domain (Slurm's own selection puts them anywhere; NCCL then crosses the NICs): judged, not refused.
       (void)job_geometry(job.layout, uint32_t(job.nodes.size()), index.has_domains());
       const std::string order = j.value("order", "given");
-      if (order == "topoaware") {
+      if (order == "topoaware" || order == "topoaware-neighbours") {
         std::vector<int> out;
+        orderer.set_neighbour_edges(order == "topoaware" ? nullptr : &neighbour_edges);
         orderer.order(job.nodes, job.layout, out);
         job.nodes = out;
       } else if (order != "given") {
-        bad("job '" + job.name + "': 'order' must be \"given\" or \"topoaware\"");
+        bad("job '" + job.name + "': 'order' must be \"given\", \"topoaware\" or \"topoaware-neighbours\"");
       }
     } catch (const LayoutError &e) {
       bad("job '" + job.name + "': " + e.what());

@@ -39,7 +39,9 @@ struct Snapshot {
 };
 
 // Parses a snapshot (see README.md for the format); host names are looked up in the topology;
-// "order": "topoaware" re-orders a job's nodes with RankOrderer. Throws std::runtime_error.
+// "order": "topoaware" re-orders a job's nodes with RankOrderer, "topoaware-neighbours" the same
+// counting the ring edges of the jobs before it so ordered (RankOrderer::set_neighbour_edges).
+// Throws std::runtime_error.
 Snapshot snapshot_from_json(const std::string &text, const TopoIndex &index);
 
 // The step traffic of a job (Flow, JobTraffic, job_traffic) is corelib's (traffic.hpp).
