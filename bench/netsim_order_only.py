@@ -19,14 +19,13 @@ rings would), policy "POLICY+order+neighbours", folder OUT/order-only-neighbours
 netsim: --netsim, else $top_builddir/bench/netsim/netsim. Standard library only.
 """
 import argparse
-import csv
 import json
 import os
 import sys
 
 sys.dont_write_bytecode = True  # the source tree may be read-only (make distcheck)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netsim_report import class_report, judge, snapshot_work  # noqa: E402
+from netsim_report import class_report, judge, snapshot_work, write_jobs  # noqa: E402
 from netsim_spread import read_jobs, read_runs  # noqa: E402
 
 
@@ -80,11 +79,7 @@ def main():
         print("# %s skipped: %s" % (cluster, err))
     if not rows:
         sys.exit("netsim_order_only: netsim judged no job")
-    rows.sort(key=lambda r: (r["cluster"], r["seed"], r["policy"], r["snap"], r["job"]))
-    with open(os.path.join(dest, "jobs.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for r in rows for k in r)), restval="")
-        w.writeheader()
-        w.writerows(rows)
+    write_jobs(rows, dest)
 
     # The same schedule as POLICY: its utilization and waits stand for the reordered runs too.
     runs = read_runs(a.out)

@@ -254,6 +254,17 @@ def judge(netsim, work, fairness, traffic, parallel):
     return rows, skipped, sim_s
 
 
+def write_jobs(rows, out_dir):
+    """rows (as judge gives them) sorted into OUT_DIR/jobs.csv."""
+    rows.sort(key=lambda r: (r["cluster"], r["seed"], r["policy"], r["snap"], r["job"]))
+    with open(os.path.join(out_dir, "jobs.csv"), "w", newline="") as f:
+        if rows:
+            fields = list(dict.fromkeys(k for r in rows for k in r))  # every routing any row has
+            w = csv.DictWriter(f, fieldnames=fields, restval="")
+            w.writeheader()
+            w.writerows(rows)
+
+
 def fmt_spread(vals):
     if not vals:
         return "-"
@@ -282,13 +293,7 @@ def main():
     t0 = time.time()
     rows, skipped, sim_s = judge(a.netsim, work, a.fairness, a.traffic, a.parallel)
     wall = time.time() - t0
-    rows.sort(key=lambda r: (r["cluster"], r["seed"], r["policy"], r["snap"], r["job"]))
-    with open(os.path.join(a.out, "jobs.csv"), "w", newline="") as f:
-        if rows:
-            fields = list(dict.fromkeys(k for r in rows for k in r))  # every routing any row has
-            w = csv.DictWriter(f, fieldnames=fields, restval="")
-            w.writeheader()
-            w.writerows(rows)
+    write_jobs(rows, a.out)
 
     runs = {}
     if a.runs and os.path.exists(a.runs):
