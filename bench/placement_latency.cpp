@@ -11,7 +11,10 @@
 // changes neither its inputs nor its hashes) [moe] ("moe": every job a MoE model whose dp allows it,
 // ep the largest of 8, 4, 2 dividing dp, as a user's --ep: the rank order then keeps EP groups
 // inside leaf groups; the inputs are otherwise the same, so a build without that rule times the
-// same decisions)
+// same decisions). A third table times the rank order that the select plugin computes when a job
+// begins, alone and counting the running jobs' ring edges (RingEdgeBook), in a cluster that the
+// routed engine fills with the same jobs and keeps about full (one job ends, one begins), and the
+// book's rebuild from every running job's order (after slurmctld's start or a new topology).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "placement.hpp"
+#include "rank_order.hpp"
 
 using namespace topoaware;
 
@@ -342,6 +346,92 @@ double run_first_fit(const std::vector<Input> &inputs, int n, int decisions, siz
   return ff_us;
 }
 
+// The rank order at job_begin, alone and with the ring book, in a cluster kept about full: the
+// routed engine places the inputs' jobs in turn on the nodes left free (all GPUs free, so that the
+// whole nodes are the job's), until one finds no nodes; then, for every input, the oldest running
+// job ends and that input's job begins if it fits. Every placed job's node set is ordered both ways
+// (fastest of kReps; the book's call replaces the job's own edges, so a repeat is the same call).
+// Then the book is rebuilt from all running jobs' orders (fastest of 3). One row: the order's p50 and
+// p99 alone and booked, their ratio, the rebuild in ms, the running jobs and nodes at the end, the
+// booked edge-cables and the book's bytes (counts + per-job cables).
+std::string run_ring_book(const TopoIndex &ix, Placer &placer, const NodeMap &map, const std::vector<Input> &inputs,
+                          int n) {
+  std::vector<uint64_t> words(size_t(n + 63) / 64, 0);
+  for (int i = 0; i < n; ++i) words[size_t(i) / 64] |= uint64_t(1) << (i % 64);
+  const std::vector<uint16_t> gpus(size_t(n), 8);
+  RingEdgeBook book(ix);
+  RankOrderer alone(ix);
+  struct Running {
+    uint32_t id;
+    std::vector<int> slurm, ordered;
+    Layout layout;
+  };
+  std::deque<Running> running;
+  std::vector<double> t_alone, t_booked;
+  uint32_t next_id = 1;
+  PlaceResult r;
+  std::vector<int> hosts, out;
+  const auto begin = [&](const Job &job) {
+    const PlaceStatus s = placer.place_slurm(map, words.data(), size_t(n), gpus.data(), job, PlaceMode::Prefer, r);
+    if (s == PlaceStatus::NoNodes) return false;
+    hosts.clear();
+    for (int i : r.slurm) hosts.push_back(map.host(size_t(i)));
+    double best_alone = 1e300, best_booked = 1e300;
+    const uint32_t id = next_id++;
+    for (int k = 0; k < kReps; ++k) {
+      const auto a = std::chrono::steady_clock::now();
+      alone.order(hosts, job.layout, out);
+      const auto b = std::chrono::steady_clock::now();
+      book.order(id, hosts, job.layout, out);
+      const auto c = std::chrono::steady_clock::now();
+      best_alone = std::min(best_alone, std::chrono::duration<double, std::micro>(b - a).count());
+      best_booked = std::min(best_booked, std::chrono::duration<double, std::micro>(c - b).count());
+    }
+    t_alone.push_back(best_alone);
+    t_booked.push_back(best_booked);
+    for (int i : r.slurm) words[size_t(i) / 64] &= ~(uint64_t(1) << (i % 64));
+    running.push_back({id, r.slurm, out, job.layout});
+    return true;
+  };
+  const auto end_oldest = [&] {
+    for (int i : running.front().slurm) words[size_t(i) / 64] |= uint64_t(1) << (i % 64);
+    book.remove(running.front().id);
+    running.pop_front();
+  };
+  for (size_t k = 0; begin(inputs[k % inputs.size()].job) && k < 100000; ++k) {
+  }
+  for (const Input &in : inputs) {
+    if (!running.empty()) end_oldest();
+    begin(in.job);
+  }
+  double rebuild_ms = 1e300;
+  uint64_t nodes = 0, cables = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto a = std::chrono::steady_clock::now();
+    RingEdgeBook again(ix);
+    for (const Running &j : running) again.add_placed(j.id, j.ordered, j.layout);
+    const auto b = std::chrono::steady_clock::now();
+    rebuild_ms = std::min(rebuild_ms, std::chrono::duration<double, std::milli>(b - a).count());
+    std::vector<uint32_t> kept = book.counts(), built = again.counts();
+    kept.resize(ix.cable_count(), 0);
+    built.resize(ix.cable_count(), 0);
+    if (again.edges() != book.edges() || kept != built) {
+      std::fprintf(stderr, "placement_latency: %d nodes: the rebuilt ring book differs from the kept one (%llu, %llu edges)\n",
+                   n, (unsigned long long)again.edges(), (unsigned long long)book.edges());
+      std::exit(1);
+    }
+    cables = again.edges();
+  }
+  for (const Running &j : running) nodes += j.slurm.size();
+  const double bytes = double(ix.cable_count()) * 4 + double(cables) * 4 + double(book.jobs()) * 64;
+  char row[256];
+  std::snprintf(row, sizeof row, "%8d %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f %10.3f %6zu %7llu %9llu %10.0f", n,
+                quantile(t_alone, 0.5), quantile(t_alone, 0.99), quantile(t_booked, 0.5), quantile(t_booked, 0.99),
+                quantile(t_booked, 0.5) / quantile(t_alone, 0.5), quantile(t_booked, 0.99) / quantile(t_alone, 0.99),
+                rebuild_ms, running.size(), (unsigned long long)nodes, (unsigned long long)cables, bytes);
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -354,7 +444,7 @@ int main(int argc, char **argv) {
   std::printf("# without recorded routes (canonical hand-out); mean and p99 over decisions, first fit's mean\n");
   std::printf("%8s %12s %12s %12s %12s %8s %8s %17s\n", "nodes", "topo_us", "topo_p99_us", "firstfit_us", "ratio",
               "ideal%", "nodes/job", "decisions_hash");
-  std::vector<std::string> routed_rows;
+  std::vector<std::string> routed_rows, book_rows;
   for (int n = 256; n <= 16384; n *= 2) {
     if (only && n != only) continue;
     Topology t = build(n);
@@ -397,6 +487,7 @@ int main(int argc, char **argv) {
                   p99, p50_r, p99_r, p50_r / p50, p99_r / p99, mean_of(run_r.lat), 100.0 * same_sets / decisions,
                   plain_ms, routed_ms, (unsigned long long)run_r.hash);
     routed_rows.push_back(row);
+    book_rows.push_back(run_ring_book(*ixr, placer_r, map_r, inputs, n));
   }
   // The second table after the first, whose rows scripts read by their node count.
   std::printf("# with recorded routes (minhop tables): the same inputs, interleaved; ratios routed / plain;\n"
@@ -404,5 +495,11 @@ int main(int argc, char **argv) {
   std::printf("%8s %10s %10s %10s %10s %8s %8s %10s %8s %9s %9s  %16s\n", "routed", "plain_p50", "plain_p99",
               "rout_p50", "rout_p99", "p50_x", "p99_x", "rout_mean", "same%", "index_ms", "rindex_ms", "routed_hash");
   for (const std::string &row : routed_rows) std::printf("%s\n", row.c_str());
+  std::printf("# the rank order at job_begin (routed), alone and counting the running jobs' ring edges, in a cluster\n"
+              "# kept about full by the same jobs; x: booked / alone; rebuild_ms: the book from every running job's\n"
+              "# order (fastest of 3); jobs, nodes: running at the end; cables: booked edge-cables; bytes: the book\n");
+  std::printf("%8s %9s %9s %9s %9s %7s %7s %10s %6s %7s %9s %10s\n", "book", "alone_p50", "alone_p99", "book_p50",
+              "book_p99", "p50_x", "p99_x", "rebuild_ms", "jobs", "nodes", "cables", "bytes");
+  for (const std::string &row : book_rows) std::printf("%s\n", row.c_str());
   return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // C API of the placement engine and rank order (see topoaware_c.h). Every entry point catches
 // every exception: these run inside slurmctld and slurmstepd.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -11,10 +12,12 @@
 #include <vector>
 
 #include "c_api_util.hpp"
+#include "layout.hpp"
 #include "placement.hpp"
 #include "rank_order.hpp"
 #include "select_policy.hpp"
 #include "status.hpp"
+#include "text.hpp"
 #include "topoaware_c.h"
 #include "topology_json.hpp"
 
@@ -77,6 +80,40 @@ void fill_rank(const Layout &l, uint32_t rank, uint32_t G, topoaware_rank_t *out
   out->dp = c.dp;
   out->pp = c.pp;
   out->edp = c.edp;
+}
+
+}  // namespace
+
+struct topoaware_ring_book {
+  const topoaware_topo *topo;
+  RingEdgeBook book;
+  explicit topoaware_ring_book(const topoaware_topo *t) : topo(t), book(*t->index) {}
+};
+
+namespace {
+
+// The topology's host index of each name; throws LayoutError naming one that is not in it.
+template <class Names>
+std::vector<int> hosts_of(const topoaware_topo *topo, const Names &names, size_t n) {
+  std::vector<int> hosts;
+  hosts.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int h = topo->index->find_host(names[i]);
+    if (h < 0) throw LayoutError("node " + std::string(names[i]) + " is not in the topology file (stale topology?)");
+    hosts.push_back(h);
+  }
+  return hosts;
+}
+
+// A job's order as indices into its names: order[k] = i where hosts[i] == ordered[k] (the hosts
+// are distinct: the orderer has checked). Sorting the job's own hosts, not a table of every host
+// of the topology, keeps the cost of a call in the job's size.
+void order_indices(const std::vector<int> &hosts, const std::vector<int> &ordered, uint32_t *order) {
+  std::vector<std::pair<int, uint32_t>> pos(hosts.size());
+  for (size_t i = 0; i < hosts.size(); ++i) pos[i] = {hosts[i], uint32_t(i)};
+  std::sort(pos.begin(), pos.end());
+  for (size_t k = 0; k < ordered.size(); ++k)
+    order[k] = std::lower_bound(pos.begin(), pos.end(), std::make_pair(ordered[k], uint32_t(0)))->second;
 }
 
 }  // namespace
@@ -235,28 +272,69 @@ int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_reques
   });
 }
 
+
 int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                          const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen) {
   return c_boundary<int>(err, errlen, -1, [&] {
     if (!topo || !order) throw LayoutError("topoaware_rank_order: missing argument");
     const Layout l = to_layout(layout);
-    const std::vector<std::string> v = names_of(names, n);
-    std::vector<int> hosts;
-    hosts.reserve(n);
-    for (const std::string &s : v) {
-      const int h = topo->index->find_host(s);
-      if (h < 0) throw LayoutError("node " + s + " is not in the topology file (stale topology?)");
-      hosts.push_back(h);
-    }
+    const std::vector<int> hosts = hosts_of(topo, names_of(names, n), n);
     RankOrderer ro(*topo->index);
     std::vector<int> ordered;
     ro.order(hosts, l, ordered);  // throws on duplicates
-    std::vector<uint32_t> pos(size_t(topo->index->host_count()), 0);  // host -> index in names
-    for (uint32_t i = 0; i < n; ++i) pos[size_t(hosts[i])] = i;
-    for (size_t k = 0; k < ordered.size(); ++k) order[k] = pos[size_t(ordered[k])];
+    order_indices(hosts, ordered, order);
     return 0;
   });
 }
+
+topoaware_ring_book_t *topoaware_ring_book_create(const topoaware_topo_t *topo) {
+  if (!topo) return nullptr;
+  try {
+    return new topoaware_ring_book(topo);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void topoaware_ring_book_free(topoaware_ring_book_t *book) { delete book; }
+
+const topoaware_topo_t *topoaware_ring_book_topo(const topoaware_ring_book_t *book) {
+  return book ? book->topo : nullptr;
+}
+
+int topoaware_rank_order_booked(topoaware_ring_book_t *book, uint32_t job_id, const char *const *names, uint32_t n,
+                                const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen) {
+  return c_boundary<int>(err, errlen, -1, [&] {
+    if (!book || !order) throw LayoutError("topoaware_rank_order_booked: missing argument");
+    const Layout l = to_layout(layout);
+    const std::vector<int> hosts = hosts_of(book->topo, names_of(names, n), n);
+    std::vector<int> ordered;
+    book->book.order(job_id, hosts, l, ordered);  // throws on duplicates, booking nothing
+    order_indices(hosts, ordered, order);
+    return 0;
+  });
+}
+
+int topoaware_ring_book_add_placed(topoaware_ring_book_t *book, uint32_t job_id, const char *order,
+                                   const char *layout, char *err, size_t errlen) {
+  return c_boundary<int>(err, errlen, -1, [&] {
+    if (!book || !order || !layout) throw LayoutError("topoaware_ring_book_add_placed: missing argument");
+    const Layout l = parse_layout(layout);
+    const std::vector<std::string> names = split_list(order, ',');
+    book->book.add_placed(job_id, hosts_of(book->topo, names, names.size()), l);
+    return 0;
+  });
+}
+
+void topoaware_ring_book_remove(topoaware_ring_book_t *book, uint32_t job_id) {
+  if (book) book->book.remove(job_id);  // never throws: a map erase and decrements
+}
+
+uint32_t topoaware_ring_book_jobs(const topoaware_ring_book_t *book) {
+  return book ? uint32_t(book->book.jobs()) : 0;
+}
+
+uint64_t topoaware_ring_book_edges(const topoaware_ring_book_t *book) { return book ? book->book.edges() : 0; }
 
 int topoaware_node_ranks(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                          const topoaware_layout_t *layout, const char *self, topoaware_rank_t *out, uint32_t cap,

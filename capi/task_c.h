@@ -132,13 +132,16 @@ const char *topoaware_task_plan_note(const topoaware_task_plan_t *plan);
 const char *topoaware_task_plan_hash(const topoaware_task_plan_t *plan);
 
 /* The job as a whole, for the batch step: the hostfile of `srun --distribution=arbitrary` and the
- * rank map, from the topology, the job's node list and the layout alone (no hwloc: a node's GPUs
- * and NICs are known only on that node). */
+ * rank map, from the topology, the job's node list and the layout (no hwloc: a node's GPUs and NICs
+ * are known only on that node). The node order is slurmctld's placed one when it is for these
+ * nodes and this layout (the order the job's own steps' tasks get), else the topology's order of
+ * the nodes alone. */
 typedef struct topoaware_job_in {
   const char *topology_path;
   const char *expected_hash;        /* as in topoaware_task_in_t */
   const char *nodelist;             /* the job's Slurm host list (SLURM_JOB_NODELIST) */
   const topoaware_layout_t *layout;
+  const char *placed_layout, *placed_order; /* as in topoaware_task_in_t; NULL if unknown */
 } topoaware_job_in_t;
 
 /* The most ranks a job map is made for (a hostfile line per rank). */

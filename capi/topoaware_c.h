@@ -139,6 +139,27 @@ int topoaware_select_decide(topoaware_placer_t *placer, const topoaware_select_r
 int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                          const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen);
 
+/* The running jobs' ring edges per cable (corelib RingEdgeBook) for one topology: a job's rank order
+ * taken with topoaware_rank_order_booked counts the edges of the jobs booked before it, where the
+ * topology records forwarding tables (without them it is topoaware_rank_order's). Refers to `topo`:
+ * free the book first. Not thread-safe: one owner, under its lock. NULL on error. */
+typedef struct topoaware_ring_book topoaware_ring_book_t;
+topoaware_ring_book_t *topoaware_ring_book_create(const topoaware_topo_t *topo);
+void topoaware_ring_book_free(topoaware_ring_book_t *book);
+const topoaware_topo_t *topoaware_ring_book_topo(const topoaware_ring_book_t *book);
+/* topoaware_rank_order counting the booked edges; the job's own are booked under job_id (replacing
+ * what it had). Returns 0, or -1 with nothing booked. */
+int topoaware_rank_order_booked(topoaware_ring_book_t *book, uint32_t job_id, const char *const *names, uint32_t n,
+                                const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen);
+/* Books a job's edges from its nodes as placed: `order` "a,b,c" (rank order), `layout` as
+ * topoaware_layout_string writes it; after a restart or a new topology. Returns 0, or -1 (a node not
+ * in the topology, a bad layout) with nothing booked. */
+int topoaware_ring_book_add_placed(topoaware_ring_book_t *book, uint32_t job_id, const char *order,
+                                   const char *layout, char *err, size_t errlen);
+void topoaware_ring_book_remove(topoaware_ring_book_t *book, uint32_t job_id); /* its edges off */
+uint32_t topoaware_ring_book_jobs(const topoaware_ring_book_t *book);  /* jobs with booked edges */
+uint64_t topoaware_ring_book_edges(const topoaware_ring_book_t *book); /* booked edge-cables in all */
+
 typedef struct topoaware_rank {
   uint32_t rank, node_rank, local_rank;
   uint32_t tp, cp, ep, dp, pp, edp; /* edp: expert-data-parallel rank, (cp + CP*dp) / EP */

@@ -1020,7 +1020,10 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
         if (best_known)
           for (uint32_t c : best_path_) {
             if (path_load_[c]++ == 0) touched_.push_back(c);
-            if (neighbours) ++(*neighbours)[c];
+            if (neighbours) {
+              ++(*neighbours)[c];
+              if (neighbour_added_) neighbour_added_->push_back(c);
+            }
           }
       }
       used_[at] = 1;  // a piece has as many free hosts as its parts take
@@ -1057,6 +1060,81 @@ void RankOrderer::hand_out(const int *sorted, size_t n, uint64_t base, std::vect
     }
     cursor[part.piece] = c;
   }
+}
+
+void ring_entry_cables(const TopoIndex &ix, const std::vector<int> &ordered, const Layout &layout,
+                       std::vector<uint32_t> &out) {
+  out.clear();
+  const JobGeometry geo = job_geometry(layout, uint32_t(ordered.size()), ix.has_domains());  // throws
+  // hand_out traces only with recorded tables and classes, and never with domains (order_domains).
+  if (ix.has_domains() || !ix.has_paths() || !ix.has_entry_classes() || ordered.empty()) return;
+  // Each leaf group's first host of the job in canonical order: the source order() traces from.
+  std::unordered_map<int, int> first;
+  first.reserve(ordered.size());
+  for (int h : ordered) {
+    if (h < 0 || h >= ix.host_count()) throw LayoutError("host index " + std::to_string(h) + " is not in the topology");
+    const auto [it, fresh] = first.emplace(ix.host_leaf_group(h), h);
+    if (!fresh && ix.canonical_rank(h) < ix.canonical_rank(it->second)) it->second = h;
+  }
+  // A segment's parts are its runs of one leaf group: hand_out gives each part's hosts together,
+  // and the parts of one segment come from distinct leaf groups.
+  std::vector<uint32_t> part_begin;
+  std::vector<uint32_t> path;
+  const uint32_t seg = geo.segment_nodes;
+  for (uint32_t s0 = 0; s0 + seg <= ordered.size(); s0 += seg) {
+    part_begin.clear();
+    for (uint32_t i = s0; i < s0 + seg; ++i)
+      if (i == s0 || ix.host_leaf_group(ordered[i]) != ix.host_leaf_group(ordered[i - 1])) part_begin.push_back(i);
+    if (part_begin.size() < 2) continue;
+    for (size_t q = 0; q < part_begin.size(); ++q) {
+      const int h = ordered[part_begin[q]];
+      if (ix.leaf_group_uplinks(ix.host_leaf_group(h)) < 2) continue;
+      const int pred = ordered[part_begin[q == 0 ? part_begin.size() - 1 : q - 1]];
+      const int src = first.at(ix.host_leaf_group(pred));
+      const uint32_t nics = std::min(ix.host_nic_count(src), ix.host_nic_count(h));
+      bool known = nics > 0;
+      path.clear();
+      for (uint32_t nic = 0; nic < nics && known; ++nic)
+        known = ix.walk_path(src, h, nic, [&](uint32_t c) { path.push_back(c); });
+      if (known) out.insert(out.end(), path.begin(), path.end());
+    }
+  }
+}
+
+void RingEdgeBook::book(uint32_t job) {
+  edges_ += added_.size();
+  if (!added_.empty()) jobs_[job] = added_;
+}
+
+void RingEdgeBook::order(uint32_t job, const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out) {
+  remove(job);
+  added_.clear();
+  orderer_.set_neighbour_edges(&counts_, &added_);
+  try {
+    orderer_.order(hosts, layout, out);
+  } catch (...) {
+    for (uint32_t c : added_) --counts_[c];  // nothing booked (order() throws before it counts)
+    added_.clear();
+    throw;
+  }
+  book(job);
+}
+
+void RingEdgeBook::add_placed(uint32_t job, const std::vector<int> &ordered, const Layout &layout) {
+  remove(job);
+  ring_entry_cables(*index_, ordered, layout, added_);  // throws before anything is counted
+  if (added_.empty()) return;
+  if (counts_.size() < index_->cable_count()) counts_.resize(index_->cable_count(), 0);
+  for (uint32_t c : added_) ++counts_[c];
+  book(job);
+}
+
+void RingEdgeBook::remove(uint32_t job) {
+  const auto it = jobs_.find(job);
+  if (it == jobs_.end()) return;
+  for (uint32_t c : it->second) counts_[c] -= counts_[c] > 0 ? 1 : 0;
+  edges_ -= it->second.size();
+  jobs_.erase(it);
 }
 
 std::vector<std::string> order_node_names(const TopoIndex &index, const std::vector<std::string> &names,

@@ -303,8 +303,13 @@ class RankOrderer {
   // entry choice: among candidates whose paths meet equally few of the job's own edges, the one
   // whose paths meet the fewest of these wins, and each order() adds the job's own traced edges
   // to them. The caller owns the vector (grown here to cable_count()) and keeps it consistent
-  // with the jobs it stands for. nullptr (the default): not counted.
-  void set_neighbour_edges(std::vector<uint32_t> *edges) { neighbour_edges_ = edges; }
+  // with the jobs it stands for. nullptr (the default): not counted. `added`, if given, receives
+  // each cable an order() counted for the job (once per edge; cleared by the caller), so that the
+  // caller can take the job's edges off again when it ends (RingEdgeBook).
+  void set_neighbour_edges(std::vector<uint32_t> *edges, std::vector<uint32_t> *added = nullptr) {
+    neighbour_edges_ = edges;
+    neighbour_added_ = added;
+  }
   // The same order for the placer, which has already cut the segments: hosts in canonical order,
   // each once (not checked), pieces and packing as pack_segments gives them for these hosts
   // (taken over: swapped with the orderer's scratch). Saves the check, the pieces and the packing.
@@ -340,9 +345,53 @@ class RankOrderer {
   // cable ids), the cables set since the job began, and a part's candidates by their other keys.
   std::vector<uint32_t> path_load_, touched_, path_, best_path_;
   std::vector<uint32_t> *neighbour_edges_ = nullptr;  // see set_neighbour_edges
+  std::vector<uint32_t> *neighbour_added_ = nullptr;
   std::vector<uint64_t> cand_;
   Packing packing_;
   PackScratch pool_;
+};
+
+// The cables that RankOrderer::order() with set_neighbour_edges counted for a job whose nodes it
+// put in the order `ordered` (node k holds ranks k*G..k*G+G-1): the traced path of every ring edge
+// into a part of a segment split over leaf groups, from the leaf group of the part before it in
+// the ring (its first host in canonical order, as order() traces it), each NIC's; none for an edge
+// of which one NIC's path the tables do not give, and none at all without recorded tables or with
+// NVLink domains. As a multiset it equals what order() added (tested), so a scheduler that
+// restarts or loads a new topology counts its running jobs again from their orders as placed.
+// Throws LayoutError on a bad layout or a host not in the topology. Cost: one hash per node and a
+// few table look-ups per NIC of each split part.
+void ring_entry_cables(const TopoIndex &index, const std::vector<int> &ordered, const Layout &layout,
+                       std::vector<uint32_t> &out);
+
+// The ring edges of the running jobs per cable, for RankOrderer::set_neighbour_edges: what a
+// scheduler keeps so that each job's order counts the edges of the jobs placed before it and still
+// running, and takes a job's own edges off when it ends. Memory: one count per cable (only with
+// recorded tables) and each booked job's traced cables (a few per split part and NIC).
+class RingEdgeBook {
+ public:
+  explicit RingEdgeBook(const TopoIndex &index) : index_(&index), orderer_(index) {}
+  // The job's rank order (as RankOrderer::order) counting the booked jobs' edges; books the job's
+  // own edges (replacing any it had). Throws LayoutError as order() does, booking nothing.
+  void order(uint32_t job, const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out);
+  // Books a job's edges from its nodes in rank order as they were placed (ring_entry_cables),
+  // replacing any it had. Throws LayoutError as ring_entry_cables does, booking nothing.
+  void add_placed(uint32_t job, const std::vector<int> &ordered, const Layout &layout);
+  // Takes a job's edges off (nothing if it has none booked).
+  void remove(uint32_t job);
+  size_t jobs() const { return jobs_.size(); }  // jobs with at least one booked edge
+  uint64_t edges() const { return edges_; }     // booked edge-cables in all
+  const std::vector<uint32_t> &counts() const { return counts_; }
+  const TopoIndex &index() const { return *index_; }
+
+ private:
+  void book(uint32_t job);  // added_ as the job's edges (already counted in counts_)
+
+  const TopoIndex *index_;
+  RankOrderer orderer_;
+  std::vector<uint32_t> counts_;  // per cable
+  std::unordered_map<uint32_t, std::vector<uint32_t>> jobs_;
+  std::vector<uint32_t> added_;
+  uint64_t edges_ = 0;
 };
 
 // Convenience: node names -> ordered node names (throws LayoutError naming a host that is not in

@@ -128,18 +128,24 @@ void set_world(const topoaware_task_in_t &in, uint32_t n, NodeStep &ns) {
 // layout): no topology file is read. Empty if not: the caller reads the topology, and finds the
 // step's node names in *step if they were expanded here (a list of up to 131,072 names is
 // expanded once per step, not twice).
-std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in,
-                                               std::optional<std::vector<std::string>> *step) {
-  if (!in.placed_order || !in.placed_layout || !in.expected_hash || !*in.expected_hash) return {};
+std::vector<std::string> placed_order_for(const char *placed_order, const char *placed_layout,
+                                         const char *expected_hash, const topoaware_layout_t *layout,
+                                         const char *nodelist, std::optional<std::vector<std::string>> *step) {
+  if (!placed_order || !placed_layout || !expected_hash || !*expected_hash) return {};
   char lay[256];
-  if (topoaware_layout_string(in.layout, lay, sizeof(lay)) != 0 || std::strcmp(lay, in.placed_layout) != 0) return {};
-  std::vector<std::string> order = topoaware::split_names(in.placed_order);
-  *step = step_names(in.nodelist);
+  if (topoaware_layout_string(layout, lay, sizeof(lay)) != 0 || std::strcmp(lay, placed_layout) != 0) return {};
+  std::vector<std::string> order = topoaware::split_names(placed_order);
+  *step = step_names(nodelist);
   std::vector<std::string> a = order, b = **step;
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   if (a != b || std::adjacent_find(a.begin(), a.end()) != a.end()) return {};
   return order;
+}
+
+std::vector<std::string> placed_order_for_step(const topoaware_task_in_t &in,
+                                               std::optional<std::vector<std::string>> *step) {
+  return placed_order_for(in.placed_order, in.placed_layout, in.expected_hash, in.layout, in.nodelist, step);
 }
 
 // This node's ranks once ns->names holds the job's nodes in rank order: the k-th node holds ranks
@@ -385,18 +391,24 @@ topoaware_task_plan_t *plan(const topoaware_task_in_t &in) {
   return p.release();
 }
 
-// The job as a whole (topoaware_job_map): the node order of topoaware_rank_order, through the
-// core's own types so that each node's leaf and pod are known too.
+// The job as a whole (topoaware_job_map): slurmctld's placed order if it is for the job's nodes and
+// layout (what its steps' tasks get: it may count other jobs' rings, which the node cannot see),
+// else the node order of topoaware_rank_order; through the core's own types so that each node's
+// leaf and pod are known too.
 topoaware_job_map_t *job_map(const topoaware_job_in_t &in) {
   if (!in.topology_path || !in.nodelist || !in.layout)
     throw std::invalid_argument("missing topology path, node list or layout");
   const topoaware::Layout l = topoaware::layout_from_c(*in.layout);
   topoaware::validate_layout(l);
   const topoaware::Topology topo = topoaware::load_topology_file(in.topology_path);
-  if (in.expected_hash && *in.expected_hash && topo.hash != in.expected_hash)
-    throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + topo.hash +
+  // The placement hash, as slurmctld's TOPOAWARE_TOPO_HASH (with routes it covers them too).
+  if (in.expected_hash && *in.expected_hash && topo.placement_hash != in.expected_hash)
+    throw std::runtime_error(std::string("topology file ") + in.topology_path + " has hash " + topo.placement_hash +
                              " but the job was placed with " + in.expected_hash + " (stale copy?)");
-  const std::vector<std::string> names = step_names(in.nodelist);
+  std::optional<std::vector<std::string>> expanded;
+  const std::vector<std::string> placed =
+      placed_order_for(in.placed_order, in.placed_layout, in.expected_hash, in.layout, in.nodelist, &expanded);
+  const std::vector<std::string> names = expanded ? std::move(*expanded) : step_names(in.nodelist);
   const uint64_t world = l.world();
   if (names.empty() || world % names.size() != 0)
     throw std::runtime_error("the layout's " + std::to_string(world) + " ranks do not split evenly over the job's " +
@@ -412,19 +424,24 @@ topoaware_job_map_t *job_map(const topoaware_job_in_t &in) {
     if (h < 0) throw std::runtime_error("node " + n + " is not in the topology file (stale topology?)");
     hosts.push_back(h);
   }
-  topoaware::RankOrderer ro(index);
   std::vector<int> ordered;
-  ro.order(hosts, l, ordered);  // throws on duplicates and on a layout that does not fit
+  if (!placed.empty()) {
+    for (const std::string &name : placed) ordered.push_back(index.find_host(name));  // the same names: all found
+  } else {
+    topoaware::RankOrderer ro(index);
+    ro.order(hosts, l, ordered);  // throws on duplicates and on a layout that does not fit
+  }
   const uint32_t n = static_cast<uint32_t>(ordered.size());
   const uint32_t per_node = static_cast<uint32_t>(world / n);
   auto m = std::make_unique<topoaware_job_map_t>();
-  m->hash = topo.hash;
+  m->hash = topo.placement_hash;
   m->ranks = static_cast<uint32_t>(world);
   m->nodes = n;
   char lay[256];
   topoaware_layout_string(in.layout, lay, sizeof(lay));
   m->rankmap =
-      std::string("# topoaware rank map: ") + lay + ", " + std::to_string(n) + " nodes, topology " + topo.hash + "\n";
+      std::string("# topoaware rank map: ") + lay + ", " + std::to_string(n) + " nodes, topology " + topo.placement_hash +
+      "\n";
   auto u = [](uint64_t v) { return std::to_string(v); };
   auto idx = [&](int v) { return v < 0 ? std::string("-") : u(static_cast<uint64_t>(v)); };
   for (uint32_t k = 0; k < n; ++k) {

@@ -4,7 +4,7 @@
 TA_SELECT_TESTS = tests/slurm_select_symbols.sh tests/slurm_select_wrapper.sh tests/slurm_select_place.sh \
   tests/slurm_select_faults.sh tests/slurm_ibsim_fabric_change.sh \
   tests/slurm_select_topology_file.sh tests/slurm_select_switch.sh tests/slurm_select_config.sh \
-  tests/slurm_select_nvlink.sh tests/slurm_select_reload_large.sh
+  tests/slurm_select_nvlink.sh tests/slurm_select_reload_large.sh tests/slurm_select_ring_book.sh
 TESTS += $(TA_SELECT_TESTS)
 # A Slurm upgrade (24.11.5 in the trixie root to a newer release built under a prefix) under running and
 # queued layout jobs: not in make check (it needs the newer release), one of tools/release-tests.sh's.

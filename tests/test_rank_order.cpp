@@ -778,6 +778,99 @@ void test_split_entries_neighbour_edges(void **) {
   print_message("second job's edges on the first's cables: %d alone, %d counting them\n", shared_alone, shared_counted);
 }
 
+// RingEdgeBook, as a scheduler uses it: jobs begin (ordered counting the running jobs' edges) and
+// end in a random sequence. After every step the booked counts equal those of a book rebuilt from
+// the running jobs' orders as placed (ring_entry_cables: what a restarted scheduler does); every job
+// ended leaves no count behind; a failed order books nothing. On the 3-level tree (minhop tables)
+// and on a 2-level tree with LIDs in a random order.
+void check_ring_edge_book(const Topology &t, uint32_t seed) {
+  TopoIndex ix(t);
+  assert_true(ix.has_paths());
+  std::mt19937 rng(seed);
+  RingEdgeBook book(ix);
+  struct Job {
+    uint32_t id;
+    std::vector<int> order;
+    Layout layout;
+  };
+  std::vector<Job> running;
+  std::vector<char> busy(size_t(ix.host_count()), 0);
+  uint64_t most_edges = 0;
+  uint32_t next_id = 1;
+  const auto check = [&] {
+    RingEdgeBook rebuilt(ix);
+    for (const Job &j : running) rebuilt.add_placed(j.id, j.order, j.layout);
+    std::vector<uint32_t> a = book.counts(), b = rebuilt.counts();
+    a.resize(ix.cable_count(), 0);
+    b.resize(ix.cable_count(), 0);
+    assert_true(a == b);
+    assert_int_equal(book.edges(), rebuilt.edges());
+    assert_int_equal(book.jobs(), rebuilt.jobs());
+    most_edges = std::max(most_edges, book.edges());
+  };
+  for (int step = 0; step < 120; ++step) {
+    if (!running.empty() && rng() % 3 == 0) {  // an end
+      const size_t k = rng() % running.size();
+      for (int h : running[k].order) busy[size_t(h)] = 0;
+      book.remove(running[k].id);
+      running.erase(running.begin() + long(k));
+      check();
+      continue;
+    }
+    std::vector<int> lgs(size_t(ix.leaf_group_count()));
+    std::iota(lgs.begin(), lgs.end(), 0);
+    std::shuffle(lgs.begin(), lgs.end(), rng);
+    std::vector<int> set;
+    for (size_t k = 0; k < lgs.size() && k < 2 + rng() % 6; ++k) {
+      std::vector<int> free_hosts;
+      for (int h : ix.leaf_group_hosts(lgs[k]))
+        if (!busy[size_t(h)]) free_hosts.push_back(h);
+      std::shuffle(free_hosts.begin(), free_hosts.end(), rng);
+      const size_t take = std::min(free_hosts.size(), size_t(1 + rng() % 4));
+      set.insert(set.end(), free_hosts.begin(), free_hosts.begin() + long(take));
+    }
+    const uint32_t dp = 2 + uint32_t(rng() % 3);
+    while (set.size() % dp) set.pop_back();
+    if (set.empty()) continue;
+    Job j{next_id++, {}, L(8, uint32_t(set.size()) / dp, dp)};
+    if (set.size() > 1 && rng() % 10 == 0) {  // a host listed twice: refused, nothing booked
+      const uint64_t before = book.edges();
+      std::vector<int> twice = set, out;
+      twice.back() = twice.front();
+      bool thrown = false;
+      try {
+        book.order(j.id, twice, j.layout, out);
+      } catch (const LayoutError &) {
+        thrown = true;
+      }
+      assert_true(thrown);
+      assert_int_equal(book.edges(), before);
+      check();
+      continue;
+    }
+    book.order(j.id, set, j.layout, j.order);
+    for (int h : j.order) busy[size_t(h)] = 1;
+    running.push_back(std::move(j));
+    check();
+  }
+  assert_true(most_edges > 20);  // the jobs did cross leaf groups on traced paths
+  while (!running.empty()) {
+    book.remove(running.back().id);
+    running.pop_back();
+    check();
+  }
+  assert_int_equal(book.edges(), 0);
+  assert_int_equal(book.jobs(), 0);
+  for (uint32_t c : book.counts()) assert_int_equal(c, 0);
+}
+
+void test_ring_edge_book(void **) {
+  check_ring_edge_book(fat_tree_3level_minhop(5), 31);
+  Topology t = fat_tree_4x8();
+  enginetest::add_test_routes(t, 3);
+  check_ring_edge_book(t, 37);
+}
+
 void test_order_independent(void **) {
   const Topology t = enginetest::make_topology(2, 4, 8);
   TopoIndex ix(t);
@@ -849,6 +942,7 @@ int main() {
       cmocka_unit_test(test_split_entries_own_load_before_held),
       cmocka_unit_test(test_split_entries_3level_paths),
       cmocka_unit_test(test_split_entries_neighbour_edges),
+      cmocka_unit_test(test_ring_edge_book),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -5,6 +5,7 @@
  * was), ends of job_fini, in a bounded book that ta_select_writer.c writes to the status file. */
 #include "ta_select_book.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,12 +71,81 @@ static bitstr_t *ta_job_nodes(job_record_t *job_ptr, bitstr_t **own)
 	return *own;
 }
 
-/* The nodes of `nodes` in rank order ("n1,n2,..."), xmalloc'd, from the same engine function as the
- * SPANK plugin's TOPOAWARE_NODE_RANK (topoaware_node_ranks is built on topoaware_rank_order).
- * NULL with a message in err if there is no order (no topology, a node not in it). ctx->lock held. */
-static char *ta_node_order(ta_ctx_t *ctx, bitstr_t *nodes, const topoaware_layout_t *layout, uint32_t *count, char *err,
-			   size_t errlen)
+/* NAME's value in the job's spank_job_env, NULL if it has none (or an empty one). */
+static const char *ta_job_env_get(job_record_t *job_ptr, const char *name)
 {
+	size_t len = strlen(name);
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+
+		if (e && !strncmp(e, name, len) && e[len] == '=' && e[len + 1])
+			return e + len + 1;
+	}
+	return NULL;
+}
+
+/* The ring book of ctx->topo: the running layout jobs' ring edges per cable, which each new job's
+ * rank order counts (a job placed beside others enters its leaves by cables their rings do not
+ * take). Built at the first job_begin on a topology (after slurmctld's start or a new topology)
+ * from every running job's order as it was placed (kept in its spank_job_env), except `skip`'s;
+ * then kept up to date by job_begin, job_fini and resizes. NULL without a topology or memory.
+ * ctx->lock and slurmctld's job write lock held (job_begin): the job list is stable. The build is
+ * linear in the running jobs' nodes, once per topology; its time is logged. */
+static topoaware_ring_book_t *ta_book_rings_locked(ta_ctx_t *ctx, uint32_t skip)
+{
+	ta_list_t *jobs;
+	ta_list_itr_t *it;
+	job_record_t *job_ptr;
+	uint32_t counted = 0, failed = 0;
+	uint64_t t0;
+	char err[TOPOAWARE_ERR_LEN];
+
+	if (!ctx->topo)
+		return NULL;
+	if (ctx->rings)
+		return ctx->rings;
+	if (!(ctx->rings = topoaware_ring_book_create(ctx->topo))) {
+		error("%s: out of memory for the ring book; rank orders do not count the running jobs' rings", TA);
+		return NULL;
+	}
+	if (!(jobs = ta_ctx_job_list(ctx)))
+		return ctx->rings;
+	t0 = ta_now_ns();
+	it = list_iterator_create(jobs);
+	while ((job_ptr = list_next(it))) {
+		const char *order, *layout;
+
+		if (job_ptr->job_id == skip || !job_ptr->spank_job_env_size ||
+		    !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) ||
+		    !(order = ta_job_env_get(job_ptr, TA_ORDER_ENV)) ||
+		    !(layout = ta_job_env_get(job_ptr, TA_ORDER_LAYOUT_ENV)))
+			continue;
+		if (topoaware_ring_book_add_placed(ctx->rings, job_ptr->job_id, order, layout, err, sizeof(err))) {
+			failed++;
+			TA_LOG(ctx, TOPOAWARE_LOG_DEBUG, "%s: %pJ: its ring edges are not counted: %s", TA, job_ptr, err);
+		} else {
+			counted++;
+		}
+	}
+	list_iterator_destroy(it);
+	TA_LOG(ctx, TOPOAWARE_LOG_VERBOSE,
+	       "%s: ring book of topology %s: %u running jobs' orders read (%u not: nodes not in the topology), "
+	       "%u with edges across leaf groups, %" PRIu64 " edge-cables, in %.3f ms",
+	       TA, topoaware_topo_hash(ctx->topo), counted, failed, topoaware_ring_book_jobs(ctx->rings),
+	       topoaware_ring_book_edges(ctx->rings), (double)(ta_now_ns() - t0) / 1e6);
+	return ctx->rings;
+}
+
+/* The nodes of `nodes` in rank order ("n1,n2,..."), xmalloc'd, from the same engine function as the
+ * SPANK plugin's TOPOAWARE_NODE_RANK (topoaware_node_ranks is built on topoaware_rank_order);
+ * `booked` (a job being placed): counting the running jobs' ring edges, and booking the job's own
+ * (topoaware_rank_order_booked), else (a restored job without a kept order) as the job alone.
+ * NULL with a message in err if there is no order (no topology, a node not in it). ctx->lock held. */
+static char *ta_node_order(ta_ctx_t *ctx, bitstr_t *nodes, const topoaware_layout_t *layout, job_record_t *booked,
+			   uint32_t *count, char *err, size_t errlen)
+{
+	topoaware_ring_book_t *rings = booked ? ta_book_rings_locked(ctx, booked->job_id) : NULL;
 	const char **names;
 	uint32_t *order, n = 0;
 	char *out = NULL;
@@ -103,7 +173,8 @@ static char *ta_node_order(ta_ctx_t *ctx, bitstr_t *nodes, const topoaware_layou
 		return NULL;
 	}
 	order = xcalloc(n ? n : 1, sizeof(*order));
-	if (n && topoaware_rank_order(ctx->topo, names, n, layout, order, err, errlen) == 0) {
+	if (n && (rings ? topoaware_rank_order_booked(rings, booked->job_id, names, n, layout, order, err, errlen)
+		        : topoaware_rank_order(ctx->topo, names, n, layout, order, err, errlen)) == 0) {
 		for (uint32_t k = 0; k < n; k++)
 			xstrfmtcat(out, "%s%s", k ? "," : "", names[order[k]]);
 	} else if (!n) {
@@ -139,18 +210,17 @@ static void ta_job_env_set(job_record_t *job_ptr, const char *name, const char *
 	job_ptr->spank_job_env[i] = xstrdup_printf("%s=%s", name, value);
 }
 
-/* NAME's value in the job's spank_job_env, NULL if it has none (or an empty one). */
-static const char *ta_job_env_get(job_record_t *job_ptr, const char *name)
+/* The order a job was placed in, as kept in its spank_job_env (xmalloc'd), if it is for `layout`;
+ * else NULL. A restored job's tasks have that order: computing it again could give another one
+ * (the ring book of the moment differs). */
+static char *ta_kept_order(job_record_t *job_ptr, const topoaware_layout_t *layout)
 {
-	size_t len = strlen(name);
+	const char *order = ta_job_env_get(job_ptr, TA_ORDER_ENV), *kept = ta_job_env_get(job_ptr, TA_ORDER_LAYOUT_ENV);
+	char lay[256];
 
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *e = job_ptr->spank_job_env[i];
-
-		if (e && !strncmp(e, name, len) && e[len] == '=' && e[len + 1])
-			return e + len + 1;
-	}
-	return NULL;
+	if (!order || !kept || topoaware_layout_string(layout, lay, sizeof(lay)) || strcmp(lay, kept))
+		return NULL;
+	return xstrdup(order);
 }
 
 /* The job's placement into the status book and (LogLevel=verbose) the log. placement/note
@@ -183,7 +253,16 @@ static void ta_record_placed(ta_ctx_t *ctx, job_record_t *job_ptr, ta_job_t *j, 
 	/* job_ptr->nodes is set only after select_p_job_begin (node_scheduler.c): from the bitmap. */
 	nodes = ta_job_nodes(job_ptr, &own);
 	hosts = nodes ? bitmap2node_name(nodes) : NULL;
-	order = ta_node_order(ctx, nodes, &j->opts.layout, &n, err, sizeof(err));
+	if (restored && (order = ta_kept_order(job_ptr, &j->opts.layout))) {
+		n = nodes ? (uint32_t)bit_set_count(nodes) : 0;
+		if (ctx->rings &&
+		    topoaware_ring_book_add_placed(ctx->rings, job_ptr->job_id, order, ta_job_env_get(job_ptr, TA_ORDER_LAYOUT_ENV),
+						   err, sizeof(err)))
+			TA_LOG(ctx, TOPOAWARE_LOG_DEBUG, "%s: %pJ: its ring edges are not counted: %s", TA, job_ptr, err);
+		err[0] = '\0';
+	} else {
+		order = ta_node_order(ctx, nodes, &j->opts.layout, restored ? NULL : job_ptr, &n, err, sizeof(err));
+	}
 	FREE_NULL_BITMAP(own);
 	if (!order && note && *note)
 		snprintf(full, sizeof(full), "%s; no rank order: %s", note, err);
@@ -243,6 +322,7 @@ void ta_book_job_fini(ta_ctx_t *ctx, job_record_t *job_ptr)
 	if (!job_ptr || !job_ptr->spank_job_env_size)
 		return; /* never a layout job: not in the book */
 	pthread_mutex_lock(&ctx->lock);
+	topoaware_ring_book_remove(ctx->rings, job_ptr->job_id);
 	topoaware_status_finished(ctx->status, job_ptr->job_id);
 	pthread_mutex_unlock(&ctx->lock);
 }
@@ -252,8 +332,10 @@ void ta_book_job_resized(ta_ctx_t *ctx, job_record_t *ended, job_record_t *chang
 	ta_job_t j;
 
 	pthread_mutex_lock(&ctx->lock);
-	if (ended)
+	if (ended) {
+		topoaware_ring_book_remove(ctx->rings, ended->job_id);
 		topoaware_status_finished(ctx->status, ended->job_id);
+	}
 	if (changed && changed->spank_job_env_size && ta_job_options(ctx, changed, &j) &&
 	    topoaware_status_job_phase(ctx->status, changed->job_id) == 1)
 		ta_record_placed(ctx, changed, &j, "cons_tres",

@@ -50,6 +50,8 @@ void ta_ctx_free(ta_ctx_t *ctx)
 	pthread_mutex_lock(&ctx->lock);
 	topoaware_placer_free(ctx->placer);
 	ctx->placer = NULL;
+	topoaware_ring_book_free(ctx->rings); /* refers to the topology: freed first */
+	ctx->rings = NULL;
 	topoaware_topo_free(ctx->topo);
 	ctx->topo = NULL;
 	topoaware_conf_free(ctx->conf);

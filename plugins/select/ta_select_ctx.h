@@ -137,6 +137,9 @@ typedef struct ta_ctx {
 	char **map_names;                    /* the names the current placer was built for */
 	uint32_t map_n;
 	topoaware_parts_t *parts;            /* per partition: placed or plain (25.05+; NULL: all placed) */
+	/* The running layout jobs' ring edges per cable of topo, counted by each new job's rank order
+	 * (ta_select_book.c); NULL: not built yet for this topology (built at the next job_begin). */
+	topoaware_ring_book_t *rings;
 	ta_loader_t loader;
 	topoaware_status_t *status;          /* the status book (NULL: out of memory, no status file) */
 	ta_writer_t writer;

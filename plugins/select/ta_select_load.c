@@ -200,6 +200,10 @@ void ta_load_apply_locked(ta_ctx_t *ctx, ta_load_t *l)
 	ctx->nodes = 0;
 	if (l->topo) {
 		old_topo = ctx->topo;
+		/* The running jobs' ring edges were counted on the old topology's cables: the next
+		 * job_begin counts them again on the new one (ta_book_rings_locked). */
+		l->rings = ctx->rings;
+		ctx->rings = NULL;
 		ctx->topo = l->topo;
 		snprintf(ctx->topo_path, sizeof(ctx->topo_path), "%s", l->path);
 		ctx->topo_id.dev = l->st.st_dev;
@@ -244,6 +248,8 @@ void ta_load_release(ta_load_t *l)
 	ta_load_retired_free(&r);
 	topoaware_parts_free(l->parts);
 	l->parts = NULL;
+	topoaware_ring_book_free(l->rings); /* refers to l->topo: freed first */
+	l->rings = NULL;
 	topoaware_topo_free(l->topo);
 	topoaware_topo_free(l->fallback);
 	xfree(l->missing_list);

@@ -22,6 +22,7 @@ typedef struct {
 	struct stat st;
 	int same; /* the file is the one in use, unchanged: not parsed again */
 	topoaware_topo_t *topo, *fallback;
+	topoaware_ring_book_t *rings; /* the ring book of the topology taken out of use */
 	topoaware_placer_t *placer;
 	bitstr_t *known;
 	uint16_t *free_now, *free_all;

@@ -99,7 +99,8 @@ static char *ta_expected_hash(spank_t sp, uint32_t job_id) {
  * (task_init runs after become_user) into the folder the job prolog made for that user. */
 static void ta_batch_step(spank_t sp, uint32_t job_id) {
   char topo[4096], err[TOPOAWARE_ERR_LEN], dir[1200], path[1300];
-  char *nodes = NULL, *hash = NULL;
+  char *nodes = NULL, *hash = NULL, *placed_layout = NULL, *placed_order = NULL;
+  int placed_rail = 0, dfd;
   topoaware_job_in_t in;
   topoaware_job_map_t *map = NULL;
   const char *text;
@@ -123,6 +124,14 @@ static void ta_batch_step(spank_t sp, uint32_t job_id) {
   in.expected_hash = hash;
   in.nodelist = nodes;
   in.layout = &ta_state.opts.layout;
+  /* slurmctld's order (the job prolog's file), which the job's own steps' tasks get */
+  if (hash && (dfd = ta_state_dir_fd(0)) >= 0) {
+    if (!topoaware_job_placement_read(dfd, job_id, &placed_layout, &placed_order, &placed_rail))
+      placed_layout = placed_order = NULL;
+    close(dfd);
+  }
+  in.placed_layout = placed_layout;
+  in.placed_order = placed_order;
   if (!(map = topoaware_job_map(&in, err, sizeof(err)))) goto fail;
   if ((sfd = topoaware_state_dir_open(ta_state_dir(), 0, err, sizeof(err))) < 0) goto fail;
   if ((jfd = topoaware_job_dir_open(sfd, job_id, err, sizeof(err))) < 0) {
@@ -157,6 +166,8 @@ out:
   topoaware_job_map_free(map);
   free(nodes);
   free(hash);
+  free(placed_layout);
+  free(placed_order);
 }
 
 /* Appends name to a ", "-separated list in buf. */
