@@ -200,7 +200,10 @@ setup() {
   # whole: one plugin folder with the select and job_submit plugins of this build
   mkdir -p "$OUT/plugins"
   ln -sf "$SELDIR/select_cons_tres_topoaware.so" "$JOBSUB" "$OUT/plugins/"
-  : >"$OUT/topoaware.conf"  # every key at its default (prefer mode, status file every 2 s)
+  # Every key at its default (prefer mode, status file every 2 s) but LogLevel: at verbose the select
+  # plugin logs each placement with the node order the job's tasks get (it counts the running jobs'
+  # rings, so the analysis cannot compute it again from the nodes alone).
+  echo "LogLevel=verbose" >"$OUT/topoaware.conf"
   printf '#!/bin/sh\nexit 0\n' >"$OUT/epilog.sh" && chmod 755 "$OUT/epilog.sh"  # epilog: does nothing
 }
 

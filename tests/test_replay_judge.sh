@@ -5,7 +5,8 @@
 # fabric of bench/slurm_replay.sh, two layout jobs, a bare and a whole run). Checks: one snapshot
 # per interval between job starts and ends; bare's tasks in node-index order, whole's in the order
 # `topoaware plan` gives the same node set (spank_topoaware's); a job's time is the mean of its
-# snapshots' results weighted by their duration; alone, a job takes its NIC bound (the
+# snapshots' results weighted by their duration; a job whose placement slurmctld logged with its
+# node order (LogLevel=verbose) is judged in that order; alone, a job takes its NIC bound (the
 # normalisation of the stretch); metrics.json and jobs.csv carry the judge's numbers. And the
 # nodes free during backfill cycles that plans starting later hold (whole's slurmctld.log), and
 # the main scheduler's runs (whole's sdiag.txt); the mean wait a job and a node asked; the share of
@@ -56,6 +57,10 @@ done
        "n[0005-0006,0011-0012]"
   echo "[2026-01-01T00:00:05.201] sched/backfill: _dump_job_test: Test JobId=3 at 2026-01-01T00:01:40 on" \
        "n[0001-0064]"
+  # The select plugin's placement of job 2 (LogLevel=verbose), in an order that counted job 1's
+  # ring: the judge must take it, not the order of the nodes alone.
+  echo "[2026-01-01T00:01:10.000] select/cons_tres_topoaware: JobId=2 placed: ideal, 4 nodes x 8 GPUs," \
+       "tp=8,cp=1,ep=1,dp=4,pp=1,rank-order=tp-cp-ep-dp-pp, on n[0003-0004,0013-0014]; node order n0004,n0003,n0014,n0013"
 } >"$d/whole.r1/slurmctld.log"
 printf 'Jobs started:   3\n\nMain schedule statistics (microseconds):\n\tLast cycle:   39\n\tTotal cycles: 7\n\nBackfilling stats\n\tTotal cycles: 5\n' \
   >"$d/whole.r1/sdiag.txt"
@@ -91,6 +96,15 @@ for run in ("bare.r1", "whole.r1"):
         continue
     if docs[0]["jobs"][0]["nodes"] != want_order[run]:
         fail("%s: job 1 ordered %s, expected %s" % (run, docs[0]["jobs"][0]["nodes"], want_order[run]))
+    job2 = [j["nodes"] for j in docs[1]["jobs"] if j["name"] == "1"][0]
+    plan2 = json.loads(subprocess.run([binary, "plan", "--topology", d + "/topology.json", "--tp", "8", "--pp", "1",
+                                       "--dp", "4", "--gpus-per-node", "8", "--free", "n[0003-0004,0013-0014]",
+                                       "--format", "json"], capture_output=True, text=True, check=True).stdout)
+    want2 = {"bare.r1": ["n0003", "n0004", "n0013", "n0014"], "whole.r1": ["n0004", "n0003", "n0014", "n0013"]}[run]
+    if run == "whole.r1" and want2 == [h["host"] for h in plan2["rank_order"]]:
+        fail("premise: the logged order of job 2 is its order alone")
+    if job2 != want2:
+        fail("%s: job 2 ordered %s, expected %s" % (run, job2, want2))
     # Alone (snapshot 0) job 1 runs at its NIC bound: 8 ranks x 2(4-1)/4 x 175e9*2/8 B over 25 GB/s = 21 s.
     for rt in ("adaptive", "dmodk"):
         got = res[0]["0"][rt]["shared_s"]

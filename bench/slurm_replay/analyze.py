@@ -420,13 +420,35 @@ def nic_bound(t, n_nodes, bw):
     return b
 
 
-def native_order(tag, j, scorer):
+RE_PLACED = re.compile(r"select/cons_tres_topoaware: JobId=(\d+) (?:was )?placed: .*?; node order ([^;\s]+)")
+
+
+def placed_orders(ctld_log):
+    """Job id -> the node order the select plugin gave the job (LogLevel=verbose logs each
+    placement): with recorded routes it counts the running jobs' ring edges (the ring book), so only
+    slurmctld knows it. The last placement of a job wins (a requeued job is placed again)."""
+    out = {}
+    if os.path.exists(ctld_log):
+        for line in open(ctld_log, errors="replace"):
+            m = RE_PLACED.search(line)
+            if m and m.group(2) != "(none)":
+                out[int(m.group(1))] = m.group(2).split(",")
+    return out
+
+
+def native_order(tag, j, scorer, placed=None):
+    """The order the job's tasks got: the select plugin's placed order where slurmctld logged it
+    (topo, whole), else topoaware's order of the nodes alone (what spank_topoaware computes: nosel,
+    and select-plugin runs logged below verbose), else Slurm's node-index order."""
+    got = (placed or {}).get(j["id"])
+    if kind_of(tag) in ("topo", "whole") and got and sorted(got) == sorted(j["nodes"]):
+        return got
     if kind_of(tag) in TOPO_ORDER:
         return [h["host"] for h in scorer.score(j["t"], j["nodes"])["rank_order"]]
     return sorted(j["nodes"])  # Slurm's node-index order (names n0001..n0064 in slurm.conf order)
 
 
-def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=(), traffic="today", seed=1):
+def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=(), traffic="today", seed=1, placed=None):
     """Run the network judge over one run's schedule; fills j["net"] = {routing: mean shared step
     time (s)}, j["net_bound"] (NIC-bound time) and j["net_alone"] for every scored job. The routings:
     adaptive and D-mod-K (synthetic), and as-routed through the forwarding tables when topology.json
@@ -454,7 +476,7 @@ def judge(tag, jobs, scorer, topo_path, netsim, workdir, extra=(), traffic="toda
             dp_b, pp_b = step_bytes(j["t"])
             doc["jobs"].append({"name": str(j["idx"]), "layout": {k: j["t"][k] for k in ("tp", "pp", "dp")},
                                 "order": "given", "dp_bytes": dp_b, "pp_bytes": pp_b,
-                                "nodes": native_order(tag, j, scorer)})
+                                "nodes": native_order(tag, j, scorer, placed)})
         text = json.dumps(doc, sort_keys=True)
         for name, tp in [("", topo_path)] + list(extra):
             d = os.path.join(workdir, name) if name else workdir
@@ -967,7 +989,8 @@ def main():
         if a.netsim:
             res[tag]["net_snapshots"] = judge(tag, runs[tag], scorer, topo_json, a.netsim,
                                               os.path.join(out, tag, "netsim"), extra, a.traffic,
-                                              trace_seed(os.path.join(out, "trace.txt")))
+                                              trace_seed(os.path.join(out, "trace.txt")),
+                                              placed_orders(os.path.join(out, tag, "slurmctld.log")))
             judge_metrics(runs[tag], res[tag])
     if not runs:
         sys.exit("analyze.py: no run results in " + out)
