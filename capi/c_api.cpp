@@ -272,7 +272,6 @@ int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_reques
   });
 }
 
-
 int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names, uint32_t n,
                          const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen) {
   return c_boundary<int>(err, errlen, -1, [&] {

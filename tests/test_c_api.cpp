@@ -211,6 +211,63 @@ void test_place_and_order(void **) {
   assert_null(topoaware_topo_load("/nonexistent/topology.json", err, sizeof err));
 }
 
+// The ring book as the select plugin uses it, on a routed 4 x 8 fat tree (2 spines, 2 cables from
+// each leaf to each): the first job's booked order is its order alone; a second job's edges add to
+// the book; a job's edges taken off and booked again from its order as placed give the same count;
+// refused input (a node not in the topology, a bad layout, a node listed twice) books nothing.
+void test_ring_book(void **) {
+  char err[1024] = "";
+  assert_null(topoaware_ring_book_create(nullptr));
+  topoaware::Topology t = enginetest::make_topology(0, 4, 8);
+  enginetest::add_spines(t, 2, 2);
+  enginetest::add_test_routes(t, 3);
+  topoaware_topo_t *topo = load_topology(t, err, sizeof err);
+  if (!topo) print_error("%s\n", err);
+  assert_non_null(topo);
+  topoaware_ring_book_t *book = topoaware_ring_book_create(topo);
+  assert_non_null(book);
+  assert_ptr_equal(topoaware_ring_book_topo(book), topo);
+  const topoaware_layout_t l = layout(8, 1, 4);
+  const char *a[4] = {"n0010", "n0001", "n0009", "n0002"}, *b[4] = {"n0003", "n0004", "n0011", "n0012"};
+  uint32_t alone[4], got[4];
+  assert_int_equal(topoaware_rank_order(topo, a, 4, &l, alone, err, sizeof err), 0);
+  assert_int_equal(topoaware_rank_order_booked(book, 1, a, 4, &l, got, err, sizeof err), 0);
+  for (int k = 0; k < 4; ++k) assert_int_equal(got[k], alone[k]);
+  const uint64_t a_edges = topoaware_ring_book_edges(book);
+  assert_true(a_edges > 0);  // a ring over two leaves: its two entry edges traced
+  assert_int_equal(topoaware_ring_book_jobs(book), 1);
+  assert_int_equal(topoaware_rank_order_booked(book, 2, b, 4, &l, got, err, sizeof err), 0);
+  const uint64_t both = topoaware_ring_book_edges(book);
+  assert_true(both > a_edges);
+  assert_int_equal(topoaware_ring_book_jobs(book), 2);
+  // A's edges off, then again from its order as placed (what a restarted slurmctld reads)
+  std::string placed;
+  for (int k = 0; k < 4; ++k) placed += std::string(k ? "," : "") + a[alone[k]];
+  topoaware_ring_book_remove(book, 1);
+  assert_int_equal(topoaware_ring_book_edges(book), both - a_edges);
+  char lay[256];
+  assert_int_equal(topoaware_layout_string(&l, lay, sizeof lay), 0);
+  assert_int_equal(topoaware_ring_book_add_placed(book, 1, placed.c_str(), lay, err, sizeof err), 0);
+  assert_int_equal(topoaware_ring_book_edges(book), both);
+  // refused: nothing booked
+  assert_int_equal(topoaware_ring_book_add_placed(book, 3, "n0005,x1,n0013,n0014", lay, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "x1 is not in the topology"));
+  assert_int_equal(topoaware_ring_book_add_placed(book, 3, "n0005,n0006,n0013,n0014", "tp=x", err, sizeof err), -1);
+  const char *twice[4] = {"n0005", "n0013", "n0005", "n0014"};
+  assert_int_equal(topoaware_rank_order_booked(book, 3, twice, 4, &l, got, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "twice"));
+  assert_int_equal(topoaware_ring_book_edges(book), both);
+  assert_int_equal(topoaware_ring_book_jobs(book), 2);
+  topoaware_ring_book_remove(book, 999);  // not booked: nothing
+  topoaware_ring_book_remove(book, 1);
+  topoaware_ring_book_remove(book, 2);
+  assert_int_equal(topoaware_ring_book_edges(book), 0);
+  assert_int_equal(topoaware_ring_book_jobs(book), 0);
+  topoaware_ring_book_free(book);
+  topoaware_ring_book_free(nullptr);
+  topoaware_topo_free(topo);
+}
+
 // The select decision on a topology file whose leaf 1 has its uplinks trained down to 2x (half
 // the bandwidth of the others): an 8-node job over two leaves gets two healthy ones.
 void test_select_avoids_degraded_leaf(void **) {
@@ -343,6 +400,7 @@ int main() {
                                      cmocka_unit_test(test_ep_reaches_both_sides),
                                      cmocka_unit_test(test_select_avoids_degraded_leaf),
                                      cmocka_unit_test(test_save_copies_the_bytes_read),
-                                     cmocka_unit_test(test_nvlink_domains)};
+                                     cmocka_unit_test(test_nvlink_domains),
+                                     cmocka_unit_test(test_ring_book)};
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -130,7 +130,7 @@ static topoaware_ring_book_t *ta_book_rings_locked(ta_ctx_t *ctx, uint32_t skip)
 	}
 	list_iterator_destroy(it);
 	TA_LOG(ctx, TOPOAWARE_LOG_VERBOSE,
-	       "%s: ring book of topology %s: %u running jobs' orders read (%u not: nodes not in the topology), "
+	       "%s: ring book of topology %s: %u running jobs' orders read (%u could not be: see LogLevel=debug), "
 	       "%u with edges across leaf groups, %" PRIu64 " edge-cables, in %.3f ms",
 	       TA, topoaware_topo_hash(ctx->topo), counted, failed, topoaware_ring_book_jobs(ctx->rings),
 	       topoaware_ring_book_edges(ctx->rings), (double)(ta_now_ns() - t0) / 1e6);
