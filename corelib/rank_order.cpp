@@ -1102,8 +1102,8 @@ void ring_entry_cables(const TopoIndex &ix, const std::vector<int> &ordered, con
 }
 
 void RingEdgeBook::book(uint32_t job) {
+  if (!added_.empty()) jobs_[job] = added_;  // may throw (memory): before anything else changes
   edges_ += added_.size();
-  if (!added_.empty()) jobs_[job] = added_;
 }
 
 void RingEdgeBook::order(uint32_t job, const std::vector<int> &hosts, const Layout &layout, std::vector<int> &out) {
@@ -1112,12 +1112,12 @@ void RingEdgeBook::order(uint32_t job, const std::vector<int> &hosts, const Layo
   orderer_.set_neighbour_edges(&counts_, &added_);
   try {
     orderer_.order(hosts, layout, out);
-  } catch (...) {
-    for (uint32_t c : added_) --counts_[c];  // nothing booked (order() throws before it counts)
+    book(job);
+  } catch (...) {  // a refused order (before it counts) or no memory: the counts as they were
+    for (uint32_t c : added_) --counts_[c];
     added_.clear();
     throw;
   }
-  book(job);
 }
 
 void RingEdgeBook::add_placed(uint32_t job, const std::vector<int> &ordered, const Layout &layout) {
@@ -1125,8 +1125,8 @@ void RingEdgeBook::add_placed(uint32_t job, const std::vector<int> &ordered, con
   ring_entry_cables(*index_, ordered, layout, added_);  // throws before anything is counted
   if (added_.empty()) return;
   if (counts_.size() < index_->cable_count()) counts_.resize(index_->cable_count(), 0);
+  book(job);  // may throw (memory) before anything is counted
   for (uint32_t c : added_) ++counts_[c];
-  book(job);
 }
 
 void RingEdgeBook::remove(uint32_t job) {
