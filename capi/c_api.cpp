@@ -297,10 +297,6 @@ topoaware_ring_book_t *topoaware_ring_book_create(const topoaware_topo_t *topo) 
 
 void topoaware_ring_book_free(topoaware_ring_book_t *book) { delete book; }
 
-const topoaware_topo_t *topoaware_ring_book_topo(const topoaware_ring_book_t *book) {
-  return book ? book->topo : nullptr;
-}
-
 int topoaware_rank_order_booked(topoaware_ring_book_t *book, uint32_t job_id, const char *const *names, uint32_t n,
                                 const topoaware_layout_t *layout, uint32_t *order, char *err, size_t errlen) {
   return c_boundary<int>(err, errlen, -1, [&] {

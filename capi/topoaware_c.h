@@ -146,7 +146,6 @@ int topoaware_rank_order(const topoaware_topo_t *topo, const char *const *names,
 typedef struct topoaware_ring_book topoaware_ring_book_t;
 topoaware_ring_book_t *topoaware_ring_book_create(const topoaware_topo_t *topo);
 void topoaware_ring_book_free(topoaware_ring_book_t *book);
-const topoaware_topo_t *topoaware_ring_book_topo(const topoaware_ring_book_t *book);
 /* topoaware_rank_order counting the booked edges; the job's own are booked under job_id (replacing
  * what it had). Returns 0, or -1 with nothing booked. */
 int topoaware_rank_order_booked(topoaware_ring_book_t *book, uint32_t job_id, const char *const *names, uint32_t n,

@@ -381,7 +381,6 @@ class RingEdgeBook {
   size_t jobs() const { return jobs_.size(); }  // jobs with at least one booked edge
   uint64_t edges() const { return edges_; }     // booked edge-cables in all
   const std::vector<uint32_t> &counts() const { return counts_; }
-  const TopoIndex &index() const { return *index_; }
 
  private:
   void book(uint32_t job);  // added_ as the job's edges (already counted in counts_)
