@@ -3,11 +3,21 @@
 // topology/tree allocation observed on a real slurmctld, docs/design.md "Stock Slurm on a
 // fragmented fabric"), topoaware beside them, the exact optimum,
 // the workload generator and the EASY backfill scheduler. Behaviour only, never timings.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
 #include <set>
 #include <vector>
 
 #include "cluster.hpp"
+#include "engine_topologies.hpp"
+#include "generator.hpp"
+#include "rank_order.hpp"
+#include "topology_json.hpp"
 #include "optimum.hpp"
 #include "replay_trace.hpp"
 #include "sim.hpp"
@@ -272,6 +282,124 @@ void test_pinned_and_limits(void **) {
   assert_true(r3.jobs[2].start >= 200);  // its limit would delay job 1: after job 1
 }
 
+
+// The ring book in the simulator (as the select plugin keeps it): on a 2-level 2:1 tree with
+// forwarding tables, each topoaware job's order is what a RingEdgeBook fed the same starts and ends
+// in time order gives (the jobs still running, in start order), snapshots list jobs in start
+// order, and some jobs get another order than alone (else the book would not be exercised).
+// Without the book every order is the job's alone.
+struct SeenOrders {
+  std::map<int, std::vector<int>> order;  // job id -> order seen at a snapshot
+};
+
+void run_booked(const Cluster &c, const std::vector<TraceJob> &t, bool ring_book, SimResult &r, SeenOrders &seen) {
+  auto pol = make_policy(c, {"topoaware", 0}, 1);
+  SimOptions o;
+  o.stretch = false;
+  o.ring_book = ring_book;
+  o.window_lo = 0;
+  o.window_hi = 1e6;
+  for (double x = 0.5; x < 2000; x += 1) o.snapshot_times.push_back(x);
+  o.on_snapshot = [&](int, double, const std::vector<SnapshotJob> &running) {
+    for (const SnapshotJob &s : running) seen.order[s.id] = *s.order;
+  };
+  r = simulate(c, t, *pol, o);
+}
+
+void test_ring_book(void **) {
+  FatTreeSpec spec;
+  spec.leaves = 8;
+  spec.hosts_per_leaf = 8;
+  spec.uplinks_per_leaf = 4;
+  spec.spines = 2;
+  Topology topo = classify(generate_fat_tree(spec), ClassifyOptions{});
+  enginetest::add_test_routes(topo, 3);
+  char path[] = "/tmp/test_sim_ring_book.XXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  { std::ofstream(path) << to_json(topo); }
+  const auto cp = load_cluster("ft2-test", 64, path);
+  std::remove(path);
+  const Cluster &c = *cp;
+  assert_true(c.index->has_entry_classes());  // the tables reach the rank order
+
+  // Jobs of 6-16 nodes that span leaves, arriving faster than they end, some ending early.
+  std::mt19937 rng(11);
+  std::vector<TraceJob> t;
+  const int shapes[][2] = {{3, 2}, {2, 4}, {4, 3}, {1, 6}, {2, 5}, {4, 4}, {3, 4}};
+  for (int i = 0; i < 40; ++i) {
+    const auto &s = shapes[rng() % 7];
+    t.push_back(job(i, 3.0 * i, 20 + double(rng() % 60), s[0], s[1]));
+  }
+  SimResult on, off;
+  SeenOrders seen_on, seen_off;
+  run_booked(c, t, true, on, seen_on);
+  run_booked(c, t, false, off, seen_off);
+
+  // The reference: one book fed every start and end in time order (ends first at one instant, as
+  // the scheduler frees nodes before it starts jobs), each start on the job's nodes sorted.
+  struct Event { double at; int end; int job; };
+  std::vector<Event> ev;
+  for (const JobRecord &j : on.jobs) {
+    ev.push_back({j.start, 0, j.id});
+    ev.push_back({j.end, 1, j.id});
+  }
+  std::sort(ev.begin(), ev.end(), [](const Event &a, const Event &b) {
+    return a.at != b.at ? a.at < b.at : a.end != b.end ? a.end > b.end : a.job < b.job;
+  });
+  RingEdgeBook book(*c.index);
+  RankOrderer alone(*c.index);
+  int differs = 0, checked = 0;
+  std::vector<int> want, solo;
+  for (const Event &e : ev) {
+    if (e.end) {
+      book.remove(uint32_t(e.job));
+      continue;
+    }
+    const auto it = seen_on.order.find(e.job);
+    assert_true(it != seen_on.order.end());
+    std::vector<int> nodes = it->second;
+    std::sort(nodes.begin(), nodes.end());
+    book.order(uint32_t(e.job), nodes, t[size_t(e.job)].layout, want);
+    assert_true(want == it->second);
+    alone.order(nodes, t[size_t(e.job)].layout, solo);
+    differs += solo != want;
+    ++checked;
+  }
+  assert_int_equal(checked, 40);
+  assert_true(differs > 0);
+  assert_true(book.edges() == 0);  // every job ended
+
+  // Without the book: each order alone, on the same node choice the engine made.
+  assert_int_equal(seen_off.order.size(), 40);
+  for (const auto &[id, order] : seen_off.order) {
+    std::vector<int> nodes = order;
+    std::sort(nodes.begin(), nodes.end());
+    alone.order(nodes, t[size_t(id)].layout, solo);
+    assert_true(solo == order);
+  }
+}
+
+// Snapshots list the running jobs in start order (the ring book's), not by id: job 1 (24 nodes)
+// waits for job 0 (48 of 64 nodes) to end at 100 s; job 2 (8 nodes) is backfilled at 2 s, since
+// the 56 nodes free at 100 s still hold job 1. At 150 s job 2 (started at 2) is listed first.
+void test_snapshot_start_order(void **) {
+  const Cluster &c = small();
+  std::vector<TraceJob> t = {job(0, 0, 100, 1, 48), job(1, 1, 100, 1, 24), job(2, 2, 200, 1, 8)};
+  auto ff = make_policy(c, {"firstfit", 0}, 1);
+  SimOptions o;
+  o.stretch = false;
+  o.snapshot_times = {150};
+  std::vector<int> ids;
+  o.on_snapshot = [&](int, double, const std::vector<SnapshotJob> &running) {
+    for (const SnapshotJob &s : running) ids.push_back(s.id);
+  };
+  const SimResult r = simulate(c, t, *ff, o);
+  assert_true(r.jobs[2].start == 2 && r.jobs[1].start == 100);
+  assert_true(ids == (std::vector<int>{2, 1}));
+}
+
 }  // namespace
 
 int main() {
@@ -281,7 +409,8 @@ int main() {
       cmocka_unit_test(test_tree_switches_wait), cmocka_unit_test(test_block_and_segment),
       cmocka_unit_test(test_topoaware_and_optimum), cmocka_unit_test(test_trace),
       cmocka_unit_test(test_easy_backfill),     cmocka_unit_test(test_replay_trace),
-      cmocka_unit_test(test_pinned_and_limits),
+      cmocka_unit_test(test_pinned_and_limits),   cmocka_unit_test(test_ring_book),
+      cmocka_unit_test(test_snapshot_start_order),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

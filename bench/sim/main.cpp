@@ -3,7 +3,7 @@
 // Usage: placement_sim [--quick|--full] [--seeds N] [--jobs N] [--out DIR]
 //                      [--config FAMILY:NODES[:LOAD]]... [--policies P,Q,..] [--no-optimum]
 //                      [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]
-//                      [--jitter SEC[:SEED]]
+//                      [--jitter SEC[:SEED]] [--no-ring-book]
 // Prints the tables, writes DIR/runs.csv (one row per run and policy), DIR/summary.csv (per
 // configuration and policy, over seeds), DIR/optimum.csv, DIR/latency.csv and DIR/placement.svg.
 // --snapshots: K schedule states per run (instants evenly spaced in the window, the same for every
@@ -18,6 +18,9 @@
 // the policies' schedules diverge as two runs of a real replay do (jobs end tenths of seconds
 // apart, and every difference cascades); two runs with different SEEDs show the spread one
 // policy has against itself.
+// --no-ring-book: topoaware runs each job in its rank order alone (as the engine placed it), not in
+// the order the select plugin's ring book gives at job begin (counting the rings of the jobs
+// still running, in start order); for comparing the two.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -252,7 +255,7 @@ struct SimArgs {
   // Seeds first_seed .. first_seed + seeds - 1: rules are tuned on low seeds and reported on seeds
   // never used while tuning (e.g. --first-seed 101).
   int first_seed = 1;
-  bool optimum = true, replay = false;
+  bool optimum = true, replay = false, ring_book = true;
   double jitter = 0;
   uint64_t jitter_seed = 1;
   std::vector<std::string> custom;
@@ -271,6 +274,7 @@ bool parse_args(int argc, char **argv, SimArgs &a) {
     else if (o == "--config" && i + 1 < argc) a.custom.push_back(argv[++i]);
     else if (o == "--policies" && i + 1 < argc) a.policy_list = argv[++i];
     else if (o == "--no-optimum") a.optimum = false;
+    else if (o == "--no-ring-book") a.ring_book = false;
     else if (o == "--snapshots" && i + 1 < argc) a.snap_dir = argv[++i];
     else if (o == "--snapshot-count" && i + 1 < argc) a.snap_count = std::atoi(argv[++i]);
     else if (o == "--workload" && i + 1 < argc && (std::string(argv[i + 1]) == "generated" ||
@@ -291,7 +295,7 @@ bool parse_args(int argc, char **argv, SimArgs &a) {
                    "                     [--config FAMILY:NODES[:LOAD][@TOPOLOGY.json]]... [--policies P,Q,..]\n"
                    "                     [--no-optimum]\n"
                    "                     [--snapshots DIR [--snapshot-count K]] [--workload generated|replay]\n"
-                   "                     [--jitter SEC[:SEED]]\n");
+                   "                     [--jitter SEC[:SEED]] [--no-ring-book]\n");
       return false;
     }
   }
@@ -412,7 +416,7 @@ struct Bench {
   std::map<std::string, OptCtx> opt_res;
   std::unique_ptr<Cluster> small;  // the optimum's instance; its policy names head the later tables
 
-  explicit Bench(const SimArgs &a) : args(a) {}
+  explicit Bench(const SimArgs &a) : args(a) { opt.ring_book = a.ring_book; }
 
   // runs.csv and summary.csv with their headers; false after the message (the command exits 1).
   bool open_csvs() {

@@ -169,6 +169,7 @@ class Topoaware : public Policy {
   }
   double retry_after() const override { return strict_ ? wait_ : 0; }
   bool native_topo_order() const override { return true; }
+  bool books_rings() const override { return true; }
 
  private:
   Named engine_, tree_;

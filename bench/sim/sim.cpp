@@ -141,6 +141,8 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
   std::vector<double> first_eval(n, -1);
   std::priority_queue<double, std::vector<double>, std::greater<double>> retries;
   RankOrderer orderer(*c.index);
+  RingEdgeBook book(*c.index);
+  const bool booked = opt.ring_book && policy.books_rings();
   std::vector<int> out, sorted, topo;
   size_t next_arrival = 0, next_snapshot = 0;
   double now = 0;
@@ -153,7 +155,16 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
     if (hook && j.pinned < 0) hook(hook_ctx, c, free, j, nodes_in, policy.native_topo_order());
     sorted = nodes_in;
     std::sort(sorted.begin(), sorted.end());
-    if (policy.native_topo_order())
+    if (booked && j.pinned < 0 && !j.plain)
+      try {
+        // As the select plugin at job begin: the order on the job's nodes, counting the rings
+        // of the jobs that started before it and still run. Without recorded tables the book
+        // counts nothing and this is the engine's own order.
+        book.order(uint32_t(idx), sorted, j.layout, topo);
+      } catch (const LayoutError &) {
+        topo = nodes_in;
+      }
+    else if (policy.native_topo_order())
       topo = nodes_in;
     else
       try {
@@ -261,7 +272,11 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
           const bool topo_native = policy.native_topo_order();
           snap.push_back({jr.id, &x.order, topo_native ? jr.hop_topo : jr.hop_slurm, jr.ideal_hop, jr.ratio_native});
         }
-        std::sort(snap.begin(), snap.end(), [](const SnapshotJob &a, const SnapshotJob &b) { return a.id < b.id; });
+        // In start order (ties by id), the order in which slurmctld's ring book saw them begin.
+        std::sort(snap.begin(), snap.end(), [&r](const SnapshotJob &a, const SnapshotJob &b) {
+          const double sa = r.jobs[size_t(a.id)].start, sb = r.jobs[size_t(b.id)].start;
+          return sa != sb ? sa < sb : a.id < b.id;
+        });
         opt.on_snapshot(int(next_snapshot), opt.snapshot_times[next_snapshot], snap);
       }
       ++next_snapshot;
@@ -283,6 +298,7 @@ SimResult simulate(const Cluster &c, const std::vector<TraceJob> &trace, Policy 
           const JobRecord &jr = r.jobs[size_t(running[i].job)];
           useful -= jr.nodes * jr.runtime / std::max(1e-9, jr.end - jr.start);
         }
+        if (booked) book.remove(uint32_t(running[i].job));
         running[i] = std::move(running.back());
         running.pop_back();
       } else {

@@ -68,6 +68,10 @@ class Policy {
                       std::vector<int> &out) = 0;
   virtual double retry_after() const { return 0; }
   virtual bool native_topo_order() const { return false; }  // out is topoaware's rank order
+  // The select plugin's ring book: each job's rank order is decided again when it starts, on its
+  // nodes, counting the ring edges of this policy's jobs still running (corelib RingEdgeBook), and
+  // its own edges are taken off when it ends. Only for a policy whose hosts are c.index's.
+  virtual bool books_rings() const { return false; }
 };
 
 struct PolicySpec {
@@ -99,6 +103,8 @@ struct SimOptions {
   // the same instants for every policy, so every policy is judged on the same moments of the trace).
   std::vector<double> snapshot_times;
   SnapshotHook on_snapshot;
+  // false: a books_rings() policy runs each job in its order alone, as the engine placed it.
+  bool ring_book = true;
 };
 
 // Per placed job, both rank orders.
