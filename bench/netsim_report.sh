@@ -6,13 +6,15 @@
 #   bench/netsim_report.sh [--quick|--target] [--seeds N] [--first-seed N] [--jobs N] [--snapshot-count K]
 #                          [--config FAMILY:NODES[:LOAD][@TOPOLOGY.json]]... [--policies P,Q] [--fairness flow|pair]
 #                          [--parallel N] [--out DIR] [--workload generated|replay] [--jitter SEC[:SEED]]
-#                          [--baseline POLICY]...
+#                          [--baseline POLICY]... [--no-ring-book]
 # --quick (default): ft2-2to1-512, ft3-7to1-512, rail8-256, dfly-512, 2 seeds x 400 jobs, 4 snapshots.
 # --target: every family at 2,048 nodes (rail8 1,024: its radix), 90% load, 5 seeds x 1,500 jobs.
 # --workload replay: the traces of the replays through real slurmctld (placement_sim's
 # --workload; seeds 1..N are bench/slurm_replay.sh's seeds), e.g. --config ft2-2to1-8:64:1.0.
 # --jitter: each policy's runtimes moved by its own draw in [-SEC, SEC] (placement_sim's --jitter).
 # --first-seed: seeds N .. N+seeds-1 (report on seeds never used while tuning, e.g. 101).
+# --no-ring-book: topoaware runs each job in its rank order alone, not in the order the select
+# plugin's ring book gives (placement_sim's --no-ring-book).
 # --baseline: the policy the per-class report pairs each job with (repeatable; default slurm-tree).
 # --nvl72: the NVL72 family (bench/RESULTS.md): nvl72:1152 and nvl72-2to1:1152 (64 racks), topoaware
 # against slurm-block (blocks = NVLink domains) and topoaware-nodomain, seeds 101-110 x 1,500 jobs,
@@ -27,6 +29,7 @@ out=${OUT:-$build/bench/netsim-results}
 seeds=2 first_seed=1 jobs=400 count=4 fairness=pair parallel=1 workload=generated jitter=0 policies=slurm-tree,slurm-block,firstfit,topoaware
 configs=()
 baselines=()
+ring_book=()
 quick=(ft2-2to1:512 ft3-7to1:512 rail8:256 dfly:512)
 target=(ft2-2to1:2048 ft2-1to1:2048 ft3-7to1:2048 rail8:1024 dfly:2048)
 preset=quick
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
     --workload) workload=$2; shift ;;
     --jitter) jitter=$2; shift ;;
     --baseline) baselines+=(--baseline "$2"); shift ;;
+    --no-ring-book) ring_book=(--no-ring-book) ;;
     --nvl72) preset=nvl72; seeds=10 first_seed=101 jobs=1500 count=4
              policies=slurm-block,topoaware,topoaware-nodomain
              baselines=(--baseline slurm-block --baseline topoaware-nodomain) ;;
@@ -70,7 +74,7 @@ for c in "${configs[@]}"; do args+=(--config "$c"); done
 rm -rf "$out/snapshots"
 echo "# placement_sim: ${configs[*]}; $seeds seeds x $jobs jobs ($workload workload); $count snapshots per run; policies $policies"
 t0=$(date +%s)
-"$build/bench/placement_sim" "${args[@]}" --seeds "$seeds" --first-seed "$first_seed" --jobs "$jobs" --policies "$policies" \
+"$build/bench/placement_sim" "${args[@]}" "${ring_book[@]}" --seeds "$seeds" --first-seed "$first_seed" --jobs "$jobs" --policies "$policies" \
   --out "$out" --snapshots "$out/snapshots" --snapshot-count "$count" --workload "$workload" --jitter "$jitter" \
   > "$out/placement_sim.txt"
 echo "# placement_sim: $(( $(date +%s) - t0 )) s"

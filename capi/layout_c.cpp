@@ -352,6 +352,11 @@ int topoaware_conf_missing_nodes(const topoaware_conf_t *conf) {
                                                                    : TOPOAWARE_MISSING_AVOID;
 }
 
+int topoaware_conf_rank_order(const topoaware_conf_t *conf) {
+  return conf && conf->cfg.rank_order == RankOrderMode::Alone ? TOPOAWARE_RANK_ORDER_ALONE
+                                                              : TOPOAWARE_RANK_ORDER_NEIGHBOURS;
+}
+
 uint32_t topoaware_conf_status_interval(const topoaware_conf_t *conf) {
   return conf ? conf->cfg.status_interval : kDefaultStatusInterval;
 }
@@ -363,6 +368,10 @@ const char *topoaware_log_level_name(int level) {
 
 const char *topoaware_missing_nodes_name(int missing) {
   return missing == TOPOAWARE_MISSING_FALLBACK ? "fallback" : "avoid";
+}
+
+const char *topoaware_rank_order_mode_name(int mode) {
+  return mode == TOPOAWARE_RANK_ORDER_ALONE ? "alone" : "neighbours";
 }
 
 int topoaware_conf_status_file(const topoaware_conf_t *conf, const char *state_save_location, char *buf,

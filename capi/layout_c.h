@@ -147,13 +147,16 @@ enum topoaware_log_level {
   TOPOAWARE_LOG_DEBUG = 3    /* every decision */
 };
 enum topoaware_missing_nodes { TOPOAWARE_MISSING_AVOID = 0, TOPOAWARE_MISSING_FALLBACK = 1 };
+enum topoaware_rank_order_mode { TOPOAWARE_RANK_ORDER_NEIGHBOURS = 0, TOPOAWARE_RANK_ORDER_ALONE = 1 };
 uint32_t topoaware_conf_max_tries(const topoaware_conf_t *conf);   /* MaxTriesPerCall, 1..64 (4) */
 uint32_t topoaware_conf_max_time_ms(const topoaware_conf_t *conf); /* MaxTimePerCall in ms, 1..10000 (200) */
 int topoaware_conf_log_level(const topoaware_conf_t *conf);        /* enum topoaware_log_level */
 int topoaware_conf_missing_nodes(const topoaware_conf_t *conf);    /* enum topoaware_missing_nodes */
+int topoaware_conf_rank_order(const topoaware_conf_t *conf);       /* enum topoaware_rank_order_mode */
 uint32_t topoaware_conf_status_interval(const topoaware_conf_t *conf); /* StatusInterval, s, 0..3600 (2) */
 const char *topoaware_log_level_name(int level);                   /* "quiet" ... "debug" */
 const char *topoaware_missing_nodes_name(int missing);             /* "avoid" | "fallback" */
+const char *topoaware_rank_order_mode_name(int mode);               /* "neighbours" | "alone" */
 /* The status file in effect: StatusFile=PATH, else topoaware-status.json in
  * `state_save_location` (Slurm's StateSaveLocation). Returns 0 with the path in buf, 1 for
  * StatusFile=none (buf = ""), -1 with a message in buf (no StateSaveLocation for the default, or

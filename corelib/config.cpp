@@ -132,6 +132,17 @@ MissingNodes parse_missing_nodes(std::string_view text) {
 
 const char *missing_nodes_name(MissingNodes m) { return m == MissingNodes::Fallback ? "fallback" : "avoid"; }
 
+RankOrderMode parse_rank_order_mode(std::string_view text) {
+  if (text == "neighbours") return RankOrderMode::Neighbours;
+  if (text == "alone") return RankOrderMode::Alone;
+  throw ConfigError("RankOrder=" + shown(text) +
+                    " is not known; use neighbours (a job's ring edges between leaves avoid the cables that "
+                    "running jobs' rings take, where the topology has routes) or alone (each job's order as if "
+                    "it were alone on the fabric, the same for the same nodes)");
+}
+
+const char *rank_order_mode_name(RankOrderMode m) { return m == RankOrderMode::Alone ? "alone" : "neighbours"; }
+
 namespace {
 
 // A whole number lo..hi with an optional unit suffix (`unit`, may be empty: none accepted).
@@ -269,6 +280,8 @@ void global_word(Config &cfg, std::set<std::string> &seen, std::string_view key,
       cfg.log_level = parse_log_level(v);
     } else if (once("MissingNodes")) {
       cfg.missing_nodes = parse_missing_nodes(v);
+    } else if (once("RankOrder")) {
+      cfg.rank_order = parse_rank_order_mode(v);
     } else if (once("StatusFile")) {
       status_file(cfg, v, at);
     } else if (once("StatusInterval")) {
@@ -278,7 +291,7 @@ void global_word(Config &cfg, std::set<std::string> &seen, std::string_view key,
     } else {
       throw ConfigError(at + "unknown key '" + shown(key) +
                         "'; use TopologyFile=, DefaultMode=, DefaultMaxWait=, MaxTriesPerCall=, MaxTimePerCall=, "
-                        "LogLevel=, MissingNodes=, StatusFile=, StatusInterval= or PartitionName= lines");
+                        "LogLevel=, MissingNodes=, RankOrder=, StatusFile=, StatusInterval= or PartitionName= lines");
     }
   } catch (const ConfigError &e) {
     // Messages of the value parsers get the line; those built here have it already.

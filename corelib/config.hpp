@@ -24,6 +24,10 @@ enum class NcclHints : uint8_t { Auto, Off, Print };
 enum class LogLevel : uint8_t { Quiet = 0, Info = 1, Verbose = 2, Debug = 3 };
 // MissingNodes= of the select plugin: Slurm nodes that are not in the topology.
 enum class MissingNodes : uint8_t { Avoid, Fallback };
+// RankOrder= of the select plugin: whether a layout job's rank order, decided when it starts,
+// counts the ring edges of the layout jobs already running (with recorded routes), or is the
+// order the job would have alone (the same for the same nodes, as `topoaware plan` shows it).
+enum class RankOrderMode : uint8_t { Neighbours, Alone };
 
 // Bounds, declared once (also in the man pages).
 inline constexpr uint32_t kMaxWaitLimit = 30u * 24 * 3600;  // --topo-max-wait at most 30 days
@@ -50,6 +54,8 @@ LogLevel parse_log_level(std::string_view text);  // "quiet" | "info" | "verbose
 const char *log_level_name(LogLevel level);
 MissingNodes parse_missing_nodes(std::string_view text);  // "avoid" | "fallback"
 const char *missing_nodes_name(MissingNodes m);
+RankOrderMode parse_rank_order_mode(std::string_view text);  // "neighbours" | "alone"
+const char *rank_order_mode_name(RankOrderMode m);
 
 struct PartitionDefaults {
   bool has_mode = false, has_max_wait = false;
@@ -67,6 +73,7 @@ struct Config {
   uint32_t max_time_ms = kDefaultMaxTimeMs;   // no new block after this many ms in one call, 1..10000
   LogLevel log_level = LogLevel::Info;
   MissingNodes missing_nodes = MissingNodes::Avoid;
+  RankOrderMode rank_order = RankOrderMode::Neighbours;
   bool status_none = false;                   // StatusFile=none: no status file
   std::string status_file;                    // empty = "<StateSaveLocation>/topoaware-status.json"
   uint32_t status_interval = kDefaultStatusInterval;  // seconds between two writes, 0..3600

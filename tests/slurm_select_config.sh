@@ -103,7 +103,7 @@ mkdir -p "$SEL_WORK/c1"
 sel_start $TA --nodes 17 --topology "$topoconf" --file "topoaware.conf=$SEL_WORK/ta.conf" --dir "$SEL_WORK/c1"
 STATUS=$CLUSTER_DIR/state/topoaware-status.json
 pat="$TA: settings from $CLUSTER_DIR/topoaware.conf: MaxTriesPerCall=8 MaxTimePerCall=500ms LogLevel=verbose"
-pat+=" MissingNodes=avoid StatusFile=$STATUS StatusInterval=1s"
+pat+=" MissingNodes=avoid RankOrder=neighbours StatusFile=$STATUS StatusInterval=1s"
 grep -q "$pat" <(log) ||
   ta_fail "slurmctld did not log the settings of topoaware.conf: $(log | grep "$TA: settings" || true)"
 pat="$TA: 1 of 17 Slurm nodes are not in topology $CLUSTER_DIR/topology.json: n0017;"

@@ -15,7 +15,10 @@
 #     the job, tests/slurm_select_faults.sh covers that) and started again, then B cancelled and
 #     submitted again on the same nodes: the same order as in 2 (the new slurmctld counted A again
 #     from A's kept order at the first job begin; the log says so);
-#  4. A and B cancelled, B again: its order alone (an ended job's edges are taken off).
+#  4. A and B cancelled, B again: its order alone (an ended job's edges are taken off);
+#  5. RankOrder=alone in topoaware.conf (scontrol reconfigure): A, then B beside it, each get its
+#     order alone; RankOrder=neighbours again, B submitted again beside A: the order of 2 (A, begun
+#     while the book was not used, was booked all the same).
 # Each job's batch step prints its hostfile ($TOPOAWARE_HOSTFILE): in the placed order every time.
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
@@ -141,5 +144,34 @@ b3=$(submit "$SB")
 ob3=$(order "$b3")
 [ "$ob3" = "$OB_ALONE" ] || ta_fail "with A ended, B got order $ob3, not its order alone $OB_ALONE"
 ta_pass "A ended: B alone again gets its order alone, $ob3"
+
+# reconfigure LINE...: topoaware.conf, scontrol reconfigure, and the settings line that says it.
+reconfigure() {
+  local before mode
+  before=$(wc -l <"$CLUSTER_LOGDIR/slurmctld.log")
+  printf '%s\n' "$@" >"$CLUSTER_DIR/topoaware.conf"
+  mode=$(printf '%s\n' "$@" | sed -n 's/.*RankOrder=\([a-z]*\).*/\1/p')
+  cluster_run scontrol reconfigure
+  ta_wait_for 30 sh -c "tail -n +$((before + 1)) '$CLUSTER_LOGDIR/slurmctld.log' | grep -q 'settings from .* RankOrder=${mode:-neighbours} '" ||
+    ta_fail "no settings line with RankOrder=${mode:-neighbours} after scontrol reconfigure"
+}
+cluster_run scancel "$b3"
+cluster_wait_job "$b3" 60 >/dev/null
+reconfigure LogLevel=verbose RankOrder=alone
+a4=$(submit "$SA")
+oa4=$(order "$a4")
+[ "$oa4" = "$OA" ] || ta_fail "RankOrder=alone: A got order $oa4, not its order alone $OA"
+b4=$(submit "$SB")
+ob4=$(order "$b4")
+[ "$ob4" = "$OB_ALONE" ] || ta_fail "RankOrder=alone: B beside A got order $ob4, not its order alone $OB_ALONE"
+ta_pass "RankOrder=alone: A and then B beside it get their orders alone ($oa4; $ob4)"
+reconfigure LogLevel=verbose RankOrder=neighbours
+cluster_run scancel "$b4"
+cluster_wait_job "$b4" 60 >/dev/null
+b5=$(submit "$SB")
+ob5=$(order "$b5")
+[ "$ob5" = "$ob" ] ||
+  ta_fail "RankOrder=neighbours again: B beside A got order $ob5, not $ob as before (A's edges not in the book?)"
+ta_pass "RankOrder=neighbours again: B beside A gets $ob5 again"
 grep -iE 'fatal|segfault' "$CLUSTER_LOGDIR/slurmctld.log" && ta_fail "slurmctld logged a fatal error"
 ta_pass "slurmctld ran through without a fatal error"

@@ -97,12 +97,13 @@ void test_plugin_keys(void **) {
   assert_int_equal(d.max_time_ms, 200);
   assert_true(d.log_level == LogLevel::Info);
   assert_true(d.missing_nodes == MissingNodes::Avoid);
+  assert_true(d.rank_order == RankOrderMode::Neighbours);
   assert_false(d.status_none);
   assert_true(d.status_file.empty());
   assert_int_equal(d.status_interval, 2);
   Config c = parse_config(
       "maxtriespercall=64 MAXTIMEPERCALL=10000ms\n"
-      "LogLevel=debug missingnodes=fallback\n"
+      "LogLevel=debug missingnodes=fallback rankorder=alone\n"
       "StatusFile=/var/spool/slurmctld/ta.json StatusInterval=3600s\n"
       "PartitionName=gpu DefaultMode=strict\n",
       "x");
@@ -110,6 +111,7 @@ void test_plugin_keys(void **) {
   assert_int_equal(c.max_time_ms, 10000);
   assert_true(c.log_level == LogLevel::Debug);
   assert_true(c.missing_nodes == MissingNodes::Fallback);
+  assert_true(c.rank_order == RankOrderMode::Alone);
   assert_string_equal(c.status_file.c_str(), "/var/spool/slurmctld/ta.json");
   assert_int_equal(c.status_interval, 3600);
   assert_true(c.mode_for("gpu") == TopoMode::Strict);  // PartitionName lines keep working
@@ -125,6 +127,9 @@ void test_plugin_keys(void **) {
   for (LogLevel l : {LogLevel::Quiet, LogLevel::Info, LogLevel::Verbose, LogLevel::Debug})
     assert_true(parse_log_level(log_level_name(l)) == l);
   assert_string_equal(missing_nodes_name(MissingNodes::Fallback), "fallback");
+  assert_true(parse_config("RankOrder=neighbours", "x").rank_order == RankOrderMode::Neighbours);
+  for (RankOrderMode m : {RankOrderMode::Neighbours, RankOrderMode::Alone})
+    assert_true(parse_rank_order_mode(rank_order_mode_name(m)) == m);
 
   expect_error("MaxTriesPerCall=0\n",
                "line 1: MaxTriesPerCall=0 is out of range; write a whole number of blocks from 1 to 64");
@@ -142,6 +147,9 @@ void test_plugin_keys(void **) {
   expect_error("LogLevel=Debug\n", "line 1: LogLevel=Debug is not known; use quiet");
   expect_error("LogLevel=error\n", "LogLevel=error is not known");
   expect_error("MissingNodes=use\n", "line 1: MissingNodes=use is not known; use avoid");
+  expect_error("RankOrder=neighbors\n", "line 1: RankOrder=neighbors is not known; use neighbours (");
+  expect_error("RankOrder=Alone\n", "or alone (each job's order as if it were alone");
+  expect_error("RankOrder=alone\nrankorder=alone\n", "line 2: RankOrder is set twice");
   expect_error("StatusFile=status.json\n", "StatusFile=status.json is not an absolute path");
   expect_error("StatusFile=/var/spool/\n", "names a folder");
   expect_error("StatusFile=\n", "StatusFile= needs a value");
@@ -177,6 +185,7 @@ void test_c_accessors(void **) {
   assert_int_equal(topoaware_conf_max_time_ms(nullptr), 200);
   assert_int_equal(topoaware_conf_log_level(nullptr), TOPOAWARE_LOG_INFO);
   assert_int_equal(topoaware_conf_missing_nodes(nullptr), TOPOAWARE_MISSING_AVOID);
+  assert_int_equal(topoaware_conf_rank_order(nullptr), TOPOAWARE_RANK_ORDER_NEIGHBOURS);
   assert_int_equal(topoaware_conf_status_interval(nullptr), 2);
   assert_int_equal(topoaware_conf_status_file(nullptr, "/var/spool/ctld", buf, sizeof buf), 0);
   assert_string_equal(buf, "/var/spool/ctld/topoaware-status.json");
@@ -190,6 +199,8 @@ void test_c_accessors(void **) {
   assert_string_equal(topoaware_log_level_name(42), "info");
   assert_string_equal(topoaware_missing_nodes_name(TOPOAWARE_MISSING_FALLBACK), "fallback");
   assert_string_equal(topoaware_missing_nodes_name(TOPOAWARE_MISSING_AVOID), "avoid");
+  assert_string_equal(topoaware_rank_order_mode_name(TOPOAWARE_RANK_ORDER_ALONE), "alone");
+  assert_string_equal(topoaware_rank_order_mode_name(TOPOAWARE_RANK_ORDER_NEIGHBOURS), "neighbours");
 
   char dir[] = "/tmp/ta-conf-XXXXXX";
   assert_non_null(mkdtemp(dir));
@@ -197,6 +208,7 @@ void test_c_accessors(void **) {
   {
     std::ofstream f(path);
     f << "MaxTriesPerCall=8 MaxTimePerCall=50ms LogLevel=verbose\nMissingNodes=fallback StatusInterval=10\n"
+         "RankOrder=alone\n"
          "StatusFile=/srv/ta/status.json\n";
   }
   int found = 0;
@@ -207,6 +219,7 @@ void test_c_accessors(void **) {
   assert_int_equal(topoaware_conf_max_time_ms(conf), 50);
   assert_int_equal(topoaware_conf_log_level(conf), TOPOAWARE_LOG_VERBOSE);
   assert_int_equal(topoaware_conf_missing_nodes(conf), TOPOAWARE_MISSING_FALLBACK);
+  assert_int_equal(topoaware_conf_rank_order(conf), TOPOAWARE_RANK_ORDER_ALONE);
   assert_int_equal(topoaware_conf_status_interval(conf), 10);
   assert_int_equal(topoaware_conf_status_file(conf, nullptr, buf, sizeof buf), 0);
   assert_string_equal(buf, "/srv/ta/status.json");

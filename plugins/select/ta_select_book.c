@@ -141,11 +141,14 @@ static topoaware_ring_book_t *ta_book_rings_locked(ta_ctx_t *ctx, uint32_t skip)
  * SPANK plugin's TOPOAWARE_NODE_RANK (topoaware_node_ranks is built on topoaware_rank_order);
  * `booked` (a job being placed): counting the running jobs' ring edges, and booking the job's own
  * (topoaware_rank_order_booked), else (a restored job without a kept order) as the job alone.
+ * With RankOrder=alone a booked job's order is its order alone too, and is still booked in a ring
+ * book that exists, so the book stays true to the running jobs if RankOrder changes back.
  * NULL with a message in err if there is no order (no topology, a node not in it). ctx->lock held. */
 static char *ta_node_order(ta_ctx_t *ctx, bitstr_t *nodes, const topoaware_layout_t *layout, job_record_t *booked,
 			   uint32_t *count, char *err, size_t errlen)
 {
-	topoaware_ring_book_t *rings = booked ? ta_book_rings_locked(ctx, booked->job_id) : NULL;
+	const int alone = topoaware_conf_rank_order(ctx->conf) == TOPOAWARE_RANK_ORDER_ALONE;
+	topoaware_ring_book_t *rings = !booked ? NULL : alone ? ctx->rings : ta_book_rings_locked(ctx, booked->job_id);
 	const char **names;
 	uint32_t *order, n = 0;
 	char *out = NULL;
@@ -173,10 +176,16 @@ static char *ta_node_order(ta_ctx_t *ctx, bitstr_t *nodes, const topoaware_layou
 		return NULL;
 	}
 	order = xcalloc(n ? n : 1, sizeof(*order));
-	if (n && (rings ? topoaware_rank_order_booked(rings, booked->job_id, names, n, layout, order, err, errlen)
-		        : topoaware_rank_order(ctx->topo, names, n, layout, order, err, errlen)) == 0) {
+	if (n && (rings && !alone ? topoaware_rank_order_booked(rings, booked->job_id, names, n, layout, order, err, errlen)
+				  : topoaware_rank_order(ctx->topo, names, n, layout, order, err, errlen)) == 0) {
+		char lay[256], why[TOPOAWARE_ERR_LEN] = "its layout cannot be written";
+
 		for (uint32_t k = 0; k < n; k++)
 			xstrfmtcat(out, "%s%s", k ? "," : "", names[order[k]]);
+		if (rings && alone &&
+		    (topoaware_layout_string(layout, lay, sizeof(lay)) ||
+		     topoaware_ring_book_add_placed(rings, booked->job_id, out, lay, why, sizeof(why))))
+			TA_LOG(ctx, TOPOAWARE_LOG_DEBUG, "%s: %pJ: its ring edges are not counted: %s", TA, booked, why);
 	} else if (!n) {
 		snprintf(err, errlen, "the job has no nodes");
 	}

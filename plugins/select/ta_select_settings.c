@@ -51,12 +51,13 @@ static void ta_apply_settings_locked(ta_ctx_t *ctx, const char *conf_path)
 			error("%s: no status file: %s", TA, buf);
 	}
 	TA_LOG(ctx, TOPOAWARE_LOG_INFO,
-	       "%s: settings%s%s: MaxTriesPerCall=%u MaxTimePerCall=%ums LogLevel=%s MissingNodes=%s StatusFile=%s "
-	       "StatusInterval=%us",
+	       "%s: settings%s%s: MaxTriesPerCall=%u MaxTimePerCall=%ums LogLevel=%s MissingNodes=%s RankOrder=%s "
+	       "StatusFile=%s StatusInterval=%us",
 	       TA, conf_path ? " from " : " (built-in defaults)", conf_path ? conf_path : "",
 	       topoaware_conf_max_tries(ctx->conf), topoaware_conf_max_time_ms(ctx->conf),
 	       topoaware_log_level_name(topoaware_conf_log_level(ctx->conf)),
-	       topoaware_missing_nodes_name(topoaware_conf_missing_nodes(ctx->conf)), shown,
+	       topoaware_missing_nodes_name(topoaware_conf_missing_nodes(ctx->conf)),
+	       topoaware_rank_order_mode_name(topoaware_conf_rank_order(ctx->conf)), shown,
 	       topoaware_conf_status_interval(ctx->conf));
 }
 
