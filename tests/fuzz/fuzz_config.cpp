@@ -23,7 +23,8 @@ using namespace topoaware;
 bool same(const Config &a, const Config &b) {
   if (a.topology_file != b.topology_file || a.default_mode != b.default_mode ||
       a.default_max_wait != b.default_max_wait || a.max_tries != b.max_tries || a.max_time_ms != b.max_time_ms ||
-      a.log_level != b.log_level || a.missing_nodes != b.missing_nodes || a.status_none != b.status_none ||
+      a.log_level != b.log_level || a.missing_nodes != b.missing_nodes || a.rank_order != b.rank_order ||
+      a.status_none != b.status_none ||
       a.status_file != b.status_file || a.status_interval != b.status_interval ||
       a.partitions.size() != b.partitions.size())
     return false;
@@ -47,6 +48,7 @@ std::string write(const Config &c) {
   s += "MaxTimePerCall=" + std::to_string(c.max_time_ms) + "ms\n";
   s += std::string("LogLevel=") + log_level_name(c.log_level) + "\n";
   s += std::string("MissingNodes=") + missing_nodes_name(c.missing_nodes) + "\n";
+  s += std::string("RankOrder=") + rank_order_mode_name(c.rank_order) + "\n";
   if (c.status_none)
     s += "StatusFile=none\n";
   else if (!c.status_file.empty())
@@ -97,6 +99,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(std::string(topoaware_log_level_name(topoaware_conf_log_level(conf))) == log_level_name(core->log_level));
   FUZZ_CHECK((topoaware_conf_missing_nodes(conf) == TOPOAWARE_MISSING_FALLBACK) ==
              (core->missing_nodes == MissingNodes::Fallback));
+  FUZZ_CHECK((topoaware_conf_rank_order(conf) == TOPOAWARE_RANK_ORDER_ALONE) ==
+             (core->rank_order == RankOrderMode::Alone));
+  FUZZ_CHECK(std::string(topoaware_rank_order_mode_name(topoaware_conf_rank_order(conf))) ==
+             rank_order_mode_name(core->rank_order));
   for (const char *part : {"", "gpu", "batch"}) {
     FUZZ_CHECK((topoaware_conf_mode(conf, part) == TOPOAWARE_MODE_STRICT) ==
                (core->mode_for(part) == TopoMode::Strict));
