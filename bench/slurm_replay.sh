@@ -54,8 +54,11 @@
 #   --ctld-nice N     renice every thread of slurmctld to N after start-up (e.g. -10: fewer
 #                     preemptions by other work inside the timed calls on a shared machine)
 #   --analyze-only    re-run the analysis on the results already in DIR
-#   --fabric 64|512   64: 8 leaves x 8 nodes, 4 spines (default); 512: 16 leaves x 32 nodes, 16 uplinks
-#                     per leaf (2:1), 8 spines. Names n0001.. in leaf order either way.
+#   --fabric 64|512|512-3level
+#                     64: 8 leaves x 8 nodes, 4 spines (default); 512: 16 leaves x 32 nodes, 16 uplinks
+#                     per leaf (2:1), 8 spines; 512-3level: the same leaves in 2 pods of 8 leaves (4
+#                     spines each, 28 uplinks per leaf) under 16 cores, 8 uplinks per spine (7:1 from a
+#                     pod up). Names n0001.. in leaf order every time.
 #   --routed          the fabric cabled out of name order (generate --shuffle-cabling 1), run under
 #                     ibsim and routed once by OpenSM's ftree (bench/netsim/routes.sh): topology.json
 #                     carries the forwarding tables (the select plugin's rank order follows them), and
@@ -75,7 +78,7 @@ export top_srcdir top_builddir
 . "$top_srcdir/tests/lib/slurm_cluster.sh"
 
 SEED=1 SPAN=240 LOAD=1.0 RUNS=stock,topo,pass ANALYZE_ONLY=no QUICK=no PAIRS=0 NICE=0 SEEDS="" REPEAT=1 NOLAT=no
-FABRIC=64 ROUTED=no SLEEP_ONLY=no START_SECOND=""
+FABRIC=64 ROUTED=no SLEEP_ONLY=no START_SECOND="" THREE_LEVEL=()
 ARGS=("$@")
 OUT=${OUT:-$top_builddir/bench/slurm-results}
 while [ $# -gt 0 ]; do
@@ -159,7 +162,10 @@ case $FABRIC in
   64) LEAVES=8 PER_LEAF=8 UPLINKS=4 SPINES=4 MAX_NODES=16 ;;
   # Jobs of up to 4 leaves (128 nodes), log-uniform, so that most multi-leaf choices are there.
   512) LEAVES=16 PER_LEAF=32 UPLINKS=16 SPINES=8 MAX_NODES=128 ;;
-  *) echo "slurm_replay.sh: --fabric 64 or 512" >&2; exit 2 ;;
+  # The same leaves and jobs in two pods of 8 leaves under a core layer, 7:1 from the pods up.
+  512-3level) LEAVES=16 PER_LEAF=32 UPLINKS=28 SPINES=4 MAX_NODES=128
+    THREE_LEVEL=(--levels 3 --leaves-per-pod 8 --cores 16 --core-uplinks 8) ;;
+  *) echo "slurm_replay.sh: --fabric 64, 512 or 512-3level" >&2; exit 2 ;;
 esac
 NODES=$((LEAVES * PER_LEAF))
 case $START_SECOND in
@@ -169,7 +175,8 @@ esac
 
 # ---- the fabric, the trace ----------------------------------------------------------------------
 setup() {
-  local gen=(fat-tree --leaves "$LEAVES" --hosts-per-leaf "$PER_LEAF" --uplinks "$UPLINKS" --spines "$SPINES")
+  local gen=(fat-tree --leaves "$LEAVES" --hosts-per-leaf "$PER_LEAF" --uplinks "$UPLINKS" --spines "$SPINES"
+    "${THREE_LEVEL[@]}")
   if [ "$ROUTED" = yes ]; then
     # The tables a subnet manager really programs, on cabling that does not follow host names.
     for engine in ftree minhop; do
