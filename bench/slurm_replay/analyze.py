@@ -6,7 +6,8 @@ replica; the select_p_job_test counters of slurmctld.log; whole against bare per
 --netsim, every run's schedule scored by the network judge (bench/netsim, see judge() below).
 
 usage: analyze.py --out DIR --topoaware BIN --tool SLURM_REPLAY_TOOL [--netsim NETSIM]
-       analyze.py --summary --out DIR    (DIR/seed-*/metrics.json of several seeds: whole/bare)
+       analyze.py --summary --out DIR    (DIR/seed-*/metrics.json of several seeds: whole/bare,
+                                         whole/nosel, ... where both ran)
 
 DIR holds topology.json, topology.conf, trace.txt and one folder per run (jobs.txt = `scontrol -o
 show job`, slurmctld.log). Writes DIR/jobs.csv (one row per run and job), DIR/replica.txt (every
@@ -906,7 +907,8 @@ def summary(out):
                 pc.append(f"s{s}.{rep}")
                 pv[pc[-1]] = (nat[b], nat[w])
     print("# Replay through real slurmctld: the whole topoaware install (whole) against stock Slurm without")
-    print("# topoaware (bare), per seed (s) and repetition (r); bench/slurm_replay.sh --seeds")
+    print("# topoaware (bare) and the runs beside them (nosel, epilog), per seed (s) and repetition (r);")
+    print("# bench/slurm_replay.sh --seeds")
     for s, d in seeds:
         mf = os.path.join(out, d, "machine.txt")
         if os.path.exists(mf):
@@ -915,40 +917,49 @@ def summary(out):
             lf = os.path.join(out, d, t, "load.txt")
             if os.path.exists(lf):
                 print(f"#   {t}: " + "; ".join(" ".join(l.split()[1:2] + l.split()[-3:]) for l in open(lf)))
-    if not cols:
-        sys.exit("analyze.py: no repetition with both a bare and a whole run")
-    print("\n## whole/bare ratio (native order: bare's tasks in node-index order, whole's in topoaware's)")
-    print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest but the backfill")
-    print("## counts and the free nodes of backfill cycles (how the schedulers started the jobs and what")
-    print("## their plans held: neither way is better in itself)")
-    ratio_rows(cols, vals)
+    if not cols and not any(pc for pc, _ in split.values()):
+        sys.exit("analyze.py: no repetition with two runs to compare (bare and whole, nosel and whole, ...)")
+    if cols:
+        print("\n## whole/bare ratio (native order: bare's tasks in node-index order, whole's in topoaware's)")
+        print("## better for whole: ratio > 1 for ideal span and utilization, < 1 for the rest but the backfill")
+        print("## counts and the free nodes of backfill cycles (how the schedulers started the jobs and what")
+        print("## their plans held: neither way is better in itself)")
+        ratio_rows(cols, vals)
     for (base, other), (pc, pv) in split.items():
         if not pc:
             continue
         print(f"\n## {other}/{base} ratio: {SPLITS[(base, other)]}")
         ratio_rows(pc, pv)
-    for rt, key in (("as-routed (OpenSM ftree)", "net_paired_as-routed"),
-                    ("as-routed (OpenSM minhop)", "net_paired_as-routed-minhop"),
-                    ("adaptive", "net_paired_adaptive"), ("D-mod-K (synthetic)", "net_paired")):
-        paired = [(c, vals[c][1].get(key)) for c in cols if vals[c][1].get(key)]
-        if paired:
-            print(f"\n## network judge, job by job: whole/bare step communication time of each trace job, {rt}")
-            for c, pj in paired:
-                print(f"{c}: {pj['jobs']} jobs, median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
-                      f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
-    print("\n## absolute values: median over seeds and repetitions (min..max)")
-    print(f"{'metric':40s}{'bare':>26s}{'whole':>26s}")
-    for label, key, fmt in VS:
-        line = f"{label:40s}"
-        for i in (0, 1):
-            xs = [vals[c][i].get(key) for c in cols if vals[c][i].get(key) is not None]
-            xs = [x for x in xs if not math.isnan(x)]
-            txt = f"{fmt.format(median(xs))} ({fmt.format(min(xs))}..{fmt.format(max(xs))})" if xs else "-"
-            line += f"{txt:>26s}"
-        print(line)
-    print("\n## job states of the trace jobs (every run)")
-    for c in cols:
-        print(f"{c}: bare {vals[c][0].get('states')}, whole {vals[c][1].get('states')}")
+    routings = (("as-routed (OpenSM ftree)", "as-routed"), ("as-routed (OpenSM minhop)", "as-routed-minhop"),
+                ("adaptive", "adaptive"), ("D-mod-K (synthetic)", "dmodk"))
+    # job by job: whole against bare (net_paired_*), and against nosel and epilog (net_paired_BASE_*)
+    compared = [("bare", cols, vals)] + [(base, *split[(base, "whole")]) for base in ("nosel", "epilog")]
+    for base, pc, pv in compared:
+        for rt, name in routings:
+            key = (f"net_paired_{base}_{name}" if base != "bare" else
+                   "net_paired" + ("" if name == "dmodk" else "_" + name))
+            paired = [(c, pv[c][1].get(key)) for c in pc if pv[c][1].get(key)]
+            if paired:
+                print(f"\n## network judge, job by job: whole/{base} step communication time of each trace job, {rt}")
+                for c, pj in paired:
+                    print(f"{c}: {pj['jobs']} jobs, median {pj['median']:.3f}, p05 {pj['p05']:.3f}, p95 {pj['p95']:.3f}; "
+                          f"{pj['faster']:.0%} of jobs >5% faster, {pj['slower']:.0%} >5% slower")
+    # absolute values of each pair of kinds that ran: whole/bare, else every split that has pairs
+    shown = [("bare", "whole", cols, vals)] if cols else [(b, o, *split[(b, o)]) for b, o in SPLITS if split[(b, o)][0]]
+    for base, other, pc, pv in shown:
+        print(f"\n## absolute values: median over seeds and repetitions (min..max), {base} and {other}")
+        print(f"{'metric':40s}{base:>26s}{other:>26s}")
+        for label, key, fmt in VS:
+            line = f"{label:40s}"
+            for i in (0, 1):
+                xs = [pv[c][i].get(key) for c in pc if pv[c][i].get(key) is not None]
+                xs = [x for x in xs if not math.isnan(x)]
+                txt = f"{fmt.format(median(xs))} ({fmt.format(min(xs))}..{fmt.format(max(xs))})" if xs else "-"
+                line += f"{txt:>26s}"
+            print(line)
+        print(f"\n## job states of the trace jobs (every run), {base} and {other}")
+        for c in pc:
+            print(f"{c}: {base} {pv[c][0].get('states')}, {other} {pv[c][1].get('states')}")
 
 
 def main():
