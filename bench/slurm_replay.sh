@@ -99,7 +99,7 @@ while [ $# -gt 0 ]; do
     --routed) ROUTED=yes ;;
     --sleep-only) SLEEP_ONLY=yes ;;
     --start-second) START_SECOND=$2; shift ;;
-    -h|--help) sed -n '3,55p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2' "$0"; exit 0 ;;  # the whole header
     *) echo "slurm_replay.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
