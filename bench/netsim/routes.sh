@@ -6,18 +6,22 @@
 #   2. ibsim on that net file, OpenSM once (opensm -o -R ENGINE) to assign LIDs and program the LFTs;
 #   3. the tables and LIDs read from the simulator: `topoaware discover --routes` (default, --read
 #      live), or dump_fts and ibnetdiscover's text read back with `topoaware discover --ibnetdiscover
-#      DUMP --lfts FTS` (--read dumps; kept with --keep). dump_fts (infiniband-diags 44.0) leaves out
-#      the entries a switch sends out of port 128 (seen on 128-port spines: the hosts of the leaf on
-#      that port had no route), so dumps are only complete below 128 ports;
+#      DUMP --lfts FTS` (--read dumps; kept with --keep), or ibnetdiscover's text with OpenSM's own
+#      record of what it programmed, opensm-lfts.dump (--read opensm). dump_fts (infiniband-diags
+#      44.0) leaves out the entries a switch sends out of port 128 (seen on 128-port spines: the
+#      hosts of the leaf on that port had no route), so dumps are only complete below 128 ports; it
+#      also leaves out a table's top LID when that LID starts a block of 64 (it reads the blocks
+#      below ALIGN(top, 64) / 64), which topoaware reports as partial routes: --read opensm then;
 #   4. a check that every switch routes every host port's LID.
 # A fabric of several planes (`generate rail --spines-per-rail`: each rail its own leaves and spines,
 # so a host's NICs sit in separate subnets) gets one OpenSM per plane, attached through the first
 # host's NIC on it (ibsim's SIM_HOST), and is read back from one walk and one dump_fts per plane
-# (--read dumps). The planes are found in the generated cabling, not in the options: rails that meet
+# (--read dumps, or --read opensm for OpenSM's record of each plane). The planes are found in the generated cabling, not in the options: rails that meet
 # at shared spines (`generate rail --spines`) are one plane, routed and read as one subnet.
 # Each step's wall time is printed (bench/netsim/README.md, "Routed topologies").
 #
-#   bench/netsim/routes.sh [--engine ftree|minhop|updn|dfsssp|...] [--seed N|--seed 0] [--keep DIR] [--read live|dumps]
+#   bench/netsim/routes.sh [--engine ftree|minhop|updn|dfsssp|...] [--seed N|--seed 0] [--keep DIR]
+#                          [--read live|dumps|opensm]
 #                          OUT.json -- fat-tree --leaves 16 --hosts-per-leaf 32 --uplinks 16 --spines 8
 #
 # --seed: the --shuffle-cabling seed (default 1; 0 = hosts in name order). --keep DIR: keep the net
@@ -33,7 +37,7 @@ bin=${TOPOAWARE:-${top_builddir:-$top_srcdir/_build}/topoaware}
 export IBSIM_START_TIMEOUT=${IBSIM_START_TIMEOUT:-120}
 
 engine=ftree seed=1 keep="" read=live sm_timeout=${ROUTES_SM_TIMEOUT:-3600}
-usage() { sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --engine) engine=$2; shift 2 ;;
@@ -47,7 +51,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "${out:-}" ] && [ $# -gt 0 ] || usage
-case $read in live|dumps) ;; *) echo "routes.sh: --read live or --read dumps" >&2; usage ;; esac
+case $read in live|dumps|opensm) ;; *) echo "routes.sh: --read live, dumps or opensm" >&2; usage ;; esac
 [ -x "$bin" ] || { echo "routes.sh: $bin not built (set TOPOAWARE or top_builddir)" >&2; exit 2; }
 for c in ibsim opensm dump_fts ibnetdiscover; do
   command -v "$c" >/dev/null || { echo "routes.sh: $c not installed" >&2; exit 2; }
@@ -92,10 +96,10 @@ max_ports=${planes[0]}
 planes=("${planes[@]:1}")
 if [ ${#planes[@]} -gt 1 ]; then
   # discover --routes walks from one port; several planes are read from a walk and a dump per plane.
-  read=dumps
-  [ "$max_ports" -lt 128 ] || {
+  [ "$read" = opensm ] || read=dumps
+  [ "$read" = opensm ] || [ "$max_ports" -lt 128 ] || {
     echo "routes.sh: ${#planes[@]} planes with $max_ports-port switches: dump_fts leaves out port 128's entries;" \
-      "use switches of fewer than 128 ports" >&2
+      "use switches of fewer than 128 ports or --read opensm" >&2
     exit 2
   }
   echo "routes.sh: ${#planes[@]} planes, one OpenSM each" >&2
@@ -121,7 +125,11 @@ for attempt in 1 2 3; do
   for ((p = 0; p < ${#planes[@]}; p++)); do
     log=$work/opensm.$p.log
     rm -f "$log"
-    if ! sm_on "$p" timeout "$sm_timeout" opensm -o -R "$engine" -f "$log" >"$work/opensm.$p.out" 2>&1; then
+    # --read opensm: log level 0x43 (routing) makes OpenSM write what it programmed to
+    # opensm-lfts.dump in its dump folder.
+    record=()
+    [ "$read" != opensm ] || { rm -rf "$work/osm.$p"; mkdir -p "$work/osm.$p"; record=(-D 0x43 --dump_files_dir "$work/osm.$p"); }
+    if ! sm_on "$p" timeout "$sm_timeout" opensm -o -R "$engine" "${record[@]}" -f "$log" >"$work/opensm.$p.out" 2>&1; then
       echo "routes.sh: opensm -R $engine failed or timed out (${sm_timeout} s); its log: $log" >&2
       tail -5 "$work/opensm.$p.out" >&2
       exit 1
@@ -156,8 +164,13 @@ else
   dumps=()
   for ((p = 0; p < ${#planes[@]}; p++)); do
     t=$(now)
-    sm_on "$p" dump_fts >"$work/fts.$p.txt" 2>"$work/dump_fts.$p.err"
-    step "dump_fts ($(grep -c '^Unicast lids' "$work/fts.$p.txt") switches)" "$t"
+    if [ "$read" = opensm ]; then
+      cp "$work/osm.$p/opensm-lfts.dump" "$work/fts.$p.txt" ||
+        { echo "routes.sh: OpenSM wrote no opensm-lfts.dump for plane $p" >&2; exit 1; }
+    else
+      sm_on "$p" dump_fts >"$work/fts.$p.txt" 2>"$work/dump_fts.$p.err"
+    fi
+    step "$([ "$read" = opensm ] && echo opensm-lfts.dump || echo dump_fts) ($(grep -c '^Unicast lids' "$work/fts.$p.txt") switches)" "$t"
     t=$(now)
     sm_on "$p" ibnetdiscover >"$work/dump.$p.txt" 2>"$work/ibnetdiscover.$p.err"
     step "ibnetdiscover" "$t"
