@@ -29,7 +29,8 @@
 #   - shared, adaptive: leaf001's two uplinks are one 50 GB/s link: 40 ms.
 # Last, bench/netsim/routes.sh on the same spec (reading the tables live, and through dump_fts)
 # gives the same routes as the live walk and as the saved copy in tests/fixtures/routes (which
-# tests/cli_plan_flows.sh reads); on 2 rails, one subnet and OpenSM per rail; on 2 rails that meet
+# tests/cli_plan_flows.sh reads); on 2 rails, one subnet and OpenSM per rail (read through dump_fts
+# and through OpenSM's own record, the same routes); on 2 rails that meet
 # at shared spines, one of each.
 set -u
 . "$top_srcdir/tests/lib/common.sh"
@@ -253,6 +254,16 @@ top_builddir="$top_builddir" bash "$top_srcdir/bench/netsim/routes.sh" --engine 
   ta_fail "generate rail failed"
 grep -q '2 planes, one OpenSM each' "$work/rail-routed.err" ||
   ta_fail "routes.sh did not route the rails one by one: $(cat "$work/rail-routed.err")"
+# The same rails with each plane's tables from OpenSM's own record (--read opensm: dump_fts leaves
+# out a top LID that starts a block of 64): the same cabling and routes as through dump_fts.
+top_builddir="$top_builddir" bash "$top_srcdir/bench/netsim/routes.sh" --engine ftree --seed 1 --read opensm \
+  "$work/rail-osm.json" -- "${rail[@]}" >/dev/null 2>"$work/rail-osm.err" ||
+  ta_fail "bench/netsim/routes.sh --read opensm on 2 rails failed: $(tail -3 "$work/rail-osm.err")"
+grep -q '^opensm-lfts.dump (' "$work/rail-osm.err" ||
+  ta_fail "routes.sh --read opensm did not read OpenSM's record: $(cat "$work/rail-osm.err")"
+python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:3]); sys.exit(a["hash"] != b["hash"] or a["routes"] != b["routes"])' \
+  "$work/rail-routed.json" "$work/rail-osm.json" ||
+  ta_fail "routes.sh on 2 rails: --read opensm and --read dumps give other cabling or routes"
 cat >"$work/rail-job.json" <<JSON
 {"jobs": [{"name": "X", "layout": "tp=2,dp=2", "nodes": ["n0001", "n0005"], "dp_bytes": 1e9}]}
 JSON
@@ -278,7 +289,7 @@ for r in ("rail1-spine", "rail2-spine"):
     busy = [l for l in loads["link_loads"]["as-routed"] if r in l["link"] and (l["up_bytes"] or l["down_bytes"])]
     assert busy, "no as-routed load on %s: the job's ring on that rail did not cross the units" % r
 EOF2
-ta_pass "bench/netsim/routes.sh on 2 rails: one OpenSM and one subnet per rail, every NIC routed in its rail, netsim as-routed follows both"
+ta_pass "bench/netsim/routes.sh on 2 rails: one OpenSM and one subnet per rail, every NIC routed in its rail, netsim as-routed follows both, OpenSM's record reads the same routes"
 
 # Rails that meet at shared spines (generate rail --spines) are one subnet: routes.sh tells so from
 # the cabling and routes them with one OpenSM; every NIC of every host has its LID in that subnet,
