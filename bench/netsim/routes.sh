@@ -16,8 +16,9 @@
 # A fabric of several planes (`generate rail --spines-per-rail`: each rail its own leaves and spines,
 # so a host's NICs sit in separate subnets) gets one OpenSM per plane, attached through the first
 # host's NIC on it (ibsim's SIM_HOST), and is read back from one walk and one dump_fts per plane
-# (--read dumps, or --read opensm for OpenSM's record of each plane). The planes are found in the generated cabling, not in the options: rails that meet
-# at shared spines (`generate rail --spines`) are one plane, routed and read as one subnet.
+# (--read dumps, or --read opensm for OpenSM's record of each plane). The planes are found in the
+# generated cabling, not in the options: rails that meet at shared spines (`generate rail
+# --spines`) are one plane, routed and read as one subnet.
 # Each step's wall time is printed (bench/netsim/README.md, "Routed topologies").
 #
 #   bench/netsim/routes.sh [--engine ftree|minhop|updn|dfsssp|...] [--seed N|--seed 0] [--keep DIR]
@@ -37,7 +38,7 @@ bin=${TOPOAWARE:-${top_builddir:-$top_srcdir/_build}/topoaware}
 export IBSIM_START_TIMEOUT=${IBSIM_START_TIMEOUT:-120}
 
 engine=ftree seed=1 keep="" read=live sm_timeout=${ROUTES_SM_TIMEOUT:-3600}
-usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --engine) engine=$2; shift 2 ;;
