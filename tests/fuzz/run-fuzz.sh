@@ -6,7 +6,7 @@
 # the seeds (tests/fuzz/seeds/<target>/ and the fixtures named below) and a corpus kept in the
 # work folder.
 #
-#   tests/fuzz/run-fuzz.sh [--build-dir DIR] [--smoke SECONDS | --runs N] [--work DIR]
+#   tests/fuzz/run-fuzz.sh [--build-dir DIR] [--smoke SECONDS | --runs N [--fork J]] [--work DIR]
 #                          [--update-corpus] [TARGET ...]
 #
 #   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this. Also fails a
@@ -15,6 +15,9 @@
 #               0.2% (at least 2 edges) of slack
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000)
 #   --max-seconds S  with --runs: stop a target after S seconds all the same
+#   --fork J    with --runs: one libFuzzer run over J worker processes (-fork=J), its executions
+#               summed over them, so that one target has J cores; its cov/ft columns count as
+#               libFuzzer's fork mode does, not comparable with a single process's
 #   --update-corpus  after the run, minimise the stored corpus, the run's corpus and the seeds
 #               (libFuzzer -merge=1 into an empty folder) into tests/fuzz/corpus/<target>/
 #   TARGET      ibnetdiscover topology_json config options status hostlist lft_dump gres task
@@ -31,7 +34,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=$top/_build
-mode=time amount=60 work="" cap="" update=0
+mode=time amount=60 work="" cap="" update=0 fork=""
 targets=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -39,9 +42,10 @@ while [ $# -gt 0 ]; do
     --smoke) mode=time amount=$2; shift ;;
     --runs) mode=runs amount=$2; shift ;;
     --max-seconds) cap=$2; shift ;;
+    --fork) fork=$2; shift ;;
     --work) work=$2; shift ;;
     --update-corpus) update=1 ;;
-    -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run-fuzz.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) targets+=("$1") ;;
   esac
@@ -148,9 +152,10 @@ run_target() {
   fi
   # 3. fuzz.
   limit=-max_total_time=$amount
-  [ "$mode" = runs ] && limit="-runs=$amount${cap:+ -max_total_time=$cap}"
+  [ "$mode" = runs ] && limit="-runs=$amount${cap:+ -max_total_time=$cap}${fork:+ -fork=$fork}"
   t0=$SECONDS
-  # One process (no -jobs/-workers: with them libFuzzer forks a worker that logs to ./fuzz-N.log).
+  # One process (no -jobs/-workers: with them libFuzzer forks a worker that logs to ./fuzz-N.log);
+  # --fork J is libFuzzer's fork mode, whose workers log to a temporary folder of their own.
   # -timeout is wall time: at nice 19 beside other work, a legal but large input (a topology
   # naming 200,000 hosts takes 0.4-0.8 s under ASan) took 12 s while a CI run had both cores; a hang
   # is still caught.
@@ -162,6 +167,10 @@ run_target() {
   secs=$((SECONDS - t0))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log/$t.log" | tail -n1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log/$t.log" | tail -n1)
+  if [ -z "$execs" ] && [ -n "$fork" ]; then  # fork mode: the parent's "#N: cov: ..." lines
+    execs=$(grep -E '^#[0-9]+: cov: ' "$log/$t.log" | tail -n1 | sed 's/^#\([0-9]*\):.*/\1/')
+    [ -n "$execs" ] && [ "$secs" -gt 0 ] && rate=$((execs / secs))
+  fi
   last=$(grep -E '^#[0-9]+.*cov: ' "$log/$t.log" | tail -n1)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
