@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
     --pending) PENDING=$2; shift ;;
     --flaps) FLAPS=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h|--help) sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fault_run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --jobs) jobs=$2; shift ;;
     --runs) runs=$2; shift ;;
-    -h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -17,7 +17,7 @@ jobs=${MAKEFLAGS_JOBS:-2}
 for a in "$@"; do
   case $a in
     --quick|--full|--seeds|--jobs|[0-9]*) ;;
-    -h|--help) sed -n '3,13p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0"; exit 0 ;;
     *) echo "unknown option $a (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=$2; shift ;;
     --out) OUT=$2; shift ;;
     --baseline-spank) BASELINE=$2; shift ;;
-    -h|--help) sed -n '3,29p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0"; exit 0 ;;
     *) echo "spank_prolog_cost.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift

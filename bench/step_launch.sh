@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift ;;
     --baseline-spank) baseline=$2; shift ;;
-    -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -24,7 +24,7 @@ force=no versions=()
 while [ $# -gt 0 ]; do
   case $1 in
     --force) force=yes ;;
-    -h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) ta_die "unknown option '$1' (try --help)" ;;
     *) versions+=("$1") ;;
   esac

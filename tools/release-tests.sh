@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) build=$2; shift ;;
     --tests) tests=$2; shift ;;
-    -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) ta_die "unknown option '$1' (try --help)" ;;
     *) release=$1 ;;
   esac

@@ -37,7 +37,7 @@ only=()
 while [ $# -gt 0 ]; do
   case $1 in
     --libslurmfull) want_full=yes ;;
-    -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "slurm-matrix: unknown option '$1'" >&2; exit 2 ;;
     *) only+=("$1") ;;
   esac
