@@ -13,7 +13,13 @@
 #               target whose coverage at the end of the run is below what its stored corpus alone
 #               gives (libFuzzer's "cov:" of a -runs=0 replay of tests/fuzz/corpus/<target>), less
 #               0.2% (at least 2 edges) of slack
-#   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000)
+#   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000).
+#               Each long run that ends by itself (its N, its --max-seconds or a finding; not one
+#               killed by hand) adds a line to WORK/ledger.tsv: the time, the target, the first 16
+#               hex digits of the fuzz binary's SHA-256, executions, seconds, ok or FAIL, the
+#               commit. It then prints the executions of every run of that same binary in the
+#               ledger: a binary built from other code has another checksum, so runs on unchanged
+#               code, each resuming from the corpus of the last in WORK, add up and others do not
 #   --max-seconds S  with --runs: stop a target after S seconds all the same
 #   --fork J    with --runs: one libFuzzer run over J worker processes (-fork=J), its executions
 #               summed over them, so that one target has J cores; its cov/ft columns count as
@@ -130,9 +136,10 @@ seed_dirs() {
 # One target: regressions, base coverage, the run, the optional corpus update. Prints its lines;
 # returns 1 on any failure.
 run_target() {
-  local t=$1 bin corpus art stored base limit t0 rc secs execs rate last cov ft corp result lowcov fresh failed=0
+  local t=$1 bin sum corpus art stored base limit t0 rc secs execs rate last cov ft corp result lowcov fresh failed=0
   bin=$build/tests/fuzz/fuzz_$t
   [ -x "$bin" ] || { echo "run-fuzz.sh: no $bin" >&2; return 1; }
+  sum=$(sha256sum "$bin" | cut -c1-16)
   corpus=$work/corpus/$t art=$work/artifacts/$t
   mkdir -p "$corpus" "$art"
   # 1. the regressions: each must run clean.
@@ -190,6 +197,13 @@ run_target() {
   fi
   printf '%-14s %-6s %12s %8s %7s %10s %7s %9s %6s\n' "$t" "$result" "${execs:-?}" "$secs" "${rate:-?}" \
     "${cov:-?}" "${ft:-?}" "${corp:-?}" "${base:--}"
+  if [ "$mode" = runs ]; then
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$sum" "${execs:-0}" "$secs" "$result" \
+      "$(git -C "$top" describe --always --dirty 2>/dev/null || echo -)" >>"$work/ledger.tsv"
+    awk -F'\t' -v t="$t" -v s="$sum" '$2 == t && $3 == s { n++; e += $4; d += $5; if ($6 != "ok") f++ }
+      END { printf "    binary %s: %d executions in %d s over %d long runs in the ledger, %d of them FAIL\n", s, e, d, n, f }' \
+      "$work/ledger.tsv"
+  fi
   [ $lowcov -eq 1 ] && echo "    coverage ${cov:-?} at the end is below the stored corpus's $base less $slack edges of slack (log: $log/$t.log)"
   if [ $rc -ne 0 ]; then
     grep -E 'ERROR: |invariant failed|runtime error|SUMMARY' "$log/$t.log" | head -n 5 | sed 's/^/    /'
