@@ -14,12 +14,13 @@
 #               gives (libFuzzer's "cov:" of a -runs=0 replay of tests/fuzz/corpus/<target>), less
 #               0.2% (at least 2 edges) of slack
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000).
-#               Each long run that ends by itself (its N, its --max-seconds or a finding; not one
-#               killed by hand) adds a line to WORK/ledger.tsv: the time, the target, the first 16
-#               hex digits of the fuzz binary's SHA-256, executions, seconds, ok or FAIL, the
-#               commit. It then prints the executions of every run of that same binary in the
-#               ledger: a binary built from other code has another checksum, so runs on unchanged
-#               code, each resuming from the corpus of the last in WORK, add up and others do not
+#               Each long run that ends by itself (its N, its --max-seconds or a finding; not
+#               one killed by hand) adds a line to the ledger (FUZZ_LEDGER, default
+#               WORK/ledger.tsv): the time, the target, the first 16 hex digits of the fuzz
+#               binary's SHA-256, executions, seconds, ok or FAIL, the commit; then it prints the
+#               executions of every run of that same binary in the ledger. A binary built from
+#               other code has another checksum, so runs on unchanged code (one after another
+#               from the same work corpus, or side by side) add up and others do not
 #   --max-seconds S  with --runs: stop a target after S seconds all the same
 #   --fork J    with --runs: one libFuzzer run over J worker processes (-fork=J), its executions
 #               summed over them, so that one target has J cores; its cov/ft columns count as
@@ -34,7 +35,9 @@
 # WORK/artifacts/<target>/crash-*; replay with "tests/fuzz/fuzz_<target> FILE" in the build folder).
 # Without clang it prints SKIP and exits 77, except under CI=true, where it fails (the packages are
 # in tools/setup.sh's list). Environment: FUZZ_WORK (work folder, default BUILD/fuzz-work),
-# FUZZ_PARALLEL (targets at a time, default the number of cores).
+# FUZZ_PARALLEL (targets at a time, default the number of cores), FUZZ_LEDGER (the long runs'
+# ledger, default WORK/ledger.tsv: two runs of one target side by side, each in a work folder of
+# its own, share one).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,6 +64,7 @@ done
 build=$(cd "$build" 2>/dev/null && pwd) ||
   { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
 work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
+ledger=${FUZZ_LEDGER:-$work/ledger.tsv}
 
 skip() {
   if [ "${CI:-}" = true ]; then echo "run-fuzz.sh: FAIL: $1 (CI installs clang and libclang-rt-14-dev)" >&2; exit 1; fi
@@ -199,10 +203,10 @@ run_target() {
     "${cov:-?}" "${ft:-?}" "${corp:-?}" "${base:--}"
   if [ "$mode" = runs ]; then
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$sum" "${execs:-0}" "$secs" "$result" \
-      "$(git -C "$top" describe --always --dirty 2>/dev/null || echo -)" >>"$work/ledger.tsv"
+      "$(git -C "$top" describe --always --dirty 2>/dev/null || echo -)" >>"$ledger"
     awk -F'\t' -v t="$t" -v s="$sum" '$2 == t && $3 == s { n++; e += $4; d += $5; if ($6 != "ok") f++ }
       END { printf "    binary %s: %d executions in %d s over %d long runs in the ledger, %d of them FAIL\n", s, e, d, n, f }' \
-      "$work/ledger.tsv"
+      "$ledger"
   fi
   [ $lowcov -eq 1 ] && echo "    coverage ${cov:-?} at the end is below the stored corpus's $base less $slack edges of slack (log: $log/$t.log)"
   if [ $rc -ne 0 ]; then
