@@ -217,6 +217,13 @@ int topoaware_options_check(const topoaware_options_t *o, char *err, size_t errl
   });
 }
 
+uint64_t topoaware_layout_world(const topoaware_layout_t *l) {
+  if (!l) return 0;
+  topoaware::Layout x;
+  x.tp = l->tp, x.cp = l->cp, x.dp = l->dp, x.pp = l->pp;  // not to_cxx: the order plays no part
+  return x.world();
+}
+
 uint32_t topoaware_layout_gpus_per_node(const topoaware_layout_t *l, uint32_t nodes) {
   if (!l || !nodes) return 0;
   try {

@@ -95,6 +95,9 @@ int topoaware_options_check(const topoaware_options_t *opts, char *err, size_t e
 /* 1 if any of tp, cp, ep, dp, pp was given. */
 int topoaware_options_has_layout(const topoaware_options_t *opts);
 
+/* The layout's world size tp*cp*dp*pp (its GPUs, one rank each); UINT64_MAX when it does not fit
+ * in 64 bits, 0 for NULL. The one place C code gets it: a product of four axes of up to 65536 wraps. */
+uint64_t topoaware_layout_world(const topoaware_layout_t *l);
 /* GPUs per node when the layout's world size (tp*cp*dp*pp) is spread evenly over `nodes` nodes;
  * 0 when it cannot be (no nodes, a node count that does not divide the world, over 65535 per node). */
 uint32_t topoaware_layout_gpus_per_node(const topoaware_layout_t *l, uint32_t nodes);

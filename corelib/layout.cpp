@@ -199,7 +199,8 @@ void validate_layout(const Layout &l) {
                         std::to_string(kMaxAxis));
   }
   if (l.world() > kMaxWorld)
-    throw LayoutError("world size " + layout_product(l) + " = " + std::to_string(l.world()) +
+    throw LayoutError("world size " + layout_product(l) + " = " +
+                      (l.world() == UINT64_MAX ? std::string("2^64 or more") : std::to_string(l.world())) +
                       " GPUs exceeds the limit of " + std::to_string(kMaxWorld));
   const uint64_t cpdp = uint64_t(l.cp) * l.dp;
   if (cpdp % l.ep != 0)
@@ -280,6 +281,18 @@ Request complete_request(const Layout &l, const Request &given, uint32_t node_gp
                       RequestPart::Gpus);
   }
 
+  // Where the partition's count is unknown (its nodes differ) nothing above bounds g; beyond this a
+  // node's tasks no longer fit Slurm's 16-bit count, and no real node has so many GPUs.
+  if (g > kMaxGpusPerNode) {
+    const std::string most = std::to_string(kMaxGpusPerNode);
+    const uint64_t min_nodes = (W + kMaxGpusPerNode - 1) / kMaxGpusPerNode;
+    const std::string fix = given.gpus_per_node ? "--gpus-per-node=N with the GPUs of one node, at most " + most
+                            : given.nodes       ? "-N " + std::to_string(min_nodes) + " or more"
+                                                : "--ntasks-per-node=" + most + " or less";
+    throw LayoutError(std::to_string(g) + " GPUs per node (one task each) is more than the " + most +
+                          " per node topoaware accepts; use " + fix,
+                      given.gpus_per_node ? RequestPart::Gpus : given.nodes ? RequestPart::Nodes : RequestPart::Tasks);
+  }
   if (W % g != 0) {
     // dp values near the given one that make the world a whole number of nodes of g GPUs.
     const uint64_t rest = uint64_t(l.tp) * l.cp * l.pp;

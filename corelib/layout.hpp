@@ -50,7 +50,14 @@ inline constexpr size_t kMaxOptionValue = 255;
 struct Layout {
   uint32_t tp = 1, cp = 1, ep = 1, dp = 1, pp = 1;
   RankOrder order = RankOrder::TpCpEpDpPp;
-  uint64_t world() const { return uint64_t(tp) * cp * dp * pp; }
+  // GPUs (ranks) of the layout; UINT64_MAX when the product does not fit in 64 bits (four axes of
+  // 65536 make exactly 2^64, which would wrap to 0 and pass every "too large" check).
+  uint64_t world() const {
+    uint64_t w = 1;
+    for (const uint32_t axis : {tp, cp, dp, pp})
+      if (__builtin_mul_overflow(w, uint64_t(axis), &w)) return UINT64_MAX;
+    return w;
+  }
   bool operator==(const Layout &o) const {
     return tp == o.tp && cp == o.cp && ep == o.ep && dp == o.dp && pp == o.pp && order == o.order;
   }

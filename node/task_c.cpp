@@ -115,7 +115,7 @@ std::string node_key(const topoaware_task_in_t &in) {
 // The layout's ranks against the step's tasks and nodes: world and ranks per node, or why not.
 void set_world(const topoaware_task_in_t &in, uint32_t n, NodeStep &ns) {
   const topoaware_layout_t &l = *in.layout;
-  ns.world = static_cast<uint64_t>(l.tp) * l.cp * l.dp * l.pp;
+  ns.world = topoaware_layout_world(&l);
   if (ns.world != in.total_tasks)
     throw std::runtime_error("the step has " + std::to_string(in.total_tasks) + " tasks, the layout " +
                              std::to_string(ns.world) + " ranks");

@@ -102,6 +102,11 @@ void test_validate_layout(void **) {
   expect_error([] { validate_layout(L(0, 1, 1)); }, "tp=0: must be at least 1");
   expect_error([] { validate_layout(L(1, 1, 70000)); }, "dp=70000 is too large");
   expect_error([] { validate_layout(L(1024, 1024, 32)); }, "exceeds the limit of 16777216");
+  // Four axes at their bound multiply to exactly 2^64: the world size must not wrap to 0 (which
+  // passed the limit and reached the engine as a layout of no GPUs).
+  assert_int_equal(L(65536, 65536, 65536, 65536).world(), UINT64_MAX);
+  assert_int_equal(L(65536, 65536, 65536, 32768).world(), uint64_t(1) << 63);
+  expect_error([] { validate_layout(L(65536, 65536, 65536, 65536)); }, "= 2^64 or more GPUs exceeds the limit");
 }
 
 void test_validate_tp(void **) {
@@ -191,6 +196,20 @@ void test_complete_errors(void **) {
   expect_error([&] { Request q; q.gpus_per_node = 8; complete_request(L(2, 1, 3), q, 8); },
                "not a whole number of nodes of 8 GPUs; use dp=4");
   expect_error([&] { Request q; q.gpus_per_node = 8; complete_request(L(2, 1, 5), q, 8); }, "use dp=4 or dp=8");
+  // A partition of mixed nodes (count 0) bounds nothing: more than 1024 GPUs per node is refused
+  // with the option to change, before it reaches Slurm's 16-bit task count.
+  expect_error([&] { Request q; q.gpus_per_node = 65536; complete_request(L(8, 1, 8192), q, 0); },
+               "65536 GPUs per node (one task each) is more than the 1024 per node topoaware accepts; use "
+               "--gpus-per-node=N with the GPUs of one node, at most 1024");
+  expect_error([&] { Request q; q.nodes = 2; complete_request(L(8, 1, 8192), q, 0); },
+               "32768 GPUs per node (one task each) is more than the 1024 per node topoaware accepts; use -N 64 or more");
+  expect_error([&] { Request q; q.ntasks_per_node = 2048; complete_request(L(8, 1, 256), q, 0); },
+               "use --ntasks-per-node=1024 or less");
+  {
+    Request q;
+    q.gpus_per_node = 1024;  // at the bound: accepted
+    assert_int_equal(complete_request(L(8, 1, 256), q, 0).nodes, 2);
+  }
 }
 
 // Multi-node NVLink domains (NVL72: 18 trays of 4 GPUs in one domain).

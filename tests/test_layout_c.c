@@ -66,6 +66,14 @@ static void test_gpus_per_node(void **state) {
   assert_int_equal(topoaware_layout_gpus_per_node(NULL, 8), 0);
   l.tp = 65536; l.dp = 2; l.pp = 1; /* 131072 GPUs on one node: over 65535 */
   assert_int_equal(topoaware_layout_gpus_per_node(&l, 1), 0);
+  /* The world size: four axes at their bound make 2^64, given as UINT64_MAX, not wrapped to 0. */
+  {
+    topoaware_layout_t big = {65536, 65536, 1, 65536, 65536, TOPOAWARE_ORDER_TP_CP_EP_DP_PP};
+    assert_true(topoaware_layout_world(&big) == UINT64_MAX);
+    assert_int_equal(topoaware_layout_gpus_per_node(&big, 1), 0);
+    assert_true(topoaware_layout_world(&l) == 131072); /* 65536*1*2*1 */
+    assert_true(topoaware_layout_world(NULL) == 0);
+  }
   assert_int_equal(topoaware_layout_gpus_per_node(&l, 2), 0); /* 65536 per node */
   assert_int_equal(topoaware_layout_gpus_per_node(&l, 4), 32768);
   l.order = 99; /* an order the C enum does not have: no layout */

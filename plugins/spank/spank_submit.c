@@ -84,7 +84,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
   if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_NNODES, &nodes) != ESPANK_SUCCESS || tasks == 0 || nodes == 0)
     return 0; /* nothing to compare with */
-  world = (uint64_t)l->tp * l->cp * l->dp * l->pp;
+  world = topoaware_layout_world(l);
   topoaware_layout_string(l, lay, sizeof(lay));
   if (world != tasks) {
     slurm_error(TA
