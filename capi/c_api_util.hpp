@@ -25,12 +25,21 @@ const Topology &topology_of(const topoaware_topo *t);
 // Copies a message into a caller's buffer, always NUL-terminated, truncated if needed (never inside
 // a UTF-8 character). Messages quote input (a topology file's bytes, a user's option): only
 // printable text reaches slurmctld's log, a user's terminal or the status file (printable_text).
-inline void copy_c_error(const char *msg, char *err, size_t errlen) {
+inline void copy_c_error(const char *msg, char *err, size_t errlen) noexcept {
   if (!err || errlen == 0) return;
-  const std::string text = printable_text(msg ? msg : "");
-  const size_t n = utf8_prefix(text.c_str(), text.size() < errlen ? text.size() : errlen - 1);
-  std::memcpy(err, text.data(), n);
-  err[n] = '\0';
+  const char *m = msg ? msg : "";
+  try {
+    const std::string text = printable_text(m);
+    const size_t n = utf8_prefix(text.c_str(), text.size() < errlen ? text.size() : errlen - 1);
+    std::memcpy(err, text.data(), n);
+    err[n] = '\0';
+  } catch (...) {
+    // No memory for the copy (a long message while the heap is exhausted): ASCII only, in place.
+    // c_boundary calls this from its handlers, and an exception from there would end the daemon.
+    size_t n = 0;
+    for (; m[n] && n + 1 < errlen; ++n) err[n] = m[n] >= 0x20 && m[n] < 0x7f ? m[n] : '?';
+    err[n] = '\0';
+  }
 }
 
 // The one way every C API entry point crosses from C++ to C: runs f and returns what it returns; an

@@ -10,12 +10,28 @@
 #include <string>
 #include <vector>
 
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+
+#include "c_api_util.hpp"
 #include "cmocka_cxx.hpp"
 #include "safe_folder.hpp"
 #include "engine_topologies.hpp"
 #include "nvlink.hpp"
 #include "topoaware_c.h"
 #include "topology_json.hpp"
+
+// This test binary's operator new fails, when asked, for every allocation of at least
+// fail_new_from bytes: how an exhausted heap looks to the C API's error handlers.
+static size_t fail_new_from = 0;  // 0: never
+void *operator new(size_t n) {
+  if (fail_new_from && n >= fail_new_from) throw std::bad_alloc();
+  if (void *p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -394,12 +410,35 @@ void test_nvlink_domains(void **) {
 
 }  // namespace
 
+namespace {
+
+// An exception whose message cannot be copied (no memory for the printable copy) still comes
+// back as the failure value with a message: c_boundary is noexcept, and anything thrown from its
+// handlers would end slurmctld through std::terminate.
+void test_error_copy_without_memory(void **) {
+  const std::runtime_error e(std::string(1 << 20, 'x') + "\x01");  // made before the heap "runs out"
+  char err[64];
+  fail_new_from = 1 << 19;
+  const int r = topoaware::c_boundary(err, sizeof err, -7, [&]() -> int { throw e; });
+  fail_new_from = 0;
+  assert_int_equal(r, -7);
+  assert_int_equal(std::strlen(err), sizeof err - 1);
+  assert_int_equal(std::strspn(err, "x"), sizeof err - 1);
+  // Short messages take the usual path.
+  const int ok = topoaware::c_boundary(err, sizeof err, -7, []() -> int { throw std::runtime_error("bad\tvalue"); });
+  assert_int_equal(ok, -7);
+  assert_string_equal(err, "bad value");
+}
+
+}  // namespace
+
 int main() {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_place_and_order),
                                      cmocka_unit_test(test_ep_reaches_both_sides),
                                      cmocka_unit_test(test_select_avoids_degraded_leaf),
                                      cmocka_unit_test(test_save_copies_the_bytes_read),
                                      cmocka_unit_test(test_nvlink_domains),
-                                     cmocka_unit_test(test_ring_book)};
+                                     cmocka_unit_test(test_ring_book),
+                                     cmocka_unit_test(test_error_copy_without_memory)};
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
