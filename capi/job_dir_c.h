@@ -27,6 +27,10 @@ extern "C" {
  * job folder: what a job's user put there must not hold the epilog without end. */
 #define TOPOAWARE_JOB_DIR_MAX_ENTRIES 100000u
 #define TOPOAWARE_JOB_DIR_MAX_MS 10000u
+/* The longest a job epilog spends on the leftovers of earlier job folders (topoaware_state_sweep). */
+#define TOPOAWARE_SWEEP_MAX_MS 5000u
+/* What a removal could not finish, moved aside in the state folder: ".left.<JOBID>.<time>". */
+#define TOPOAWARE_LEFTOVER_PREFIX ".left."
 
 /* Opens the state folder `path` (absolute) as a descriptor: with `create`, makes it first (mode
  * 0755) if it is missing. It must be a real folder (not a symbolic link), owned by root and not
@@ -41,7 +45,8 @@ int topoaware_job_dir_name(uint32_t job_id, char *buf, size_t len);
  * uid:gid, mode 0700 (made 0700 by root first, handed over through its descriptor). A folder of
  * that name already owned by uid (the prolog of another slurmd on the same host, or a second run)
  * is kept and closed again (uid:gid, 0700); anything else of that name (left on a crashed node by
- * an earlier job with the same id) is removed first (topoaware_job_dir_remove). Returns 0 or -1. */
+ * an earlier job with the same id) is removed first (topoaware_job_dir_remove; moved aside if it is
+ * too big to remove now). Returns 0 or -1. */
 int topoaware_job_dir_create(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, char *err, size_t errlen);
 
 /* Root, in the job epilog: removes job.<JOBID> and everything the job's user put in it. Each
@@ -49,12 +54,24 @@ int topoaware_job_dir_create(int state_fd, uint32_t job_id, uid_t uid, gid_t gid
  * the user can no longer add to it; entries are removed with unlinkat as readdir returns them (no
  * folder's list of names is held), folders entered with openat(O_NOFOLLOW | O_DIRECTORY), never
  * across a file system boundary, at most TOPOAWARE_JOB_DIR_MAX_DEPTH deep, and the walk stops
- * after TOPOAWARE_JOB_DIR_MAX_ENTRIES entries or TOPOAWARE_JOB_DIR_MAX_MS. Returns 0 (removed, or
- * there was none) or -1 (err names the first thing left and how many more). */
+ * after TOPOAWARE_JOB_DIR_MAX_ENTRIES entries or TOPOAWARE_JOB_DIR_MAX_MS. A folder nested deeper,
+ * and what is left of job.<JOBID> when a bound stops the walk, is moved aside in the state folder
+ * (TOPOAWARE_LEFTOVER_PREFIX: same file system, root's only) for the epilogs that follow
+ * (topoaware_state_sweep), so the name is free for the next job and nothing stays for good.
+ * Returns 0 (removed, or there was none, or only deeper folders moved aside) or -1 (err names the
+ * first thing left, how many more, and where the rest went). */
 int topoaware_job_dir_remove(int state_fd, uint32_t job_id, char *err, size_t errlen);
 /* The same with other bounds (max_ms: milliseconds). */
 int topoaware_job_dir_remove_bounded(int state_fd, uint32_t job_id, uint64_t max_entries, uint32_t max_ms, char *err,
                                      size_t errlen);
+
+/* Root, in the job epilog after its own folder: removes the leftovers of earlier job folders
+ * (TOPOAWARE_LEFTOVER_PREFIX in the state folder) the same way, at most
+ * TOPOAWARE_JOB_DIR_MAX_ENTRIES entries and TOPOAWARE_SWEEP_MAX_MS in all. Returns 0 (none left),
+ * 1 (some left for the next epilog, err says how much), -1 (the state folder cannot be read). */
+int topoaware_state_sweep(int state_fd, char *err, size_t errlen);
+/* The same with other bounds. */
+int topoaware_state_sweep_bounded(int state_fd, uint64_t max_entries, uint32_t max_ms, char *err, size_t errlen);
 
 /* The job's user, in task_init: opens job.<JOBID> and checks that it is a real folder owned by
  * the caller's effective uid with no access for group or others. Returns the fd, or -1 with err

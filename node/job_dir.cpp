@@ -47,7 +47,9 @@ constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NO
 // emptied is held (at most TOPOAWARE_JOB_DIR_MAX_DEPTH names), never a folder's list of names.
 struct Removal {
   dev_t dev = 0;  // the file system it must stay on
-  uint64_t seen = 0, max_entries = 0, left = 0;
+  int state_fd = -1;    // where a folder nested too deep goes to be removed later (leftovers)
+  uint32_t job_id = 0;  // names the leftovers
+  uint64_t seen = 0, max_entries = 0, left = 0, moved = 0;
   uint32_t max_ms = 0;
   struct timespec deadline {};
   bool stopped = false;  // a bound was reached: the walk ends
@@ -70,14 +72,50 @@ struct Removal {
   }
 };
 
+void start_removal(Removal *r, dev_t dev, int state_fd, uint32_t job_id, uint64_t max_entries, uint32_t max_ms) {
+  r->dev = dev;
+  r->state_fd = state_fd;
+  r->job_id = job_id;
+  r->max_entries = max_entries;
+  r->max_ms = max_ms;
+  clock_gettime(CLOCK_MONOTONIC, &r->deadline);
+  r->deadline.tv_sec += time_t(max_ms / 1000);
+  r->deadline.tv_nsec += long(max_ms % 1000) * 1000000L;
+  if (r->deadline.tv_nsec >= 1000000000L) r->deadline.tv_sec += 1, r->deadline.tv_nsec -= 1000000000L;
+}
+
 bool remove_entry(int parent_fd, const char *name, const std::string &path, int depth, Removal *r);
+
+// What a removal could not finish is moved, not left in place: a job folder stopped at a bound
+// would keep its name (a later job with the same id could get no folder) and stay on the node's
+// file system for good, since nothing but that job's epilog looks at it. As ".left.<job>.<time>"
+// in the state folder (same file system, a root-only folder by then) it is removed by the epilogs
+// that follow (topoaware_state_sweep), each within its bounds, so a tree of any size or depth goes
+// in steps. renameat2(RENAME_NOREPLACE): never onto an existing name.
+bool move_to_leftovers(int parent_fd, const char *name, int state_fd, uint32_t job_id, std::string *as) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char left[96];
+    std::snprintf(left, sizeof left, "%s%u.%lld%09ld.%d", TOPOAWARE_LEFTOVER_PREFIX, job_id,
+                  static_cast<long long>(now.tv_sec), now.tv_nsec, attempt);
+    if (renameat2(parent_fd, name, state_fd, left, RENAME_NOREPLACE) == 0) {
+      if (as) *as = left;
+      return true;
+    }
+    if (errno != EEXIST) return false;
+  }
+  return false;
+}
 
 // Removes what the folder fd holds, each entry as readdir returns it. A pass that removed entries
 // is followed by another (readdir may skip names removed under it) until one finds the folder
 // empty. False when something is left.
 bool empty_folder(int fd, const std::string &path, int depth, Removal *r) {
   for (int pass = 0; pass < 4; ++pass) {
-    const int lfd = dup(fd);
+    // A dup shares the folder's read position with fd: back to its start, or every pass after the
+    // first would read from where the last one ended and find nothing.
+    const int lfd = lseek(fd, 0, SEEK_SET) == 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
     std::unique_ptr<DIR, int (*)(DIR *)> d(lfd >= 0 ? fdopendir(lfd) : nullptr, closedir);
     if (!d) {
       if (lfd >= 0) close(lfd);
@@ -123,13 +161,19 @@ bool remove_entry(int parent_fd, const char *name, const std::string &path, int 
     r->note_left(path, "another file system is mounted there; not entered");
     return false;
   }
-  if (depth >= TOPOAWARE_JOB_DIR_MAX_DEPTH) {
-    r->note_left(path, "nested deeper than " + std::to_string(TOPOAWARE_JOB_DIR_MAX_DEPTH) + " folders");
-    return false;
-  }
   // Take the folder back: from now on only root may add or rename entries in it.
   if (geteuid() == 0 && (fchown(fd, 0, 0) != 0 || fchmod(fd, 0700) != 0)) {
     r->note_left(path, "cannot take it back: " + errno_text(errno));
+    return false;
+  }
+  if (depth >= TOPOAWARE_JOB_DIR_MAX_DEPTH) {
+    // The walk holds one path and one descriptor per level: deeper parts start again from the top
+    // as a leftover of their own.
+    if (r->state_fd >= 0 && move_to_leftovers(parent_fd, name, r->state_fd, r->job_id, nullptr)) {
+      r->moved++;
+      return true;
+    }
+    r->note_left(path, "nested deeper than " + std::to_string(TOPOAWARE_JOB_DIR_MAX_DEPTH) + " folders");
     return false;
   }
   if (!empty_folder(fd, path, depth, r)) return false;
@@ -175,22 +219,61 @@ int job_dir_remove_impl(int state_fd, uint32_t job_id, uint64_t max_entries, uin
     return -1;
   }
   Removal r;
-  r.dev = st.st_dev;
-  r.max_entries = max_entries;
-  r.max_ms = max_ms;
-  clock_gettime(CLOCK_MONOTONIC, &r.deadline);
-  r.deadline.tv_sec += time_t(max_ms / 1000);
-  r.deadline.tv_nsec += long(max_ms % 1000) * 1000000L;
-  if (r.deadline.tv_nsec >= 1000000000L) r.deadline.tv_sec += 1, r.deadline.tv_nsec -= 1000000000L;
+  start_removal(&r, st.st_dev, state_fd, job_id, max_entries, max_ms);
   try {
     if (remove_entry(state_fd, name, name, 0, &r)) return 0;
   } catch (...) {  // std::bad_alloc from a path
     r.note_left(name, "out of memory");
   }
+  std::string moved;
+  const bool out_of_the_way = move_to_leftovers(state_fd, name, state_fd, job_id, &moved);
   set_err(err, errlen,
           "cannot remove all of " + std::string(name) + " (" + std::to_string(r.seen) + " entries looked at): " +
-              r.first_left + (r.left > 1 ? " (and " + std::to_string(r.left - 1) + " more left)" : ""));
+              r.first_left + (r.left > 1 ? " (and " + std::to_string(r.left - 1) + " more left)" : "") +
+              (out_of_the_way ? "; the rest is now " + moved + ", which the next job epilogs remove" : ""));
   return -1;
+}
+
+int state_sweep_impl(int state_fd, uint64_t max_entries, uint32_t max_ms, char *err, size_t errlen) {
+  struct stat st;
+  if (fstat(state_fd, &st) != 0) {
+    set_err(err, errlen, "the state folder: " + errno_text(errno));
+    return -1;
+  }
+  // The names first (at most max_entries of them), then the removals: the folder is not read
+  // while leftovers are renamed into it.
+  std::vector<std::string> names;
+  {
+    const int lfd = lseek(state_fd, 0, SEEK_SET) == 0 ? fcntl(state_fd, F_DUPFD_CLOEXEC, 0) : -1;
+    std::unique_ptr<DIR, int (*)(DIR *)> d(lfd >= 0 ? fdopendir(lfd) : nullptr, closedir);
+    if (!d) {
+      if (lfd >= 0) close(lfd);
+      set_err(err, errlen, "the state folder: " + errno_text(errno));
+      return -1;
+    }
+    const size_t plen = std::strlen(TOPOAWARE_LEFTOVER_PREFIX);
+    while (const struct dirent *de = readdir(d.get()))
+      if (!std::strncmp(de->d_name, TOPOAWARE_LEFTOVER_PREFIX, plen) && names.size() < max_entries)
+        names.push_back(de->d_name);
+  }
+  Removal r;
+  start_removal(&r, st.st_dev, state_fd, 0, max_entries, max_ms);
+  uint64_t removed = 0;
+  for (const std::string &n : names) {
+    if (remove_entry(state_fd, n.c_str(), n, 0, &r)) ++removed;
+    if (r.stopped) break;
+  }
+  if (!r.left && !r.moved && names.size() == removed) return 0;
+  set_err(err, errlen,
+          "leftovers of earlier job folders: " + std::to_string(removed) + " of " + std::to_string(names.size()) +
+              " removed (" + std::to_string(r.seen) + " entries looked at)" +
+              (r.first_left.empty() ? "" : ": " + r.first_left) +
+              (r.left > 1 ? " (and " + std::to_string(r.left - 1) + " more left)" : "") +
+              (r.moved ? "; " + std::to_string(r.moved) + " folders nested deeper than " +
+                             std::to_string(TOPOAWARE_JOB_DIR_MAX_DEPTH) + " moved aside again"
+                       : "") +
+              "; the next job epilogs go on");
+  return 1;
 }
 
 int job_dir_create_impl(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, char *err, size_t errlen) {
@@ -209,7 +292,10 @@ int job_dir_create_impl(int state_fd, uint32_t job_id, uid_t uid, gid_t gid, cha
     close(old);
     if (ok) return 0;
   }
-  if (job_dir_remove_impl(state_fd, job_id, TOPOAWARE_JOB_DIR_MAX_ENTRIES, TOPOAWARE_JOB_DIR_MAX_MS, err, errlen) != 0)
+  // A stale folder too big to remove now is moved aside (a leftover): the name is free all the same.
+  struct stat gone;
+  if (job_dir_remove_impl(state_fd, job_id, TOPOAWARE_JOB_DIR_MAX_ENTRIES, TOPOAWARE_JOB_DIR_MAX_MS, err, errlen) != 0 &&
+      fstatat(state_fd, name, &gone, AT_SYMLINK_NOFOLLOW) == 0)
     return -1;
   if (mkdirat(state_fd, name, 0700) != 0) {
     set_err(err, errlen, std::string("cannot create ") + name + ": " + errno_text(errno));
@@ -322,6 +408,12 @@ int topoaware_job_dir_remove(int state_fd, uint32_t job_id, char *err, size_t er
 int topoaware_job_dir_remove_bounded(int state_fd, uint32_t job_id, uint64_t max_entries, uint32_t max_ms, char *err,
                                      size_t errlen) {
   return guarded(err, errlen, [&] { return job_dir_remove_impl(state_fd, job_id, max_entries, max_ms, err, errlen); });
+}
+int topoaware_state_sweep(int state_fd, char *err, size_t errlen) {
+  return topoaware_state_sweep_bounded(state_fd, TOPOAWARE_JOB_DIR_MAX_ENTRIES, TOPOAWARE_SWEEP_MAX_MS, err, errlen);
+}
+int topoaware_state_sweep_bounded(int state_fd, uint64_t max_entries, uint32_t max_ms, char *err, size_t errlen) {
+  return guarded(err, errlen, [&] { return state_sweep_impl(state_fd, max_entries, max_ms, err, errlen); });
 }
 int topoaware_job_dir_open(int state_fd, uint32_t job_id, char *err, size_t errlen) {
   return guarded(err, errlen, [&] { return job_dir_open_impl(state_fd, job_id, err, errlen); });

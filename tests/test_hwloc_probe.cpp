@@ -851,17 +851,37 @@ void test_job_dir(void **) {
   assert_true(S_ISDIR(st.st_mode));
   assert_int_equal(topoaware_job_dir_remove(sfd, 77, err, sizeof err), 0);
 
-  // Deeper than TOPOAWARE_JOB_DIR_MAX_DEPTH: refused and reported, and taken back from the user.
+  // Deeper than TOPOAWARE_JOB_DIR_MAX_DEPTH: the job folder goes, the part below that depth is
+  // taken back from the user and moved aside in the state folder, and the sweeps of the epilogs
+  // that follow remove it, TOPOAWARE_JOB_DIR_MAX_DEPTH levels at a time (100 levels: 3 sweeps).
+  const auto leftovers = [&] {
+    std::vector<std::string> out;
+    for (const auto &e : std::filesystem::directory_iterator(d))
+      if (e.path().filename().string().rfind(TOPOAWARE_LEFTOVER_PREFIX, 0) == 0) out.push_back(e.path().string());
+    return out;
+  };
   assert_int_equal(topoaware_job_dir_create(sfd, 9, kUser, kGroup, err, sizeof err), 0);
   std::string deep = d + "/job.9";
-  for (int i = 0; i < TOPOAWARE_JOB_DIR_MAX_DEPTH + 2; i++) {
+  for (int i = 0; i < 100; i++) {
     deep += "/d";
     assert_int_equal(mkdir(deep.c_str(), 0700), 0);
   }
-  assert_int_equal(topoaware_job_dir_remove(sfd, 9, err, sizeof err), -1);
-  assert_non_null(std::strstr(err, "nested deeper"));
-  assert_int_equal(lstat((d + "/job.9").c_str(), &st), 0);
+  assert_int_equal(chown(deep.c_str(), kUser, kGroup), 0);
+  assert_int_equal(topoaware_job_dir_remove(sfd, 9, err, sizeof err), 0);
+  assert_int_equal(lstat((d + "/job.9").c_str(), &st), -1);
+  assert_int_equal(leftovers().size(), 1);
+  assert_int_equal(lstat(leftovers()[0].c_str(), &st), 0);
   assert_int_equal(st.st_uid, 0);
+  assert_int_equal(st.st_mode & 0777, 0700);
+  assert_non_null(std::strstr(leftovers()[0].c_str(), "/.left.9."));
+  int sweeps = 0;
+  while (topoaware_state_sweep(sfd, err, sizeof err) == 1 && sweeps < 10) {
+    assert_non_null(std::strstr(err, "moved aside again"));
+    sweeps++;
+  }
+  assert_int_equal(sweeps, 2);  // the third found nothing more below the bound
+  assert_int_equal(leftovers().size(), 0);
+  assert_int_equal(topoaware_state_sweep(sfd, err, sizeof err), 0);  // none: nothing to do
   assert_int_equal(topoaware_job_dir_remove(sfd, 0, err, sizeof err), -1);
 
   // A wide and deep tree with links out of it: the epilog's walk is bounded in entries and in time,
@@ -879,10 +899,18 @@ void test_job_dir(void **) {
   assert_int_equal(topoaware_job_dir_remove_bounded(sfd, 11, 1000, 60000, err, sizeof err), -1);
   assert_non_null(std::strstr(err, "stopped: more than 1000 entries"));
   assert_non_null(std::strstr(err, "(1001 entries looked at)"));
-  assert_int_equal(lstat(wide.c_str(), &st), 0);
-  assert_int_equal(st.st_uid, 0);  // taken back, left for a later run
-  assert_int_equal(topoaware_job_dir_remove_bounded(sfd, 11, 1000000, 0, err, sizeof err), -1);
+  assert_non_null(std::strstr(err, "; the rest is now .left.11."));
+  assert_int_equal(lstat(wide.c_str(), &st), -1);  // the name is free: the next job 11 gets its folder
+  assert_int_equal(leftovers().size(), 1);
+  assert_int_equal(lstat(leftovers()[0].c_str(), &st), 0);
+  assert_int_equal(st.st_uid, 0);  // taken back, left for the sweeps
+  assert_int_equal(topoaware_job_dir_create(sfd, 11, kUser, kGroup, err, sizeof err), 0);
+  assert_int_equal(topoaware_state_sweep_bounded(sfd, 1000000, 0, err, sizeof err), 1);
   assert_non_null(std::strstr(err, "took longer than 0 ms"));
+  assert_non_null(std::strstr(err, "0 of 1 removed"));
+  assert_int_equal(topoaware_state_sweep(sfd, err, sizeof err), 0);
+  assert_int_equal(leftovers().size(), 0);
+  assert_int_equal(lstat(wide.c_str(), &st), 0);  // the new job's folder is not a leftover
   assert_int_equal(topoaware_job_dir_remove(sfd, 11, err, sizeof err), 0);
   assert_int_equal(lstat(wide.c_str(), &st), -1);
   assert_string_equal(slurp(victim).c_str(), "keep me\n");

@@ -95,6 +95,10 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {
   /* Every job: a folder may be there even if this job's options no longer tell (a changed plugstack.conf). */
   if (topoaware_job_dir_remove(dfd, id, err, sizeof(err)) != 0)
     slurm_error(TA ": job epilog: %s/%s", ta_state_dir(), err);
+  /* What earlier epilogs could not finish within their bounds (and what this one just moved aside):
+   * each epilog removes some more, so no job's leftovers stay on the node's file system for good. */
+  if (topoaware_state_sweep(dfd, err, sizeof(err)) != 0)
+    slurm_info(TA ": job epilog: %s: %s", ta_state_dir(), err);
   close(dfd);
   return 0;
 }
