@@ -435,6 +435,42 @@ static void test_env_ok(void **state) {
   assert_int_equal(o.layout.tp, 2);
 }
 
+/* An environment of more entries than are read is refused, not read in part: an option past the
+ * bound would reach the job prolog without job_submit or the select plugin having seen it. */
+static void test_env_too_many_entries(void **state) {
+  topoaware_options_t o;
+  const uint32_t n = TA_ENV_MAX_ENTRIES + 1;
+  char **env = calloc(n + 1, sizeof(char *));
+  uint32_t i;
+  (void)state;
+  assert_non_null(env);
+  for (i = 0; i < n; i++) env[i] = (char *)"FILLER=1";
+  env[n - 1] = (char *)"_SLURM_SPANK_OPTION_topoaware_tp=8";
+  assert_int_equal(ta_options_from_env(&o, env, n, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "has 65537 entries; at most 65536 are read"));
+  assert_int_equal(ta_options_from_env(&o, env + 1, n - 1, err, sizeof(err)), 0); /* at the bound: read whole */
+  assert_int_equal(o.layout.tp, 8);
+  free(env);
+}
+
+/* Names the select plugin writes into a job's SPANK environment are refused at submission. */
+static void test_env_reserved(void **state) {
+  (void)state;
+  const char *ok[] = {"A=1", "_SLURM_SPANK_OPTION_topoaware_tp=8", "XTOPOAWARE_NODE_ORDER=n1", "topoaware_x=1"};
+  assert_int_equal(ta_env_check_reserved((char *const *)ok, 4, err, sizeof(err)), 0);
+  assert_int_equal(ta_env_check_reserved(NULL, 3, err, sizeof(err)), 0);
+  const char *forged[] = {"A=1", "TOPOAWARE_NODE_ORDER=n1,n2", "TOPOAWARE_TOPO_HASH=sha256:00"};
+  assert_int_equal(ta_env_check_reserved((char *const *)forged, 3, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "TOPOAWARE_NODE_ORDER in the job's SPANK environment"));
+  assert_null(strstr(err, "n1,n2")); /* the name, not the value */
+  assert_non_null(strstr(err, "--tp"));
+  /* Past the count: not looked at. A name without '=' and control bytes are shown printable. */
+  assert_int_equal(ta_env_check_reserved((char *const *)forged, 1, err, sizeof(err)), 0);
+  const char *odd[] = {"TOPOAWARE_\x1b[2J"};
+  assert_int_equal(ta_env_check_reserved((char *const *)odd, 1, err, sizeof(err)), -1);
+  assert_null(strchr(err, 0x1b));
+}
+
 /* ---- the batch step's checked options (SLURM_SPANK_ + the job's SPANK environment) ---- */
 
 /* ta_var_fn over a NULL-terminated "NAME=value" list; "TOOLONG" answers -1. */
@@ -754,6 +790,8 @@ int main(void) {
       cmocka_unit_test(test_env_ok),          cmocka_unit_test(test_vars),
       cmocka_unit_test(test_env_errors),      cmocka_unit_test(test_option_table),
       cmocka_unit_test(test_printable),
+      cmocka_unit_test(test_env_too_many_entries),
+      cmocka_unit_test(test_env_reserved),
       cmocka_unit_test(test_env_messages_printable),
       cmocka_unit_test(test_conf),
       cmocka_unit_test(test_conf_paths_verbatim),

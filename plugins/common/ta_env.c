@@ -63,8 +63,13 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 	topoaware_options_init(opts);
 	if (!env)
 		return 0;
-	if (count > TA_ENV_MAX_ENTRIES)
-		count = TA_ENV_MAX_ENTRIES;
+	if (count > TA_ENV_MAX_ENTRIES) {
+		snprintf(err, errlen,
+			 "the job's SPANK environment has %u entries; at most %u are read, so its topoaware "
+			 "options cannot be checked; submit it with fewer",
+			 count, (unsigned)TA_ENV_MAX_ENTRIES);
+		return -1;
+	}
 	for (i = 0; i < count; i++) {
 		const char *e = env[i], *eq, *name;
 		unsigned bit;
@@ -96,6 +101,33 @@ int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t co
 			snprintf(err, errlen, "--%s=%s: %s", name, shown, why);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+int ta_env_check_reserved(char *const *env, uint32_t count, char *err, size_t errlen)
+{
+	const size_t plen = strlen(TA_RESERVED_PREFIX);
+	char shown[256];
+	uint32_t i;
+
+	if (!env)
+		return 0;
+	if (count > TA_ENV_MAX_ENTRIES)
+		count = TA_ENV_MAX_ENTRIES; /* ta_options_from_env refuses the rest */
+	for (i = 0; i < count; i++) {
+		const char *e = env[i], *eq;
+
+		if (!e || strncmp(e, TA_RESERVED_PREFIX, plen) != 0)
+			continue;
+		eq = strchr(e, '=');
+		topoaware_printable(e, eq && eq - e < 80 ? (size_t)(eq - e) : 80, shown, sizeof(shown));
+		snprintf(err, errlen,
+			 "%s in the job's SPANK environment: names starting with %s are written by "
+			 "select/cons_tres_topoaware when the job starts and cannot be given with it; "
+			 "remove it and give the layout with --tp, --pp and --dp",
+			 shown, TA_RESERVED_PREFIX);
+		return -1;
 	}
 	return 0;
 }

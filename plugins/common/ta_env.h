@@ -14,15 +14,27 @@
  * the plugin name and '_'). */
 #define TA_ENV_PREFIX "_SLURM_SPANK_OPTION_topoaware_"
 
-/* At most this many entries of the environment are looked at (slurmctld limits a job's
- * environment too; this keeps the work bounded whatever a client sends). */
+/* A job's SPANK environment of more entries than this is refused rather than read in part: an
+ * option past the bound would be seen by the job prolog but by neither job_submit nor the select
+ * plugin (a layout never checked). Real jobs carry a handful; the bound keeps the work fixed
+ * whatever a client sends. */
 #define TA_ENV_MAX_ENTRIES 65536
+
+/* The names in a job's SPANK environment that start with this are the select plugin's (written
+ * when the job starts: the topology hash, the node order and its layout, the placement; the job
+ * prolog, the tasks and the ring book trust them), never a client's. */
+#define TA_RESERVED_PREFIX "TOPOAWARE_"
 
 /* Fills *opts (initialised here) from env[0..count). Entries without the prefix are ignored. An
  * entry with the prefix but an unknown option, a value that does not parse, or an option given
- * twice is an error: -1 with a message in err naming the option (as --name=value). Returns 0 when
- * all entries are good (opts->set tells what was given; 0 = no topoaware option at all). */
+ * twice is an error, and so is an environment of more than TA_ENV_MAX_ENTRIES entries: -1 with a
+ * message in err naming the option (as --name=value). Returns 0 when all entries are good
+ * (opts->set tells what was given; 0 = no topoaware option at all). */
 int ta_options_from_env(topoaware_options_t *opts, char *const *env, uint32_t count, char *err, size_t errlen);
+
+/* job_submit at submission: 0 if no entry of env[0..count) has a name starting with
+ * TA_RESERVED_PREFIX, else -1 with a message in err naming the first (printable, shortened). */
+int ta_env_check_reserved(char *const *env, uint32_t count, char *err, size_t errlen);
 
 /* The option name for Slurm's canonical environment spelling ("rank_order" -> "rank-order"),
  * NULL if unknown. The names are the core's one list (topoaware_option_info). */

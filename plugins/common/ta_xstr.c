@@ -12,12 +12,22 @@
 
 void ta_xstr_set(char **field, const char *fmt, ...)
 {
-	char buf[4096];
-	va_list ap;
+	va_list ap, again;
+	char *text;
+	int n;
 
+	/* Measured first, never cut: a field handed to Slurm (a job's tres_per_node rewritten from a
+	 * user's --gres list) must not change its meaning by losing its tail. */
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (n < 0)
+		n = 0;
+	text = xmalloc((size_t)n + 1);
+	if (n > 0)
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	xfree(*field);
-	*field = xstrdup(buf);
+	*field = text;
 }

@@ -6,8 +6,8 @@
 #ifndef TA_XSTR_H
 #define TA_XSTR_H
 
-/* Replaces *field (xfree'd if set) by an xstrdup'ed copy of the formatted text (at most 4095
- * bytes; longer text is cut). */
+/* Replaces *field (xfree'd if set, after the text is formatted: an argument may be *field) by the
+ * whole formatted text in xmalloc'ed memory. */
 void ta_xstr_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -78,72 +78,55 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-/* ---- the partition's GPUs per node --------------------------------------------------------- */
-
-/* GPUs per node of the nodes of the job's partition(s) (the default partition if none given):
- * the common count of their GPU nodes, 0 if they differ or the partition is unknown (Slurm
- * rejects unknown partitions itself). Nodes without GPUs are not counted. -1 if the partitions
- * have no GPU node at all. Reads part_list / node records: the caller holds the read locks. */
-static int ta_partition_gpus(const char *partitions, uint32_t *gpus, char *err, size_t errlen)
-{
-	char names[1024];
-	char *save = NULL, *tok;
-	uint32_t common = 0;
-	int mixed = 0, any = 0;
-
-	*gpus = 0;
-	if (partitions && *partitions) {
-		if (strlen(partitions) >= sizeof(names))
-			return 0;
-		strcpy(names, partitions);
-	} else if (default_part_loc && default_part_loc->name) {
-		snprintf(names, sizeof(names), "%s", default_part_loc->name);
-	} else {
-		return 0;
-	}
-	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		part_record_t *part = find_part_record(tok);
-		node_record_t *node;
-
-		if (!part || !part->node_bitmap)
-			return 0;
-		any = 1;
-		for (int i = 0; (node = next_node(&i)); i++) {
-			uint64_t g;
-
-			if (!bit_test(part->node_bitmap, node->index))
-				continue;
-			g = node->gres_list ? gres_node_config_cnt(node->gres_list, "gpu") : 0;
-			if (g == 0)
-				continue;
-			if (g > UINT32_MAX)
-				g = UINT32_MAX;
-			if (common == 0)
-				common = (uint32_t)g;
-			else if (common != g)
-				mixed = 1;
-		}
-	}
-	if (!any)
-		return 0;
-	if (common == 0) {
-		snprintf(err, errlen,
-			 "partition %s has no nodes with GPUs, but a tp/pp/dp layout runs one task per GPU; "
-			 "submit to a GPU partition (-p)",
-			 partitions && *partitions ? partitions : names);
-		return -1;
-	}
-	*gpus = mixed ? 0 : common;
-	return 0;
-}
-
-/* ---- the partition's NVLink domains -------------------------------------------------------- */
+/* ---- the job's partitions ------------------------------------------------------------------ */
 
 #define TA_MAX_PARTS 64
 typedef struct {
 	part_record_t *parts[TA_MAX_PARTS];
 	int n;
+	int unknown; /* a name that is no partition (or has no nodes yet), or more than TA_MAX_PARTS */
 } ta_parts_t;
+
+/* The job's partitions (the default partition if none given), each once: a list naming one
+ * partition many times ("-p gpu,gpu,...") costs one walk of the node table, not one per name.
+ * 0, or -1 when there is nothing to look at (no list and no default partition, or a list longer
+ * than 1023 bytes). Reads part_list: the caller holds the read locks. */
+static int ta_job_parts(const char *partitions, ta_parts_t *p)
+{
+	char names[1024];
+	char *save = NULL, *tok;
+
+	p->n = 0;
+	p->unknown = 0;
+	if (partitions && *partitions) {
+		if (strlen(partitions) >= sizeof(names))
+			return -1;
+		strcpy(names, partitions);
+	} else if (default_part_loc && default_part_loc->name) {
+		snprintf(names, sizeof(names), "%s", default_part_loc->name);
+	} else {
+		return -1;
+	}
+	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		part_record_t *part = find_part_record(tok);
+		int k;
+
+		if (!part || !part->node_bitmap) {
+			p->unknown = 1;
+			continue;
+		}
+		for (k = 0; k < p->n && p->parts[k] != part; k++)
+			;
+		if (k < p->n)
+			continue;
+		if (p->n == TA_MAX_PARTS) {
+			p->unknown = 1;
+			continue;
+		}
+		p->parts[p->n++] = part;
+	}
+	return 0;
+}
 
 static int ta_node_in_parts(uint32_t i, void *arg)
 {
@@ -158,6 +141,50 @@ static int ta_node_in_parts(uint32_t i, void *arg)
 	return 0;
 }
 
+/* ---- the partition's GPUs per node --------------------------------------------------------- */
+
+/* GPUs per node of the nodes of the job's partition(s) (the default partition if none given):
+ * the common count of their GPU nodes, 0 if they differ or a partition is unknown (Slurm
+ * rejects unknown partitions itself). Nodes without GPUs are not counted. -1 if the partitions
+ * have no GPU node at all. Reads part_list / node records: the caller holds the read locks. */
+static int ta_partition_gpus(const char *partitions, uint32_t *gpus, char *err, size_t errlen)
+{
+	ta_parts_t p;
+	node_record_t *node;
+	uint32_t common = 0;
+	int mixed = 0;
+
+	*gpus = 0;
+	if (ta_job_parts(partitions, &p) != 0 || p.unknown || p.n == 0)
+		return 0;
+	for (int i = 0; (node = next_node(&i)); i++) {
+		uint64_t g;
+
+		if (!ta_node_in_parts((uint32_t)node->index, &p))
+			continue;
+		g = node->gres_list ? gres_node_config_cnt(node->gres_list, "gpu") : 0;
+		if (g == 0)
+			continue;
+		if (g > UINT32_MAX)
+			g = UINT32_MAX;
+		if (common == 0)
+			common = (uint32_t)g;
+		else if (common != g)
+			mixed = 1;
+	}
+	if (common == 0) {
+		snprintf(err, errlen,
+			 "partition %s has no nodes with GPUs, but a tp/pp/dp layout runs one task per GPU; "
+			 "submit to a GPU partition (-p)",
+			 partitions && *partitions ? partitions : p.parts[0]->name);
+		return -1;
+	}
+	*gpus = mixed ? 0 : common;
+	return 0;
+}
+
+/* ---- the partition's NVLink domains -------------------------------------------------------- */
+
 static const char *ta_node_name_of(uint32_t i, void *arg)
 {
 	(void)arg;
@@ -169,29 +196,13 @@ static const char *ta_node_name_of(uint32_t i, void *arg)
  * holds the read locks. */
 static int ta_partition_domains(const char *partitions, uint32_t **counts, uint32_t *ndomains, const char **why)
 {
-	char names[1024];
-	char *save = NULL, *tok;
 	ta_parts_t p;
 
-	p.n = 0;
 	*counts = NULL;
 	*ndomains = 0;
 	*why = "";
-	if (partitions && *partitions) {
-		if (strlen(partitions) >= sizeof(names))
-			return TA_NVLINK_MISSING;
-		strcpy(names, partitions);
-	} else if (default_part_loc && default_part_loc->name) {
-		snprintf(names, sizeof(names), "%s", default_part_loc->name);
-	} else {
+	if (ta_job_parts(partitions, &p) != 0)
 		return TA_NVLINK_MISSING;
-	}
-	for (tok = strtok_r(names, ",", &save); tok && p.n < TA_MAX_PARTS; tok = strtok_r(NULL, ",", &save)) {
-		part_record_t *part = find_part_record(tok);
-
-		if (part && part->node_bitmap)
-			p.parts[p.n++] = part;
-	}
 	return ta_nvlink_count((uint32_t)node_record_count, ta_node_in_parts, ta_node_name_of, &p, counts,
 			       ndomains, why);
 }
@@ -265,6 +276,9 @@ static int ta_check(job_desc_msg_t *job, char **err_msg)
 	int ranged = 0, kind = TOPOAWARE_ERR_LAYOUT;
 	uint32_t client_ntasks = 0; /* a task count that may be sbatch's own, replaced by the layout's */
 
+	/* Any job, layout or not: the select plugin, the job prolog and the tasks trust these names. */
+	if (ta_env_check_reserved(job->spank_job_env, job->spank_job_env_size, err, sizeof(err)) != 0)
+		return ta_refuse(err_msg, SLURM_ERROR, NULL, err);
 	if (ta_options_from_env(&opts, job->spank_job_env, job->spank_job_env_size, err, sizeof(err)) != 0)
 		return ta_refuse(err_msg, ESLURM_BAD_TASK_COUNT, NULL, err);
 	if (opts.set == 0)

@@ -11,7 +11,8 @@
 
 #include "ta_select_memo.h"
 
-/* Kept in the job's spank_job_env (saved with the job; the prolog sees them as SPANK_<name>). */
+/* Kept in the job's spank_job_env (saved with the job; the prolog sees them as SPANK_<name>). Each
+ * starts with TA_RESERVED_PREFIX (ta_env.h), which job_submit refuses from clients. */
 #define TA_HASH_ENV "TOPOAWARE_TOPO_HASH"               /* the topology the placement used */
 #define TA_PLACEMENT_ENV "TOPOAWARE_PLACEMENT"          /* ideal | fallback | cons_tres */
 #define TA_PLACEMENT_NOTE_ENV "TOPOAWARE_PLACEMENT_NOTE" /* why, for fallback and cons_tres */
@@ -115,11 +116,14 @@ static topoaware_ring_book_t *ta_book_rings_locked(ta_ctx_t *ctx, uint32_t skip)
 	it = list_iterator_create(jobs);
 	while ((job_ptr = list_next(it))) {
 		const char *order, *layout;
+		ta_job_t j;
 
+		/* Only a layout job's order is this plugin's own: job_submit refuses these names from
+		 * clients, and a job that got past it (no job_submit/topoaware) must not steer others. */
 		if (job_ptr->job_id == skip || !job_ptr->spank_job_env_size ||
 		    !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) ||
 		    !(order = ta_job_env_get(job_ptr, TA_ORDER_ENV)) ||
-		    !(layout = ta_job_env_get(job_ptr, TA_ORDER_LAYOUT_ENV)))
+		    !(layout = ta_job_env_get(job_ptr, TA_ORDER_LAYOUT_ENV)) || !ta_job_options(ctx, job_ptr, &j))
 			continue;
 		if (topoaware_ring_book_add_placed(ctx->rings, job_ptr->job_id, order, layout, err, sizeof(err))) {
 			failed++;
