@@ -64,7 +64,8 @@ plugins_select_select_cons_tres_topoaware_la_SOURCES = $(TA_SELECT_COMMON) \
   plugins/select/ta_select_book.h plugins/select/ta_select_book.c plugins/select/ta_select_writer.h \
   plugins/select/ta_select_writer.c \
   plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_gres.h plugins/common/ta_gres.c \
-  plugins/common/ta_cons_start.h plugins/common/ta_cons_start.c
+  plugins/common/ta_cons_start.h plugins/common/ta_cons_start.c \
+  plugins/common/ta_order_join.h plugins/common/ta_order_join.c
 plugins_select_select_cons_tres_topoaware_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -I$(top_srcdir)/capi
 plugins_select_select_cons_tres_topoaware_la_LDFLAGS = $(TA_SELECT_LDFLAGS)
 plugins_select_select_cons_tres_topoaware_la_LIBADD = capi/libtopoaware_capi.la corelib/libtopoaware_core.la -lstdc++
