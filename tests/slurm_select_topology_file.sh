@@ -7,6 +7,8 @@
 #   reconfigure: refused as a broken file would be (the error names the file, 0 of 16 nodes and names
 #   of both sides; not kept as the last good copy); a layout job runs on plain cons_tres instead of
 #   waiting for nodes the topology does not have;
+# - still without a topology, 300 pending layout jobs tested at every pass: their "no topology
+#   loaded" lines stay within the plugin's log rate limit, and a line says how many it held back;
 # - a good file, then scontrol reconfigure (which rebuilds Slurm's node table and calls
 #   select_p_node_init): it is loaded and used (a layout job lands 2 + 2 on a 3, 3, 2 free set);
 # - a corrupted file, an empty one, then the other cluster's one, each followed by scontrol
@@ -73,6 +75,43 @@ ta_wait_for 20 booked_none || ta_fail "the status file does not book the refused
 grep -q "select/cons_tres_topoaware: JobId=$j.*no topology loaded; placed by plain select/cons_tres" <(log) ||
   ta_fail "the log does not say that layout job $j was placed by plain cons_tres"
 ta_pass "another cluster's topology (0 of 16 nodes): refused with names of both sides, layout job on plain cons_tres"
+
+# Layout jobs pending while no topology is loaded are tested at every scheduling and backfill pass
+# (bf_interval=5 s), and each test may log why it goes to plain cons_tres: the plugin's rate limit
+# (plugins/common/ta_log_gate.h: per kind of line 10 at once, then one more every 30 s, what it holds
+# back counted into the next line) keeps that bounded however many jobs wait. 300 jobs: more than
+# the 256 slots of the per-job memory, with which a per-job rule alone logged every job at the first
+# pass and those sharing a slot at every pass.
+njobs=300
+before=$(log | wc -l) start_s=$SECONDS
+hold=$(cluster_run sbatch --parsable -N16 --exclusive -o /dev/null --wrap 'sleep 600')
+cluster_wait_job "$hold" 60 RUNNING >/dev/null
+# Eight sbatch at a time (each waits for its RPC); `wait` with their pids only: the daemons are this
+# shell's children too.
+submitting=()
+for k in $(seq 1 $njobs); do
+  cluster_run sbatch --parsable -J ta-pending "${layout[@]}" --wrap 'true' >/dev/null &
+  submitting+=($!)
+  [ "${#submitting[@]}" -lt 8 ] && [ "$k" -lt "$njobs" ] && continue
+  wait "${submitting[@]}" || ta_fail "sbatch of a pending layout job failed"
+  submitting=()
+done
+queued=$(cluster_run squeue -h -n ta-pending -t PENDING | wc -l)
+[ "$queued" = "$njobs" ] || ta_fail "$queued of $njobs layout jobs pending"
+held_line() { tail -n +$((before + 1)) "$CLUSTER_LOGDIR/slurmctld.log" | grep -q "no topology loaded; placed by plain \
+select/cons_tres; [0-9]* more lines of this kind not logged in the last [0-9]* s"; }
+ta_wait_for 60 held_line || true
+lines=$(tail -n +$((before + 1)) "$CLUSTER_LOGDIR/slurmctld.log" | grep -c "no topology loaded; placed by plain" || true)
+ta_note "$lines lines 'no topology loaded' for $njobs pending layout jobs in $((SECONDS - start_s)) s"
+[ "$lines" -le 14 ] ||
+  ta_fail "$lines lines 'no topology loaded' for $njobs pending layout jobs (the limit allows 10, then one per 30 s)"
+held_line || ta_fail "no line says how many lines the rate limit held back"
+cluster_run scancel "$hold"
+cluster_run scancel -n ta-pending
+none_left() { [ -z "$(cluster_run squeue -h -n ta-pending)" ]; }
+ta_wait_for 60 none_left || ta_fail "the pending layout jobs did not end when cancelled"
+cluster_wait_job "$hold" 60 >/dev/null
+ta_pass "$njobs pending layout jobs without a topology: $lines log lines, the ones held back counted"
 
 cp "$SEL_TOPO" "$CLUSTER_DIR/topology.json"
 reconfigure
