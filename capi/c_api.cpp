@@ -207,6 +207,16 @@ const char *topoaware_placer_missing_name(const topoaware_placer_t *p, uint32_t 
   return p && i < p->map.missing().size() ? p->map.missing()[i].c_str() : nullptr;
 }
 
+int topoaware_placer_check(const topoaware_placer_t *p, char *err, size_t errlen) {
+  return c_boundary<int>(err, errlen, -1, [&] {
+    if (!p) throw LayoutError("no placer");
+    const std::string why = node_map_unusable(*p->topo->index, p->map);
+    if (why.empty()) return 0;
+    copy_c_error(why.c_str(), err, errlen);
+    return -1;
+  });
+}
+
 int topoaware_select_decide(topoaware_placer_t *p, const topoaware_select_request_t *req,
                             const topoaware_select_backend_t *be, topoaware_select_answer_t *answer, char *err,
                             size_t errlen) {

@@ -65,6 +65,10 @@ void topoaware_placer_free(topoaware_placer_t *placer);
  * i-th name (NULL past the end). */
 uint32_t topoaware_placer_missing(const topoaware_placer_t *placer);
 const char *topoaware_placer_missing_name(const topoaware_placer_t *placer, uint32_t i);
+/* 0 if the placer's topology can serve its node table; -1 with why in err if it holds none of the
+ * table's nodes (another cluster's topology, FQDNs against short names): every layout job would be
+ * offered no node, so such a topology is to be treated as one that does not load. */
+int topoaware_placer_check(const topoaware_placer_t *placer, char *err, size_t errlen);
 
 /* The select plugin's decision for one select_p_job_test of a layout job (corelib/select_policy.hpp:
  * run-now and will-run, strict and prefer, the maximum wait, tries and time per call,

@@ -3,7 +3,10 @@
 #include "placement.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
+
+#include "text.hpp"
 
 namespace topoaware {
 
@@ -31,6 +34,31 @@ NodeMap::NodeMap(const TopoIndex &index, const std::vector<std::string> &slurm_n
     to_lg_[i] = index.host_leaf_group(h);
     to_slurm_[size_t(h)] = int(i);
   }
+}
+
+std::string node_map_unusable(const TopoIndex &index, const NodeMap &map) {
+  constexpr size_t kExamples = 3, kNameChars = 64;
+  if (map.known()) return "";
+  // Every Slurm name is missing: "" names a defunct slot of the node table, not a node.
+  std::vector<std::string_view> slurm;
+  size_t nodes = 0;
+  for (const std::string &n : map.missing()) {
+    if (n.empty()) continue;
+    if (slurm.size() < kExamples) slurm.push_back(n);
+    ++nodes;
+  }
+  if (!nodes) return "";
+  const auto examples = [&](size_t total, auto &&name_of) {
+    std::string out;
+    for (size_t i = 0; i < std::min(total, kExamples); ++i)
+      out += (i ? ", " : "") + printable_text(name_of(i).substr(0, kNameChars));
+    return out + (total > kExamples ? ", ..." : "");
+  };
+  const auto &hosts = index.topology().hosts;
+  return "it holds 0 of slurmctld's " + std::to_string(nodes) + " nodes (slurmctld's nodes: " +
+         examples(nodes, [&](size_t i) { return slurm[i]; }) + "; its " + std::to_string(hosts.size()) +
+         " hosts: " + examples(hosts.size(), [&](size_t i) { return std::string_view(hosts[i].name); }) +
+         "): another cluster's topology, or host names other than Slurm's NodeName (FQDNs against short names?)";
 }
 
 Placer::Placer(const TopoIndex &index) : index_(&index), orderer_(index) {

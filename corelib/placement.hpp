@@ -161,11 +161,20 @@ class NodeMap {
   int slurm(int host) const { return to_slurm_[size_t(host)]; }          // -1: not in Slurm
   int leaf_group(size_t slurm_index) const { return to_lg_[slurm_index]; }  // -1: not in the topology
   const std::vector<std::string> &missing() const { return missing_; }   // Slurm names not in topology
+  size_t known() const { return size() - missing_.size(); }              // Slurm names in the topology
 
  private:
   std::vector<int> to_host_, to_slurm_, to_lg_;
   std::vector<std::string> missing_;
 };
+
+// Why a topology cannot serve Slurm's node table at all, "" if it can. A topology that holds none
+// of Slurm's nodes (another cluster's file, or host names written otherwise than Slurm's NodeName:
+// FQDNs against short names) would offer every layout job an empty set of nodes, so it counts as
+// unusable, like a file that does not parse: the reason says so, with how many of Slurm's nodes it
+// holds (0 of N) and a few names of each side. A node table without nodes (only defunct slots)
+// asks nothing of the topology: "".
+std::string node_map_unusable(const TopoIndex &index, const NodeMap &map);
 
 // Not thread-safe (scratch buffers); one Placer per thread. The TopoIndex must outlive it.
 class Placer {

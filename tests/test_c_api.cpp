@@ -408,6 +408,42 @@ void test_nvlink_domains(void **) {
   rmdir(dir);
 }
 
+// A topology that holds none of Slurm's nodes (FQDNs against short names, another cluster's file)
+// cannot serve the node table: topoaware_placer_check says so, with 0 of N and names of both sides.
+// One node in common is enough; a table of defunct slots only asks nothing.
+void test_placer_check(void **) {
+  char err[1024] = "";
+  topoaware_topo_t *topo = load(err, sizeof err);
+  assert_non_null(topo);
+  const auto check = [&](std::vector<std::string> names) {
+    std::vector<const char *> cn;
+    for (auto &s : names) cn.push_back(s.c_str());
+    topoaware_placer_t *p = topoaware_placer_create(topo, cn.data(), uint32_t(cn.size()), err, sizeof err);
+    assert_non_null(p);
+    err[0] = '\0';
+    const int rc = topoaware_placer_check(p, err, sizeof err);
+    topoaware_placer_free(p);
+    return rc;
+  };
+  std::vector<std::string> fqdn;
+  for (int i = 1; i <= 16; ++i)
+    fqdn.push_back("n" + std::string(i < 10 ? "000" : "00") + std::to_string(i) + ".example.org");
+  fqdn.insert(fqdn.begin() + 1, "");  // a defunct slot is no node
+  assert_int_equal(check(fqdn), -1);
+  assert_string_equal(err,
+                      "it holds 0 of slurmctld's 16 nodes (slurmctld's nodes: n0001.example.org, n0002.example.org, "
+                      "n0003.example.org, ...; its 64 hosts: n0001, n0002, n0003, ...): another cluster's topology, "
+                      "or host names other than Slurm's NodeName (FQDNs against short names?)");
+  assert_int_equal(check({"other1", "other2"}), -1);
+  assert_non_null(std::strstr(err, "0 of slurmctld's 2 nodes (slurmctld's nodes: other1, other2; its 64 hosts"));
+  fqdn.push_back("n0064");
+  assert_int_equal(check(fqdn), 0);
+  assert_int_equal(check({"", ""}), 0);
+  assert_int_equal(check({}), 0);
+  assert_int_equal(topoaware_placer_check(nullptr, err, sizeof err), -1);
+  topoaware_topo_free(topo);
+}
+
 }  // namespace
 
 namespace {
@@ -439,6 +475,7 @@ int main() {
                                      cmocka_unit_test(test_save_copies_the_bytes_read),
                                      cmocka_unit_test(test_nvlink_domains),
                                      cmocka_unit_test(test_ring_book),
-                                     cmocka_unit_test(test_error_copy_without_memory)};
+                                     cmocka_unit_test(test_error_copy_without_memory),
+                                     cmocka_unit_test(test_placer_check)};
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -10,7 +10,7 @@
 # and ta_select_counters.c (the job_test counters); the topoaware build adds
 # ta_select_settings.c (topoaware.conf), ta_select_loader.c and ta_select_load.c (the topology
 # loaded and mapped off slurmctld's locks), ta_select_job.c (a job's layout options),
-# ta_select_memo.c (per-job log rate limit and run-now's decision), ta_select_place.c (job_test of
+# ta_select_memo.c (the log's rate limit and run-now's decision), ta_select_place.c (job_test of
 # layout jobs), ta_select_ends.c (when nodes free up, for will-run), ta_select_book.c (the status
 # book) and ta_select_writer.c (its writer):
 #   select_cons_tres_passthrough.so  forwards every call to select/cons_tres (benchmark baseline)
@@ -64,7 +64,9 @@ plugins_select_select_cons_tres_topoaware_la_SOURCES = $(TA_SELECT_COMMON) \
   plugins/select/ta_select_book.h plugins/select/ta_select_book.c plugins/select/ta_select_writer.h \
   plugins/select/ta_select_writer.c \
   plugins/common/ta_env.h plugins/common/ta_env.c plugins/common/ta_gres.h plugins/common/ta_gres.c \
-  plugins/common/ta_cons_start.h plugins/common/ta_cons_start.c
+  plugins/common/ta_cons_start.h plugins/common/ta_cons_start.c \
+  plugins/common/ta_order_join.h plugins/common/ta_order_join.c \
+  plugins/common/ta_log_gate.h plugins/common/ta_log_gate.c
 plugins_select_select_cons_tres_topoaware_la_CPPFLAGS = $(TA_SELECT_CPPFLAGS) -I$(top_srcdir)/capi
 plugins_select_select_cons_tres_topoaware_la_LDFLAGS = $(TA_SELECT_LDFLAGS)
 plugins_select_select_cons_tres_topoaware_la_LIBADD = capi/libtopoaware_capi.la corelib/libtopoaware_core.la -lstdc++

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ta_order_join.h"
 #include "ta_select_memo.h"
 
 /* Kept in the job's spank_job_env (saved with the job; the prolog sees them as SPANK_<name>). Each
@@ -184,8 +185,9 @@ static char *ta_node_order(ta_ctx_t *ctx, bitstr_t *nodes, const topoaware_layou
 				  : topoaware_rank_order(ctx->topo, names, n, layout, order, err, errlen)) == 0) {
 		char lay[256], why[TOPOAWARE_ERR_LEN] = "its layout cannot be written";
 
-		for (uint32_t k = 0; k < n; k++)
-			xstrfmtcat(out, "%s%s", k ? "," : "", names[order[k]]);
+		/* Linear in the text (ta_order_join.h): slurmctld's write locks are held. */
+		out = xmalloc(ta_order_join_len(names, order, n) + 1);
+		ta_order_join(out, names, order, n);
 		if (rings && alone &&
 		    (topoaware_layout_string(layout, lay, sizeof(lay)) ||
 		     topoaware_ring_book_add_placed(rings, booked->job_id, out, lay, why, sizeof(why))))

@@ -16,6 +16,8 @@
 #include "ta_select_counters.h"
 
 #ifndef TA_SELECT_PASSTHROUGH
+#include "ta_log_gate.h"
+
 #include "layout_c.h"
 #include "part_topo_c.h"
 #include "status_c.h"
@@ -31,7 +33,7 @@
 
 #ifndef TA_SELECT_PASSTHROUGH
 
-/* Jobs remembered for the log's rate limit and run-now's decision (ta_select_memo.c). */
+/* The log's rate limit and run-now's decision per job (ta_select_memo.c). */
 #define TA_MEMO_SLOTS 256
 typedef struct {
 	struct {
@@ -39,11 +41,8 @@ typedef struct {
 		char placement[16];
 		char note[256];
 	} decided[TA_MEMO_SLOTS];
-	struct {
-		uint32_t job_id;
-		time_t when;
-		int what;
-	} logged[TA_MEMO_SLOTS];
+	ta_log_gate_t log;
+	char log_more[96]; /* the end of a line that reports lines held back */
 } ta_memo_t;
 
 /* What node_init took out of use, left for the loader to free with no lock held. */

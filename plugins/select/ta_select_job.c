@@ -10,15 +10,16 @@ int ta_job_options(ta_ctx_t *ctx, job_record_t *job_ptr, ta_job_t *j)
 {
 	char err[TOPOAWARE_ERR_LEN];
 	const char *part = (job_ptr->part_ptr && job_ptr->part_ptr->name) ? job_ptr->part_ptr->name : NULL;
+	const char *more;
 
 	if (!job_ptr->spank_job_env || !job_ptr->spank_job_env_size)
 		return 0;
 	if (ta_options_from_env(&j->opts, job_ptr->spank_job_env, job_ptr->spank_job_env_size, err, sizeof(err)) !=
 		    0 ||
 	    (topoaware_options_has_layout(&j->opts) && topoaware_options_check(&j->opts, err, sizeof(err)) != 0)) {
-		if (ta_memo_should_log(ctx, job_ptr->job_id, 1))
-			error("%s: %pJ: unusable layout options (%s); placed by plain select/cons_tres", TA, job_ptr,
-			      err);
+		if ((more = ta_memo_should_log(ctx, job_ptr->job_id, 1)))
+			error("%s: %pJ: unusable layout options (%s); placed by plain select/cons_tres%s", TA, job_ptr,
+			      err, more);
 		return 0;
 	}
 	if (!topoaware_options_has_layout(&j->opts))

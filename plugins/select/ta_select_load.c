@@ -4,7 +4,8 @@
  * modification time), Slurm's node names are mapped onto it and the nodes missing from it found,
  * all with no lock held; under ctx->lock only pointers are swapped and the outcome logged. A file
  * that does not load keeps the last good topology; with none in memory, the last copy that loaded
- * (kept beside slurmctld's state) serves. */
+ * (kept beside slurmctld's state) serves. A topology that holds none of slurmctld's nodes counts as
+ * one that does not load (topoaware_placer_check): used, it would offer every layout job no node. */
 #include "ta_select_load.h"
 
 #include <stdio.h>
@@ -76,11 +77,31 @@ static void ta_book_topology(ta_ctx_t *ctx, const char *file, const char *hash, 
 		error("%s: out of memory for the status book; the status file shows an older topology", TA);
 }
 
+/* `topo` mapped onto the load's node names and checked: NULL with why in err if it cannot be mapped,
+ * or (*unusable set) if it holds none of the names. No lock held. */
+static topoaware_placer_t *ta_map_checked(const topoaware_topo_t *topo, const ta_load_t *l, char *err, size_t errlen,
+					  int *unusable)
+{
+	topoaware_placer_t *placer;
+
+	*unusable = 0;
+	if (!topo || !l->n)
+		return NULL;
+	if (!(placer = topoaware_placer_create(topo, (const char *const *)l->names, l->n, err, errlen)))
+		return NULL;
+	if (topoaware_placer_check(placer, err, errlen)) {
+		topoaware_placer_free(placer);
+		*unusable = 1;
+		return NULL;
+	}
+	return placer;
+}
+
 void ta_load_prepare(ta_ctx_t *ctx, ta_load_t *l)
 {
 	const ta_file_id_t *id = &ctx->topo_id;
 	const topoaware_topo_t *use;
-	int have_st;
+	int have_st, unusable;
 
 	memset(&l->st, 0, sizeof(l->st));
 	have_st = stat(l->path, &l->st) == 0;
@@ -93,18 +114,39 @@ void ta_load_prepare(ta_ctx_t *ctx, ta_load_t *l)
 	pthread_mutex_unlock(&ctx->lock);
 	if (!l->same)
 		l->topo = topoaware_topo_load(l->path, l->err, sizeof(l->err));
+	/* Mapped before it is kept as the last good copy: a topology that holds none of slurmctld's
+	 * nodes goes the way of a broken file (the previous topology stays, else plain cons_tres). */
+	l->placer = ta_map_checked(l->topo, l, l->map_err, sizeof(l->map_err), &unusable);
+	if (unusable) {
+		snprintf(l->err, sizeof(l->err), "%s", l->map_err);
+		l->map_err[0] = '\0';
+		topoaware_topo_free(l->topo);
+		l->topo = NULL;
+	}
 	if (l->topo && l->last_good[0] &&
 	    topoaware_topo_save(l->topo, l->last_good, l->save_err, sizeof(l->save_err)))
 		error("%s: cannot keep a copy of topology %s as %s: %s (a restarted slurmctld cannot fall back to it)",
 		      TA, l->path, l->last_good, l->save_err);
 	/* Nothing in memory (slurmctld started, or from 23.11 any scontrol reconfigure, which starts a
-	 * new slurmctld) and the configured file broken: the last copy that loaded, if any. */
+	 * new slurmctld) and the configured file broken: the last copy that loaded, if any, and if it
+	 * holds slurmctld's nodes (they may have been renamed since). */
 	if (!l->topo && !l->same && !ctx->topo && l->last_good[0] && access(l->last_good, F_OK) == 0)
 		l->fallback = topoaware_topo_load(l->last_good, l->save_err, sizeof(l->save_err));
+	if (l->fallback) {
+		l->placer = ta_map_checked(l->fallback, l, l->map_err, sizeof(l->map_err), &unusable);
+		if (unusable) {
+			error("%s: the last topology that loaded, kept as %s, cannot serve either: %s", TA, l->last_good,
+			      l->map_err);
+			l->map_err[0] = '\0';
+			topoaware_topo_free(l->fallback);
+			l->fallback = NULL;
+		}
+	}
+	/* The topology in use, mapped onto a node table that may have changed: if it holds none of the
+	 * new nodes, no placer (layout jobs go to plain cons_tres; ta_load_apply_locked says why). */
+	if (!l->topo && !l->fallback && ctx->topo)
+		l->placer = ta_map_checked(ctx->topo, l, l->map_err, sizeof(l->map_err), &unusable);
 	use = l->topo ? l->topo : l->fallback ? l->fallback : ctx->topo;
-	if (use && l->n)
-		l->placer = topoaware_placer_create(use, (const char *const *)l->names, l->n, l->map_err,
-						    sizeof(l->map_err));
 	/* Everything proportional to the topology or the node table is made here, before ctx->lock:
 	 * the partitions' decisions too (topoaware_parts_decide compares every Slurm topology they use
 	 * with the topology in use). */

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Per-job memory of select/cons_tres_topoaware (ta_select_memo.h): a slot per job id modulo
- * TA_MEMO_SLOTS, so that it stays bounded however many jobs pass. */
+/* Memory of select/cons_tres_topoaware between calls (ta_select_memo.h), bounded however many jobs
+ * pass: the log's rate limit in fixed tables (ta_log_gate.h), run-now's decision in a slot per job id
+ * modulo TA_MEMO_SLOTS (kept only from job_test to the job_begin of the same select_nodes call). */
 #include "ta_select_memo.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
-#define TA_LOG_EVERY 300 /* a job's fallback/wait reason is logged at most every 5 minutes */
-
-int ta_memo_should_log(ta_ctx_t *ctx, uint32_t job_id, int what)
+const char *ta_memo_should_log(ta_ctx_t *ctx, uint32_t job_id, int what)
 {
-	time_t now = time(NULL);
-	unsigned k = job_id % TA_MEMO_SLOTS;
+	int64_t now = (int64_t)time(NULL), since;
+	uint64_t held;
 
-	if (ctx->memo.logged[k].job_id == job_id && ctx->memo.logged[k].what == what &&
-	    now - ctx->memo.logged[k].when < TA_LOG_EVERY)
-		return 0;
-	ctx->memo.logged[k].job_id = job_id;
-	ctx->memo.logged[k].what = what;
-	ctx->memo.logged[k].when = now;
-	return 1;
+	if (!ta_log_gate_admit(&ctx->memo.log, job_id, what, now, &held, &since))
+		return NULL;
+	if (!held)
+		return "";
+	snprintf(ctx->memo.log_more, sizeof(ctx->memo.log_more),
+		 "; %" PRIu64 " more lines of this kind not logged in the last %" PRId64 " s", held, now - since);
+	return ctx->memo.log_more;
 }
 
 void ta_memo_decide(ta_ctx_t *ctx, uint32_t job_id, const char *placement, const char *note)

@@ -10,7 +10,8 @@
  * decision asks for, and books and answers what it decided.
  *   TEST_ONLY, RESV, preemption-on-full tests: cons_tres exactly (a refusal at submit must mean
  *             "never").
- * Falls back to cons_tres (logged once per job) for: no topology loaded, required nodes (-w),
+ * Falls back to cons_tres (logged per job at most every 5 minutes, within the log's rate limit:
+ * ta_select_memo.h) for: no topology loaded, required nodes (-w),
  * heterogeneous jobs, a layout the node count does not divide, an unreadable layout. Jobs without
  * a layout never get here past the first test. Preemption: blocks are made of free nodes only, so
  * a job with preemptee candidates is placed by topology when free nodes can hold it; otherwise the
@@ -66,8 +67,11 @@ static int ta_job_read(ta_ctx_t *ctx, job_record_t *job_ptr, uint32_t min_nodes,
 		return -1;
 	}
 	if (*why) {
-		if (ta_memo_should_log(ctx, job_ptr->job_id, 2))
-			TA_LOG(ctx, TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres", TA, job_ptr, *why);
+		const char *more = ta_memo_should_log(ctx, job_ptr->job_id, 2);
+
+		if (more)
+			TA_LOG(ctx, TOPOAWARE_LOG_INFO, "%s: %pJ: %s; placed by plain select/cons_tres%s", TA, job_ptr,
+			       *why, more);
 		return -1;
 	}
 	return 1;
@@ -212,13 +216,14 @@ static int64_t ta_wall_s(void *arg)
 static void ta_decision_log(void *arg, int level, int once_key, const char *text)
 {
 	ta_call_t *c = arg;
+	const char *more = "";
 
-	if (once_key && !ta_memo_should_log(c->ctx, c->job_ptr->job_id, once_key))
+	if (once_key && !(more = ta_memo_should_log(c->ctx, c->job_ptr->job_id, once_key)))
 		return;
 	if (level == TOPOAWARE_LOG_QUIET)
-		error("%s: %pJ%s", TA, c->job_ptr, text);
+		error("%s: %pJ%s%s", TA, c->job_ptr, text, more);
 	else
-		TA_LOG(c->ctx, level, "%s: %pJ%s", TA, c->job_ptr, text);
+		TA_LOG(c->ctx, level, "%s: %pJ%s%s", TA, c->job_ptr, text, more);
 }
 
 static int ta_cmp_time(const void *a, const void *b)
