@@ -24,14 +24,16 @@
 
 // This test binary's operator new fails, when asked, for every allocation of at least
 // fail_new_from bytes: how an exhausted heap looks to the C API's error handlers.
+// Not inlined: GCC would otherwise see the free() of a pointer from operator new at every call site
+// and warn of a mismatched pair (-Wmismatched-new-delete), which the pair here is not.
 static size_t fail_new_from = 0;  // 0: never
-void *operator new(size_t n) {
+__attribute__((noinline)) void *operator new(size_t n) {
   if (fail_new_from && n >= fail_new_from) throw std::bad_alloc();
   if (void *p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void *p) noexcept { std::free(p); }
-void operator delete(void *p, size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void *p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void *p, size_t) noexcept { std::free(p); }
 
 namespace {
 
