@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <new>
 
 #include "c_api_util.hpp"
@@ -14,6 +15,10 @@ using namespace topoaware;
 
 struct topoaware_status {
   StatusBook book;
+};
+
+struct topoaware_status_changes {
+  StatusChanges changes;
 };
 
 namespace {
@@ -102,12 +107,26 @@ void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_
 }
 
 void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id) {
-  if (st) st->book.finished(job_id);  // map erase: does not throw
+  if (!st) return;
+  // Out of memory (recording the change for the writer): the entry stays until the next call.
+  c_boundary(nullptr, 0, -1, [&] {
+    st->book.finished(job_id);
+    return 0;
+  });
 }
 
-size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg) {
-  if (!st || !gone) return 0;
-  return st->book.forget_waiting_if([&](uint32_t id) { return gone(id, arg) != 0; });  // erase: no throw
+size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg,
+                                       uint32_t *next, size_t max_visits) {
+  if (!st || !gone || !next) return 0;
+  size_t n = 0;
+  c_boundary(nullptr, 0, -1, [&] {  // out of memory: what went so far went, *next moves on
+    n = 0;
+    uint32_t from = *next;
+    n = st->book.forget_waiting_if([&](uint32_t id) { return gone(id, arg) != 0; }, from, max_visits);
+    *next = from;
+    return 0;
+  });
+  return n;
 }
 
 int topoaware_status_job_phase(const topoaware_status_t *st, uint32_t job_id) {
@@ -142,21 +161,38 @@ int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_int
 
 void topoaware_status_text_free(char *text) { std::free(text); }
 
-int topoaware_status_snapshot(topoaware_status_t *st, int64_t now, int64_t min_interval, int force,
-                              topoaware_status_t **snap, char *err, size_t errlen) {
+int topoaware_status_take(topoaware_status_t *st, int64_t now, int write, int64_t min_interval, int force, int full,
+                          topoaware_status_changes_t **changes, char *err, size_t errlen) {
   copy_c_error("", err, errlen);
-  if (snap) *snap = nullptr;
-  if (!st || !snap) {
-    copy_c_error("no status book or no place for the copy", err, errlen);
+  if (changes) *changes = nullptr;
+  if (!st || !changes) {
+    copy_c_error("no status book or no place for the changes", err, errlen);
     return -1;
   }
   return c_boundary(err, errlen, -1, [&] {
-    if (!st->book.should_write(now, min_interval, force != 0)) return 0;
-    auto *copy = new topoaware_status{st->book.snapshot(now)};
-    *snap = copy;
-    return 1;
+    auto holder = std::make_unique<topoaware_status_changes>();
+    holder->changes = st->book.take(now, full != 0);
+    const bool due = write && st->book.should_write(now, min_interval, force != 0);
+    if (due) st->book.written(now);
+    *changes = holder.release();
+    return due ? 1 : 0;
   });
 }
+
+int topoaware_status_apply(topoaware_status_t *copy, topoaware_status_changes_t *changes, char *err, size_t errlen) {
+  copy_c_error("", err, errlen);
+  std::unique_ptr<topoaware_status_changes> owned(changes);
+  if (!copy || !changes) {
+    copy_c_error("no status copy or no changes", err, errlen);
+    return -1;
+  }
+  return c_boundary(err, errlen, -1, [&] {
+    copy->book.apply(std::move(owned->changes));
+    return 0;
+  });
+}
+
+void topoaware_status_changes_free(topoaware_status_changes_t *changes) { delete changes; }
 
 int topoaware_status_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen) {
   copy_c_error("", err, errlen);

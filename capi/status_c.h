@@ -48,9 +48,12 @@ int topoaware_status_set_topology(topoaware_status_t *st, const char *file, cons
 int topoaware_status_waiting(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now);
 int topoaware_status_placed(topoaware_status_t *st, const topoaware_status_job_t *job, int64_t now);
 void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id);
-/* Forgets the waiting entries for which gone(job_id, arg) returns nonzero (gone must not block
- * for long: it runs under the caller's lock, once per entry). Returns how many went. */
-size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg);
+/* Forgets the waiting entries for which gone(job_id, arg) returns nonzero, looking at no more than
+ * max_visits entries from job id *next on (0: from the first), so that the caller can let go of its
+ * locks between two pieces (gone runs under them, once per entry). Sets *next to where the next
+ * piece starts, 0 once the book was walked to its end. Returns how many went. */
+size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg,
+                                       uint32_t *next, size_t max_visits);
 /* -1: the book has no entry for the job; 0: waiting; 1: placed. */
 int topoaware_status_job_phase(const topoaware_status_t *st, uint32_t job_id);
 /* A waiting verdict from backfill's will-run test: refreshes the job's entry; its reason replaces
@@ -70,12 +73,21 @@ void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_
 int topoaware_status_render(topoaware_status_t *st, int64_t now, int64_t min_interval, int force, char **text,
                             size_t *len, char *err, size_t errlen);
 void topoaware_status_text_free(char *text);
-/* The same split with the text built outside the lock too: topoaware_status_snapshot (under the
- * lock) returns in *snap a copy of the book if a write is due (as topoaware_status_render decides)
- * and counts it as written: 1, 0 not due, -1 error. Render the copy with
- * topoaware_status_render(*snap, now, 0, 1, ...) with no lock held, then topoaware_status_free it. */
-int topoaware_status_snapshot(topoaware_status_t *st, int64_t now, int64_t min_interval, int force,
-                              topoaware_status_t **snap, char *err, size_t errlen);
+/* The same with nothing in proportion to the book done under the lock: the writer keeps a copy of
+ * the book of its own (a book from topoaware_status_create that only ever receives changes), and
+ * topoaware_status_take (under the lock) hands over in *changes what changed in the book since the
+ * last take: O(1) beside the entries that expired. `full` (a new copy, or one that fell out of step)
+ * hands over every entry instead; so does the first take, since the book records changes only once
+ * someone takes them. Also says whether a write is due (as topoaware_status_render decides; never
+ * with write 0: no file) and counts it as written if so: 1 due, 0 not due, -1 error (*changes NULL,
+ * the book unchanged). topoaware_status_apply (no lock of the book's) applies the changes to the
+ * copy and frees them: 0, or -1 (out of memory: the copy is out of step; free it and start a new
+ * one with full). Render the copy with topoaware_status_render(copy, now, 0, 1, ...). */
+typedef struct topoaware_status_changes topoaware_status_changes_t;
+int topoaware_status_take(topoaware_status_t *st, int64_t now, int write, int64_t min_interval, int force, int full,
+                          topoaware_status_changes_t **changes, char *err, size_t errlen);
+int topoaware_status_apply(topoaware_status_t *copy, topoaware_status_changes_t *changes, char *err, size_t errlen);
+void topoaware_status_changes_free(topoaware_status_changes_t *changes);
 int topoaware_status_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen);
 void topoaware_status_write_failed(topoaware_status_t *st);
 

@@ -336,25 +336,53 @@ void StatusBook::record_waiting(const StatusJob &job, int64_t now, bool hint) {
     dirty_ = true;
   }
   if (it == jobs_.end() && !make_room(now)) return;
-  StatusJob &e = jobs_[job.job_id];
-  e = job;
+  StatusJob e = job;
   e.phase = JobPhase::Waiting;
   e.reason = std::move(reason);
   e.since = since;
   e.updated = now;
   e.hint = is_hint;
   e.reason_at = reason_at;
+  put(std::move(e));
 }
 
 void StatusBook::placed(const StatusJob &job, int64_t now) {
   auto it = jobs_.find(job.job_id);
   if (it == jobs_.end() && !make_room(now)) return;
-  StatusJob &e = jobs_[job.job_id];
-  e = job;
+  StatusJob e = job;
   e.phase = JobPhase::Placed;
   e.since = now;
   e.updated = now;
+  put(std::move(e));
   dirty_ = true;
+}
+
+// Allocates first and changes after, so that an out-of-memory exception leaves the entry, the index
+// and the changes as they were, or (at worst) a change recorded for an entry the book did not take.
+void StatusBook::put(StatusJob entry) {
+  const uint32_t id = entry.job_id;
+  if (tracking_ != Tracking::Off) record(id, entry);
+  auto [it, fresh] = jobs_.try_emplace(id);
+  const bool was_waiting = !fresh && it->second.phase == JobPhase::Waiting;
+  const std::pair<int64_t, uint32_t> old_key{it->second.updated, id}, new_key{entry.updated, id};
+  const bool keep_key = was_waiting && entry.phase == JobPhase::Waiting && old_key == new_key;
+  if (entry.phase == JobPhase::Waiting && !keep_key) {
+    try {
+      waiting_by_update_.insert(new_key);
+    } catch (...) {
+      if (fresh) jobs_.erase(it);
+      throw;
+    }
+  }
+  if (was_waiting && !keep_key) waiting_by_update_.erase(old_key);
+  it->second = std::move(entry);
+}
+
+StatusBook::Entries::iterator StatusBook::erase_entry(Entries::iterator it) {
+  if (tracking_ != Tracking::Off) record(it->first, std::nullopt);  // the only step that allocates: first
+  if (it->second.phase == JobPhase::Waiting) waiting_by_update_.erase({it->second.updated, it->first});
+  dirty_ = true;
+  return jobs_.erase(it);
 }
 
 bool StatusBook::make_room(int64_t now) {
@@ -362,29 +390,19 @@ bool StatusBook::make_room(int64_t now) {
   prune(now);
   if (jobs_.size() < kMaxStatusJobs) return true;
   // Still full: drop the longest-unrefreshed waiting entry (placed jobs hold real nodes).
-  auto victim = jobs_.end();
-  for (auto j = jobs_.begin(); j != jobs_.end(); ++j)
-    if (j->second.phase == JobPhase::Waiting && (victim == jobs_.end() || j->second.updated < victim->second.updated))
-      victim = j;
-  if (victim == jobs_.end()) return false;  // all placed: keep them, lose this verdict
-  jobs_.erase(victim);
-  dirty_ = true;
+  if (waiting_by_update_.empty()) return false;  // all placed: keep them, lose this verdict
+  erase_entry(jobs_.find(waiting_by_update_.begin()->second));
   return true;
 }
 
 void StatusBook::finished(uint32_t job_id) {
-  if (jobs_.erase(job_id)) dirty_ = true;
+  auto it = jobs_.find(job_id);
+  if (it != jobs_.end()) erase_entry(it);
 }
 
 void StatusBook::prune(int64_t now) {
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (it->second.phase == JobPhase::Waiting && now - it->second.updated > kStatusWaitingTtl) {
-      it = jobs_.erase(it);
-      dirty_ = true;
-    } else {
-      ++it;
-    }
-  }
+  while (!waiting_by_update_.empty() && now - waiting_by_update_.begin()->first > kStatusWaitingTtl)
+    erase_entry(jobs_.find(waiting_by_update_.begin()->second));
 }
 
 void StatusBook::written(int64_t now) {
@@ -392,11 +410,60 @@ void StatusBook::written(int64_t now) {
   last_render_ = now;
 }
 
-StatusBook StatusBook::snapshot(int64_t now) {
+StatusChanges StatusBook::take(int64_t now, bool full) {
   prune(now);
-  StatusBook copy = *this;
-  written(now);
-  return copy;
+  StatusChanges out;
+  out.header.plugin = status_.plugin;
+  out.header.topology_file = status_.topology_file;
+  out.header.topology_hash = status_.topology_hash;
+  out.header.topology_error = status_.topology_error;
+  out.header.counters = status_.counters;
+  if (tracking_ == Tracking::Off || (full && tracking_ == Tracking::SinceTake)) {
+    out.jobs.reserve(jobs_.size());
+    for (const auto &kv : jobs_) out.jobs.emplace(kv.first, kv.second);
+    changes_.clear();
+    out.full = true;
+  } else {
+    // Changes since the book was made are every entry it holds: a full take costs no more.
+    out.full = full || tracking_ == Tracking::SinceCreation;
+    out.jobs.swap(changes_);
+  }
+  tracking_ = Tracking::SinceTake;
+  return out;
+}
+
+void StatusBook::record(uint32_t id, std::optional<StatusJob> change) {
+  if (tracking_ == Tracking::Off) return;
+  if (changes_.size() >= kMaxStatusChanges && !changes_.count(id)) {
+    // Nobody takes them (no writer): stop recording; the next take hands over every entry.
+    changes_.clear();
+    tracking_ = Tracking::Off;
+    return;
+  }
+  changes_[id] = std::move(change);
+}
+
+void StatusBook::apply(StatusChanges &&changes) {
+  tracking_ = Tracking::Off;  // a copy hands nothing on
+  changes_.clear();
+  status_.plugin = std::move(changes.header.plugin);
+  status_.topology_file = std::move(changes.header.topology_file);
+  status_.topology_hash = std::move(changes.header.topology_hash);
+  status_.topology_error = std::move(changes.header.topology_error);
+  status_.counters = changes.header.counters;
+  if (changes.full) {
+    jobs_.clear();
+    waiting_by_update_.clear();
+  }
+  for (auto &kv : changes.jobs) {
+    if (kv.second) {
+      put(std::move(*kv.second));
+    } else {
+      auto it = jobs_.find(kv.first);
+      if (it != jobs_.end()) erase_entry(it);
+    }
+  }
+  dirty_ = true;
 }
 
 bool StatusBook::should_write(int64_t now, int64_t min_interval, bool force) const {

@@ -7,9 +7,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace topoaware {
@@ -23,6 +27,9 @@ inline constexpr const char *kStatusSchema = "topoaware-status/1";
 // stay bounded whatever the queue holds. Past kMaxStatusJobs the oldest waiting entries go first.
 inline constexpr size_t kMaxStatusJobs = 100000;
 inline constexpr size_t kMaxStatusBytes = 64u << 20;
+// Changes kept for the writer between two takes (it takes every second): past this, nobody is
+// taking them, and the book stops recording until the next take, which is then a full one.
+inline constexpr size_t kMaxStatusChanges = 2 * kMaxStatusJobs;
 // A waiting entry not refreshed for this long (the job was cancelled, changed or placed by plain
 // cons_tres) is dropped: pending jobs are tested again every scheduling cycle.
 inline constexpr int64_t kStatusWaitingTtl = 600;
@@ -95,7 +102,20 @@ void write_status_file(const std::string &path, const std::string &text);
 // the paths and what failed; `path` is then unchanged.
 void copy_status_file(const std::string &source, const std::string &path, const std::string &sha256);
 
-// What the plugin keeps in memory between writes.
+// What changed in a StatusBook since the last StatusBook::take: per job id, its entry as it is now,
+// or none (the entry went). `full`: `jobs` holds every entry and the receiving copy starts again from
+// it. The header (plugin, topology, counters) is always whole: it is small.
+struct StatusChanges {
+  Status header;  // jobs empty
+  std::unordered_map<uint32_t, std::optional<StatusJob>> jobs;
+  bool full = false;
+};
+
+// What the plugin keeps in memory between writes. The plugin's lock guards it, and job_test waits
+// on that lock, so nothing here costs time in proportion to the book except render (for a copy
+// rendered with no lock held) and a take with `full`: a change costs O(log n), an expired entry is
+// found through an index by last update, and the file writer gets what changed since its last
+// take (StatusChanges, handed over in O(1)), which it applies to a copy of its own outside the lock.
 class StatusBook {
  public:
   void set_plugin(std::string name) { status_.plugin = std::move(name); dirty_ = true; }
@@ -107,44 +127,62 @@ class StatusBook {
   void waiting_hint(const StatusJob &job, int64_t now);
   void placed(const StatusJob &job, int64_t now);
   void finished(uint32_t job_id);  // job ended (or was requeued): forget it
-  // Forgets every waiting entry for which gone(job_id) is true (a pending job that was
-  // cancelled: Slurm tells a select plugin nothing about it). Returns how many went.
+  // Forgets the waiting entries for which gone(job_id) is true (a pending job that was cancelled:
+  // Slurm tells a select plugin nothing about it), looking at no more than `max_visits` entries
+  // from job id `next` on, so that the caller can release its locks between two pieces. Sets
+  // `next` to the job id to start the next piece from, 0 once the book was walked to its end.
+  // Returns how many went.
   template <class Gone>
-  size_t forget_waiting_if(Gone gone) {
-    size_t n = 0;
-    for (auto it = jobs_.begin(); it != jobs_.end();) {
+  size_t forget_waiting_if(Gone gone, uint32_t &next, size_t max_visits) {
+    size_t n = 0, seen = 0;
+    auto it = jobs_.lower_bound(next);
+    for (; it != jobs_.end() && seen < max_visits; ++seen) {
       if (it->second.phase == JobPhase::Waiting && gone(it->first)) {
-        it = jobs_.erase(it);
+        it = erase_entry(it);
         ++n;
       } else {
         ++it;
       }
     }
-    if (n) dirty_ = true;
+    next = it == jobs_.end() ? 0 : it->first;
     return n;
   }
   void count_call(uint64_t us, bool layout_job) { status_.counters.add(us, layout_job); }
   void set_counters(const CallCounters &c) { status_.counters = c; }  // the caller's own counters
   const CallCounters &counters() const { return status_.counters; }
   const std::map<uint32_t, StatusJob> &jobs() const { return jobs_; }
-  // Drops stale waiting entries, then the JSON text with written_at = now.
+  // Drops stale waiting entries, then the JSON text with written_at = now. O(n): for a copy.
   std::string render(int64_t now);
   void written(int64_t now);  // the last render reached the file (or is on its way: see write_failed)
-  // Drops stale waiting entries, counts the book as written (as render does) and returns a copy of
-  // it, so that the caller renders the copy outside the lock that guards this book: copying the
-  // entries costs far less than building the JSON text.
-  StatusBook snapshot(int64_t now);
+  // Drops stale waiting entries and hands over what changed since the last take: O(1) beside the
+  // entries that expired. `full` (the receiving copy is new, or fell out of step) hands over every
+  // entry instead, which costs O(n) unless nothing was taken yet (the changes since the book was
+  // made are then every entry). Throws std::bad_alloc before it changes anything but the pruning.
+  StatusChanges take(int64_t now, bool full);
+  // Applies changes taken from another book, so that this copy renders what that book holds.
+  // On an exception the copy is out of step with its book: start a new one with a full take.
+  void apply(StatusChanges &&changes);
   void write_failed() { dirty_ = true; }  // it did not: the next due write retries
   // True if something changed since the last render and at least `min_interval` seconds passed
   // (or `force`). Counters alone do not make the book dirty.
   bool should_write(int64_t now, int64_t min_interval, bool force) const;
 
  private:
+  using Entries = std::map<uint32_t, StatusJob>;
   void prune(int64_t now);
   void record_waiting(const StatusJob &job, int64_t now, bool hint);
   bool make_room(int64_t now);  // room for one more entry; false if every entry is a placed job
+  void put(StatusJob entry);    // sets the entry of entry.job_id: index and changes kept
+  Entries::iterator erase_entry(Entries::iterator it);
+  void record(uint32_t id, std::optional<StatusJob> change);  // for the next take
   Status status_;
-  std::map<uint32_t, StatusJob> jobs_;
+  Entries jobs_;
+  // The waiting entries by (updated, job id): the stale ones and make_room's victim are its first.
+  std::set<std::pair<int64_t, uint32_t>> waiting_by_update_;
+  // Whether changes_ holds what changed since the book was made (so, every entry), since the last
+  // take, or nothing (a copy, or a book nobody took from: past kMaxStatusChanges it stops).
+  enum class Tracking : uint8_t { SinceCreation, SinceTake, Off } tracking_ = Tracking::SinceCreation;
+  std::unordered_map<uint32_t, std::optional<StatusJob>> changes_;
   bool dirty_ = true;
   int64_t last_render_ = 0;
 };

@@ -445,10 +445,13 @@ void test_c_api_render_write(void **) {
   p.job_id = 5;
   p.placement = "ideal";
   topoaware_status_placed(st, &p, 107);
-  assert_int_equal(topoaware_status_forget_waiting(st, [](uint32_t, void *) { return 1; }, nullptr), 1);
+  uint32_t next = 0;
+  assert_int_equal(topoaware_status_forget_waiting(st, [](uint32_t, void *) { return 1; }, nullptr, &next, 100), 1);
+  assert_int_equal(next, 0);  // walked to the end
   assert_int_equal(topoaware_status_job_phase(st, 4), -1);
   assert_int_equal(topoaware_status_job_phase(st, 5), 1);
-  assert_int_equal(topoaware_status_forget_waiting(st, nullptr, nullptr), 0);
+  assert_int_equal(topoaware_status_forget_waiting(st, nullptr, nullptr, &next, 100), 0);
+  assert_int_equal(topoaware_status_forget_waiting(st, [](uint32_t, void *) { return 1; }, nullptr, nullptr, 100), 0);
   // Bad arguments: errors, never a crash.
   assert_int_equal(topoaware_status_render(nullptr, 1, 1, 1, &text, &len, err, sizeof err), -1);
   assert_int_equal(topoaware_status_write_text("relative.json", "x", 1, err, sizeof err), -1);
@@ -463,44 +466,177 @@ void test_c_api_render_write(void **) {
 
 }  // namespace
 
-// The writer's snapshot: a copy of the book taken when a write is due (and counted as written),
-// rendered after the book changed: the text is the book as it was at the snapshot.
-void test_c_api_snapshot(void **) {
+// The writer's copy: what changed since the last take, handed over under the lock and applied to
+// a copy outside it; a take is counted as written when a write is due.
+void test_c_api_take_apply(void **) {
   char err[512];
   char *text = nullptr;
   size_t len = 0;
   topoaware_status_t *st = topoaware_status_create("select/cons_tres_topoaware");
-  topoaware_status_t *snap = nullptr;
+  topoaware_status_t *copy = topoaware_status_create("select/cons_tres_topoaware");
+  topoaware_status_changes_t *changes = nullptr;
   topoaware_status_job_t j{};
   j.job_id = 9;
   j.layout = "tp=8";
   j.mode = "strict";
-  j.reason = "before the snapshot";
+  j.reason = "before the take";
   assert_int_equal(topoaware_status_waiting(st, &j, 200), 0);
-  assert_int_equal(topoaware_status_snapshot(st, 200, 5, 0, &snap, err, sizeof err), 1);
-  assert_non_null(snap);
-  // Counted as written: not due again within the interval.
-  topoaware_status_t *again = nullptr;
-  assert_int_equal(topoaware_status_snapshot(st, 201, 5, 0, &again, err, sizeof err), 0);
-  assert_null(again);
-  j.reason = "after the snapshot";
+  assert_int_equal(topoaware_status_take(st, 200, 1, 5, 0, 1, &changes, err, sizeof err), 1);
+  assert_non_null(changes);
+  assert_int_equal(topoaware_status_apply(copy, changes, err, sizeof err), 0);  // frees them
+  // Counted as written: not due again within the interval, but the changes are handed over all
+  // the same (so that they never pile up in the book).
+  assert_int_equal(topoaware_status_take(st, 201, 1, 5, 0, 0, &changes, err, sizeof err), 0);
+  assert_non_null(changes);
+  topoaware_status_changes_free(changes);
+  j.reason = "after the take";
   topoaware_status_waiting(st, &j, 201);
   topoaware_status_finished(st, 9);
   assert_int_equal(topoaware_status_job_phase(st, 9), -1);
-  assert_int_equal(topoaware_status_job_phase(snap, 9), 0);
-  assert_int_equal(topoaware_status_render(snap, 200, 0, 1, &text, &len, err, sizeof err), 1);
-  Status s = status_from_json(std::string(text, len), "snapshot");
+  assert_int_equal(topoaware_status_job_phase(copy, 9), 0);  // the copy has only what it was given
+  assert_int_equal(topoaware_status_render(copy, 200, 0, 1, &text, &len, err, sizeof err), 1);
+  Status s = status_from_json(std::string(text, len), "copy");
   assert_int_equal(s.jobs.size(), 1);
-  assert_string_equal(s.jobs[0].reason.c_str(), "before the snapshot");
+  assert_string_equal(s.jobs[0].reason.c_str(), "before the take");
   assert_int_equal(s.written_at, 200);
   topoaware_status_text_free(text);
-  topoaware_status_free(snap);
-  // The change after the snapshot makes the book due again once the interval passed.
-  assert_int_equal(topoaware_status_snapshot(st, 205, 5, 0, &snap, err, sizeof err), 1);
-  assert_int_equal(topoaware_status_job_phase(snap, 9), -1);
-  topoaware_status_free(snap);
-  assert_int_equal(topoaware_status_snapshot(nullptr, 205, 5, 1, &snap, err, sizeof err), -1);
+  // The change after the take makes the book due again once the interval passed; the copy follows.
+  assert_int_equal(topoaware_status_take(st, 205, 1, 5, 0, 0, &changes, err, sizeof err), 1);
+  assert_int_equal(topoaware_status_apply(copy, changes, err, sizeof err), 0);
+  assert_int_equal(topoaware_status_job_phase(copy, 9), -1);
+  // No file (write 0): never due, the changes still handed over.
+  j.job_id = 10;
+  topoaware_status_waiting(st, &j, 206);
+  assert_int_equal(topoaware_status_take(st, 300, 0, 5, 1, 0, &changes, err, sizeof err), 0);
+  assert_int_equal(topoaware_status_apply(copy, changes, err, sizeof err), 0);
+  assert_int_equal(topoaware_status_job_phase(copy, 10), 0);
+  // A new copy with full gets every entry, though nothing changed since the last take.
+  topoaware_status_t *fresh = topoaware_status_create("select/cons_tres_topoaware");
+  assert_int_equal(topoaware_status_take(st, 301, 0, 5, 0, 1, &changes, err, sizeof err), 0);
+  assert_int_equal(topoaware_status_apply(fresh, changes, err, sizeof err), 0);
+  assert_int_equal(topoaware_status_job_phase(fresh, 10), 0);
+  topoaware_status_free(fresh);
+  // Bad arguments: errors, never a crash; apply frees what it is given.
+  assert_int_equal(topoaware_status_take(nullptr, 205, 1, 5, 1, 0, &changes, err, sizeof err), -1);
+  assert_null(changes);
+  assert_int_equal(topoaware_status_take(st, 205, 1, 5, 1, 0, nullptr, err, sizeof err), -1);
+  assert_int_equal(topoaware_status_take(st, 302, 1, 5, 1, 0, &changes, err, sizeof err), 1);
+  assert_int_equal(topoaware_status_apply(nullptr, changes, err, sizeof err), -1);
+  assert_int_equal(topoaware_status_apply(copy, nullptr, err, sizeof err), -1);
+  topoaware_status_changes_free(nullptr);
+  topoaware_status_free(copy);
   topoaware_status_free(st);
+}
+
+// A take hands over only what changed since the last one, whatever the book holds: at the cap,
+// one verdict is one change (the evicted entry is a second). This is what keeps the writer's work
+// under the plugin's lock independent of the book's size.
+void test_take_is_what_changed(void **) {
+  StatusBook b, copy;
+  for (uint32_t i = 1; i <= kMaxStatusJobs; ++i) b.waiting(job(i), 1 + i % 7);
+  StatusChanges first = b.take(8, false);
+  assert_true(first.full);  // the first take: every entry, as changed since the book was made
+  assert_int_equal(first.jobs.size(), kMaxStatusJobs);
+  copy.apply(std::move(first));
+  b.waiting(job(3, "refreshed"), 9);
+  StatusChanges one = b.take(9, false);
+  assert_false(one.full);
+  assert_int_equal(one.jobs.size(), 1);
+  copy.apply(std::move(one));
+  StatusJob p = job(kMaxStatusJobs + 1);
+  b.placed(p, 10);  // full: the longest-unrefreshed waiting entry (7, updated at 1) goes
+  assert_true(b.jobs().count(7) == 0);
+  StatusChanges two = b.take(10, false);
+  assert_int_equal(two.jobs.size(), 2);
+  assert_false(two.jobs.at(7).has_value());
+  assert_true(two.jobs.at(kMaxStatusJobs + 1)->phase == JobPhase::Placed);
+  copy.apply(std::move(two));
+  assert_string_equal(copy.render(10).c_str(), b.render(10).c_str());
+  // Expired entries go through the index too: 600 s after, every waiting entry but the refreshed
+  // one (updated at 9) is stale, and the take hands over their removal.
+  StatusChanges expired = b.take(8 + kStatusWaitingTtl, false);
+  assert_int_equal(b.jobs().size(), 2);  // job 3 (refreshed at 9) and the placed job
+  copy.apply(std::move(expired));
+  assert_string_equal(copy.render(9 + kStatusWaitingTtl).c_str(), b.render(9 + kStatusWaitingTtl).c_str());
+}
+
+// With nobody taking the changes (no writer), the book stops recording past kMaxStatusChanges
+// instead of growing with every job id it ever saw; the next take hands over what it holds.
+void test_untaken_changes_bounded(void **) {
+  StatusBook b;
+  for (uint32_t i = 1; i <= kMaxStatusChanges + 10; ++i) {
+    b.waiting(job(i), 1);
+    b.finished(i);
+  }
+  b.waiting(job(1), 2);
+  StatusChanges c = b.take(2, false);
+  assert_true(c.full);
+  assert_int_equal(c.jobs.size(), 1);
+  b.waiting(job(2), 3);
+  StatusChanges d = b.take(3, false);  // recording again since that take
+  assert_false(d.full);
+  assert_int_equal(d.jobs.size(), 1);
+}
+
+// Whatever sequence of verdicts, ends, expiries and forgets, a copy kept up with the book's
+// changes renders the same file as the book. A fixed seed: the same sequence every run.
+void test_copy_follows_book(void **) {
+  uint64_t state = 0x9e3779b97f4a7c15u;
+  auto next = [&](uint32_t n) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return uint32_t(state % n);
+  };
+  StatusBook b, copy;
+  int64_t now = 1;
+  uint32_t cursor = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const uint32_t id = 1 + next(300);
+    switch (next(8)) {
+      case 0: case 1: b.waiting(job(id, next(2) ? "a" : "b"), now); break;
+      case 2: b.waiting_hint(job(id, "hint"), now); break;
+      case 3: {
+        StatusJob p = job(id);
+        p.placement = "ideal";
+        p.node_order = "n" + std::to_string(id);
+        b.placed(p, now);
+        break;
+      }
+      case 4: b.finished(id); break;
+      case 5: b.forget_waiting_if([&](uint32_t j) { return j % 5 == 0; }, cursor, 16); break;
+      case 6: now += next(3) ? 1 : kStatusWaitingTtl / 3; break;
+      default: {
+        StatusChanges c = b.take(now, next(50) == 0);
+        copy.apply(std::move(c));
+        assert_string_equal(copy.render(now).c_str(), b.render(now).c_str());
+      }
+    }
+  }
+}
+
+// The sweep of cancelled pending jobs goes in pieces of at most max_visits entries, placed ones
+// counted, and ends with next 0.
+void test_forget_in_pieces(void **) {
+  StatusBook b;
+  for (uint32_t i = 1; i <= 10; ++i) {
+    StatusJob j = job(i);
+    if (i % 2) {
+      b.waiting(j, 1);
+    } else {
+      j.placement = "ideal";
+      b.placed(j, 1);
+    }
+  }
+  uint32_t next = 0;
+  size_t went = 0;
+  int pieces = 0;
+  do {
+    went += b.forget_waiting_if([](uint32_t) { return true; }, next, 3);
+    ++pieces;
+  } while (next != 0);
+  assert_int_equal(pieces, 4);  // 3 + 3 + 3 + 1 entries
+  assert_int_equal(went, 5);
+  assert_int_equal(b.jobs().size(), 5);
+  for (const auto &kv : b.jobs()) assert_true(kv.second.phase == JobPhase::Placed);
 }
 
 int main() {
@@ -517,7 +653,11 @@ int main() {
       cmocka_unit_test(test_waiting_hint),
       cmocka_unit_test(test_set_counters),
       cmocka_unit_test(test_c_api_render_write),
-      cmocka_unit_test(test_c_api_snapshot),
+      cmocka_unit_test(test_c_api_take_apply),
+      cmocka_unit_test(test_take_is_what_changed),
+      cmocka_unit_test(test_untaken_changes_bounded),
+      cmocka_unit_test(test_copy_follows_book),
+      cmocka_unit_test(test_forget_in_pieces),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

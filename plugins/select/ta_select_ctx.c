@@ -58,6 +58,8 @@ void ta_ctx_free(ta_ctx_t *ctx)
 	ctx->conf = NULL;
 	topoaware_status_free(ctx->status);
 	ctx->status = NULL;
+	topoaware_status_free(ctx->writer.copy); /* the writer has ended: fini() ends it first */
+	ctx->writer.copy = NULL;
 	xfree(ctx->free_now);
 	xfree(ctx->free_all);
 	xfree(ctx->ends.first_end);

@@ -98,6 +98,9 @@ typedef struct {
 	int running, stop;
 	time_t last_sweep;
 	char err[TOPOAWARE_ERR_LEN]; /* last write error logged, "" = none */
+	/* The writer's own copy of the status book, brought up to date with the book's changes and
+	 * rendered outside ctx->lock; used only by the thread that writes (ta_status_flush_locked). */
+	topoaware_status_t *copy;
 	/* slurmctld's own functions, looked up at run time in slurmctld (they live in its binary;
 	 * every Slurm command loads this plugin too). NULL: no sweep of cancelled pending jobs. */
 	void (*lock_ctld)(slurmctld_lock_t);

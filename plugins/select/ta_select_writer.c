@@ -13,6 +13,7 @@
 #include "ta_select_family.h"
 
 #define TA_SWEEP_EVERY 5 /* seconds between two looks for cancelled pending jobs */
+#define TA_SWEEP_PIECE 1024 /* entries looked at per hold of the locks (a job lookup each) */
 
 /* A write error, logged once per distinct message. ctx->lock held. */
 static void ta_status_error(ta_ctx_t *ctx, const char *path, const char *err)
@@ -25,21 +26,32 @@ static void ta_status_error(ta_ctx_t *ctx, const char *path, const char *err)
 	      TA, path, err);
 }
 
-/* Writes the status file if a write is due (or `force`). Called with ctx->lock held; the text is
- * rendered from a copy of the book and the file written with ctx->lock released (never with
- * slurmctld's locks: from the writer thread, or at shutdown). */
+/* Brings the writer's copy of the book up to date and writes the status file from it if a write is
+ * due (or `force`). Called with ctx->lock held, which job_test waits on: under it only the changes
+ * since the last call are handed over (O(1)); they are applied to the copy, the text built and the
+ * file written with the lock released (never with slurmctld's locks: from the writer thread, or at
+ * shutdown once the thread ended; so the copy is only ever used by one thread). Runs every tick,
+ * with or without a status file, so that the changes never pile up in the book. */
 static void ta_status_flush_locked(ta_ctx_t *ctx, int force)
 {
 	char *text = NULL, err[TOPOAWARE_ERR_LEN], path[TA_PATH_MAX];
 	size_t len = 0;
 	ta_counters_copy_t c;
 	topoaware_call_counters_t cc;
-	topoaware_status_t *snap = NULL;
+	topoaware_status_changes_t *changes = NULL;
+	ta_writer_t *w = &ctx->writer;
 	int64_t now;
-	int r;
+	int r, full = 0, wrote = 0, write = ctx->status_path[0] != '\0';
 
-	if (!ctx->status || !ctx->status_path[0])
+	if (!ctx->status)
 		return;
+	if (!w->copy) {
+		if (!(w->copy = topoaware_status_create(TA))) {
+			ta_status_error(ctx, ctx->status_path, "out of memory for the writer's copy of the status book");
+			return;
+		}
+		full = 1; /* a new copy starts from every entry (the book is empty at start-up) */
+	}
 	ta_counters_copy(&ctx->counters, &c);
 	cc.calls = c.calls;
 	cc.total_us = c.total_us;
@@ -52,33 +64,36 @@ static void ta_status_flush_locked(ta_ctx_t *ctx, int force)
 	cc.counts = c.counts;
 	cc.layout_counts = c.layout_counts;
 	topoaware_status_set_counters(ctx->status, &cc);
-	/* Under ctx->lock only a copy of the book (job_test waits on ctx->lock); the JSON text is built
-	 * from the copy and written with the lock released. */
 	now = (int64_t)time(NULL);
-	r = topoaware_status_snapshot(ctx->status, now, (int64_t)topoaware_conf_status_interval(ctx->conf), force, &snap,
-				      err, sizeof(err));
+	r = topoaware_status_take(ctx->status, now, write, (int64_t)topoaware_conf_status_interval(ctx->conf), force,
+				  full, &changes, err, sizeof(err));
 	if (r < 0) {
 		ta_status_error(ctx, ctx->status_path, err);
 		return;
 	}
-	if (r == 0)
-		return;
 	snprintf(path, sizeof(path), "%s", ctx->status_path);
 	pthread_mutex_unlock(&ctx->lock);
-	r = topoaware_status_render(snap, now, 0, 1, &text, &len, err, sizeof(err));
-	topoaware_status_free(snap);
-	if (r == 1) {
-		r = topoaware_status_write_text(path, text, len, err, sizeof(err));
-		topoaware_status_text_free(text);
-	} else {
+	if (topoaware_status_apply(w->copy, changes, err, sizeof(err)) != 0) {
+		/* Out of step: a new copy from every entry next time; this write is not made. */
+		topoaware_status_free(w->copy);
+		w->copy = NULL;
 		r = -1;
+	} else if (r == 1) {
+		r = topoaware_status_render(w->copy, now, 0, 1, &text, &len, err, sizeof(err));
+		if (r == 1) {
+			r = topoaware_status_write_text(path, text, len, err, sizeof(err));
+			topoaware_status_text_free(text);
+			wrote = r == 0;
+		} else {
+			r = -1;
+		}
 	}
 	pthread_mutex_lock(&ctx->lock);
-	if (r != 0) {
+	if (r < 0) {
 		if (ctx->status)
 			topoaware_status_write_failed(ctx->status);
 		ta_status_error(ctx, path, err);
-	} else if (ctx->writer.err[0]) {
+	} else if (wrote && ctx->writer.err[0]) {
 		info("%s: status file %s written again", TA, path);
 		ctx->writer.err[0] = '\0';
 	}
@@ -94,24 +109,32 @@ static int ta_job_gone(uint32_t job_id, void *arg)
 	return !job_ptr || !IS_JOB_PENDING(job_ptr);
 }
 
-/* Forgets the waiting entries of jobs that are not pending any more. Called WITHOUT ctx->lock: the
- * order is always slurmctld's locks first, then ctx->lock (as in every select_p_* call). */
+/* Forgets the waiting entries of jobs that are not pending any more, TA_SWEEP_PIECE entries at a
+ * time with the locks let go in between, so that a book of 100,000 entries never holds slurmctld's
+ * job read lock (which the scheduler's write lock waits on) or ctx->lock for long. Called WITHOUT
+ * ctx->lock: the order is always slurmctld's locks first, then ctx->lock (as in every select_p_*
+ * call). */
 static void ta_sweep(ta_ctx_t *ctx)
 {
 	/* Designated: 26.05 added a sixth lock (select_node, src/slurmctld/locks.h); NO_LOCK is 0. */
 	slurmctld_lock_t job_read = { .job = READ_LOCK };
 	ta_writer_t *w = &ctx->writer;
 	time_t now = time(NULL);
+	uint32_t next = 0;
+	int stop = 0;
 
 	if (!w->lock_ctld || !w->unlock_ctld || !w->find_job || now - w->last_sweep < TA_SWEEP_EVERY)
 		return;
 	w->last_sweep = now;
-	w->lock_ctld(job_read);
-	pthread_mutex_lock(&ctx->lock);
-	if (ctx->status && !w->stop)
-		topoaware_status_forget_waiting(ctx->status, ta_job_gone, ctx);
-	pthread_mutex_unlock(&ctx->lock);
-	w->unlock_ctld(job_read);
+	do {
+		w->lock_ctld(job_read);
+		pthread_mutex_lock(&ctx->lock);
+		stop = !ctx->status || w->stop;
+		if (!stop)
+			topoaware_status_forget_waiting(ctx->status, ta_job_gone, ctx, &next, TA_SWEEP_PIECE);
+		pthread_mutex_unlock(&ctx->lock);
+		w->unlock_ctld(job_read);
+	} while (next && !stop);
 }
 
 static void *ta_writer_main(void *arg)
@@ -135,7 +158,7 @@ static void *ta_writer_main(void *arg)
 			ta_status_flush_locked(ctx, 1);
 			break;
 		}
-		if (!ctx->status || !ctx->status_path[0])
+		if (!ctx->status)
 			continue;
 		pthread_mutex_unlock(&ctx->lock);
 		ta_sweep(ctx);

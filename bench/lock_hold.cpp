@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What select/cons_tres_topoaware does while holding a lock that select_p_job_test waits on, for
+// the two pieces of work that grow with the cluster or the queue:
+//
+// 1. The status file writer, every StatusInterval, under the plugin lock. Before: a copy of the
+//    whole status book (StatusBook's copy, what the writer took until it kept a copy of its own).
+//    Now: StatusBook::take, which hands over the changes since the last take. The changes are
+//    recorded as they happen, inside each verdict's own call, so the bench also prints what that
+//    adds to one verdict (a book that records against one that does not: a writer's copy).
+// 2. The job's node order in select_p_job_begin, under slurmctld's job and node write locks.
+//    Before: one Slurm xstrfmtcat per name, which finds the end of the text with strlen and
+//    reallocates at every call (emulated here with the same two steps, since Slurm's xmalloc is
+//    not linked into a bench). Now: ta_order_join, one pass into one buffer.
+//
+//   bench/lock_hold [REPEATS]     (default 5; best of REPEATS per cell)
+//
+// Prints one table per piece. The machine is shared: compare the ratios within a run.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "status.hpp"
+
+extern "C" {
+#include "ta_order_join.h"
+}
+
+using namespace topoaware;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+template <class F>
+double best_ms(int repeats, F &&f) {
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) best = std::min(best, f());
+  return best;
+}
+
+// A layout job as the plugin books it: placed jobs with a 16-node order, waiting ones with a reason.
+StatusJob entry(uint32_t id, bool placed) {
+  StatusJob j;
+  j.job_id = id;
+  j.layout = "tp=8,cp=1,ep=1,dp=4,pp=4,rank-order=tp-cp-ep-dp-pp";
+  j.mode = "strict";
+  j.gpus_per_node = 8;
+  if (placed) {
+    j.placement = "ideal";
+    j.nodes = "gpu[" + std::to_string(id * 16) + "-" + std::to_string(id * 16 + 15) + "]";
+    for (int k = 0; k < 16; ++k) j.node_order += (k ? ",gpu" : "gpu") + std::to_string(id * 16 + k);
+  } else {
+    j.reason = "no ideal block: 2 of 3 leaves hold a split ring";
+  }
+  return j;
+}
+
+void status_book(int repeats) {
+  std::printf("status writer, under the plugin lock: a book of N placed and N waiting layout jobs\n");
+  std::printf("%8s | %12s %12s %9s | %14s %14s %7s | %12s\n", "N", "copy ms", "take ms", "ratio", "verdict us",
+              "verdict us", "ratio", "apply ms");
+  std::printf("%8s | %12s %12s %9s | %14s %14s %7s | %12s\n", "", "(before)", "(now)", "", "(recording)",
+              "(not)", "", "(off-lock)");
+  for (uint32_t n : {1000u, 10000u, 50000u}) {
+    StatusBook book, quiet;  // quiet: a writer's copy, which records no changes
+    int64_t now = 1000;
+    for (uint32_t i = 1; i <= n; ++i) {
+      book.placed(entry(i, true), now);
+      book.waiting(entry(n + i, false), now);
+    }
+    StatusBook copy;
+    copy.apply(book.take(now, true));
+    quiet.apply(book.take(now, true));
+    const double copy_ms = best_ms(repeats, [&] {
+      auto t0 = Clock::now();
+      StatusBook c = book;  // what the writer did under the lock before
+      const double ms = ms_since(t0);
+      if (c.jobs().size() != book.jobs().size()) std::abort();
+      return ms;
+    });
+    // Worst case for a take: every waiting job got a new verdict since the last one (a scheduling
+    // pass over the whole queue); the verdicts' own calls recorded them.
+    double take_ms = 1e300, rec_us = 1e300, quiet_us = 1e300, apply_ms = 1e300;
+    for (int r = 0; r < repeats; ++r) {
+      ++now;
+      const char *why = r % 2 ? "no ideal block: 2 of 3 leaves hold a split ring" : "waiting for 4 free leaves";
+      auto t0 = Clock::now();
+      for (uint32_t i = 1; i <= n; ++i) {
+        StatusJob j = entry(n + i, false);
+        j.reason = why;
+        book.waiting(j, now);
+      }
+      rec_us = std::min(rec_us, ms_since(t0) * 1000.0 / n);
+      t0 = Clock::now();
+      for (uint32_t i = 1; i <= n; ++i) {
+        StatusJob j = entry(n + i, false);
+        j.reason = why;
+        quiet.waiting(j, now);
+      }
+      quiet_us = std::min(quiet_us, ms_since(t0) * 1000.0 / n);
+      t0 = Clock::now();
+      StatusChanges c = book.take(now, false);
+      take_ms = std::min(take_ms, ms_since(t0));
+      if (c.full || c.jobs.size() != n) std::abort();
+      t0 = Clock::now();
+      copy.apply(std::move(c));
+      apply_ms = std::min(apply_ms, ms_since(t0));
+    }
+    if (copy.render(now) != book.render(now)) std::abort();  // the copy renders what the book holds
+    std::printf("%8u | %12.3f %12.4f %8.0fx | %14.3f %14.3f %6.2fx | %12.2f\n", n, copy_ms, take_ms,
+                copy_ms / std::max(take_ms, 1e-6), rec_us, quiet_us, rec_us / quiet_us, apply_ms);
+  }
+  std::printf("take: the changes since the last take (here all N waiting entries) handed over; the book's\n"
+              "prune of expired entries goes through its index, nothing else is walked.\n\n");
+}
+
+// What the plugin did before: Slurm's xstrfmtcat(order, "%s%s", order ? "," : "", name) per node,
+// which measures the text so far (strlen) and reallocates it at each call.
+char *join_by_appending(const char *const *names, const uint32_t *order, uint32_t n) {
+  char *s = nullptr;
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t have = s ? std::strlen(s) : 0, add = std::strlen(names[order[i]]) + (i ? 1 : 0);
+    char *grown = static_cast<char *>(std::realloc(s, have + add + 1));
+    if (!grown) std::abort();
+    s = grown;
+    if (i) s[have] = ',';
+    std::memcpy(s + have + (i ? 1 : 0), names[order[i]], add - (i ? 1 : 0) + 1);
+  }
+  return s;
+}
+
+void node_order(int repeats) {
+  std::printf("node order of one job, under slurmctld's job and node write locks (select_p_job_begin)\n");
+  std::printf("%8s | %14s %14s %9s\n", "nodes", "append ms", "join ms", "ratio");
+  std::printf("%8s | %14s %14s %9s\n", "", "(before)", "(now)", "");
+  for (uint32_t n : {1000u, 10000u, 50000u}) {
+    std::vector<std::string> store(n);
+    std::vector<const char *> names(n);
+    std::vector<uint32_t> order(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      store[i] = "gpu-node" + std::to_string(100000 + i);
+      names[i] = store[i].c_str();
+      order[i] = (i * 7919u) % n;  // a permutation when gcd(7919, n) = 1 (7919 is prime)
+    }
+    std::string appended;
+    const double append_ms = best_ms(repeats, [&] {
+      auto t0 = Clock::now();
+      char *s = join_by_appending(names.data(), order.data(), n);
+      const double ms = ms_since(t0);
+      appended = s;
+      std::free(s);
+      return ms;
+    });
+    std::string joined;
+    const double join_ms = best_ms(repeats, [&] {
+      auto t0 = Clock::now();
+      const size_t len = ta_order_join_len(names.data(), order.data(), n);
+      char *s = static_cast<char *>(std::malloc(len + 1));
+      if (!s) std::abort();
+      ta_order_join(s, names.data(), order.data(), n);
+      const double ms = ms_since(t0);
+      joined = s;
+      std::free(s);
+      return ms;
+    });
+    if (joined != appended) std::abort();  // the same text both ways
+    std::printf("%8u | %14.3f %14.3f %8.0fx\n", n, append_ms, join_ms, append_ms / std::max(join_ms, 1e-6));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  status_book(repeats);
+  node_order(repeats);
+  return 0;
+}
