@@ -16,11 +16,12 @@
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000).
 #               Each long run that ends by itself (its N, its --max-seconds or a finding; not
 #               one killed by hand) adds a line to the ledger (FUZZ_LEDGER, default
-#               WORK/ledger.tsv): the time, the target, the first 16 hex digits of the fuzz
-#               binary's SHA-256, executions, seconds, ok or FAIL, the commit; then it prints the
-#               executions of every run of that same binary in the ledger. A binary built from
-#               other code has another checksum, so runs on unchanged code (one after another
-#               from the same work corpus, or side by side) add up and others do not
+#               tests/fuzz/ledger.tsv, kept in the repository): the time, the target, the first 16
+#               hex digits of the fuzz binary's SHA-256, executions, seconds, ok or FAIL, the
+#               commit; then it prints the executions of every run of that same binary in the
+#               ledger. A binary built from other code has another checksum, so runs on unchanged
+#               code (one after another from the same work corpus, side by side, or on another
+#               machine that builds the same bytes) add up and others do not
 #   --max-seconds S  with --runs: stop a target after S seconds all the same
 #   --fork J    with --runs: one libFuzzer run over J worker processes (-fork=J), its executions
 #               summed over them, so that one target has J cores; its cov/ft columns count as
@@ -36,8 +37,8 @@
 # Without clang it prints SKIP and exits 77, except under CI=true, where it fails (the packages are
 # in tools/setup.sh's list). Environment: FUZZ_WORK (work folder, default BUILD/fuzz-work),
 # FUZZ_PARALLEL (targets at a time, default the number of cores), FUZZ_LEDGER (the long runs'
-# ledger, default WORK/ledger.tsv: two runs of one target side by side, each in a work folder of
-# its own, share one).
+# ledger, default tests/fuzz/ledger.tsv in the repository, committed with the results; two runs
+# of one target side by side, each in a work folder of its own, share it).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -64,7 +65,7 @@ done
 build=$(cd "$build" 2>/dev/null && pwd) ||
   { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
 work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
-ledger=${FUZZ_LEDGER:-$work/ledger.tsv}
+ledger=${FUZZ_LEDGER:-$here/ledger.tsv}
 
 skip() {
   if [ "${CI:-}" = true ]; then echo "run-fuzz.sh: FAIL: $1 (CI installs clang and libclang-rt-14-dev)" >&2; exit 1; fi
