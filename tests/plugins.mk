@@ -4,8 +4,8 @@
 check_PROGRAMS += tests/test_layout_c tests/test_config tests/dlopen_plugin tests/test_gres tests/test_cons_start \
   tests/test_order_join tests/test_log_gate
 TESTS += tests/test_layout_c tests/test_config tests/test_gres tests/test_cons_start tests/test_order_join \
-  tests/test_log_gate tests/test_plugin_symbols.sh tests/slurm_options.sh
-EXTRA_DIST += tests/test_plugin_symbols.sh tests/slurm_options.sh
+  tests/test_log_gate tests/test_plugin_symbols.sh tests/slurm_options.sh tests/slurm_submit_api.sh
+EXTRA_DIST += tests/test_plugin_symbols.sh tests/slurm_options.sh tests/slurm_submit_api.sh
 tests_test_layout_c_SOURCES = tests/test_layout_c.c plugins/common/ta_env.h plugins/common/ta_env.c
 tests_test_layout_c_CPPFLAGS = $(TESTS_CPPFLAGS) -I$(top_srcdir)/tests/lib -I$(top_srcdir)/plugins/common
 tests_test_layout_c_LDADD = $(TESTS_LIBS) -lstdc++

@@ -18,4 +18,11 @@ tests_libslurm_client_SOURCES = tests/libslurm_client.c
 tests_libslurm_client_CPPFLAGS = $(SLURM_CPPFLAGS)
 tests_libslurm_client_LDFLAGS = $(SLURM_LDFLAGS)
 tests_libslurm_client_LDADD = -lslurm
+# The same library submitting a job with a SPANK environment of its own choosing, for
+# tests/slurm_submit_api.sh: what job_submit/topoaware must refuse without sbatch in between.
+check_PROGRAMS += tests/libslurm_submit
+tests_libslurm_submit_SOURCES = tests/libslurm_submit.c
+tests_libslurm_submit_CPPFLAGS = $(SLURM_CPPFLAGS)
+tests_libslurm_submit_LDFLAGS = $(SLURM_LDFLAGS)
+tests_libslurm_submit_LDADD = -lslurm
 endif
