@@ -92,13 +92,16 @@ int topoaware_file_write_at(int dir_fd, const char *name, const char *data, size
 /* 1 if hash is "sha256:" and 64 lower-case hex digits, else 0. */
 int topoaware_topo_hash_valid(const char *hash);
 
-/* Root, in the job prolog: writes hash and a newline as job.<JOBID>.hash (mode 0644, never through
+/* Root, in the job prolog: writes hash and a newline as job.<JOBID>.hash (a new file, never through
  * a symbolic link) in the state folder open as state_fd, followed by how slurmctld placed the job
  * when it said so (layout and order non-NULL: the layout string it placed with, the job's nodes in
  * rank order as "a,b,c", and whether the fabric is rail-optimized; corelib/spank_settings.hpp).
- * Returns 0, or -1 with err ("job.<JOBID>.hash: <why>"; an invalid hash writes nothing). */
+ * The file is the job's user's, readable by that user only (mode 0400, owner uid, group gid): the
+ * job's tasks read it, other users do not learn the job's order. uid (uid_t)-1: not known; the
+ * file stays root's with mode 0644. Returns 0, or -1 with err ("job.<JOBID>.hash: <why>"; an
+ * invalid hash writes nothing). */
 int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, const char *layout, const char *order,
-                             int rail_optimized, char *err, size_t errlen);
+                             int rail_optimized, uid_t uid, gid_t gid, char *err, size_t errlen);
 
 /* In task_init: the hash the job prolog recorded (the file's first line) into buf. Returns 1, or 0
  * if there is none: no file, not a valid hash, or buf too small. */
