@@ -92,22 +92,22 @@ int topoaware_file_write_at(int dir_fd, const char *name, const char *data, size
 /* 1 if hash is "sha256:" and 64 lower-case hex digits, else 0. */
 int topoaware_topo_hash_valid(const char *hash);
 
-/* Root, in the job prolog: writes hash and a newline as job.<JOBID>.hash (a new file, never through
- * a symbolic link) in the state folder open as state_fd, followed by how slurmctld placed the job
- * when it said so (layout and order non-NULL: the layout string it placed with, the job's nodes in
- * rank order as "a,b,c", and whether the fabric is rail-optimized; corelib/spank_settings.hpp).
- * The file is the job's user's, readable by that user only (mode 0400, owner uid, group gid): the
- * job's tasks read it, other users do not learn the job's order. uid (uid_t)-1: not known; the
- * file stays root's with mode 0644. Returns 0, or -1 with err ("job.<JOBID>.hash: <why>"; an
- * invalid hash writes nothing). */
+/* Root, in the job prolog: writes hash and a newline as job.<JOBID>.hash in the state folder open as
+ * state_fd, followed by how slurmctld placed the job when it said so (layout and order non-NULL:
+ * the layout string it placed with, the job's nodes in rank order as "a,b,c", and whether the
+ * fabric is rail-optimized; corelib/spank_settings.hpp). Root's, mode 0600 (other users do not
+ * learn the job's order; slurmstepd reads it as root), written whole under a temporary name and
+ * renamed over the file: readers see the old or the new file, a link at the name is replaced,
+ * never followed. Returns 0, or -1 with err ("job.<JOBID>.hash: <why>"; an invalid hash writes
+ * nothing). */
 int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, const char *layout, const char *order,
-                             int rail_optimized, uid_t uid, gid_t gid, char *err, size_t errlen);
+                             int rail_optimized, char *err, size_t errlen);
 
-/* In task_init: the hash the job prolog recorded (the file's first line) into buf. Returns 1, or 0
- * if there is none: no file, not a valid hash, or buf too small. */
+/* Root, in slurmstepd: the hash the job prolog recorded (the file's first line) into buf. Returns
+ * 1, or 0 if there is none: no file, not a valid hash, or buf too small. */
 int topoaware_job_hash_read(int state_fd, uint32_t job_id, char *buf, size_t len);
 
-/* In a step: how slurmctld placed the job, as the job prolog recorded it. Returns 1 with *layout and
+/* Root, in slurmstepd: how slurmctld placed the job, as the job prolog recorded it. Returns 1 with *layout and
  * *order malloc'd (free them) and *rail_optimized set, or 0 if the file has no placement (or none
  * that this version reads). */
 int topoaware_job_placement_read(int state_fd, uint32_t job_id, char **layout, char **order, int *rail_optimized);

@@ -47,7 +47,7 @@ extern "C" {
 int topoaware_topo_hash_valid(const char *hash) { return hash && valid_topology_hash(hash) ? 1 : 0; }
 
 int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, const char *layout, const char *order,
-                             int rail_optimized, uid_t uid, gid_t gid, char *err, size_t errlen) {
+                             int rail_optimized, char *err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&]() -> int {
     const std::string name = job_hash_file_name(job_id);
     JobPlacement p;
@@ -56,25 +56,34 @@ int topoaware_job_hash_write(int state_fd, uint32_t job_id, const char *hash, co
     p.order = order ? order : "";
     p.rail_optimized = rail_optimized != 0;
     const std::string text = job_placement_file_text(p);  // throws for an invalid hash
-    // A new file each time: one left by an earlier run of this job id (a requeue) may be another
-    // owner's. Created 0400 (never wider than its final mode), then given to the job's user.
-    const bool owned = uid != uid_t(-1);
-    if (unlinkat(state_fd, name.c_str(), 0) != 0 && errno != ENOENT)
-      throw std::runtime_error(name + ": " + std::strerror(errno));
-    const int fd = openat(state_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          owned ? 0400 : 0644);
-    if (fd < 0) throw std::runtime_error(name + ": " + std::strerror(errno));
+    // Written whole under a name of this process's own, then renamed over the file: a reader (the
+    // tasks of the job on a node whose prolog ran first, when several slurmd share the folder)
+    // finds the old file or the new one, never a part; and a link or file at the name is replaced,
+    // never followed. Root's, mode 0600: slurmstepd reads it as root (init_post_opt).
+    const std::string tmp = name + "." + std::to_string(getpid());
+    const int fd = openat(state_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
     const auto fail = [&](const std::string &why) {
-      close(fd);
-      unlinkat(state_fd, name.c_str(), 0);
+      if (fd >= 0) close(fd);
+      unlinkat(state_fd, tmp.c_str(), 0);
       throw std::runtime_error(name + ": " + why);
     };
-    if (owned && (fchown(fd, uid, gid) != 0 || fchmod(fd, 0400) != 0))
-      fail(std::string("cannot give it to the job's user: ") + std::strerror(errno));
-    const ssize_t n = write(fd, text.data(), text.size());
-    if (n < 0) fail(std::strerror(errno));
-    if (n != ssize_t(text.size())) fail("short write");
-    close(fd);
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail(n < 0 ? std::strerror(errno) : "short write");
+      done += size_t(n);
+    }
+    if (close(fd) != 0) {
+      const int e = errno;
+      unlinkat(state_fd, tmp.c_str(), 0);
+      throw std::runtime_error(name + ": " + std::strerror(e));
+    }
+    if (renameat(state_fd, tmp.c_str(), state_fd, name.c_str()) != 0) {
+      const int e = errno;
+      unlinkat(state_fd, tmp.c_str(), 0);
+      throw std::runtime_error(name + ": " + std::strerror(e));
+    }
     return 0;
   });
 }

@@ -400,13 +400,13 @@ out=$(cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 -
 [ "$(sort -u <<<"$out" | wc -l)" = 1 ] || ta_fail "tasks disagree: $out"
 read -r job got file mode <<<"$(head -1 <<<"$out")"
 [ "$file" = "$want" ] || ta_fail "the prolog's hash file has '$file', slurmctld used $want"
-[ "$mode" = "400:$(id -u)" ] || ta_fail "the prolog's hash file has mode:owner $mode, not the job user's 400:$(id -u)"
+[ "$mode" = "600:0" ] || ta_fail "the prolog's hash file has mode:owner $mode, not root's 600:0"
 [ "$got" = "$want" ] || ta_fail "tasks used $got, slurmctld $want"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$job.hash' ]" || ta_fail "the job epilog did not remove $state/job.$job.hash"
 ta_wait_for 20 sh -c "[ ! -e '$state/job.$job' ]" ||
   ta_fail "the job epilog did not remove the folder $state/job.$job of an srun-only job"
 msg="hash channel: slurmctld's $want reaches the tasks through the"
-msg+=" job prolog's file (the job user's, mode 0400); the epilog removes it (and the job's folder)"
+msg+=" job prolog's file (root's, mode 0600); the epilog removes it (and the job's folder)"
 ta_pass "$msg"
 
 "$b/topoaware" generate fat-tree --leaves 2 --hosts-per-leaf 3 --json "$work/other.json" >/dev/null

@@ -2,6 +2,7 @@
 // spank_topoaware's plugstack.conf arguments and the job's hash file: the core's parsers
 // (corelib/spank_settings.hpp) and their C API (capi/task_c.h, capi/job_dir_c.h) as the plugin
 // calls it. Every bad argument must be ignored with a printable message, and leave the others.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -335,28 +337,12 @@ void test_c_hash_file(void **) {
   assert_string_equal(buf, "");
   assert_int_equal(topoaware_job_hash_remove(dfd, 7, err, sizeof err), 0);
   // Written, read back, removed.
-  // The job's user unknown: root's, readable by all.
-  assert_int_equal(topoaware_job_hash_write(dfd, 7, kHash.c_str(), nullptr, nullptr, 0, uid_t(-1), gid_t(-1), err,
-                                            sizeof err),
-                   0);
+  assert_int_equal(topoaware_job_hash_write(dfd, 7, kHash.c_str(), nullptr, nullptr, 0, err, sizeof err), 0);
   const std::string path = std::string(dir) + "/job.7.hash";
   struct stat st;
   assert_int_equal(stat(path.c_str(), &st), 0);
-  const mode_t mask = umask(0);
-  umask(mask);
-  assert_int_equal(st.st_mode & 0777, 0644 & ~mask);
-  // Known: the job's user's, readable by that user only (the file before replaced).
-  const uid_t job_uid = geteuid() == 0 ? 65534 : geteuid();
-  const gid_t job_gid = geteuid() == 0 ? 65534 : getegid();
-  assert_int_equal(topoaware_job_hash_write(dfd, 7, kHash.c_str(), nullptr, nullptr, 0, job_uid, job_gid, err,
-                                            sizeof err),
-                   0);
-  struct stat owned;
-  assert_int_equal(stat(path.c_str(), &owned), 0);
-  assert_int_equal(owned.st_mode & 0777, 0400);
-  assert_int_equal(owned.st_uid, job_uid);
-  assert_int_equal(owned.st_gid, job_gid);
-  st = owned;
+  assert_int_equal(st.st_mode & 0777, 0600);  // root's alone: slurmstepd reads it as root
+  assert_int_equal(st.st_uid, geteuid());
   assert_int_equal(st.st_size, 72);
   assert_int_equal(topoaware_job_hash_read(dfd, 7, buf, sizeof buf), 1);
   assert_string_equal(buf, kHash.c_str());
@@ -370,7 +356,7 @@ void test_c_hash_file(void **) {
   assert_int_equal(access(path.c_str(), F_OK), -1);
   // With the placement: read back by both readers.
   assert_int_equal(topoaware_job_hash_write(dfd, 7, kHash.c_str(), "tp=2,cp=1,ep=1,dp=1,pp=1,rank-order=tp-pp-dp",
-                                            "b,a", 1, job_uid, job_gid, err, sizeof err),
+                                            "b,a", 1, err, sizeof err),
                    0);
   assert_int_equal(topoaware_job_hash_read(dfd, 7, buf, sizeof buf), 1);
   assert_string_equal(buf, kHash.c_str());
@@ -382,8 +368,7 @@ void test_c_hash_file(void **) {
   std::free(order);
   assert_int_equal(topoaware_job_hash_remove(dfd, 7, err, sizeof err), 0);
   // An invalid hash is not written.
-  assert_int_equal(topoaware_job_hash_write(dfd, 8, "sha256:\x01", nullptr, nullptr, 0, job_uid, job_gid, err, sizeof err),
-                   -1);
+  assert_int_equal(topoaware_job_hash_write(dfd, 8, "sha256:\x01", nullptr, nullptr, 0, err, sizeof err), -1);
   assert_contains(err, "is not a topology hash");
   assert_true(printable_text(err) == err);
   assert_int_equal(access((std::string(dir) + "/job.8.hash").c_str(), F_OK), -1);
@@ -397,35 +382,39 @@ void test_c_hash_file(void **) {
   const std::string target = std::string(dir) + "/target";
   f = std::fopen(target.c_str(), "w");
   assert_non_null(f);
-  std::fputs((kHash + "\n").c_str(), f);
+  std::fputs("the target's own bytes\n", f);
   std::fclose(f);
   assert_int_equal(symlink(target.c_str(), (std::string(dir) + "/job.10.hash").c_str()), 0);
   assert_int_equal(topoaware_job_hash_read(dfd, 10, buf, sizeof buf), 0);
-  // Written as a new file in its place: the link goes, its target keeps its bytes and its owner.
+  // Written as a new file in its place: the link goes, its target keeps its bytes and its mode.
   struct stat before;
   assert_int_equal(stat(target.c_str(), &before), 0);
-  assert_int_equal(topoaware_job_hash_write(dfd, 10, kHash.c_str(), nullptr, nullptr, 0, job_uid, job_gid, err,
-                                            sizeof err),
-                   0);
-  struct stat link_now, target_now;
-  assert_int_equal(lstat((std::string(dir) + "/job.10.hash").c_str(), &link_now), 0);
-  assert_true(S_ISREG(link_now.st_mode));
+  assert_int_equal(topoaware_job_hash_write(dfd, 10, kHash.c_str(), nullptr, nullptr, 0, err, sizeof err), 0);
+  struct stat at_name;
+  assert_int_equal(lstat((std::string(dir) + "/job.10.hash").c_str(), &at_name), 0);
+  assert_true(S_ISREG(at_name.st_mode));
+  assert_int_equal(topoaware_job_hash_read(dfd, 10, buf, sizeof buf), 1);
+  struct stat target_now;
   assert_int_equal(stat(target.c_str(), &target_now), 0);
-  assert_int_equal(target_now.st_uid, before.st_uid);
   assert_int_equal(target_now.st_mode, before.st_mode);
-  assert_int_equal(target_now.st_size, kHash.size() + 1);
+  std::ifstream kept(target);
+  std::string line;
+  std::getline(kept, line);
+  assert_string_equal(line.c_str(), "the target's own bytes");
   assert_int_equal(topoaware_job_hash_remove(dfd, 10, err, sizeof err), 0);
   assert_int_equal(access(target.c_str(), F_OK), 0);
-  // A folder where the file goes: refused, left alone.
+  // A folder where the file goes: refused, left alone, no temporary file left beside it.
   assert_int_equal(mkdirat(dfd, "job.12.hash", 0700), 0);
-  assert_int_equal(topoaware_job_hash_write(dfd, 12, kHash.c_str(), nullptr, nullptr, 0, job_uid, job_gid, err,
-                                            sizeof err),
-                   -1);
+  assert_int_equal(topoaware_job_hash_write(dfd, 12, kHash.c_str(), nullptr, nullptr, 0, err, sizeof err), -1);
   assert_contains(err, "job.12.hash: ");
   assert_int_equal(unlinkat(dfd, "job.12.hash", AT_REMOVEDIR), 0);
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  for (struct dirent *e; (e = readdir(d));)
+    if (std::strncmp(e->d_name, "job.12.hash", 11) == 0) fail_msg("left behind: %s", e->d_name);
+  closedir(d);
   // A bad folder descriptor.
-  assert_int_equal(topoaware_job_hash_write(-1, 11, kHash.c_str(), nullptr, nullptr, 0, job_uid, job_gid, err, sizeof err),
-                   -1);
+  assert_int_equal(topoaware_job_hash_write(-1, 11, kHash.c_str(), nullptr, nullptr, 0, err, sizeof err), -1);
   assert_int_equal(topoaware_job_hash_read(-1, 11, buf, sizeof buf), 0);
   unlink(target.c_str());
   unlink((std::string(dir) + "/job.9.hash").c_str());

@@ -65,20 +65,18 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av) {
   if (!h && !layout) return 0; /* not a layout job, and no select/cons_tres_topoaware */
   id = ta_script_job_id(sp);
   if (!id || (dfd = ta_state_dir_fd(1)) < 0) return 0;
-  if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
-    slurm_error(TA ": job prolog: Slurm does not tell the job's uid and gid; no job folder, and the placement file "
-                   "is readable by all");
-    uid = (uid_t)-1;
-    gid = (gid_t)-1;
-  }
   /* The job's private folder (root makes it, then hands it to the job's user). */
-  if (layout && uid != (uid_t)-1 && topoaware_job_dir_create(dfd, id, uid, gid, err, sizeof(err)) != 0)
-    slurm_error(TA ": job prolog: %s/%s", ta_state_dir(), err);
+  if (layout) {
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+      slurm_error(TA ": job prolog: Slurm does not tell the job's uid and gid; no job folder");
+    else if (topoaware_job_dir_create(dfd, id, uid, gid, err, sizeof(err)) != 0)
+      slurm_error(TA ": job prolog: %s/%s", ta_state_dir(), err);
+  }
   /* With the hash, how slurmctld placed the job (its layout and node order, no topology file needed
    * on the node for the job's own steps); a malformed one is left out by the core. */
   if (h && topoaware_job_hash_write(dfd, id, h, getenv("SPANK_TOPOAWARE_ORDER_LAYOUT"),
                                     getenv("SPANK_TOPOAWARE_NODE_ORDER"),
-                                    ta_env_is_one("SPANK_TOPOAWARE_RAIL_OPTIMIZED"), uid, gid, err, sizeof(err)) != 0)
+                                    ta_env_is_one("SPANK_TOPOAWARE_RAIL_OPTIMIZED"), err, sizeof(err)) != 0)
     slurm_error(TA ": job prolog: cannot write %s/%s", ta_state_dir(), err);
   close(dfd);
   return 0; /* never fail the prolog: that would drain the node */

@@ -101,6 +101,7 @@ int ta_remote_post_opt(spank_t sp) {
     ta_step_checked(sp);
     ta_node_devices_prepare(sp); /* still root here; user_init is not */
   }
+  ta_job_placement_prepare(sp); /* root too: the file is root's */
   return 0;
 }
 

@@ -81,17 +81,43 @@ static void ta_no_hints(int local_id, const char *why) {
   if (local_id == 0) fprintf(stderr, TA ": warning: tasks on this node get no topoaware hints: %s\n", why);
 }
 
-/* The hash the select plugin placed the job with: the job prolog's file, else the variable
- * (spank_topoaware(8)); NULL if neither. malloc'd. */
-static char *ta_expected_hash(spank_t sp, uint32_t job_id) {
-  char file_hash[128];
-  int dfd = ta_state_dir_fd(0), found = 0;
-  if (dfd >= 0) {
-    found = topoaware_job_hash_read(dfd, job_id, file_hash, sizeof(file_hash));
-    close(dfd);
-  }
-  if (found) return strdup(file_hash);
+/* The hash the select plugin placed the job with: the job prolog's file (read as root in
+ * init_post_opt), else the variable (spank_topoaware(8)); NULL if neither. malloc'd. */
+static char *ta_expected_hash(spank_t sp) {
+  if (ta_state.placed.hash[0]) return strdup(ta_state.placed.hash);
   return ta_getenv_max(sp, "SPANK_TOPOAWARE_TOPO_HASH", TOPOAWARE_SHORT_VAR_MAX_LEN, NULL);
+}
+
+/* The layout and node order slurmctld placed the job with, if the job prolog recorded them:
+ * malloc'd copies into *layout and *order (both NULL if none). */
+static void ta_placed_copy(char **layout, char **order, int *rail_optimized) {
+  *layout = *order = NULL;
+  if (!ta_state.placed.layout || !ta_state.placed.order) return;
+  *layout = strdup(ta_state.placed.layout);
+  *order = strdup(ta_state.placed.order);
+  if (!*layout || !*order) {
+    free(*layout);
+    free(*order);
+    *layout = *order = NULL;
+    return;
+  }
+  *rail_optimized = ta_state.placed.rail_optimized;
+}
+
+void ta_job_placement_prepare(spank_t sp) {
+  uint32_t job_id = 0;
+  int dfd;
+
+  if (ta_state.placed.read || !topoaware_options_has_layout(&ta_state.opts) || ta_state.remote_invalid) return;
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id) return;
+  ta_state.placed.read = 1;
+  if ((dfd = ta_state_dir_fd(0)) < 0) return;
+  if (!topoaware_job_hash_read(dfd, job_id, ta_state.placed.hash, sizeof(ta_state.placed.hash)))
+    ta_state.placed.hash[0] = '\0';
+  else if (!topoaware_job_placement_read(dfd, job_id, &ta_state.placed.layout, &ta_state.placed.order,
+                                         &ta_state.placed.rail_optimized))
+    ta_state.placed.layout = ta_state.placed.order = NULL;
+  close(dfd);
 }
 
 /* The batch step is not a rank: it gets the job's hostfile (SLURM_HOSTFILE for srun
@@ -100,7 +126,7 @@ static char *ta_expected_hash(spank_t sp, uint32_t job_id) {
 static void ta_batch_step(spank_t sp, uint32_t job_id) {
   char topo[4096], err[TOPOAWARE_ERR_LEN], dir[1200], path[1300];
   char *nodes = NULL, *hash = NULL, *placed_layout = NULL, *placed_order = NULL;
-  int placed_rail = 0, dfd;
+  int placed_rail = 0;
   topoaware_job_in_t in;
   topoaware_job_map_t *map = NULL;
   const char *text;
@@ -117,7 +143,7 @@ static void ta_batch_step(spank_t sp, uint32_t job_id) {
              TOPOAWARE_NODELIST_MAX_LEN);
     goto fail;
   }
-  hash = ta_expected_hash(sp, job_id);
+  hash = ta_expected_hash(sp);
   ta_topology_path(topo, sizeof(topo));
   memset(&in, 0, sizeof(in));
   in.topology_path = topo;
@@ -125,11 +151,7 @@ static void ta_batch_step(spank_t sp, uint32_t job_id) {
   in.nodelist = nodes;
   in.layout = &ta_state.opts.layout;
   /* slurmctld's order (the job prolog's file), which the job's own steps' tasks get */
-  if (hash && (dfd = ta_state_dir_fd(0)) >= 0) {
-    if (!topoaware_job_placement_read(dfd, job_id, &placed_layout, &placed_order, &placed_rail))
-      placed_layout = placed_order = NULL;
-    close(dfd);
-  }
+  if (hash) ta_placed_copy(&placed_layout, &placed_order, &placed_rail);
   in.placed_layout = placed_layout;
   in.placed_order = placed_order;
   if (!(map = topoaware_job_map(&in, err, sizeof(err)))) goto fail;
@@ -195,15 +217,6 @@ static void ta_task_inputs_free(ta_task_inputs_t *t) {
   free(t->placed_order);
 }
 
-/* The layout and node order slurmctld placed the job with, if the job prolog recorded them. */
-static void ta_placed_order(uint32_t job_id, ta_task_inputs_t *t) {
-  int dfd = ta_state_dir_fd(0);
-  if (dfd < 0) return;
-  if (!topoaware_job_placement_read(dfd, job_id, &t->placed_layout, &t->placed_order, &t->placed_rail_optimized))
-    t->placed_layout = t->placed_order = NULL;
-  close(dfd);
-}
-
 /* 0, or -1 with *why (no hints) when the node list or the node's name is unknown. */
 static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uint32_t total_tasks, ta_task_inputs_t *t,
                           const char **why) {
@@ -224,8 +237,8 @@ static int ta_task_inputs(spank_t sp, uint32_t job_id, uint32_t local_tasks, uin
     *why = "SLURM_STEP_NODELIST or SLURMD_NODENAME is not set";
     return -1;
   }
-  t->hash = ta_expected_hash(sp, job_id);
-  if (t->hash) ta_placed_order(job_id, t);
+  t->hash = ta_expected_hash(sp);
+  if (t->hash) ta_placed_copy(&t->placed_layout, &t->placed_order, &t->placed_rail_optimized);
   t->order = ta_getenv_max(sp, "CUDA_DEVICE_ORDER", TOPOAWARE_SHORT_VAR_MAX_LEN, &too_long);
   if (too_long) t->order = strdup("(too long to read)"); /* set, and not PCI_BUS_ID: no GPU hints */
   ta_topology_path(t->topo, sizeof(t->topo));

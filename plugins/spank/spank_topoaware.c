@@ -25,8 +25,9 @@
  * `slurmstepd spank prolog|epilog`); they only create the job's private folder
  * <state_dir>/job.<id> for the job's user and remove it again (capi/job_dir_c.h). Also as root,
  * in slurmstepd's init_post_opt of a layout step, the node's GPUs and NICs are probed once per boot
- * and kept in <state_dir>/node.<name>.devices (spank_task.c, ta_node_devices_prepare). Everything
- * else that reads a file or a user's option value runs as the job's user, in slurmstepd's task_init.
+ * and kept in <state_dir>/node.<name>.devices (spank_task.c, ta_node_devices_prepare), and the job
+ * prolog's placement file (root's, mode 0600) is read (ta_job_placement_prepare). Everything else
+ * that reads a file or a user's option value runs as the job's user, in slurmstepd's task_init.
  *
  * Slurm calls an option's callback once per source (sbatch: script, environment, command line;
  * srun: environment, command line); every call is checked at once and the last one wins, like

@@ -24,6 +24,14 @@ struct ta_plugin_state {
   int unchecked;
   /* a warning for the task's stderr (spank_remote.c), printed by task 0 in task_init */
   char note[768];
+  /* How slurmctld placed the job, from the job prolog's file (root's, mode 0600), read as root in
+   * init_post_opt for the task hooks, which run as the job's user (ta_job_placement_prepare). */
+  struct {
+    int read;         /* 1: the file was looked at (what follows is what it held) */
+    char hash[128];   /* "" if none */
+    char *layout, *order; /* malloc'd, NULL if none */
+    int rail_optimized;
+  } placed;
 };
 extern struct ta_plugin_state ta_state;
 
@@ -53,5 +61,9 @@ void ta_remote_note_print(spank_t sp);
  * hints: this node's GPUs and NICs, read from the state folder's devices file or probed once and
  * kept there, so that user_init and the tasks do not probe hwloc again. Failures are logged. */
 void ta_node_devices_prepare(spank_t sp);
+/* Root, in slurmstepd (init_post_opt) for a layout step or batch step: the job prolog's placement
+ * file into ta_state.placed. A missing file is no error (the job was not placed by the select
+ * plugin, or the prolog did not run); the tasks then use the hash in the environment, if any. */
+void ta_job_placement_prepare(spank_t sp);
 
 #endif
