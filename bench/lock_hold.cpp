@@ -6,11 +6,13 @@
 //    whole status book (StatusBook's copy, what the writer took until it kept a copy of its own).
 //    Now: StatusBook::take, which hands over the changes since the last take. The changes are
 //    recorded as they happen, inside each verdict's own call, so the bench also prints what that
-//    adds to one verdict (a book that records against one that does not: a writer's copy).
+//    adds to one verdict (a book that records against one that does not: a writer's copy) and to
+//    a scheduling pass over every waiting job.
 // 2. The job's node order in select_p_job_begin, under slurmctld's job and node write locks.
-//    Before: one Slurm xstrfmtcat per name, which finds the end of the text with strlen and
-//    reallocates at every call (emulated here with the same two steps, since Slurm's xmalloc is
-//    not linked into a bench). Now: ta_order_join, one pass into one buffer.
+//    Before: one Slurm xstrfmtcat per name, which formats the name into a new buffer and finds
+//    the end of the text with strlen twice at every call (emulated here step by step as Slurm's
+//    xstring.c does it, with its doubling growth, since Slurm's xmalloc is not linked into a
+//    bench). Now: ta_order_join, one pass into one buffer.
 // 3. malloc_trim(0) after each topology read (corelib topology_json.cpp), in slurmctld's loader
 //    thread: glibc takes each arena's lock while it hands free pages back, so a thread that
 //    allocates under slurmctld's locks might wait for it. Measured as what another thread, which
@@ -30,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,10 +77,10 @@ StatusJob entry(uint32_t id, bool placed) {
 
 void status_book(int repeats) {
   std::printf("status writer, under the plugin lock: a book of N placed and N waiting layout jobs\n");
-  std::printf("%8s | %12s %12s %9s | %14s %14s %7s | %12s\n", "N", "copy ms", "take ms", "ratio", "verdict us",
-              "verdict us", "ratio", "apply ms");
-  std::printf("%8s | %12s %12s %9s | %14s %14s %7s | %12s\n", "", "(before)", "(now)", "", "(recording)",
-              "(not)", "", "(off-lock)");
+  std::printf("%8s | %12s %12s %9s | %14s %14s %7s %12s | %12s\n", "N", "copy ms", "take ms", "ratio", "verdict us",
+              "verdict us", "ratio", "pass ms", "apply ms");
+  std::printf("%8s | %12s %12s %9s | %14s %14s %7s %12s | %12s\n", "", "(before)", "(now)", "", "(recording)",
+              "(not)", "", "(+recording)", "(off-lock)");
   for (uint32_t n : {1000u, 10000u, 50000u}) {
     StatusBook book, quiet;  // quiet: a writer's copy, which records no changes
     int64_t now = 1000;
@@ -90,9 +93,9 @@ void status_book(int repeats) {
     quiet.apply(book.take(now, true));
     const double copy_ms = best_ms(repeats, [&] {
       auto t0 = Clock::now();
-      StatusBook c = book;  // what the writer did under the lock before
+      std::map<uint32_t, StatusJob> c = book.jobs();  // what the writer copied under the lock before
       const double ms = ms_since(t0);
-      if (c.jobs().size() != book.jobs().size()) std::abort();
+      if (c.size() != book.jobs().size()) std::abort();
       return ms;
     });
     // Worst case for a take: every waiting job got a new verdict since the last one (a scheduling
@@ -124,24 +127,44 @@ void status_book(int repeats) {
       apply_ms = std::min(apply_ms, ms_since(t0));
     }
     if (copy.render(now) != book.render(now)) std::abort();  // the copy renders what the book holds
-    std::printf("%8u | %12.3f %12.4f %8.0fx | %14.3f %14.3f %6.2fx | %12.2f\n", n, copy_ms, take_ms,
-                copy_ms / std::max(take_ms, 1e-6), rec_us, quiet_us, rec_us / quiet_us, apply_ms);
+    std::printf("%8u | %12.3f %12.4f %8.0fx | %14.3f %14.3f %6.2fx %12.2f | %12.2f\n", n, copy_ms, take_ms,
+                copy_ms / std::max(take_ms, 1e-6), rec_us, quiet_us, rec_us / quiet_us,
+                std::max(0.0, rec_us - quiet_us) * n / 1000.0, apply_ms);
   }
-  std::printf("take: the changes since the last take (here all N waiting entries) handed over; the book's\n"
-              "prune of expired entries goes through its index, nothing else is walked.\n\n");
+  std::printf("copy: the book's entries, as the writer copied them before (its index not included). take: the\n"
+              "changes since the last take (here all N waiting entries) handed over. verdict: one refreshed\n"
+              "waiting entry, in a book that records its change and in one that does not (both keep the\n"
+              "index by last update); pass: what recording adds to a pass over all N waiting jobs, spread\n"
+              "over their job_test calls (each a hold of the lock of its own).\n\n");
 }
 
-// What the plugin did before: Slurm's xstrfmtcat(order, "%s%s", order ? "," : "", name) per node,
-// which measures the text so far (strlen) and reallocates it at each call.
+// What the plugin did before: Slurm's xstrfmtcat(&order, "%s%s", order ? "," : "", name) per
+// node, as Slurm's xstring.c does it: the piece formatted into a new buffer, the text so far
+// measured (strlen, in _makespace), the buffer grown to at least twice its size when short, the
+// piece appended with strcat (which measures the text again) and freed.
 char *join_by_appending(const char *const *names, const uint32_t *order, uint32_t n) {
   char *s = nullptr;
+  size_t cap = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    const size_t have = s ? std::strlen(s) : 0, add = std::strlen(names[order[i]]) + (i ? 1 : 0);
-    char *grown = static_cast<char *>(std::realloc(s, have + add + 1));
-    if (!grown) std::abort();
-    s = grown;
-    if (i) s[have] = ',';
-    std::memcpy(s + have + (i ? 1 : 0), names[order[i]], add - (i ? 1 : 0) + 1);
+    const int plen = std::snprintf(nullptr, 0, "%s%s", s ? "," : "", names[order[i]]);
+    char *piece = static_cast<char *>(std::malloc(size_t(plen) + 1));
+    if (!piece) std::abort();
+    std::snprintf(piece, size_t(plen) + 1, "%s%s", s ? "," : "", names[order[i]]);
+    if (!s) {
+      s = piece;
+      cap = size_t(plen) + 1;
+      continue;
+    }
+    const size_t used = std::strlen(s) + 1, need = std::strlen(piece);
+    if (used + need > cap) {
+      size_t grown = std::max({used + need, cap + 64, cap * 2});
+      char *bigger = static_cast<char *>(std::realloc(s, grown));
+      if (!bigger) std::abort();
+      s = bigger;
+      cap = grown;
+    }
+    std::strcat(s, piece);
+    std::free(piece);
   }
   return s;
 }

@@ -107,26 +107,19 @@ void topoaware_status_set_counters(topoaware_status_t *st, const topoaware_call_
 }
 
 void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id) {
-  if (!st) return;
-  // Out of memory (recording the change for the writer): the entry stays until the next call.
-  c_boundary(nullptr, 0, -1, [&] {
-    st->book.finished(job_id);
-    return 0;
-  });
+  if (st) st->book.finished(job_id);  // an erase; its change is kept or the changes stopped: no throw
 }
 
 size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg,
                                        uint32_t *next, size_t max_visits) {
   if (!st || !gone || !next) return 0;
-  size_t n = 0;
-  c_boundary(nullptr, 0, -1, [&] {  // out of memory: what went so far went, *next moves on
-    n = 0;
-    uint32_t from = *next;
-    n = st->book.forget_waiting_if([&](uint32_t id) { return gone(id, arg) != 0; }, from, max_visits);
-    *next = from;
-    return 0;
-  });
-  return n;
+  // Erases, as above: no throw.
+  return st->book.forget_waiting_if([&](uint32_t id) { return gone(id, arg) != 0; }, *next,
+                                    max_visits ? max_visits : 1);
+}
+
+void topoaware_status_stop_changes(topoaware_status_t *st) {
+  if (st) st->book.stop_changes();
 }
 
 int topoaware_status_job_phase(const topoaware_status_t *st, uint32_t job_id) {

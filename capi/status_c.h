@@ -50,8 +50,9 @@ int topoaware_status_placed(topoaware_status_t *st, const topoaware_status_job_t
 void topoaware_status_finished(topoaware_status_t *st, uint32_t job_id);
 /* Forgets the waiting entries for which gone(job_id, arg) returns nonzero, looking at no more than
  * max_visits entries from job id *next on (0: from the first), so that the caller can let go of its
- * locks between two pieces (gone runs under them, once per entry). Sets *next to where the next
- * piece starts, 0 once the book was walked to its end. Returns how many went. */
+ * locks between two pieces (gone runs under them, once per entry; max_visits 0 counts as 1). Sets
+ * *next to where the next piece starts, 0 once the book was walked to its end. Returns how many
+ * went. */
 size_t topoaware_status_forget_waiting(topoaware_status_t *st, int (*gone)(uint32_t job_id, void *arg), void *arg,
                                        uint32_t *next, size_t max_visits);
 /* -1: the book has no entry for the job; 0: waiting; 1: placed. */
@@ -87,6 +88,9 @@ typedef struct topoaware_status_changes topoaware_status_changes_t;
 int topoaware_status_take(topoaware_status_t *st, int64_t now, int write, int64_t min_interval, int force, int full,
                           topoaware_status_changes_t **changes, char *err, size_t errlen);
 int topoaware_status_apply(topoaware_status_t *copy, topoaware_status_changes_t *changes, char *err, size_t errlen);
+/* Under the lock: nobody takes the changes any more (no status file): the book drops those it kept
+ * and keeps none until the next take, which then hands over every entry (O(n), once). */
+void topoaware_status_stop_changes(topoaware_status_t *st);
 void topoaware_status_changes_free(topoaware_status_changes_t *changes);
 int topoaware_status_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen);
 void topoaware_status_write_failed(topoaware_status_t *st);

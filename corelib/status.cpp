@@ -357,11 +357,21 @@ void StatusBook::placed(const StatusJob &job, int64_t now) {
   dirty_ = true;
 }
 
-// Allocates first and changes after, so that an out-of-memory exception leaves the entry, the index
-// and the changes as they were, or (at worst) a change recorded for an entry the book did not take.
+// Out of memory leaves the entry and the index as they were, and the changes either whole or
+// dropped (stop_changes: the next take is a full one), never telling of an entry the book lacks.
 void StatusBook::put(StatusJob entry) {
   const uint32_t id = entry.job_id;
   if (tracking_ != Tracking::Off) record(id, entry);
+  try {
+    put_entry(std::move(entry));
+  } catch (...) {
+    stop_changes();  // the change recorded above was not made: the next take is a full one
+    throw;
+  }
+}
+
+void StatusBook::put_entry(StatusJob entry) {
+  const uint32_t id = entry.job_id;
   auto [it, fresh] = jobs_.try_emplace(id);
   const bool was_waiting = !fresh && it->second.phase == JobPhase::Waiting;
   const std::pair<int64_t, uint32_t> old_key{it->second.updated, id}, new_key{entry.updated, id};
@@ -379,7 +389,7 @@ void StatusBook::put(StatusJob entry) {
 }
 
 StatusBook::Entries::iterator StatusBook::erase_entry(Entries::iterator it) {
-  if (tracking_ != Tracking::Off) record(it->first, std::nullopt);  // the only step that allocates: first
+  if (tracking_ != Tracking::Off) record(it->first, std::nullopt);  // never throws
   if (it->second.phase == JobPhase::Waiting) waiting_by_update_.erase({it->second.updated, it->first});
   dirty_ = true;
   return jobs_.erase(it);
@@ -432,15 +442,22 @@ StatusChanges StatusBook::take(int64_t now, bool full) {
   return out;
 }
 
-void StatusBook::record(uint32_t id, std::optional<StatusJob> change) {
+void StatusBook::record(uint32_t id, std::optional<StatusJob> change) noexcept {
   if (tracking_ == Tracking::Off) return;
   if (changes_.size() >= kMaxStatusChanges && !changes_.count(id)) {
-    // Nobody takes them (no writer): stop recording; the next take hands over every entry.
-    changes_.clear();
-    tracking_ = Tracking::Off;
+    stop_changes();  // nobody takes them (no writer)
     return;
   }
-  changes_[id] = std::move(change);
+  try {
+    changes_[id] = std::move(change);
+  } catch (...) {  // out of memory: this change cannot be kept, so none are
+    stop_changes();
+  }
+}
+
+void StatusBook::stop_changes() noexcept {
+  changes_.clear();
+  tracking_ = Tracking::Off;
 }
 
 void StatusBook::apply(StatusChanges &&changes) {

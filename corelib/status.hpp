@@ -162,6 +162,9 @@ class StatusBook {
   // Applies changes taken from another book, so that this copy renders what that book holds.
   // On an exception the copy is out of step with its book: start a new one with a full take.
   void apply(StatusChanges &&changes);
+  // Nobody takes the changes (no status file, or the writer's copy was lost): drop those kept and
+  // keep none until the next take, which is then a full one.
+  void stop_changes() noexcept;
   void write_failed() { dirty_ = true; }  // it did not: the next due write retries
   // True if something changed since the last render and at least `min_interval` seconds passed
   // (or `force`). Counters alone do not make the book dirty.
@@ -174,7 +177,10 @@ class StatusBook {
   bool make_room(int64_t now);  // room for one more entry; false if every entry is a placed job
   void put(StatusJob entry);    // sets the entry of entry.job_id: index and changes kept
   Entries::iterator erase_entry(Entries::iterator it);
-  void record(uint32_t id, std::optional<StatusJob> change);  // for the next take
+  void put_entry(StatusJob entry);
+  // Keeps a change for the next take; out of memory or past kMaxStatusChanges it stops keeping
+  // them (stop_changes), so it never throws.
+  void record(uint32_t id, std::optional<StatusJob> change) noexcept;
   Status status_;
   Entries jobs_;
   // The waiting entries by (updated, job id): the stale ones and make_room's victim are its first.

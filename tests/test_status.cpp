@@ -578,6 +578,27 @@ void test_untaken_changes_bounded(void **) {
   assert_int_equal(d.jobs.size(), 1);
 }
 
+// No status file: the writer stops the changes; the book keeps none, and the take after (a status
+// file was set) hands over every entry, with what changed meanwhile.
+void test_stop_changes(void **) {
+  StatusBook b, copy;
+  b.waiting(job(1), 1);
+  copy.apply(b.take(1, false));
+  b.stop_changes();
+  b.waiting(job(2), 2);
+  b.finished(1);
+  StatusChanges c = b.take(2, false);
+  assert_true(c.full);
+  assert_int_equal(c.jobs.size(), 1);
+  assert_true(c.jobs.count(2) == 1);
+  copy.apply(std::move(c));
+  assert_string_equal(copy.render(2).c_str(), b.render(2).c_str());
+  topoaware_status_t *st = topoaware_status_create("select/cons_tres_topoaware");
+  topoaware_status_stop_changes(st);
+  topoaware_status_stop_changes(nullptr);
+  topoaware_status_free(st);
+}
+
 // Whatever sequence of verdicts, ends, expiries and forgets, a copy kept up with the book's
 // changes renders the same file as the book. A fixed seed: the same sequence every run.
 void test_copy_follows_book(void **) {
@@ -656,6 +677,7 @@ int main() {
       cmocka_unit_test(test_c_api_take_apply),
       cmocka_unit_test(test_take_is_what_changed),
       cmocka_unit_test(test_untaken_changes_bounded),
+      cmocka_unit_test(test_stop_changes),
       cmocka_unit_test(test_copy_follows_book),
       cmocka_unit_test(test_forget_in_pieces),
   };

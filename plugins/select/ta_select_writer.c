@@ -31,7 +31,8 @@ static void ta_status_error(ta_ctx_t *ctx, const char *path, const char *err)
  * since the last call are handed over (O(1)); they are applied to the copy, the text built and the
  * file written with the lock released (never with slurmctld's locks: from the writer thread, or at
  * shutdown once the thread ended; so the copy is only ever used by one thread). Runs every tick,
- * with or without a status file, so that the changes never pile up in the book. */
+ * so that the changes never pile up in the book; with no status file it keeps no copy and the book
+ * no changes. */
 static void ta_status_flush_locked(ta_ctx_t *ctx, int force)
 {
 	char *text = NULL, err[TOPOAWARE_ERR_LEN], path[TA_PATH_MAX];
@@ -45,12 +46,25 @@ static void ta_status_flush_locked(ta_ctx_t *ctx, int force)
 
 	if (!ctx->status)
 		return;
+	if (!write) {
+		/* No status file: no copy to keep up, and the book keeps no changes for it. */
+		topoaware_status_t *copy = w->copy;
+
+		topoaware_status_stop_changes(ctx->status);
+		w->copy = NULL;
+		if (copy) {
+			pthread_mutex_unlock(&ctx->lock);
+			topoaware_status_free(copy); /* as large as the book: not under the lock */
+			pthread_mutex_lock(&ctx->lock);
+		}
+		return;
+	}
 	if (!w->copy) {
 		if (!(w->copy = topoaware_status_create(TA))) {
 			ta_status_error(ctx, ctx->status_path, "out of memory for the writer's copy of the status book");
 			return;
 		}
-		full = 1; /* a new copy starts from every entry (the book is empty at start-up) */
+		full = 1; /* a new copy starts from every entry (O(1) at start-up: the book records from the start) */
 	}
 	ta_counters_copy(&ctx->counters, &c);
 	cc.calls = c.calls;
@@ -69,6 +83,10 @@ static void ta_status_flush_locked(ta_ctx_t *ctx, int force)
 				  full, &changes, err, sizeof(err));
 	if (r < 0) {
 		ta_status_error(ctx, ctx->status_path, err);
+		if (full) { /* a new copy that got nothing: made again, with a full take, next time */
+			topoaware_status_free(w->copy); /* empty */
+			w->copy = NULL;
+		}
 		return;
 	}
 	snprintf(path, sizeof(path), "%s", ctx->status_path);
