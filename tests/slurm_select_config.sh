@@ -184,6 +184,24 @@ cluster_run scancel "$w" "$w2" "$p" "${SEL_BUSY_IDS[@]}"
 for j in "$w" "$w2" "$p"; do st_wait 20 "$j" phase - || ta_fail "cancelled job $j is still in the status file"; done
 ta_pass "cancelled jobs ($w, $w2 pending; $p placed) are gone from the status file"
 
+# StatusFile=none for a while: the writer keeps no copy and the book no changes. Set again, the file
+# holds what is true then (a full hand-over): the job submitted meanwhile is in it (placed, or
+# waiting), the one cancelled meanwhile is not, and nothing was written while there was no file.
+reconfigure "LogLevel=quiet StatusInterval=1" "StatusFile=none"
+w3=$(cluster_run sbatch --parsable "${ring4[@]}" --topo-mode=strict --topo-max-wait=30m --wrap 'sleep 600')
+w4=$(cluster_run sbatch --parsable "${ring4[@]}" --topo-mode=strict --topo-max-wait=30m --wrap 'sleep 600')
+sleep 3
+cluster_run scancel "$w3"
+sleep 7 # the writer's sweep of cancelled pending jobs (every 5 s) runs without a file too
+[ "$(st "$w4" phase)" = - ] || ta_fail "StatusFile=none, but the status file was written (job $w4 in it)"
+reconfigure "LogLevel=quiet StatusInterval=1"
+st_wait 20 "$w4" phase '@(placed|waiting)' ||
+  ta_fail "StatusFile set again: job $w4, submitted while StatusFile=none, is not in it"
+[ "$(st "$w3" phase)" = - ] || ta_fail "StatusFile set again: job $w3, cancelled while there was no file, is in it"
+cluster_run scancel "$w4"
+st_wait 20 "$w4" phase - || ta_fail "cancelled job $w4 is still in the status file"
+ta_pass "StatusFile=none, then set again: the file holds job $w4 (submitted meanwhile), not $w3 (cancelled meanwhile)"
+
 # MissingNodes: a layout job of 17 nodes.
 for j in "${SEL_BUSY_IDS[@]}"; do cluster_wait_job "$j" 60 >/dev/null; done
 reconfigure "LogLevel=info MissingNodes=avoid StatusInterval=1"
