@@ -96,6 +96,7 @@ typedef struct {
 	pthread_t thread;
 	pthread_cond_t cond;
 	int running, stop;
+	int shut; /* slurmctld is stopping: the last write was made or is being made; no new thread */
 	time_t last_sweep;
 	char err[TOPOAWARE_ERR_LEN]; /* last write error logged, "" = none */
 	/* The writer's own copy of the status book, brought up to date with the book's changes and

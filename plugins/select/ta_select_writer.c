@@ -192,7 +192,7 @@ void ta_writer_start_locked(ta_ctx_t *ctx)
 {
 	pthread_attr_t attr;
 
-	if (ctx->writer.running || !ctx->status)
+	if (ctx->writer.running || ctx->writer.shut || !ctx->status)
 		return;
 	ctx->writer.stop = 0;
 	if (pthread_attr_init(&attr) == 0) {
@@ -242,6 +242,9 @@ void ta_writer_init(ta_ctx_t *ctx)
 
 void ta_writer_shutdown(ta_ctx_t *ctx)
 {
+	pthread_mutex_lock(&ctx->lock);
+	ctx->writer.shut = 1; /* no writer starts again: the last write below uses its copy alone */
+	pthread_mutex_unlock(&ctx->lock);
 	ta_writer_end(ctx);
 	pthread_mutex_lock(&ctx->lock);
 	ta_status_flush_locked(ctx, 1);
