@@ -28,6 +28,10 @@ int main(int argc, char **argv)
 	uint32_t n = 0;
 	int first = 1;
 
+	if (argc > 1 && !strcmp(argv[1], "--fill") && argc < 3) {
+		fprintf(stderr, "libslurm_submit: --fill needs a count\n");
+		return 2;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--fill")) {
 		fill = strtoul(argv[2], NULL, 10);
 		first = 3;

@@ -35,8 +35,8 @@ if [[ $out == *"undefined symbol"* ]]; then
 fi
 [ "$rc" -eq 0 ] || ta_fail "a plain job through libslurm was refused: $out"
 ta_pass "a plain job through libslurm: accepted ($out)"
-out=$(cluster_run "$client" _SLURM_SPANK_OPTION_topoaware_tp=8 _SLURM_SPANK_OPTION_topoaware_dp=2 2>&1) ||
-  ta_fail "a layout job (tp=8 dp=2) through libslurm was refused: $out"
+out=$(cluster_run "$client" _SLURM_SPANK_OPTION_topoaware_tp=8 _SLURM_SPANK_OPTION_topoaware_dp=2 2>"$work/err") ||
+  ta_fail "a layout job (tp=8 dp=2) through libslurm was refused: $out $(cat "$work/err")"
 id=${out#job=}
 rec=$(cluster_run scontrol -o show job "$id")
 grep -qE " NumNodes=2(-2)? " <<<"$rec" && grep -qE " NumTasks=16 " <<<"$rec" ||
@@ -59,8 +59,8 @@ refuse "TOPOAWARE_TOPO_HASH in the job's SPANK environment" TOPOAWARE_TOPO_HASH=
 refuse "the job's SPANK environment has 65537 entries; at most 65536 are read" \
   --fill 65536 _SLURM_SPANK_OPTION_topoaware_tp=8
 # At the bound the options are read whole: accepted and completed.
-out=$(cluster_run "$client" --fill 65535 _SLURM_SPANK_OPTION_topoaware_tp=8 2>&1) ||
-  ta_fail "a layout job with 65,536 SPANK entries was refused: $out"
+out=$(cluster_run "$client" --fill 65535 _SLURM_SPANK_OPTION_topoaware_tp=8 2>"$work/err") ||
+  ta_fail "a layout job with 65,536 SPANK entries was refused: $out $(cat "$work/err")"
 rec=$(cluster_run scontrol -o show job "${out#job=}")
 grep -qE " NumTasks=8 " <<<"$rec" || ta_fail "the layout after 65,535 other entries was not read: $rec"
 ta_pass "65,536 SPANK entries, the layout last: read and completed"
