@@ -13,8 +13,8 @@
 # n0001), a batch job run as uid nobody finds $TOPOAWARE_HOSTFILE in its private folder (owned by
 # it, 0700), in the order of TOPOAWARE_NODE_RANK, and `SLURM_HOSTFILE=$TOPOAWARE_HOSTFILE srun
 # --distribution=arbitrary` gives SLURM_PROCID = RANK; the folder is gone after the job. Then with
-# select/cons_tres_topoaware and PrologFlags=Alloc: the hash channel (job prolog file) and a stale
-# copy on the nodes; and with no topology= argument and no topoaware.conf, slurm.conf outside
+# select/cons_tres_topoaware and PrologFlags=Alloc: the hash channel (job prolog file, root's) and a
+# stale copy on the nodes, for root's jobs and nobody's; and with no topology= argument and no topoaware.conf, slurm.conf outside
 # /etc/slurm, the tasks read the topology slurmctld read (beside slurm.conf).
 set -euo pipefail
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/slurm_cluster.sh"
@@ -420,6 +420,29 @@ diff <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/a") <(sed 's/ MASTER_PORT=[0-9]* /
   ta_fail "the job's own step with a stale copy on the nodes: not the ranks of the right copy:" \
     "$(diff <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/a") <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/j") | head -4)"
 grep -q 'no topoaware hints' "$work/j.err" && ta_fail "the job's own step read the topology file: $(cat "$work/j.err")"
+# The same as the user of part 4d (nobody where the system has it): the job prolog's file is root's,
+# mode 0600, so the job's own tasks cannot read it; slurmstepd's root side reads it for them. Only
+# that read gives these ranks: the copy on the nodes is part 4d's renamed fabric, whose order puts
+# n0002 first (read by the tasks, it would give other ranks; with slurmctld's hash known and no
+# placed order, no hints).
+if [ "$user" != root ]; then
+  j3=$work/out/j3
+  echo "required $spank topology=$work/swapped.json state_dir=$state" >"$plugstack"
+  chmod 755 "$CLUSTER_DIR"  # slurm.conf and plugstack.conf, read by the user's sbatch
+  cluster_run "${as_user[@]}" sbatch --wait -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 \
+    -o "$j3.raw" -e "$j3.err" --wrap "id -u >$j3.uid; srun bash -c '$script'" >/dev/null ||
+    ta_fail "sbatch as $user failed: $(cat "$j3.err" 2>/dev/null)"
+  [ "$(cat "$j3.uid")" = "$uid" ] || ta_fail "the batch job ran as uid $(cat "$j3.uid"), not $user's $uid"
+  sort -t= -k2 -n "$j3.raw" >"$j3"
+  diff <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/a") <(sed 's/ MASTER_PORT=[0-9]* / /' "$j3") >/dev/null ||
+    ta_fail "a job of $user with a stale copy on the nodes: not the ranks of the right copy:" \
+      "$(diff <(sed 's/ MASTER_PORT=[0-9]* / /' "$work/a") <(sed 's/ MASTER_PORT=[0-9]* / /' "$j3") | head -4)" \
+      "$(cat "$j3.err")"
+  grep -q 'no topoaware hints' "$j3.err" && ta_fail "the job of $user read the topology file: $(cat "$j3.err")"
+  ta_pass "a job of $user (uid $uid) gets slurmctld's ranks from the job prolog's root-only file, read by" \
+    "slurmstepd's root side, with a stale topology copy on the nodes that orders them otherwise"
+  echo "required $spank topology=$work/other.json state_dir=$state" >"$plugstack"
+fi
 # A step with another layout needs the topology file: the stale copy gives no hints and a warning.
 cluster_run sbatch --wait -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 -o "$work/j2.raw" \
   -e "$work/j2.err" --wrap "srun --tp=4 --pp=1 --dp=2 bash -c '$script'" >/dev/null ||
