@@ -76,7 +76,7 @@ fuzz-clean:
 clean-local: fuzz-clean
 .PHONY: fuzz fuzz-smoke fuzz-clean
 
-EXTRA_DIST += tests/fuzz/FUZZING.md tests/fuzz/ledger.tsv tests/fuzz/run-fuzz.sh tests/fuzz/fuzz_common.hpp \
+EXTRA_DIST += tests/fuzz/FUZZING.md tests/fuzz/ledger.tsv tests/fuzz/corpus-coverage.tsv tests/fuzz/run-fuzz.sh tests/fuzz/fuzz_common.hpp \
   tests/fuzz/fuzz_ibnetdiscover.cpp tests/fuzz/fuzz_topology_json.cpp tests/fuzz/fuzz_config.cpp \
   tests/fuzz/fuzz_options.cpp tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_hostlist.cpp tests/fuzz/fuzz_lft_dump.cpp \
   tests/fuzz/fuzz_gres.cpp tests/fuzz/fuzz_task.cpp tests/fuzz/fuzz_placement.cpp tests/fuzz/fuzz_nvlink.cpp tests/fuzz/corpus \

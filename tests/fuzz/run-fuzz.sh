@@ -10,9 +10,12 @@
 #                          [--update-corpus] [TARGET ...]
 #
 #   --smoke S   run each target for S seconds (default: --smoke 60); CI runs this. Also fails a
-#               target whose coverage at the end of the run is below what its stored corpus alone
-#               gives (libFuzzer's "cov:" of a -runs=0 replay of tests/fuzz/corpus/<target>), less
-#               0.2% (at least 2 edges) of slack
+#               target without a stored corpus or whose stored corpus's replay gives no coverage;
+#               whose coverage at the end of the run is below what its stored corpus alone gives
+#               (libFuzzer's "cov:" of a -runs=0 replay of tests/fuzz/corpus/<target>), less 0.2%
+#               (at least 2 edges) of slack; and whose stored corpus now covers more than 10% fewer
+#               edges than it did when it was stored (tests/fuzz/corpus-coverage.tsv, compared
+#               only under the clang version that recorded it)
 #   --runs N    run each target for N executions (the long runs of FUZZING.md: --runs 10000000).
 #               Each long run that ends by itself (its N, its --max-seconds or a finding; not
 #               one killed by hand) adds a line to the ledger (FUZZ_LEDGER, default
@@ -27,7 +30,8 @@
 #               summed over them, so that one target has J cores; its cov/ft columns count as
 #               libFuzzer's fork mode does, not comparable with a single process's
 #   --update-corpus  after the run, minimise the stored corpus, the run's corpus and the seeds
-#               (libFuzzer -merge=1 into an empty folder) into tests/fuzz/corpus/<target>/
+#               (libFuzzer -merge=1 into an empty folder) into tests/fuzz/corpus/<target>/, and
+#               record what it covers in tests/fuzz/corpus-coverage.tsv
 #   TARGET      ibnetdiscover topology_json config options status hostlist lft_dump gres task
 #               placement nvlink (default: all)
 #
@@ -66,6 +70,9 @@ build=$(cd "$build" 2>/dev/null && pwd) ||
   { echo "run-fuzz.sh: no build folder $build (run tools/setup.sh)" >&2; exit 2; }
 work=${work:-${FUZZ_WORK:-$build/fuzz-work}}
 ledger=${FUZZ_LEDGER:-$here/ledger.tsv}
+# What each stored corpus covered when it was stored: target, edges, the clang version of the
+# build that counted them (edge counts are a compiler's: another version counts otherwise).
+covfile=$here/corpus-coverage.tsv
 
 skip() {
   if [ "${CI:-}" = true ]; then echo "run-fuzz.sh: FAIL: $1 (CI installs clang and libclang-rt-14-dev)" >&2; exit 1; fi
@@ -114,13 +121,23 @@ time_limit() {
 }
 # libFuzzer's coverage ("cov: N" of its last status line) in a log; empty if none.
 cov_of() { grep -E '^#[0-9]+.*cov: ' "$1" | tail -n1 | sed -n 's/.* cov: \([0-9]*\).*/\1/p'; }
+clang_version=$(clang++ -dumpversion 2>/dev/null || echo unknown)
+# The edges a target's stored corpus covered when it was stored, under this clang; empty if none.
+stored_cov() { [ -f "$covfile" ] && awk -F'\t' -v t="$1" -v c="$clang_version" '$1 == t && $3 == c { v = $2 } END { print v }' "$covfile"; }
+# Replays the stored corpus alone (-runs=0) into LOG; prints its coverage, empty if none.
+replay_stored() {
+  nice -n 19 "$bin" -runs=0 -max_len="$(max_len "$t")" -timeout="$(time_limit "$t")" -rss_limit_mb=2048 \
+    "$stored" >"$1" 2>&1
+  cov_of "$1"
+}
 dict() {
   case $1 in
     ibnetdiscover) echo ibnetdiscover ;; topology_json|status) echo json ;; *) echo "$1" ;;
   esac
 }
 seed_dirs() {
-  local t=$1 s=$work/seeds/$t
+  local t=$1 s
+  s=$work/seeds/$t
   rm -rf "$s" && mkdir -p "$s"
   [ -d "$here/seeds/$t" ] && cp "$here/seeds/$t"/* "$s"/
   case $t in
@@ -142,6 +159,7 @@ seed_dirs() {
 # returns 1 on any failure.
 run_target() {
   local t=$1 bin sum corpus art stored base limit t0 rc secs execs rate last cov ft corp result lowcov fresh failed=0
+  local was why=""
   bin=$build/tests/fuzz/fuzz_$t
   [ -x "$bin" ] || { echo "run-fuzz.sh: no $bin" >&2; return 1; }
   sum=$(sha256sum "$bin" | cut -c1-16)
@@ -155,12 +173,27 @@ run_target() {
       return 1
     fi
   fi
-  # 2. what the stored corpus alone covers: the run must end at or above it.
+  # 2. what the stored corpus alone covers: the run must end at or above it, and it must not have
+  # fallen far below what it covered when it was stored. A smoke run (CI) fails without it: the
+  # check below would have nothing to compare with.
   stored=$here/corpus/$t base=""
   if [ -d "$stored" ] && ls "$stored"/* >/dev/null 2>&1; then
-    nice -n 19 "$bin" -runs=0 -max_len="$(max_len "$t")" -timeout="$(time_limit "$t")" -rss_limit_mb=2048 \
-      "$stored" >"$log/$t.base.log" 2>&1
-    base=$(cov_of "$log/$t.base.log")
+    base=$(replay_stored "$log/$t.base.log")
+    [ -n "$base" ] || why="the stored corpus's replay gave no coverage (log: $log/$t.base.log)"
+  else
+    why="no stored corpus in $stored"
+  fi
+  was=$(stored_cov "$t")
+  # More than 10% fewer edges than when it was stored: the target no longer reaches what its inputs
+  # reached (a changed input format, a check that now stops them early). Ordinary changes to the
+  # code move a target's count by far less; one that shrinks it on purpose stores the corpus again.
+  if [ -z "$why" ] && [ -n "$was" ] && [ "$base" -lt $((was - was / 10)) ]; then
+    why="the stored corpus covers $base edges, $was when it was stored (clang $clang_version): more than 10% fewer"
+    why+=" (a target that no longer reaches its inputs' code; after a deliberate change, --update-corpus)"
+  fi
+  if [ -n "$why" ] && [ "$mode" = time ]; then
+    printf '%-14s %-6s (%s)\n' "$t" FAIL "$why"
+    return 1
   fi
   # 3. fuzz.
   limit=-max_total_time=$amount
@@ -223,7 +256,13 @@ run_target() {
           -rss_limit_mb=2048 "$fresh" $([ -d "$stored" ] && echo "$stored") "$corpus" $(seed_dirs "$t")) \
           >"$log/$t.merge.log" 2>&1; then
       rm -rf "$stored" && mkdir -p "$stored" && cp "$fresh"/* "$stored"/ 2>/dev/null
-      echo "    corpus: $(ls "$stored" | wc -l) inputs, $(du -sk "$stored" | cut -f1) KB in $stored"
+      was=$(replay_stored "$log/$t.stored.log")
+      if [ -n "$was" ]; then
+        { [ -f "$covfile" ] && awk -F'\t' -v t="$t" -v c="$clang_version" '!($1 == t && $3 == c)' "$covfile" ||
+            printf '# target\tedges its stored corpus covers (-runs=0)\tclang version (run-fuzz.sh --update-corpus writes this)\n'
+          printf '%s\t%s\t%s\n' "$t" "$was" "$clang_version"; } >"$covfile.$$" && mv "$covfile.$$" "$covfile"
+      fi
+      echo "    corpus: $(ls "$stored" | wc -l) inputs, $(du -sk "$stored" | cut -f1) KB in $stored, ${was:-?} edges"
     else
       echo "    corpus: merge failed (log: $log/$t.merge.log)"; failed=1
     fi
