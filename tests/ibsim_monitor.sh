@@ -20,7 +20,8 @@
 #   - every job's share: 103 none (no cross-leaf bytes), 104 unknown traffic;
 #   - the SymbolErrorCounter set to 25 on one port, as that port's only error;
 # and after that: a counter reset (lower values) is a note, not a negative load; a spine unlinked
-# mid-series is reported as ports not read, never a crash; Prometheus output parses.
+# mid-series is reported as ports not read, never a crash; Prometheus output parses; a link or a FIFO
+# another user planted at --state or -o is refused, never written through or read forever.
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
@@ -270,3 +271,36 @@ assert sorted(jobs) == [101, 102, 103, 104, 105], sorted(jobs)
 assert not jobs[105]["known"] and jobs[101]["known"], (jobs[105], jobs[101])
 ' "$work/sq.json" || ta_fail "monitor with squeue: the jobs it reports: $(head -c 600 "$work/sq.json")"
 ta_pass "with squeue, a running job the status file does not know is reported as unknown traffic"
+
+# From cron into a folder another user may write to (here a sticky folder of uid 65534's, writable by
+# all, so that the kernel's protected_symlinks does not hide a bug): a link or a FIFO that user
+# planted at --state or -o is refused with a message naming it; nothing is written through the
+# link, nothing reads the FIFO forever (ib_sim's 120 s bound), the file the link names is unchanged.
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+  pub=$work/pub victim=$work/victim
+  for kind in symlink fifo; do
+    for which in state output; do
+      rm -rf "$pub" && mkdir "$pub" && chown 65534:65534 "$pub" && chmod 1777 "$pub" && chmod 755 "$work"
+      printf 'precious\n' >"$victim"
+      at=$pub/$which.json
+      case $kind in
+        symlink) setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$victim" "$at" ;;
+        fifo) setpriv --reuid=65534 --regid=65534 --clear-groups mkfifo "$at" ;;
+      esac
+      args=(--state "$pub/state.json")
+      [ "$which" = output ] && args+=(-o "$at") && cp "$work/state.json" "$pub/state.json"
+      rc=0
+      ib_sim "$bin" monitor --once --no-slurm -q -t "$t" --status "$work/status.json" "${args[@]}" \
+        >"$work/pub.out" 2>"$work/pub.err" || rc=$?
+      [ "$rc" -ne 124 ] || ta_fail "monitor with a $kind at --$which hung"
+      [ "$rc" -ne 0 ] && grep -q "$at" "$work/pub.err" ||
+        ta_fail "monitor with a $kind at --$which: exit $rc, $(cat "$work/pub.err")"
+      [ "$(cat "$victim")" = precious ] || ta_fail "monitor wrote through a link at --$which"
+      [ "$kind" = symlink ] && { [ -L "$at" ] || ta_fail "the link at --$which was replaced"; }
+      [ "$kind" = fifo ] && { [ -p "$at" ] || ta_fail "the FIFO at --$which was replaced"; }
+    done
+  done
+  ta_pass "a link or a FIFO planted by another user at --state or -o: refused and named, nothing written through it, no hang"
+else
+  ta_note "SKIP (part): planted files at --state and -o need root and setpriv"
+fi
