@@ -18,9 +18,14 @@
 # saved in StateSaveLocation and survive the restart) and end COMPLETED. The topology in use is read
 # from the plugin's status file (topology.hash) and its log lines. Prints one table row per fault and
 # exits 1 if an invariant fails:
-#   a, b, c  no job lost (id and name found again), every job COMPLETED, slurmctld never died on its
-#            own, the topology in use the expected one after the fault (a: the same; c: the previous
-#            one kept after the truncated file, the new one after the valid one);
+#   a        no job acknowledged after the restarted slurmctld started lost (id and name found
+#            again) or left unfinished, and no lost job older than one found again: a slurmctld
+#            killed -9 forgets the jobs it acknowledged since its last state save, its newest
+#            (Slurm's own recovery, stock Slurm's too; the table counts them);
+#   b, c     no job lost, every job COMPLETED;
+#   a, b, c  slurmctld never died on its own, the topology in use the expected one after the fault
+#            (a: the same; c: the previous one kept after the truncated file, the new one after the
+#            valid one);
 #   d        every file discover left parses with all 64 hosts; a walk that failed left the previous
 #            file byte for byte; once the cables are back, a walk gives the first walk's hash again.
 # Times: a, slurmctld answering after its restart and the topology in place; b, the node marked down,
