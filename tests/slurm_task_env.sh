@@ -5,7 +5,8 @@
 # both recordings). `srun --tp=2 --pp=2 --dp=2 -N2 --ntasks-per-node=4 --gpus-per-node=4` gives each task its
 # coordinates, RANK/LOCAL_RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT, CUDA_VISIBLE_DEVICES in PCI bus
 # order with CUDA_DEVICE_ORDER=PCI_BUS_ID, its GPU and NIC as hwloc pairs them, and NCCL_IB_HCA;
-# a user's own NCCL_IB_HCA and RANK are kept; --nccl-hints=off and a step without a layout get
+# a user's own NCCL_IB_HCA and RANK are kept; a user's CUDA_DEVICE_ORDER other than PCI_BUS_ID, or
+# longer than its cap, gives ranks without GPU hints; --nccl-hints=off and a step without a layout get
 # nothing; a missing topology file or a hash that differs from the one given by
 # SPANK_TOPOAWARE_TOPO_HASH gives no hints and a warning; srun inside sbatch --tp inherits the
 # layout; --gpus-per-task=1 keeps Slurm's binding. The admin's override_env= replaces exactly the
@@ -130,6 +131,29 @@ grep -q ' TOPOAWARE_RANK\| TOPOAWARE_TP_RANK=1 ' "$work/b" || ta_fail "TOPOAWARE
 [ "$(grep -c "^topoaware: kept the job's own RANK, NCCL_IB_HCA " "$work/b.err")" = 2 ] ||
   ta_fail "expected one 'kept the job's own RANK, NCCL_IB_HCA' line per node: $(cat "$work/b.err")"
 ta_pass "a user's NCCL_IB_HCA and RANK are kept, said once per node on stderr; TOPOAWARE_* still set"
+
+# 2a. The user's CUDA_DEVICE_ORDER. Another order than PCI_BUS_ID renumbers Slurm's GPUs: the ranks
+# still, no GPU or NIC hints, said once per node. One longer than its 256-byte cap (slurmstepd
+# reads what the client sent, and only up to a bound): not read, logged in slurmd's log and on the
+# step's stderr, the ranks still, no GPU or NIC hints.
+CUDA_DEVICE_ORDER=FASTEST_FIRST step "$work/o1" --tp=2 --pp=2 --dp=2
+[ "$(grep -c ' TOPOAWARE_TP_RANK=[01] .* CUDA_VISIBLE_DEVICES=0,1,2,3 CUDA_DEVICE_ORDER=FASTEST_FIRST TOPOAWARE_GPU=- TOPOAWARE_NIC=- NCCL_IB_HCA=- ' \
+  "$work/o1")" = 8 ] || ta_fail "CUDA_DEVICE_ORDER=FASTEST_FIRST: $(cat "$work/o1" "$work/o1.err")"
+[ "$(grep -c '^topoaware: CUDA_DEVICE_ORDER=FASTEST_FIRST is set' "$work/o1.err")" = 2 ] ||
+  ta_fail "CUDA_DEVICE_ORDER=FASTEST_FIRST: expected one line per node: $(cat "$work/o1.err")"
+# (The tasks print its length, not the value: srun splits output lines that long.)
+long=$(head -c 100000 /dev/zero | tr '\0' x)
+short_script=${script/ CUDA_DEVICE_ORDER / }
+short_script=${short_script%echo}'echo "ORDER_LEN=${#CUDA_DEVICE_ORDER}"'
+CUDA_DEVICE_ORDER=$long cluster_run srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 \
+  bash -c "$short_script" >"$work/o2" 2>"$work/o2.err" || ta_fail "srun with a long CUDA_DEVICE_ORDER failed"
+[ "$(grep -c ' TOPOAWARE_TP_RANK=[01] .* TOPOAWARE_GPU=- TOPOAWARE_NIC=- NCCL_IB_HCA=- ORDER_LEN=100000$' "$work/o2")" = 8 ] ||
+  ta_fail "a 100,000-byte CUDA_DEVICE_ORDER: $(cut -c1-400 "$work/o2" "$work/o2.err")"
+grep -q 'error: topoaware: CUDA_DEVICE_ORDER is longer than 256 bytes: not read' "$work/o2.err" &&
+  grep -q 'error: topoaware: CUDA_DEVICE_ORDER is longer than 256 bytes: not read' "$CLUSTER_LOGDIR"/slurmd.*.log ||
+  ta_fail "a 100,000-byte CUDA_DEVICE_ORDER was not refused with a message: $(cut -c1-400 "$work/o2.err")"
+ta_pass "a user's CUDA_DEVICE_ORDER other than PCI_BUS_ID: ranks, no GPU/NIC hints, said once per node;" \
+  "one of 100,000 bytes: not read (256-byte cap), logged, ranks, no GPU/NIC hints"
 
 # 3. --nccl-hints=off, and a step without a layout: nothing set.
 step "$work/c" --tp=2 --pp=2 --dp=2 --nccl-hints=off
