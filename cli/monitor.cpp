@@ -7,6 +7,7 @@
 // --once --state FILE is the cron form: each run compares with the counters the previous run saved
 // there. Without --once it keeps sampling every --interval seconds, holding only the last
 // snapshot, and rewrites -o FILE after each interval.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -205,14 +206,21 @@ class Monitor {
   // The reading saved by the previous --once --state run into prev; false (with a warning when
   // the file exists but is unusable or of another fabric) when there is none to report against.
   bool saved_reading(CounterSnapshot &prev) const {
-    if (o_.state.empty() || access(o_.state.c_str(), F_OK) != 0) return false;
+    struct stat st {};
+    if (o_.state.empty() || lstat(o_.state.c_str(), &st) != 0) return false;
     bool same = false;
     std::string why = "holds another fabric's counters";
-    try {
-      prev = snapshot_from_json(read_regular_file(o_.state, 256u << 20, "256 MiB"), topo_.hash, same);
-    } catch (const std::exception &e) {
-      why = e.what();
-      same = false;
+    // This command writes the state file itself (write_file_safely: never a link), so a link there
+    // was planted: it is not read either (root would read the file it names, and could quote it).
+    if (S_ISLNK(st.st_mode)) {
+      why = "is a symbolic link (never read, never written through)";
+    } else {
+      try {
+        prev = snapshot_from_json(read_regular_file(o_.state, 256u << 20, "256 MiB"), topo_.hash, same);
+      } catch (const std::exception &e) {
+        why = e.what();
+        same = false;
+      }
     }
     if (!same) std::fprintf(stderr, "topoaware: warning: %s: %s; starting again\n", o_.state.c_str(), why.c_str());
     return same;

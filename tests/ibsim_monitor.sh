@@ -21,7 +21,7 @@
 #   - the SymbolErrorCounter set to 25 on one port, as that port's only error;
 # and after that: a counter reset (lower values) is a note, not a negative load; a spine unlinked
 # mid-series is reported as ports not read, never a crash; Prometheus output parses; a link or a FIFO
-# another user planted at --state or -o is refused, never written through or read forever.
+# another user planted at --state or -o is refused, never read or written through, never read forever.
 set -u
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tools/lib/ibsim.sh"
@@ -297,6 +297,8 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
         ta_fail "monitor with a $kind at --$which: exit $rc, $(cat "$work/pub.err")"
       [ "$(cat "$victim")" = precious ] || ta_fail "monitor wrote through a link at --$which"
       [ "$kind" = symlink ] && { [ -L "$at" ] || ta_fail "the link at --$which was replaced"; }
+      [ "$kind$which" = symlinkstate ] && ! grep -q "$at: is a symbolic link (never read" "$work/pub.err" &&
+        ta_fail "monitor read the saved counters through a link: $(cat "$work/pub.err")"
       [ "$kind" = fifo ] && { [ -p "$at" ] || ta_fail "the FIFO at --$which was replaced"; }
     done
   done
