@@ -7,12 +7,14 @@
 // --once --state FILE is the cron form: each run compares with the counters the previous run saved
 // there. Without --once it keeps sampling every --interval seconds, holding only the last
 // snapshot, and rewrites -o FILE after each interval.
-#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -206,21 +208,27 @@ class Monitor {
   // The reading saved by the previous --once --state run into prev; false (with a warning when
   // the file exists but is unusable or of another fabric) when there is none to report against.
   bool saved_reading(CounterSnapshot &prev) const {
-    struct stat st {};
-    if (o_.state.empty() || lstat(o_.state.c_str(), &st) != 0) return false;
-    bool same = false;
-    std::string why = "holds another fabric's counters";
+    if (o_.state.empty()) return false;
     // This command writes the state file itself (write_file_safely: never a link), so a link there
     // was planted: it is not read either (root would read the file it names, and could quote it).
-    if (S_ISLNK(st.st_mode)) {
-      why = "is a symbolic link (never read, never written through)";
+    // O_NOFOLLOW on the open that is read, then read_regular_file on that open file (its
+    // /proc/self/fd name), so that a link put there after a check is never followed.
+    const int fd = ::open(o_.state.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == ENOENT) return false;
+    bool same = false;
+    std::string why = "holds another fabric's counters";
+    if (fd < 0) {
+      why = errno == ELOOP ? "is a symbolic link (never read, never written through)"
+                           : std::string("cannot open: ") + std::strerror(errno);
     } else {
       try {
-        prev = snapshot_from_json(read_regular_file(o_.state, 256u << 20, "256 MiB"), topo_.hash, same);
+        const std::string text = read_regular_file("/proc/self/fd/" + std::to_string(fd), 256u << 20, "256 MiB");
+        prev = snapshot_from_json(text, topo_.hash, same);
       } catch (const std::exception &e) {
         why = e.what();
         same = false;
       }
+      ::close(fd);
     }
     if (!same) std::fprintf(stderr, "topoaware: warning: %s: %s; starting again\n", o_.state.c_str(), why.c_str());
     return same;
