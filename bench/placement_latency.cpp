@@ -465,6 +465,10 @@ int main(int argc, char **argv) {
   const int decisions = argc > 2 ? std::atoi(argv[2]) : 200;
   const int only = argc > 3 ? std::atoi(argv[3]) : 0;
   const bool moe = argc > 4 && std::string(argv[4]) == "moe";
+  if (only && (only < 256 || only > 32768 || (only & (only - 1)) != 0)) {
+    std::fprintf(stderr, "placement_latency: NODES must be a power of two from 256 to 32768, not %d\n", only);
+    return 2;
+  }
   std::printf("# placement decision latency, seed %u, %d decisions per size, 32-node leaf groups, 16 per pod%s\n", seed,
               decisions, moe ? ", every job MoE (ep 8/4/2 dividing dp)" : "");
   std::printf("# without recorded routes (canonical hand-out); mean and p99 over decisions, first fit's mean\n");
