@@ -466,6 +466,8 @@ if [ "$user" != root ]; then
   ta_pass "a job of $user (uid $uid) gets slurmctld's ranks from the job prolog's root-only file, read by" \
     "slurmstepd's root side, with a stale topology copy on the nodes that orders them otherwise"
   echo "required $spank topology=$work/other.json state_dir=$state" >"$plugstack"
+else
+  ta_note "SKIP (part): no user nobody on this system: a job of another user than root not run"
 fi
 # A step with another layout needs the topology file: the stale copy gives no hints and a warning.
 cluster_run sbatch --wait -N2 --ntasks-per-node=4 --gpus-per-node=4 --tp=2 --pp=2 --dp=2 -o "$work/j2.raw" \
